@@ -1,0 +1,360 @@
+"""`load(path) -> Hub`: read hub.yaml and the files it names, check everything, or raise.
+
+Every problem is collected (not just the first), each naming file:line:col, the key
+path and a fix; a hub that loads is safe to compile.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .errors import HubError, Origin, Problem
+from .model import (
+    Hook,
+    Hub,
+    Instructions,
+    Marketplace,
+    OAuth,
+    Person,
+    Plugin,
+    RemoteServer,
+    Runtime,
+    Skill,
+    StdioServer,
+    frozen_map,
+)
+from .refs import literal_secret, reference_problems
+from .schema_check import schema_problems
+from .skills import read_skill
+from .vocabulary import TOOL_EVENTS
+from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, parse_yaml
+
+HUB_FILE = "hub.yaml"
+BUNDLE_HOSTS = ("claude", "codex", "cursor", "agent-plugins")
+
+
+def find_hub_file(path: str | os.PathLike[str]) -> Path:
+    """The hub.yaml for a folder or file argument; raises HubError when there is none."""
+    candidate = Path(path)
+    if candidate.is_dir():
+        candidate = candidate / HUB_FILE
+    if not candidate.is_file():
+        raise HubError(
+            [
+                Problem(
+                    Origin(str(candidate)),
+                    "",
+                    "no hub file here",
+                    "pass a hub folder or its hub.yaml, or create one with `memhub init`",
+                )
+            ]
+        )
+    return candidate
+
+
+def load(path: str | os.PathLike[str]) -> Hub:
+    """Load and check the hub at `path` (a folder or its hub.yaml)."""
+    hub_file = find_hub_file(path)
+    root = hub_file.parent
+    shown = str(hub_file)
+    try:
+        text = hub_file.read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HubError(
+            [Problem(Origin(shown), "", f"not UTF-8 text ({exc.reason})", "save hub.yaml as UTF-8")]
+        ) from None
+    try:
+        data, positions = parse_yaml(text, shown)
+    except YamlProblems as exc:
+        raise HubError(exc.problems) from None
+    if not isinstance(data, dict):
+        raise HubError(
+            [
+                Problem(
+                    positions.of_value(()),
+                    "",
+                    "the hub must be a mapping of keys (version, plugin, marketplace, ...)",
+                    "start from `memhub init` or the README's hub reference",
+                )
+            ]
+        )
+    problems = schema_problems(data, positions)
+    if problems:
+        raise HubError(problems)
+    checker = _Checker(root, positions)
+    hub = checker.build(data)
+    if checker.problems:
+        raise HubError(checker.problems)
+    assert hub is not None
+    return hub
+
+
+class _Checker:
+    """Semantic checks beyond the schema, and construction of the model."""
+
+    def __init__(self, root: Path, positions: Positions) -> None:
+        self.root = root
+        self.positions = positions
+        self.problems: list[Problem] = []
+
+    def problem(self, path: KeyPath, message: str, fix: str, *, at_key: bool = False) -> None:
+        where = self.positions.of_key(path) if at_key else self.positions.of_value(path)
+        self.problems.append(Problem(where, format_path(path), message, fix))
+
+    def build(self, data: dict[str, Any]) -> Hub | None:
+        plugin = self._plugin(data["plugin"])
+        marketplace = self._marketplace(data["marketplace"])
+        servers = self._servers(data.get("mcp", {}).get("servers", {}))
+        skills = self._skills(data.get("skills"))
+        instructions = self._instructions(data.get("instructions"))
+        hooks = self._hooks(data.get("hooks", []))
+        runtime = Runtime(**data.get("runtime", {}))
+        if self.problems:
+            return None
+        return Hub(
+            version=data["version"],
+            root=str(self.root),
+            plugin=plugin,
+            marketplace=marketplace,
+            hosts=tuple(data.get("hosts", BUNDLE_HOSTS)),
+            mcp_servers=servers,
+            skills=skills,
+            instructions=instructions,
+            hooks=hooks,
+            runtime=runtime,
+            overrides=frozen_map(data.get("overrides", {})),
+        )
+
+    def _plugin(self, raw: dict[str, Any]) -> Plugin:
+        return Plugin(
+            name=raw["name"],
+            version=raw["version"],
+            description=raw["description"],
+            author=_person(raw.get("author")),
+            display_name=raw.get("display_name"),
+            homepage=raw.get("homepage"),
+            repository=raw.get("repository"),
+            license=raw.get("license"),
+            keywords=tuple(raw.get("keywords", ())),
+            category=raw.get("category"),
+            origin=self.positions.of_value(("plugin",)),
+        )
+
+    def _marketplace(self, raw: dict[str, Any]) -> Marketplace:
+        owner = _person(raw["owner"])
+        assert owner is not None
+        return Marketplace(
+            name=raw["name"],
+            owner=owner,
+            description=raw.get("description"),
+            display_name=raw.get("display_name"),
+            origin=self.positions.of_value(("marketplace",)),
+        )
+
+    def _check_refs(self, path: KeyPath, value: str, *, allow_plugin: bool = True) -> None:
+        for why in reference_problems(value, allow_plugin=allow_plugin, allow_unknown=False):
+            self.problem(path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file")
+
+    def _check_secret_map(self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool) -> None:
+        for key, value in mapping.items():
+            self._check_refs((*path, key), value, allow_plugin=allow_plugin)
+            why = literal_secret(key, value)
+            if why:
+                self.problem(
+                    (*path, key),
+                    f"looks like a literal credential: {why}",
+                    f"put the value in the hub's .env (or your environment) and write "
+                    f"${{env:{_env_name(key)}}} here",
+                )
+
+    def _servers(self, raw: dict[str, Any]) -> tuple[StdioServer | RemoteServer, ...]:
+        servers: list[StdioServer | RemoteServer] = []
+        for name, spec in raw.items():
+            path: KeyPath = ("mcp", "servers", name)
+            origin = self.positions.of_key(path)
+            if "command" in spec:
+                for key in ("transport", "headers", "oauth"):
+                    if key in spec:
+                        self.problem((*path, key), f"{key!r} applies to remote servers only",
+                                     "remove it, or give the server a `url` instead of `command`",
+                                     at_key=True)
+                self._check_refs((*path, "command"), spec["command"])
+                for index, arg in enumerate(spec.get("args", [])):
+                    self._check_refs((*path, "args", index), arg)
+                self._check_secret_map((*path, "env"), spec.get("env", {}), allow_plugin=True)
+                cwd = spec.get("cwd")
+                if cwd is not None:
+                    self._check_refs((*path, "cwd"), cwd)
+                    self._check_cwd((*path, "cwd"), cwd)
+                servers.append(
+                    StdioServer(
+                        name=name,
+                        command=spec["command"],
+                        args=tuple(spec.get("args", ())),
+                        env=frozen_map(spec.get("env", {})),
+                        cwd=cwd,
+                        description=spec.get("description"),
+                        origin=origin,
+                    )
+                )
+            else:
+                for key in ("args", "env", "cwd"):
+                    if key in spec:
+                        self.problem((*path, key), f"{key!r} applies to stdio servers only",
+                                     "remove it, or give the server a `command` instead of `url`",
+                                     at_key=True)
+                self._check_refs((*path, "url"), spec["url"], allow_plugin=False)
+                if "@" in spec["url"].split("//", 1)[-1].split("/", 1)[0]:
+                    self.problem((*path, "url"), "the URL carries user credentials",
+                                 "remove user:password@ and send credentials in a header "
+                                 "as ${env:NAME}")
+                self._check_secret_map((*path, "headers"), spec.get("headers", {}), allow_plugin=False)
+                oauth = spec.get("oauth")
+                servers.append(
+                    RemoteServer(
+                        name=name,
+                        url=spec["url"],
+                        transport=spec.get("transport", "http"),
+                        headers=frozen_map(spec.get("headers", {})),
+                        oauth=OAuth(
+                            client_id=oauth["client_id"],
+                            callback_port=oauth.get("callback_port"),
+                            auth_server_metadata_url=oauth.get("auth_server_metadata_url"),
+                            scopes=tuple(oauth.get("scopes", ())),
+                        )
+                        if oauth
+                        else None,
+                        description=spec.get("description"),
+                        origin=origin,
+                    )
+                )
+        return tuple(servers)
+
+    def _check_cwd(self, path: KeyPath, cwd: str) -> None:
+        rest = cwd
+        for prefix in ("${plugin_root}", "${plugin_data}"):
+            if cwd == prefix or cwd.startswith(prefix + "/"):
+                rest = cwd[len(prefix):].lstrip("/") or "."
+                break
+        else:
+            if not cwd.startswith("./") and cwd != ".":
+                self.problem(path, f"{cwd!r} is not inside the plugin",
+                             "write ./relative, ${plugin_root}/... or ${plugin_data}/...")
+                return
+        if ".." in PurePosixPath(rest).parts:
+            self.problem(path, f"{cwd!r} climbs out of the plugin with '..'",
+                         "use a path inside the plugin folder")
+
+    def _relative_file(self, key: str, value: str, *, want_dir: bool) -> Path | None:
+        path: KeyPath = (key,)
+        pure = PurePosixPath(value)
+        if pure.is_absolute() or Path(value).is_absolute() or value.startswith("~"):
+            self.problem(path, f"{value!r} is an absolute path",
+                         "write a path relative to the hub folder")
+            return None
+        if ".." in pure.parts:
+            self.problem(path, f"{value!r} climbs out of the hub folder with '..'",
+                         "keep the file inside the hub folder")
+            return None
+        target = self.root / value
+        resolved_root = self.root.resolve()
+        try:
+            target.resolve().relative_to(resolved_root)
+        except ValueError:
+            self.problem(path, f"{value!r} resolves outside the hub folder (through a link)",
+                         "copy the file into the hub folder")
+            return None
+        if want_dir and not target.is_dir():
+            self.problem(path, f"folder {value!r} does not exist",
+                         f"create {value}/ with one <name>/SKILL.md per skill, or remove the key")
+            return None
+        if not want_dir and not target.is_file():
+            self.problem(path, f"file {value!r} does not exist",
+                         "create the file, or remove the key")
+            return None
+        return target
+
+    def _skills(self, value: str | None) -> tuple[Skill, ...]:
+        if value is None:
+            if not (self.root / "skills").is_dir():
+                return ()
+            value = "skills"
+        folder = self._relative_file("skills", value, want_dir=True)
+        if folder is None:
+            return ()
+        skills = []
+        for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+            if entry.name.startswith("."):
+                continue
+            loaded = read_skill(entry, shown=os.path.join(value, entry.name), problems=self.problems)
+            if loaded is not None:
+                skills.append(loaded)
+        return tuple(skills)
+
+    def _instructions(self, value: str | None) -> Instructions | None:
+        if value is None:
+            return None
+        target = self._relative_file("instructions", value, want_dir=False)
+        if target is None:
+            return None
+        try:
+            text = target.read_text("utf-8")
+        except UnicodeDecodeError:
+            self.problem(("instructions",), f"{value!r} is not UTF-8 text", "save it as UTF-8")
+            return None
+        return Instructions(text=text, source=value, origin=self.positions.of_value(("instructions",)))
+
+    def _hooks(self, raw: list[dict[str, Any]]) -> tuple[Hook, ...]:
+        from memhub.runtime.handlers import HANDLERS
+
+        seen: dict[str, int] = {}
+        hooks = []
+        for index, spec in enumerate(raw):
+            path: KeyPath = ("hooks", index)
+            hook_id = spec["id"]
+            if hook_id in seen:
+                self.problem((*path, "id"), f"duplicate hook id {hook_id!r} (also hooks[{seen[hook_id]}])",
+                             "give every hook its own id")
+            seen.setdefault(hook_id, index)
+            if "tools" in spec and spec["event"] not in TOOL_EVENTS:
+                self.problem((*path, "tools"), f"`tools` only applies to tool events, not {spec['event']!r}",
+                             f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
+                             at_key=True)
+            handler = spec.get("handler")
+            if handler is not None and handler not in HANDLERS:
+                known = ", ".join(sorted(HANDLERS)) or "none yet"
+                self.problem((*path, "handler"), f"unknown runtime handler {handler!r}",
+                             f"use a known handler ({known}) or a `command:`")
+            command = spec.get("command")
+            if command is not None:
+                for why in reference_problems(command, allow_plugin=True, allow_unknown=True):
+                    self.problem((*path, "command"), why, "write ${env:NAME} or ${plugin_root}")
+            hooks.append(
+                Hook(
+                    id=hook_id,
+                    event=spec["event"],
+                    tools=tuple(spec.get("tools", ())),
+                    handler=handler,
+                    command=command,
+                    timeout=spec.get("timeout"),
+                    is_async=spec.get("async", False),
+                    required=spec.get("required", False),
+                    status_message=spec.get("status_message"),
+                    origin=self.positions.of_value(path),
+                )
+            )
+        return tuple(hooks)
+
+
+def _person(raw: dict[str, Any] | None) -> Person | None:
+    if raw is None:
+        return None
+    return Person(name=raw["name"], email=raw.get("email"), url=raw.get("url"))
+
+
+def _env_name(key: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() else "_" for ch in key).upper().strip("_")
+    return cleaned or "SECRET"
+

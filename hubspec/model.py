@@ -1,0 +1,194 @@
+"""The typed, frozen hub model that `hubspec.load` produces and the compiler consumes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .errors import Origin
+
+RemoteTransport = Literal["http", "sse"]
+VendorPolicy = Literal["auto", "always", "never"]
+
+
+def frozen_map(data: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    """A read-only mapping (recursively) so a loaded hub cannot be mutated."""
+
+    def freeze(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        if isinstance(value, list | tuple):
+            return tuple(freeze(v) for v in value)
+        return value
+
+    return freeze(dict(data or {}))
+
+
+def thaw(value: Any) -> Any:
+    """Plain, mutable copies of a frozen value (for building output documents)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    name: str
+    email: str | None = None
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        out = {"name": self.name}
+        if self.email:
+            out["email"] = self.email
+        if self.url:
+            out["url"] = self.url
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    name: str
+    version: str
+    description: str
+    author: Person | None = None
+    display_name: str | None = None
+    homepage: str | None = None
+    repository: str | None = None
+    license: str | None = None
+    keywords: tuple[str, ...] = ()
+    category: str | None = None
+    origin: Origin = Origin("hub.yaml")
+
+    @property
+    def title(self) -> str:
+        """The human-facing name: `display_name`, else the name."""
+        return self.display_name or self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Marketplace:
+    name: str
+    owner: Person
+    description: str | None = None
+    display_name: str | None = None
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class OAuth:
+    client_id: str
+    callback_port: int | None = None
+    auth_server_metadata_url: str | None = None
+    scopes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StdioServer:
+    """An MCP server the host starts as a subprocess."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=frozen_map)
+    cwd: str | None = None
+    description: str | None = None
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteServer:
+    """An MCP server reached over HTTP (streamable HTTP or legacy SSE)."""
+
+    name: str
+    url: str
+    transport: RemoteTransport = "http"
+    headers: Mapping[str, str] = field(default_factory=frozen_map)
+    oauth: OAuth | None = None
+    description: str | None = None
+    origin: Origin = Origin("hub.yaml")
+
+
+McpServer = StdioServer | RemoteServer
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """One file of a skill folder, relative to that folder."""
+
+    path: str
+    content: bytes
+    executable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    files: tuple[SkillFile, ...]
+    origin: Origin = Origin("SKILL.md")
+
+
+@dataclass(frozen=True, slots=True)
+class Instructions:
+    """The one Markdown source projected as each host's instruction file."""
+
+    text: str
+    source: str
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """A logical hook: an event, optional tool classes, and a handler or a command."""
+
+    id: str
+    event: str
+    tools: tuple[str, ...] = ()
+    handler: str | None = None
+    command: str | None = None
+    timeout: int | None = None
+    is_async: bool = False
+    required: bool = False
+    status_message: str | None = None
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """How generated hooks launch the memhub runtime."""
+
+    python: str = "python3"
+    vendor: VendorPolicy = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class Hub:
+    version: int
+    root: str
+    plugin: Plugin
+    marketplace: Marketplace
+    hosts: tuple[str, ...]
+    mcp_servers: tuple[McpServer, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    instructions: Instructions | None = None
+    hooks: tuple[Hook, ...] = ()
+    runtime: Runtime = Runtime()
+    overrides: Mapping[str, Any] = field(default_factory=frozen_map)
+
+    def override(self, host: str, section: str) -> Mapping[str, Any]:
+        """The `overrides.<host>.<section>` mapping (empty when not given)."""
+        return self.overrides.get(host, {}).get(section, {})
+
+    @property
+    def needs_runtime(self) -> bool:
+        """True when the bundle must ship the vendored runtime."""
+        if self.runtime.vendor == "always":
+            return True
+        if self.runtime.vendor == "never":
+            return False
+        return any(hook.handler for hook in self.hooks)

@@ -1,0 +1,116 @@
+"""`${...}` references in hub strings: environment secrets and plugin locations.
+
+A hub never holds a secret value. It writes `${env:NAME}`, and each host adapter
+translates that into its host's own reference syntax. `${plugin_root}` and
+`${plugin_data}` name the installed plugin's folder and its persistent data folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .vocabulary import ENV_NAME
+
+REFERENCE = re.compile(r"\$\{([^}]*)\}")
+PLUGIN_REFS = ("plugin_root", "plugin_data")
+
+# Token shapes of well-known credentials; a match in env or headers is a pasted secret.
+_CREDENTIAL_SHAPES = re.compile(
+    r"(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+    r"|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|mhk_[A-Za-z0-9_-]{8,}"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
+)
+_SECRET_NAME = re.compile(
+    r"(?i)(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+    r"|credential|auth)"
+)
+_AUTH_SCHEME = re.compile(r"(?i)^\s*(?:bearer|basic|token)\s+(\S+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One `${...}` occurrence: `env` (with `name`), `plugin_root`, `plugin_data`, or unknown."""
+
+    kind: str
+    name: str
+    raw: str
+
+
+def references(text: str) -> list[Reference]:
+    out = []
+    for match in REFERENCE.finditer(text):
+        body = match.group(1)
+        if body.startswith("env:"):
+            out.append(Reference("env", body[4:], match.group(0)))
+        elif body in PLUGIN_REFS:
+            out.append(Reference(body, body, match.group(0)))
+        else:
+            out.append(Reference("unknown", body, match.group(0)))
+    return out
+
+
+def reference_problems(text: str, *, allow_plugin: bool, allow_unknown: bool) -> list[str]:
+    """Why the references in `text` are unusable (empty list when fine)."""
+    problems = []
+    for ref in references(text):
+        if ref.kind == "env" and not ENV_NAME.match(ref.name):
+            problems.append(
+                f"{ref.raw} is not a valid environment reference "
+                "(a name of letters, digits and underscores)"
+            )
+        elif ref.kind in PLUGIN_REFS and not allow_plugin:
+            problems.append(f"{ref.raw} is not allowed here")
+        elif ref.kind == "unknown" and not allow_unknown:
+            problems.append(
+                f"{ref.raw} is not a memhub reference (use ${{env:NAME}}, ${{plugin_root}} "
+                "or ${plugin_data})"
+            )
+    if "${" in REFERENCE.sub("", text) and not allow_unknown:
+        problems.append("an unterminated ${ reference")
+    return problems
+
+
+def literal_secret(key: str, value: str) -> str | None:
+    """Why `value` (for env var or header `key`) looks like a pasted credential, else None."""
+    literal = REFERENCE.sub("", value)
+    if _CREDENTIAL_SHAPES.search(literal):
+        return "it contains a credential token"
+    scheme = _AUTH_SCHEME.match(value)
+    if scheme and not REFERENCE.fullmatch(scheme.group(1)):
+        return "it holds a literal credential after the auth scheme"
+    if _SECRET_NAME.search(key) and literal.strip() and not references(value):
+        return f"{key!r} names a secret but its value is a literal"
+    return None
+
+
+def substitute(
+    text: str,
+    *,
+    env: Callable[[str], str],
+    plugin_root: str,
+    plugin_data: str,
+) -> str:
+    """Rewrite memhub references into a host's syntax; other text is kept as is."""
+
+    def replace(match: re.Match[str]) -> str:
+        body = match.group(1)
+        if body.startswith("env:"):
+            return env(body[4:])
+        if body == "plugin_root":
+            return plugin_root
+        if body == "plugin_data":
+            return plugin_data
+        return match.group(0)
+
+    return REFERENCE.sub(replace, text)
+
+
+def env_only(text: str) -> str | None:
+    """The NAME when `text` is exactly `${env:NAME}`, else None."""
+    refs = references(text)
+    if len(refs) == 1 and refs[0].kind == "env" and refs[0].raw == text:
+        return refs[0].name
+    return None

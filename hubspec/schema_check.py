@@ -1,0 +1,193 @@
+"""JSON Schema validation of hub data, turned into positioned, fixable problems."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from .errors import Problem
+from .yamlsrc import KeyPath, Positions, format_path
+
+_PATTERN_HINTS: dict[str, tuple[str, str]] = {
+    "^[a-z0-9]+(?:-[a-z0-9]+)*$": (
+        "is not kebab-case",
+        "use lowercase letters, digits and single hyphens, e.g. 'my-plugin'",
+    ),
+    "^[A-Za-z0-9_-]{1,64}$": (
+        "is not a valid MCP server name",
+        "use at most 64 letters, digits, '_' or '-'",
+    ),
+    "^https://[^\\s]+$": ("is not an https:// URL", "write a full https:// URL"),
+    "^https?://[^\\s]+$": ("is not an http(s) URL", "write a full http:// or https:// URL"),
+    "^[^@\\s]+@[^@\\s]+$": ("is not an e-mail address", "write name@example.com"),
+    "^[a-z][a-z0-9_.]*$": (
+        "is not a handler name",
+        "use a runtime handler name such as 'capture.turn' (see `memhub hosts`)",
+    ),
+    "^[A-Za-z0-9_./-]+$": ("is not an interpreter name", "write e.g. python3 or /usr/bin/python3"),
+}
+
+
+@cache
+def hub_schema() -> dict[str, Any]:
+    """The hub JSON Schema shipped in `memhub.schemas`."""
+    text = resources.files("memhub.schemas").joinpath("hub.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(hub_schema())
+
+
+_ARTICLE = {
+    "string": "a string (quote it)",
+    "object": "a mapping",
+    "array": "a list",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "number": "a number",
+}
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "nothing (null)",
+    }.get(type(value), type(value).__name__)
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(str(word), options, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def schema_problems(data: Any, positions: Positions) -> list[Problem]:
+    """Every schema violation in `data`, with position, key path and a fix."""
+    problems: list[Problem] = []
+    for error in _validator().iter_errors(data):
+        problems.extend(_explain(error, positions))
+    unique = {(str(p.origin), p.key_path, p.message): p for p in problems}
+    return list(unique.values())
+
+
+def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Problem]:
+    path: KeyPath = tuple(error.absolute_path)
+    where = positions.of_value(path)
+    key = format_path(path)
+    kind = error.validator
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    instance = error.instance
+    if kind == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
+        return [
+            Problem(
+                positions.of_key((*path, name)),
+                format_path((*path, name)),
+                f"unknown key {name!r}{_suggest(name, allowed)}",
+                f"remove it or use one of: {', '.join(allowed)}",
+            )
+            for name in extra
+        ]
+    if kind == "required":
+        missing = [n for n in error.validator_value if n not in instance]
+        return [
+            Problem(where, key, f"missing required key {n!r}", f"add `{n}:` under {key or 'the top level'}")
+            for n in missing
+        ]
+    if kind == "propertyNames":
+        name = instance if isinstance(instance, str) else str(instance)
+        sub = (*path, name)
+        what, fix = _pattern_hint(error, default=("is not allowed here", "rename it"))
+        enum = schema.get("propertyNames", {}).get("enum")
+        if enum:
+            what, fix = f"is not one of {', '.join(enum)}", f"use one of: {', '.join(enum)}"
+        return [Problem(positions.of_key(sub), format_path(sub), f"name {name!r} {what}", fix)]
+    if kind == "type":
+        expected = error.validator_value
+        names = expected if isinstance(expected, list) else [expected]
+        wanted = " or ".join(_ARTICLE.get(n, n) for n in names)
+        return [
+            Problem(where, key, f"expected {wanted}, got {_type_name(instance)}", f"write {wanted} here")
+        ]
+    if kind in ("enum", "const"):
+        options = error.validator_value if kind == "enum" else [error.validator_value]
+        shown = ", ".join(json.dumps(o) for o in options)
+        return [
+            Problem(
+                where,
+                key,
+                f"{json.dumps(instance)} is not allowed{_suggest(str(instance), [str(o) for o in options])}",
+                f"use {'one of: ' if len(options) > 1 else ''}{shown}",
+            )
+        ]
+    if kind == "pattern":
+        what, fix = _pattern_hint(error, default=("has the wrong format", "see the hub reference"))
+        return [Problem(where, key, f"{instance!r} {what}", fix)]
+    if kind == "oneOf":
+        return [Problem(where, key, *_one_of_hint(path, instance))]
+    if kind in ("minLength", "maxLength", "minimum", "maximum", "minItems", "uniqueItems", "not"):
+        return [Problem(where, key, _bound_message(kind, error), _bound_fix(kind, error))]
+    return [Problem(where, key, error.message, "see the hub reference in the README")]
+
+
+def _pattern_hint(error: jsonschema.ValidationError, default: tuple[str, str]) -> tuple[str, str]:
+    pattern = error.validator_value if error.validator == "pattern" else None
+    if pattern is None and isinstance(error.schema, dict):
+        pattern = error.schema.get("propertyNames", {}).get("pattern")
+    return _PATTERN_HINTS.get(pattern or "", default)
+
+
+def _one_of_hint(path: KeyPath, instance: Any) -> tuple[str, str]:
+    if path[:2] == ("mcp", "servers"):
+        if isinstance(instance, dict) and "command" in instance and "url" in instance:
+            return (
+                "a server has both `command` and `url`",
+                "keep `command` for a stdio server or `url` for a remote one",
+            )
+        return (
+            "a server needs `command` (stdio) or `url` (remote)",
+            "add `command:` or `url:`",
+        )
+    if path[:1] == ("hooks",):
+        if isinstance(instance, dict) and "handler" in instance and "command" in instance:
+            return ("a hook has both `handler` and `command`", "keep exactly one of them")
+        return ("a hook needs `handler` or `command`", "add `handler:` or `command:`")
+    return ("matches none of the allowed shapes", "see the hub reference in the README")
+
+
+def _bound_message(kind: str, error: jsonschema.ValidationError) -> str:
+    value = error.validator_value
+    return {
+        "minLength": "must not be empty" if value == 1 else f"is shorter than {value} characters",
+        "maxLength": f"is longer than {value} characters",
+        "minimum": f"{error.instance!r} is below the minimum {value}",
+        "maximum": f"{error.instance!r} is above the maximum {value}",
+        "minItems": f"needs at least {value} item(s)",
+        "uniqueItems": "has duplicate items",
+        "not": "is not allowed here",
+    }[kind]
+
+
+def _bound_fix(kind: str, error: jsonschema.ValidationError) -> str:
+    value = error.validator_value
+    return {
+        "minLength": "write a non-empty value",
+        "maxLength": f"shorten it to at most {value} characters",
+        "minimum": f"use a value of at least {value}",
+        "maximum": f"use a value of at most {value}",
+        "minItems": "add an item or remove the key",
+        "uniqueItems": "remove the duplicates",
+        "not": "remove it",
+    }[kind]

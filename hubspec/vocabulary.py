@@ -1,0 +1,29 @@
+"""The hub's fixed vocabulary: logical hook events, tool classes, limits, name patterns."""
+
+from __future__ import annotations
+
+import re
+
+# Logical events (DESIGN.md, "Logical hooks"); adapters map them to host events.
+EVENTS: tuple[str, ...] = (
+    "session_start",
+    "session_end",
+    "prompt_submit",
+    "before_tool",
+    "after_tool",
+    "after_tool_failure",
+    "turn_end",
+    "pre_compact",
+)
+TOOL_EVENTS: frozenset[str] = frozenset({"before_tool", "after_tool", "after_tool_failure"})
+
+# Tool classes a tool hook can filter on; each adapter knows its host's tool names.
+TOOL_CLASSES: tuple[str, ...] = ("shell", "edit", "read", "search", "web", "mcp", "agent")
+
+KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+NAME_MAX = 64
+SKILL_DESCRIPTION_MAX = 1024
+HOOK_TIMEOUT_MAX = 600
