@@ -155,9 +155,13 @@ class _Checker:
 
     def _check_refs(self, path: KeyPath, value: str, *, allow_plugin: bool = True) -> None:
         for why in reference_problems(value, allow_plugin=allow_plugin, allow_unknown=False):
-            self.problem(path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file")
+            self.problem(
+                path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file"
+            )
 
-    def _check_secret_map(self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool) -> None:
+    def _check_secret_map(
+        self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool
+    ) -> None:
         for key, value in mapping.items():
             self._check_refs((*path, key), value, allow_plugin=allow_plugin)
             why = literal_secret(key, value)
@@ -177,9 +181,12 @@ class _Checker:
             if "command" in spec:
                 for key in ("transport", "headers", "oauth"):
                     if key in spec:
-                        self.problem((*path, key), f"{key!r} applies to remote servers only",
-                                     "remove it, or give the server a `url` instead of `command`",
-                                     at_key=True)
+                        self.problem(
+                            (*path, key),
+                            f"{key!r} applies to remote servers only",
+                            "remove it, or give the server a `url` instead of `command`",
+                            at_key=True,
+                        )
                 self._check_refs((*path, "command"), spec["command"])
                 for index, arg in enumerate(spec.get("args", [])):
                     self._check_refs((*path, "args", index), arg)
@@ -202,15 +209,22 @@ class _Checker:
             else:
                 for key in ("args", "env", "cwd"):
                     if key in spec:
-                        self.problem((*path, key), f"{key!r} applies to stdio servers only",
-                                     "remove it, or give the server a `command` instead of `url`",
-                                     at_key=True)
+                        self.problem(
+                            (*path, key),
+                            f"{key!r} applies to stdio servers only",
+                            "remove it, or give the server a `command` instead of `url`",
+                            at_key=True,
+                        )
                 self._check_refs((*path, "url"), spec["url"], allow_plugin=False)
                 if "@" in spec["url"].split("//", 1)[-1].split("/", 1)[0]:
-                    self.problem((*path, "url"), "the URL carries user credentials",
-                                 "remove user:password@ and send credentials in a header "
-                                 "as ${env:NAME}")
-                self._check_secret_map((*path, "headers"), spec.get("headers", {}), allow_plugin=False)
+                    self.problem(
+                        (*path, "url"),
+                        "the URL carries user credentials",
+                        "remove user:password@ and send credentials in a header as ${env:NAME}",
+                    )
+                self._check_secret_map(
+                    (*path, "headers"), spec.get("headers", {}), allow_plugin=False
+                )
                 oauth = spec.get("oauth")
                 servers.append(
                     RemoteServer(
@@ -236,43 +250,60 @@ class _Checker:
         rest = cwd
         for prefix in ("${plugin_root}", "${plugin_data}"):
             if cwd == prefix or cwd.startswith(prefix + "/"):
-                rest = cwd[len(prefix):].lstrip("/") or "."
+                rest = cwd[len(prefix) :].lstrip("/") or "."
                 break
         else:
             if not cwd.startswith("./") and cwd != ".":
-                self.problem(path, f"{cwd!r} is not inside the plugin",
-                             "write ./relative, ${plugin_root}/... or ${plugin_data}/...")
+                self.problem(
+                    path,
+                    f"{cwd!r} is not inside the plugin",
+                    "write ./relative, ${plugin_root}/... or ${plugin_data}/...",
+                )
                 return
         if ".." in PurePosixPath(rest).parts:
-            self.problem(path, f"{cwd!r} climbs out of the plugin with '..'",
-                         "use a path inside the plugin folder")
+            self.problem(
+                path,
+                f"{cwd!r} climbs out of the plugin with '..'",
+                "use a path inside the plugin folder",
+            )
 
     def _relative_file(self, key: str, value: str, *, want_dir: bool) -> Path | None:
         path: KeyPath = (key,)
         pure = PurePosixPath(value)
         if pure.is_absolute() or Path(value).is_absolute() or value.startswith("~"):
-            self.problem(path, f"{value!r} is an absolute path",
-                         "write a path relative to the hub folder")
+            self.problem(
+                path, f"{value!r} is an absolute path", "write a path relative to the hub folder"
+            )
             return None
         if ".." in pure.parts:
-            self.problem(path, f"{value!r} climbs out of the hub folder with '..'",
-                         "keep the file inside the hub folder")
+            self.problem(
+                path,
+                f"{value!r} climbs out of the hub folder with '..'",
+                "keep the file inside the hub folder",
+            )
             return None
         target = self.root / value
         resolved_root = self.root.resolve()
         try:
             target.resolve().relative_to(resolved_root)
         except ValueError:
-            self.problem(path, f"{value!r} resolves outside the hub folder (through a link)",
-                         "copy the file into the hub folder")
+            self.problem(
+                path,
+                f"{value!r} resolves outside the hub folder (through a link)",
+                "copy the file into the hub folder",
+            )
             return None
         if want_dir and not target.is_dir():
-            self.problem(path, f"folder {value!r} does not exist",
-                         f"create {value}/ with one <name>/SKILL.md per skill, or remove the key")
+            self.problem(
+                path,
+                f"folder {value!r} does not exist",
+                f"create {value}/ with one <name>/SKILL.md per skill, or remove the key",
+            )
             return None
         if not want_dir and not target.is_file():
-            self.problem(path, f"file {value!r} does not exist",
-                         "create the file, or remove the key")
+            self.problem(
+                path, f"file {value!r} does not exist", "create the file, or remove the key"
+            )
             return None
         return target
 
@@ -288,7 +319,9 @@ class _Checker:
         for entry in sorted(folder.iterdir(), key=lambda p: p.name):
             if entry.name.startswith("."):
                 continue
-            loaded = read_skill(entry, shown=os.path.join(value, entry.name), problems=self.problems)
+            loaded = read_skill(
+                entry, shown=os.path.join(value, entry.name), problems=self.problems
+            )
             if loaded is not None:
                 skills.append(loaded)
         return tuple(skills)
@@ -304,7 +337,9 @@ class _Checker:
         except UnicodeDecodeError:
             self.problem(("instructions",), f"{value!r} is not UTF-8 text", "save it as UTF-8")
             return None
-        return Instructions(text=text, source=value, origin=self.positions.of_value(("instructions",)))
+        return Instructions(
+            text=text, source=value, origin=self.positions.of_value(("instructions",))
+        )
 
     def _hooks(self, raw: list[dict[str, Any]]) -> tuple[Hook, ...]:
         from memhub.runtime.handlers import HANDLERS
@@ -315,18 +350,27 @@ class _Checker:
             path: KeyPath = ("hooks", index)
             hook_id = spec["id"]
             if hook_id in seen:
-                self.problem((*path, "id"), f"duplicate hook id {hook_id!r} (also hooks[{seen[hook_id]}])",
-                             "give every hook its own id")
+                self.problem(
+                    (*path, "id"),
+                    f"duplicate hook id {hook_id!r} (also hooks[{seen[hook_id]}])",
+                    "give every hook its own id",
+                )
             seen.setdefault(hook_id, index)
             if "tools" in spec and spec["event"] not in TOOL_EVENTS:
-                self.problem((*path, "tools"), f"`tools` only applies to tool events, not {spec['event']!r}",
-                             f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
-                             at_key=True)
+                self.problem(
+                    (*path, "tools"),
+                    f"`tools` only applies to tool events, not {spec['event']!r}",
+                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
+                    at_key=True,
+                )
             handler = spec.get("handler")
             if handler is not None and handler not in HANDLERS:
                 known = ", ".join(sorted(HANDLERS)) or "none yet"
-                self.problem((*path, "handler"), f"unknown runtime handler {handler!r}",
-                             f"use a known handler ({known}) or a `command:`")
+                self.problem(
+                    (*path, "handler"),
+                    f"unknown runtime handler {handler!r}",
+                    f"use a known handler ({known}) or a `command:`",
+                )
             command = spec.get("command")
             if command is not None:
                 for why in reference_problems(command, allow_plugin=True, allow_unknown=True):
@@ -357,4 +401,3 @@ def _person(raw: dict[str, Any] | None) -> Person | None:
 def _env_name(key: str) -> str:
     cleaned = "".join(ch if ch.isalnum() else "_" for ch in key).upper().strip("_")
     return cleaned or "SECRET"
-

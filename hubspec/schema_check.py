@@ -103,7 +103,12 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
     if kind == "required":
         missing = [n for n in error.validator_value if n not in instance]
         return [
-            Problem(where, key, f"missing required key {n!r}", f"add `{n}:` under {key or 'the top level'}")
+            Problem(
+                where,
+                key,
+                f"missing required key {n!r}",
+                f"add `{n}:` under {key or 'the top level'}",
+            )
             for n in missing
         ]
     if kind == "propertyNames":
@@ -119,7 +124,9 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
         names = expected if isinstance(expected, list) else [expected]
         wanted = " or ".join(_ARTICLE.get(n, n) for n in names)
         return [
-            Problem(where, key, f"expected {wanted}, got {_type_name(instance)}", f"write {wanted} here")
+            Problem(
+                where, key, f"expected {wanted}, got {_type_name(instance)}", f"write {wanted} here"
+            )
         ]
     if kind in ("enum", "const"):
         options = error.validator_value if kind == "enum" else [error.validator_value]

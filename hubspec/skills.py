@@ -35,8 +35,12 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
 
     if folder.is_symlink() or not folder.is_dir():
         problems.append(
-            Problem(Origin(shown), "skills", f"{folder.name!r} is not a skill folder",
-                    "put each skill in its own folder <name>/SKILL.md (links are not followed)")
+            Problem(
+                Origin(shown),
+                "skills",
+                f"{folder.name!r} is not a skill folder",
+                "put each skill in its own folder <name>/SKILL.md (links are not followed)",
+            )
         )
         return None
     source = folder / "SKILL.md"
@@ -50,8 +54,10 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
         return None
     split = split_front_matter(text)
     if split is None:
-        fail("SKILL.md has no front matter",
-             "start the file with a `---` block holding `name:` and `description:`, closed by `---`")
+        fail(
+            "SKILL.md has no front matter",
+            "start the file with a `---` block holding `name:` and `description:`, closed by `---`",
+        )
         return None
     try:
         # A leading newline keeps YAML line numbers equal to SKILL.md line numbers.
@@ -60,7 +66,9 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
         problems.extend(exc.problems)
         return None
     if not isinstance(meta, dict):
-        fail("the front matter is not a mapping", "write `name: ...` and `description: ...` lines", 2)
+        fail(
+            "the front matter is not a mapping", "write `name: ...` and `description: ...` lines", 2
+        )
         return None
     name = _check_name(meta, folder.name, positions.of_value(("name",)), problems, skill_md)
     description = _check_description(meta, positions.of_value(("description",)), problems, skill_md)
@@ -70,40 +78,74 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
     return Skill(name=name, description=description, files=files, origin=Origin(skill_md))
 
 
-def _check_name(meta: dict[str, Any], folder_name: str, where: Origin,
-                problems: list[Problem], shown: str) -> str | None:
+def _check_name(
+    meta: dict[str, Any], folder_name: str, where: Origin, problems: list[Problem], shown: str
+) -> str | None:
     name = meta.get("name")
     if name is None:
-        problems.append(Problem(Origin(shown, 2), "name", "front matter has no `name`",
-                                f"add `name: {folder_name}`"))
+        problems.append(
+            Problem(
+                Origin(shown, 2), "name", "front matter has no `name`", f"add `name: {folder_name}`"
+            )
+        )
         return None
     if not isinstance(name, str) or not KEBAB.match(name) or len(name) > NAME_MAX:
-        problems.append(Problem(where, "name", f"skill name {name!r} is not kebab-case of at most {NAME_MAX} characters",
-                                "use lowercase letters, digits and single hyphens"))
+        problems.append(
+            Problem(
+                where,
+                "name",
+                f"skill name {name!r} is not kebab-case of at most {NAME_MAX} characters",
+                "use lowercase letters, digits and single hyphens",
+            )
+        )
         return None
     if name != folder_name:
-        problems.append(Problem(where, "name", f"skill name {name!r} differs from its folder {folder_name!r}",
-                                f"rename the folder or write `name: {folder_name}`"))
+        problems.append(
+            Problem(
+                where,
+                "name",
+                f"skill name {name!r} differs from its folder {folder_name!r}",
+                f"rename the folder or write `name: {folder_name}`",
+            )
+        )
         return None
     return name
 
 
-def _check_description(meta: dict[str, Any], where: Origin,
-                       problems: list[Problem], shown: str) -> str | None:
+def _check_description(
+    meta: dict[str, Any], where: Origin, problems: list[Problem], shown: str
+) -> str | None:
     description = meta.get("description")
     if description is None:
-        problems.append(Problem(Origin(shown, 2), "description", "front matter has no `description`",
-                                "add `description: Use when ...` saying when the skill applies"))
+        problems.append(
+            Problem(
+                Origin(shown, 2),
+                "description",
+                "front matter has no `description`",
+                "add `description: Use when ...` saying when the skill applies",
+            )
+        )
         return None
     if not isinstance(description, str) or not description.strip():
-        problems.append(Problem(where, "description", "description must be non-empty text",
-                                "write one line saying when the skill applies"))
+        problems.append(
+            Problem(
+                where,
+                "description",
+                "description must be non-empty text",
+                "write one line saying when the skill applies",
+            )
+        )
         return None
     if len(description) > SKILL_DESCRIPTION_MAX:
-        problems.append(Problem(where, "description",
-                                f"description is {len(description)} characters, over the hosts' "
-                                f"limit of {SKILL_DESCRIPTION_MAX}",
-                                f"shorten it to at most {SKILL_DESCRIPTION_MAX} characters"))
+        problems.append(
+            Problem(
+                where,
+                "description",
+                f"description is {len(description)} characters, over the hosts' "
+                f"limit of {SKILL_DESCRIPTION_MAX}",
+                f"shorten it to at most {SKILL_DESCRIPTION_MAX} characters",
+            )
+        )
         return None
     return description
 
@@ -113,15 +155,27 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
     for path in sorted(folder.rglob("*"), key=lambda p: p.relative_to(folder).as_posix()):
         rel = path.relative_to(folder).as_posix()
         if path.is_symlink():
-            problems.append(Problem(Origin(f"{shown}/{rel}"), "", "skills may not contain links",
-                                    "replace the link with a copy of the file"))
+            problems.append(
+                Problem(
+                    Origin(f"{shown}/{rel}"),
+                    "",
+                    "skills may not contain links",
+                    "replace the link with a copy of the file",
+                )
+            )
             continue
         mode = path.stat().st_mode
         if stat.S_ISDIR(mode):
             continue
         if not stat.S_ISREG(mode):
-            problems.append(Problem(Origin(f"{shown}/{rel}"), "", "not a regular file",
-                                    "remove it from the skill folder"))
+            problems.append(
+                Problem(
+                    Origin(f"{shown}/{rel}"),
+                    "",
+                    "not a regular file",
+                    "remove it from the skill folder",
+                )
+            )
             continue
         files.append(SkillFile(rel, path.read_bytes(), bool(mode & stat.S_IXUSR)))
     return tuple(files)

@@ -66,7 +66,14 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         origin = _origin(file, mark) if mark else Origin(file)
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid YAML"
         raise YamlProblems(
-            [Problem(origin, "", f"YAML syntax error: {what}", "correct the YAML syntax at this position")]
+            [
+                Problem(
+                    origin,
+                    "",
+                    f"YAML syntax error: {what}",
+                    "correct the YAML syntax at this position",
+                )
+            ]
         ) from None
     except yaml.YAMLError as exc:
         raise YamlProblems(

@@ -1,1 +1,22 @@
-"""memhub.templates."""
+"""memhub.templates: Jinja2 templates for text outputs, rendered deterministically."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import jinja2
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """One strict environment: undefined names fail, output is byte-stable."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("memhub.templates", ""),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render(name: str, **context: object) -> str:
+    return environment().get_template(name).render(**context)

@@ -1,0 +1,87 @@
+"""`build(hub) -> Build`: every selected host adapter, merged into one sorted file set. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memhub.hubspec.model import Hub
+
+from .artifact import Artifact
+from .errors import BuildError
+from .hosts import ADAPTERS, CoverageRow
+from .hosts.common import readme_artifact, runtime_artifacts, skill_artifacts
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """The files of one bundle and how each hub component landed on each host."""
+
+    hub: Hub
+    hosts: tuple[str, ...]
+    artifacts: tuple[Artifact, ...]
+    coverage: tuple[CoverageRow, ...]
+
+    @property
+    def warnings(self) -> tuple[CoverageRow, ...]:
+        """Components a host could not carry (left out of that host's files)."""
+        return tuple(row for row in self.coverage if row.status == "unsupported")
+
+    def artifact(self, path: str) -> Artifact | None:
+        return next((a for a in self.artifacts if a.path == path), None)
+
+
+def select_hosts(hub: Hub, hosts: Sequence[str] | None) -> tuple[str, ...]:
+    """The hosts to build, in registry order; unknown names are an error."""
+    wanted = tuple(hosts) if hosts else hub.hosts
+    unknown = [h for h in wanted if h not in ADAPTERS]
+    if unknown:
+        raise BuildError(
+            f"unknown host {', '.join(map(repr, unknown))}. Fix: use one of: {', '.join(ADAPTERS)}"
+        )
+    return tuple(h for h in ADAPTERS if h in wanted)
+
+
+def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
+    """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
+    selected = select_hosts(hub, hosts)
+    installs = [
+        {"title": ADAPTERS[h].title, "steps": ADAPTERS[h].install_steps(hub)} for h in selected
+    ]
+    produced: list[Artifact] = [
+        *skill_artifacts(hub),
+        *runtime_artifacts(hub),
+        readme_artifact(hub, installs),
+    ]
+    coverage: list[CoverageRow] = []
+    for host in selected:
+        result = ADAPTERS[host].build(hub)
+        produced.extend(result.artifacts)
+        coverage.extend(result.coverage)
+    failed = [row for row in coverage if row.required and row.status == "unsupported"]
+    if failed:
+        lines = [f"  {r.host}: hook {r.id!r}: {r.reason}" for r in failed]
+        raise BuildError(
+            "required hooks cannot be carried:\n"
+            + "\n".join(lines)
+            + "\nFix: drop those hosts with --host, or make the hooks not required"
+        )
+    return Build(hub, selected, _merge(produced), tuple(coverage))
+
+
+def _merge(produced: list[Artifact]) -> tuple[Artifact, ...]:
+    """One artifact per path; hosts may share a file only if they agree on its bytes."""
+    by_path: dict[str, Artifact] = {}
+    for item in produced:
+        seen = by_path.get(item.path)
+        if seen is None:
+            by_path[item.path] = item
+            continue
+        if seen.content != item.content or seen.mode != item.mode:
+            raise BuildError(
+                f"{item.path}: {', '.join(seen.owners)} and {', '.join(item.owners)} generate "
+                "different contents. Fix: this is a memhub bug; please report it with your hub"
+            )
+        owners = tuple(sorted(set(seen.owners) | set(item.owners)))
+        by_path[item.path] = Artifact(item.path, item.content, item.mode, owners)
+    return tuple(by_path[path] for path in sorted(by_path))

@@ -1,0 +1,146 @@
+"""Agent Plugins 1.0: root `plugin.json` + `mcp.json` (skills and MCP only; no hooks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import references, substitute
+
+from ..artifact import Artifact
+from .base import CoverageRow, HostBuild
+from .common import (
+    EventSupport,
+    compact,
+    deep_merge,
+    instructions_row,
+    json_bytes,
+    map_hooks,
+    plugin_dir,
+    server_row,
+)
+
+name = "agent-plugins"
+title = "Agent Plugins 1.0"
+summary = "Agent Plugins 1.0 root plugin.json + mcp.json (read by Codex, Cursor, Copilot, ...)"
+
+SPEC = "https://agent-plugins.org/schemas/1.0.0"
+ROOT = "${PLUGIN_ROOT}"
+DATA = "${PLUGIN_DATA}"
+_NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
+EVENTS = dict.fromkeys(
+    (
+        "session_start",
+        "session_end",
+        "prompt_submit",
+        "before_tool",
+        "after_tool",
+        "after_tool_failure",
+        "turn_end",
+        "pre_compact",
+    ),
+    _NO_HOOKS,
+)
+
+
+def _fixed(value: str) -> str:
+    return substitute(value, env=lambda n: "${env:" + n + "}", plugin_root=ROOT, plugin_data=DATA)
+
+
+def _command(command: str) -> str:
+    """A single command token: `${plugin_root}/bin/x` becomes the plugin-relative `./bin/x`."""
+    if command.startswith("${plugin_root}/"):
+        return "./" + command[len("${plugin_root}/") :]
+    return command
+
+
+def _server(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
+    if isinstance(server, StdioServer):
+        values = [*server.args, *server.env.values(), server.cwd or "", server.command]
+    else:
+        values = [server.url, *server.headers.values()]
+    if any(ref.kind == "env" for v in values for ref in references(v)):
+        return None, server_row(
+            name,
+            server.name,
+            "unsupported",
+            "-",
+            "Agent Plugins 1.0 allows literal values only; this server needs ${env:...}",
+        )
+    if isinstance(server, StdioServer):
+        command = _command(server.command)
+        if references(command) or " " in command:
+            return None, server_row(
+                name,
+                server.name,
+                "unsupported",
+                "-",
+                "Agent Plugins needs a single command token (a bare name or ./path)",
+            )
+        spec = compact(
+            {
+                "type": "stdio",
+                "command": command,
+                "args": [_fixed(a) for a in server.args],
+                "env": {k: _fixed(v) for k, v in server.env.items()},
+                "cwd": _fixed(server.cwd) if server.cwd else None,
+            }
+        )
+        return spec, server_row(name, server.name, "mapped", "mcp.json stdio")
+    kind = "streamable-http" if server.transport == "http" else "sse"
+    spec = compact({"type": kind, "url": server.url, "headers": dict(server.headers)})
+    reason = (
+        "Agent Plugins has no OAuth fields; the client discovers OAuth itself"
+        if server.oauth
+        else ""
+    )
+    return spec, server_row(
+        name, server.name, "caveat" if reason else "mapped", f"mcp.json {kind}", reason
+    )
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [f"point an Agent Plugins client at plugins/{hub.plugin.name} (root plugin.json)"]
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub)
+    plugin = hub.plugin
+    _, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools={}, matcher=lambda n: "", root=ROOT, data=DATA
+    )
+    manifest = compact(
+        {
+            "$schema": f"{SPEC}/plugin.schema.json",
+            "name": plugin.name,
+            "version": plugin.version,
+            "description": plugin.description,
+            "author": plugin.author.as_dict() if plugin.author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+        }
+    )
+    artifacts = [
+        Artifact(
+            f"{base}/plugin.json",
+            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
+            owners=(name,),
+        ),
+    ]
+    servers: dict[str, Any] = {}
+    for server in hub.mcp_servers:
+        spec, row = _server(server)
+        rows.append(row)
+        if spec is not None:
+            servers[server.name] = deep_merge(
+                spec, hub.override(name, "mcp_servers").get(server.name, {})
+            )
+    if servers:
+        document = {"$schema": f"{SPEC}/mcp.schema.json", "mcpServers": servers}
+        artifacts.append(Artifact(f"{base}/mcp.json", json_bytes(document), owners=(name,)))
+    rows += instructions_row(
+        hub, name, "unsupported", "-", "Agent Plugins 1.0 carries skills and MCP servers only"
+    )
+    return HostBuild(tuple(artifacts), tuple(rows))

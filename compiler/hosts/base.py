@@ -1,0 +1,60 @@
+"""The HostAdapter protocol and the records every adapter returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from memhub.hubspec.model import Hub
+
+from ..artifact import Artifact
+
+CoverageStatus = Literal["mapped", "caveat", "unsupported"]
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageRow:
+    """How one hub component lands on one host (`component` is hook, mcp or instructions)."""
+
+    host: str
+    component: str
+    id: str
+    status: CoverageStatus
+    target: str
+    reason: str = ""
+    required: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "host": self.host,
+            "component": self.component,
+            "id": self.id,
+            "status": self.status,
+            "target": self.target,
+            "reason": self.reason,
+            "required": self.required,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HostBuild:
+    """What one adapter produced for one hub."""
+
+    artifacts: tuple[Artifact, ...]
+    coverage: tuple[CoverageRow, ...]
+
+
+class HostAdapter(Protocol):
+    """One module per host; the only place that knows that host's formats."""
+
+    name: str
+    title: str
+    summary: str
+
+    def install_steps(self, hub: Hub) -> list[str]:
+        """Commands a person runs to install the built bundle in this host."""
+        ...
+
+    def build(self, hub: Hub) -> HostBuild:
+        """The host's bundle files for `hub`, and the coverage of each component."""
+        ...

@@ -1,0 +1,200 @@
+"""Claude Code: `.claude-plugin/` marketplace and manifest, `.mcp.json`, hooks JSON."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import substitute
+
+from ..artifact import Artifact
+from .base import CoverageRow, HostBuild
+from .common import (
+    EventSupport,
+    MappedHook,
+    compact,
+    deep_merge,
+    grouped_hooks,
+    instructions_row,
+    json_bytes,
+    map_hooks,
+    plugin_dir,
+    server_row,
+)
+
+name = "claude"
+title = "Claude Code"
+summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/claude-hooks.json"
+
+ROOT = "${CLAUDE_PLUGIN_ROOT}"
+DATA = "${CLAUDE_PLUGIN_DATA}"
+HOOKS_FILE = "hooks/claude-hooks.json"
+MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
+
+EVENTS = {
+    "session_start": EventSupport("SessionStart"),
+    "session_end": EventSupport(
+        "SessionEnd", caveat="SessionEnd hooks share a 1.5 s budget unless a longer timeout is set"
+    ),
+    "prompt_submit": EventSupport("UserPromptSubmit"),
+    "before_tool": EventSupport("PreToolUse"),
+    "after_tool": EventSupport("PostToolUse"),
+    "after_tool_failure": EventSupport("PostToolUseFailure"),
+    "turn_end": EventSupport("Stop"),
+    "pre_compact": EventSupport("PreCompact"),
+}
+EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+
+TOOLS: dict[str, tuple[str, ...] | None] = {
+    "shell": ("Bash",),
+    "edit": ("Edit", "MultiEdit", "Write", "NotebookEdit"),
+    "read": ("Read",),
+    "search": ("Grep", "Glob"),
+    "web": ("WebFetch", "WebSearch"),
+    "mcp": ("mcp__.*",),
+    "agent": ("Task", "Agent"),
+}
+_PLAIN = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def matcher(names: list[str]) -> str:
+    """An exact `A|B` list when every name is plain, else one anchored regex."""
+    if all(_PLAIN.match(n) for n in names):
+        return "|".join(names)
+    return "^(?:" + "|".join(names) + ")$"
+
+
+def _env(value: str) -> str:
+    return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
+
+
+def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any], CoverageRow]:
+    extra = hub.override("claude", "mcp_servers").get(server.name, {})
+    if isinstance(server, StdioServer):
+        spec: dict[str, Any] = {"type": "stdio", "command": _env(server.command)}
+        if server.args:
+            spec["args"] = [_env(a) for a in server.args]
+        if server.env:
+            spec["env"] = {k: _env(v) for k, v in server.env.items()}
+        row = server_row(name, server.name, "mapped", ".mcp.json stdio")
+        if server.cwd:
+            row = server_row(
+                name,
+                server.name,
+                "caveat",
+                ".mcp.json stdio",
+                "Claude Code has no cwd for stdio servers; the server starts in the "
+                "session's folder",
+            )
+        return deep_merge(spec, extra), row
+    spec = {"type": server.transport, "url": _env(server.url)}
+    if server.headers:
+        spec["headers"] = {k: _env(v) for k, v in server.headers.items()}
+    if server.oauth:
+        spec["oauth"] = compact(
+            {
+                "clientId": server.oauth.client_id,
+                "callbackPort": server.oauth.callback_port,
+                "authServerMetadataUrl": server.oauth.auth_server_metadata_url,
+                "scopes": " ".join(server.oauth.scopes),
+            }
+        )
+    return deep_merge(spec, extra), server_row(
+        name, server.name, "mapped", f".mcp.json {server.transport}"
+    )
+
+
+def _handler(item: MappedHook) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "command": item.command}
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout
+    if item.hook.is_async:
+        handler["async"] = True
+    if item.hook.status_message:
+        handler["statusMessage"] = item.hook.status_message
+    return handler
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [
+        "claude plugin marketplace add <this repository or folder>",
+        f"claude plugin install {hub.plugin.name}@{hub.marketplace.name}",
+    ]
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub)
+    plugin = hub.plugin
+    mapped, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
+    )
+    manifest: dict[str, Any] = compact(
+        {
+            "name": plugin.name,
+            "version": plugin.version,
+            "description": plugin.description,
+            "author": plugin.author.as_dict() if plugin.author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+        }
+    )
+    entry = compact(
+        {
+            "name": plugin.name,
+            "source": f"./{base}",
+            "description": plugin.description,
+            "version": plugin.version,
+            "author": plugin.author.as_dict() if plugin.author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+            "category": plugin.category,
+        }
+    )
+    market = hub.marketplace
+    marketplace = compact(
+        {
+            "$schema": MARKETPLACE_SCHEMA,
+            "name": market.name,
+            "description": market.description or plugin.description,
+            "owner": market.owner.as_dict(),
+            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
+        }
+    )
+    artifacts = [
+        Artifact(
+            ".claude-plugin/marketplace.json",
+            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
+            owners=(name,),
+        ),
+        Artifact(
+            f"{base}/.claude-plugin/plugin.json",
+            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
+            owners=(name,),
+        ),
+    ]
+    if hub.mcp_servers:
+        servers = {}
+        for server in hub.mcp_servers:
+            servers[server.name], row = _server(hub, server)
+            rows.append(row)
+        artifacts.append(
+            Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
+        )
+    if mapped:
+        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
+        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    rows += instructions_row(
+        hub,
+        name,
+        "unsupported",
+        "-",
+        "Claude Code does not load CLAUDE.md from plugins; install it with an install target "
+        "(memhub apply) or ship the guidance as a skill",
+    )
+    return HostBuild(tuple(artifacts), tuple(rows))

@@ -1,0 +1,244 @@
+"""OpenAI Codex: `.agents/plugins/marketplace.json`, `.codex-plugin/plugin.json`, hooks JSON.
+
+Codex reads no `${VAR}` references in MCP settings; secrets travel as environment
+variable *names* (`env_vars`, `bearer_token_env_var`, `env_http_headers`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import env_only, references, substitute
+
+from ..artifact import Artifact
+from .base import HostBuild
+from .common import (
+    EventSupport,
+    MappedHook,
+    compact,
+    deep_merge,
+    grouped_hooks,
+    instructions_row,
+    json_bytes,
+    map_hooks,
+    plugin_dir,
+    server_row,
+)
+
+name = "codex"
+title = "OpenAI Codex"
+summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks/codex-hooks.json"
+
+ROOT = "${PLUGIN_ROOT}"
+DATA = "${PLUGIN_DATA}"
+HOOKS_FILE = "hooks/codex-hooks.json"
+DEFAULT_CATEGORY = "Productivity"
+
+EVENTS = {
+    "session_start": EventSupport("SessionStart"),
+    "session_end": EventSupport(
+        "SessionEnd", caveat="Codex caps SessionEnd hooks at 3 s and always reports reason 'other'"
+    ),
+    "prompt_submit": EventSupport("UserPromptSubmit"),
+    "before_tool": EventSupport("PreToolUse"),
+    "after_tool": EventSupport("PostToolUse"),
+    "after_tool_failure": EventSupport(
+        "PostToolUse",
+        caveat="Codex has no failure event; the hook runs after every call and must check the "
+        "result itself",
+    ),
+    "turn_end": EventSupport("Stop"),
+    "pre_compact": EventSupport("PreCompact"),
+}
+EVENT_ORDER = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+]
+
+# Codex reports its shell tools as Bash (older builds: shell, local_shell); apply_patch
+# also matches Edit/Write. Reads, searches and hosted web tools are not hookable.
+TOOLS: dict[str, tuple[str, ...] | None] = {
+    "shell": ("Bash", "shell", "local_shell"),
+    "edit": ("apply_patch", "Edit", "Write"),
+    "read": None,
+    "search": None,
+    "web": None,
+    "mcp": ("mcp__.*",),
+    "agent": ("spawn_agent", "Agent"),
+}
+
+
+def matcher(names: list[str]) -> str:
+    """Codex matchers are regular expressions; anchor them so `Bash` is not `xBashy`."""
+    return "^(?:" + "|".join(names) + ")$"
+
+
+def _stdio(server: StdioServer) -> tuple[dict[str, Any], str]:
+    reason = ""
+    spec: dict[str, Any] = {
+        "command": _plain(server.command),
+        "args": [_plain(a) for a in server.args],
+    }
+    env: dict[str, str] = {}
+    forwarded: list[Any] = []
+    for key, value in server.env.items():
+        source = env_only(value)
+        if source is not None:
+            forwarded.append(key if source == key else {"name": key, "source": source})
+        elif references(value) and any(r.kind == "env" for r in references(value)):
+            reason = f"env {key}: Codex cannot build a value around ${{env:...}}; it was left out"
+        else:
+            env[key] = _plain(value)
+    spec["env"] = env
+    spec["env_vars"] = forwarded
+    spec["cwd"] = _plain(server.cwd) if server.cwd else None
+    return compact(spec), reason
+
+
+def _remote(server: RemoteServer) -> tuple[dict[str, Any], str]:
+    reasons = []
+    if server.transport == "sse":
+        reasons.append("Codex speaks streamable HTTP only; the SSE server is reached as HTTP")
+    spec: dict[str, Any] = {"url": server.url}
+    headers: dict[str, str] = {}
+    env_headers: dict[str, str] = {}
+    for key, value in server.headers.items():
+        bearer = value.split(" ", 1)
+        source = env_only(value)
+        if (
+            key.lower() == "authorization"
+            and bearer[0].lower() == "bearer"
+            and len(bearer) == 2
+            and env_only(bearer[1])
+        ):
+            spec["bearer_token_env_var"] = env_only(bearer[1])
+        elif source is not None:
+            env_headers[key] = source
+        elif references(value):
+            reasons.append(
+                f"header {key}: Codex cannot build a value around ${{env:...}}; left out"
+            )
+        else:
+            headers[key] = value
+    spec["http_headers"] = headers
+    spec["env_http_headers"] = env_headers
+    if server.oauth:
+        spec["oauth"] = {"client_id": server.oauth.client_id}
+        spec["scopes"] = list(server.oauth.scopes)
+    return compact(spec), "; ".join(reasons)
+
+
+def _plain(value: str) -> str:
+    return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
+
+
+def _handler(item: MappedHook) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "command": item.command}
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout
+    if item.hook.is_async:
+        handler["async"] = True
+    if item.hook.status_message:
+        handler["statusMessage"] = item.hook.status_message
+    return handler
+
+
+def _short(text: str, limit: int = 120) -> str:
+    first = text.split(". ")[0].rstrip(".")
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [
+        "codex plugin marketplace add <this repository or folder>",
+        f"codex plugin add {hub.plugin.name}@{hub.marketplace.name}",
+    ]
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub)
+    plugin = hub.plugin
+    mapped, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
+    )
+    servers: dict[str, Any] = {}
+    for server in hub.mcp_servers:
+        spec, reason = _stdio(server) if isinstance(server, StdioServer) else _remote(server)
+        servers[server.name] = deep_merge(
+            spec, hub.override(name, "mcp_servers").get(server.name, {})
+        )
+        rows.append(
+            server_row(
+                name,
+                server.name,
+                "caveat" if reason else "mapped",
+                ".codex-plugin/plugin.json mcpServers",
+                reason,
+            )
+        )
+    author = plugin.author
+    manifest = compact(
+        {
+            "name": plugin.name,
+            "version": plugin.version,
+            "description": plugin.description,
+            "author": author.as_dict() if author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+            "skills": "./skills/" if hub.skills else None,
+            "mcpServers": servers,
+            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "interface": compact(
+                {
+                    "displayName": plugin.title,
+                    "shortDescription": _short(plugin.description),
+                    "developerName": author.name if author else None,
+                    "category": plugin.category or DEFAULT_CATEGORY,
+                    "websiteURL": plugin.homepage,
+                }
+            ),
+        }
+    )
+    market = hub.marketplace
+    entry = {
+        "name": plugin.name,
+        "source": {"source": "local", "path": f"./{base}"},
+        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+        "category": plugin.category or DEFAULT_CATEGORY,
+    }
+    marketplace = {
+        "name": market.name,
+        "interface": {"displayName": market.display_name or market.name},
+        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
+    }
+    artifacts = [
+        Artifact(
+            ".agents/plugins/marketplace.json",
+            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
+            owners=(name,),
+        ),
+        Artifact(
+            f"{base}/.codex-plugin/plugin.json",
+            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
+            owners=(name,),
+        ),
+    ]
+    if mapped:
+        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
+        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    rows += instructions_row(
+        hub,
+        name,
+        "unsupported",
+        "-",
+        "Codex plugins carry no AGENTS.md; install it with an install target (memhub apply)",
+    )
+    return HostBuild(tuple(artifacts), tuple(rows))

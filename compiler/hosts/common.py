@@ -1,0 +1,215 @@
+"""Machinery the host adapters share; every host-specific value is passed in by the adapter."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from memhub.hubspec.model import Hook, Hub, StdioServer, thaw
+from memhub.hubspec.refs import substitute
+from memhub.templates import render
+
+from ..artifact import EXEC_MODE, FILE_MODE, Artifact
+from .base import CoverageRow
+
+SHARED = "shared"
+RUNTIME_PACKAGE = "memhub_runtime"
+
+
+def plugin_dir(hub: Hub) -> str:
+    """Where the plugin lives inside a bundle: `plugins/<name>`."""
+    return f"plugins/{hub.plugin.name}"
+
+
+def json_bytes(data: Any) -> bytes:
+    """Deterministic JSON: two-space indent, insertion order, UTF-8, one final newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """`override` merged into a copy of `base`; mappings merge, everything else replaces."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = thaw(value)
+    return merged
+
+
+def compact(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Drop keys whose value is None or empty, keeping order."""
+    return {k: v for k, v in data.items() if v not in (None, "", (), [], {})}
+
+
+def skill_artifacts(hub: Hub) -> list[Artifact]:
+    """Every skill file under `<plugin>/skills/`, byte for byte (shared by every host)."""
+    base = plugin_dir(hub)
+    return [
+        Artifact(
+            f"{base}/skills/{skill.name}/{file.path}",
+            file.content,
+            EXEC_MODE if file.executable else FILE_MODE,
+            (SHARED,),
+        )
+        for skill in hub.skills
+        for file in skill.files
+    ]
+
+
+def readme_artifact(hub: Hub, installs: list[dict[str, Any]]) -> Artifact:
+    """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
+    servers = [
+        {
+            "name": s.name,
+            "kind": "stdio" if isinstance(s, StdioServer) else f"remote ({s.transport})",
+            "description": s.description,
+        }
+        for s in hub.mcp_servers
+    ]
+    text = render(
+        "plugin_readme.md.j2",
+        plugin=hub.plugin,
+        installs=installs,
+        skills=hub.skills,
+        servers=servers,
+        hooks=hub.hooks,
+    )
+    return Artifact(f"{plugin_dir(hub)}/README.md", text.encode("utf-8"), FILE_MODE, (SHARED,))
+
+
+def runtime_artifacts(hub: Hub) -> list[Artifact]:
+    """The runtime package copied as it is into `<plugin>/memhub_runtime/`."""
+    if not hub.needs_runtime:
+        return []
+    package = resources.files("memhub.runtime")
+    names = sorted(
+        entry.name for entry in package.iterdir() if entry.is_file() and entry.name.endswith(".py")
+    )
+    base = f"{plugin_dir(hub)}/{RUNTIME_PACKAGE}"
+    return [
+        Artifact(f"{base}/{name}", package.joinpath(name).read_bytes(), FILE_MODE, (SHARED,))
+        for name in names
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class EventSupport:
+    """How a host carries one logical event: its event name, or why it cannot."""
+
+    host_event: str | None
+    caveat: str = ""
+    unsupported: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MappedHook:
+    """A hub hook placed on a host event with the host's matcher and command."""
+
+    hook: Hook
+    host_event: str
+    matcher: str | None
+    command: str
+
+
+def hook_command(hub: Hub, hook: Hook, *, host: str, root: str, data: str | None) -> str:
+    """The shell command a host runs for `hook`, with memhub references in host syntax."""
+    if hook.command is not None:
+        return substitute(
+            hook.command,
+            env=lambda name: "${" + name + "}",
+            plugin_root=root,
+            plugin_data=data or "${plugin_data}",
+        )
+    return f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/hook.py" {host} {hook.event} {hook.handler}'
+
+
+def map_hooks(
+    hub: Hub,
+    *,
+    host: str,
+    events: Mapping[str, EventSupport],
+    tools: Mapping[str, tuple[str, ...] | None],
+    matcher: Callable[[list[str]], str],
+    root: str,
+    data: str | None,
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    """Place every hub hook on this host, with one coverage row per hook."""
+    mapped: list[MappedHook] = []
+    rows: list[CoverageRow] = []
+    for hook in hub.hooks:
+        support = events[hook.event]
+
+        def row(status: str, target: str, reason: str, hook: Hook = hook) -> None:
+            rows.append(CoverageRow(host, "hook", hook.id, status, target, reason, hook.required))  # type: ignore[arg-type]
+
+        if support.host_event is None:
+            row("unsupported", "-", support.unsupported)
+            continue
+        if hook.command is not None and "${plugin_data}" in hook.command and data is None:
+            row(
+                "unsupported",
+                support.host_event,
+                f"{host} has no plugin data folder for ${{plugin_data}}",
+            )
+            continue
+        caveats = [support.caveat] if support.caveat else []
+        names: list[str] = []
+        missing = []
+        for tool_class in hook.tools:
+            host_names = tools.get(tool_class)
+            if host_names is None:
+                missing.append(tool_class)
+            else:
+                names.extend(host_names)
+        if hook.tools and not names:
+            row(
+                "unsupported",
+                support.host_event,
+                f"{host} exposes no hookable tool for: {', '.join(missing)}",
+            )
+            continue
+        if missing:
+            caveats.append(
+                f"no hookable tool for {', '.join(missing)}; matched only "
+                f"{', '.join(t for t in hook.tools if t not in missing)}"
+            )
+        host_matcher = matcher(names) if names else None
+        target = support.host_event + (f" [{host_matcher}]" if host_matcher else "")
+        row("caveat" if caveats else "mapped", target, "; ".join(caveats))
+        command = hook_command(hub, hook, host=host, root=root, data=data)
+        mapped.append(MappedHook(hook, support.host_event, host_matcher, command))
+    return mapped, rows
+
+
+def grouped_hooks(
+    mapped: Iterable[MappedHook],
+    handler: Callable[[MappedHook], dict[str, Any]],
+    *,
+    order: Iterable[str],
+) -> dict[str, list[dict[str, Any]]]:
+    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`."""
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    for item in mapped:
+        group: dict[str, Any] = {}
+        if item.matcher:
+            group["matcher"] = item.matcher
+        group["hooks"] = [handler(item)]
+        by_event.setdefault(item.host_event, []).append(group)
+    ordered = [e for e in order if e in by_event]
+    return {event: by_event[event] for event in ordered}
+
+
+def server_row(host: str, name: str, status: str, target: str, reason: str = "") -> CoverageRow:
+    return CoverageRow(host, "mcp", name, status, target, reason)  # type: ignore[arg-type]
+
+
+def instructions_row(
+    hub: Hub, host: str, status: str, target: str, reason: str
+) -> list[CoverageRow]:
+    if hub.instructions is None:
+        return []
+    return [CoverageRow(host, "instructions", hub.instructions.source, status, target, reason)]  # type: ignore[arg-type]

@@ -1,0 +1,210 @@
+"""Cursor: `.cursor-plugin/` marketplace and manifest (MCP inline), hooks JSON, rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import references, substitute
+from memhub.templates import render
+
+from ..artifact import Artifact
+from .base import CoverageRow, HostBuild
+from .common import (
+    EventSupport,
+    MappedHook,
+    compact,
+    deep_merge,
+    instructions_row,
+    json_bytes,
+    map_hooks,
+    plugin_dir,
+    server_row,
+)
+
+name = "cursor"
+title = "Cursor"
+summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.json, rules/*.mdc"
+
+ROOT = "${CURSOR_PLUGIN_ROOT}"
+HOOKS_FILE = "hooks/cursor-hooks.json"
+
+EVENTS = {
+    "session_start": EventSupport("sessionStart"),
+    "session_end": EventSupport("sessionEnd"),
+    "prompt_submit": EventSupport(
+        "beforeSubmitPrompt", caveat="beforeSubmitPrompt can block a prompt but cannot add context"
+    ),
+    "before_tool": EventSupport("preToolUse"),
+    "after_tool": EventSupport(
+        "postToolUse", caveat="Cursor ignores the output of after-tool hooks (observe only)"
+    ),
+    "after_tool_failure": EventSupport(
+        "postToolUseFailure", caveat="Cursor ignores the output of after-tool hooks (observe only)"
+    ),
+    "turn_end": EventSupport("stop"),
+    "pre_compact": EventSupport("preCompact"),
+}
+EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+
+TOOLS: dict[str, tuple[str, ...] | None] = {
+    "shell": ("Shell",),
+    "edit": ("Write", "Edit"),
+    "read": ("Read",),
+    "search": ("Grep", "Glob"),
+    "web": ("WebFetch", "WebSearch"),
+    "mcp": ("MCP:.*",),
+    "agent": ("Task",),
+}
+
+
+def matcher(names: list[str]) -> str:
+    return "^(?:" + "|".join(names) + ")$"
+
+
+def _value(value: str) -> str:
+    return substitute(
+        value, env=lambda n: "${env:" + n + "}", plugin_root=ROOT, plugin_data="${plugin_data}"
+    )
+
+
+def _server(
+    hub: Hub, server: StdioServer | RemoteServer
+) -> tuple[dict[str, Any] | None, CoverageRow]:
+    values = (
+        [server.command, *server.args, *server.env.values(), server.cwd or ""]
+        if isinstance(server, StdioServer)
+        else [server.url, *server.headers.values()]
+    )
+    if any(ref.kind == "plugin_data" for v in values for ref in references(v)):
+        return None, server_row(
+            name,
+            server.name,
+            "unsupported",
+            "-",
+            "Cursor has no plugin data folder for ${plugin_data}",
+        )
+    extra = hub.override(name, "mcp_servers").get(server.name, {})
+    if isinstance(server, StdioServer):
+        spec = compact(
+            {
+                "command": _value(server.command),
+                "args": [_value(a) for a in server.args],
+                "env": {k: _value(v) for k, v in server.env.items()},
+            }
+        )
+        reason = "Cursor has no cwd for stdio servers" if server.cwd else ""
+        return deep_merge(spec, extra), server_row(
+            name,
+            server.name,
+            "caveat" if reason else "mapped",
+            "plugin.json mcpServers stdio",
+            reason,
+        )
+    spec = compact(
+        {
+            "url": _value(server.url),
+            "headers": {k: _value(v) for k, v in server.headers.items()},
+            "auth": {"CLIENT_ID": server.oauth.client_id, "scopes": list(server.oauth.scopes)}
+            if server.oauth
+            else None,
+        }
+    )
+    if "auth" in spec:
+        spec["auth"] = compact(spec["auth"])
+    return deep_merge(spec, extra), server_row(
+        name, server.name, "mapped", "plugin.json mcpServers remote"
+    )
+
+
+def _handler(item: MappedHook) -> dict[str, Any]:
+    handler: dict[str, Any] = {"command": item.command}
+    if item.matcher:
+        handler["matcher"] = item.matcher
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout
+    return handler
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [
+        "cursor-agent plugin marketplace add <this repository>",
+        f"then open Customize, find {hub.plugin.title} in {hub.marketplace.name}, select Add",
+    ]
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub)
+    plugin = hub.plugin
+    mapped, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
+    )
+    servers: dict[str, Any] = {}
+    for server in hub.mcp_servers:
+        spec, row = _server(hub, server)
+        rows.append(row)
+        if spec is not None:
+            servers[server.name] = spec
+    author = plugin.author
+    manifest = compact(
+        {
+            "name": plugin.name,
+            "displayName": plugin.title,
+            "version": plugin.version,
+            "description": plugin.description,
+            "author": compact({"name": author.name, "email": author.email}) if author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+            "category": plugin.category,
+            "skills": "./skills/" if hub.skills else None,
+            "rules": "./rules/" if hub.instructions else None,
+            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "mcpServers": servers,
+        }
+    )
+    market = hub.marketplace
+    marketplace = compact(
+        {
+            "name": market.name,
+            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
+            "metadata": {"description": market.description or plugin.description},
+            "plugins": [
+                deep_merge(
+                    {"name": plugin.name, "source": f"./{base}", "description": plugin.description},
+                    hub.override(name, "marketplace_entry"),
+                )
+            ],
+        }
+    )
+    artifacts = [
+        Artifact(
+            ".cursor-plugin/marketplace.json",
+            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
+            owners=(name,),
+        ),
+        Artifact(
+            f"{base}/.cursor-plugin/plugin.json",
+            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
+            owners=(name,),
+        ),
+    ]
+    if mapped:
+        by_event: dict[str, list[dict[str, Any]]] = {}
+        for item in mapped:
+            by_event.setdefault(item.host_event, []).append(_handler(item))
+        hooks = {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
+        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    if hub.instructions:
+        rule = render(
+            "cursor_rule.mdc.j2",
+            description=json.dumps(f"{plugin.title} instructions", ensure_ascii=False),
+            body=hub.instructions.text,
+        )
+        artifacts.append(
+            Artifact(f"{base}/rules/{plugin.name}.mdc", rule.encode("utf-8"), owners=(name,))
+        )
+        rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
+    return HostBuild(tuple(artifacts), tuple(rows))

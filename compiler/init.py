@@ -1,0 +1,46 @@
+"""`memhub init`: a starter hub that validates and builds with no warning."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from memhub.hubspec.schema_check import hub_schema
+from memhub.templates import render
+
+from .errors import OutputError
+
+
+def _kebab(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return "-".join(words)[:64].strip("-") or "my-hub"
+
+
+def init_hub(directory: Path, name: str | None = None) -> list[Path]:
+    """Write the starter files into `directory`; refuse if a hub is already there."""
+    plugin = _kebab(name or directory.absolute().name)
+    if name is not None and plugin != name:
+        raise OutputError(f"--name {name!r} is not kebab-case. Fix: use e.g. {plugin!r}")
+    if (directory / "hub.yaml").exists():
+        raise OutputError(
+            f"{directory / 'hub.yaml'}: a hub already exists. Fix: edit it, or "
+            "choose an empty folder"
+        )
+    title = plugin.replace("-", " ").title()
+    context = {"name": plugin, "title": title, "author": title, "skill": f"{plugin}-help"}
+    files = {
+        "hub.yaml": render("init/hub.yaml.j2", **context),
+        f"skills/{plugin}-help/SKILL.md": render("init/SKILL.md.j2", **context),
+        ".gitignore": render("init/gitignore.j2", **context),
+        ".memhub/hub.schema.json": json.dumps(hub_schema(), indent=2) + "\n",
+    }
+    written = []
+    for rel, text in files.items():
+        target = directory / rel
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+        written.append(target)
+    return written
