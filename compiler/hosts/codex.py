@@ -200,9 +200,13 @@ def build(hub: Hub) -> HostBuild:
                 {
                     "displayName": plugin.title,
                     "shortDescription": _short(plugin.description),
+                    "longDescription": plugin.description,
                     "developerName": author.name if author else None,
                     "category": plugin.category or DEFAULT_CATEGORY,
+                    # Read: skills and MCP reads; Write: servers or hooks that can act.
+                    "capabilities": ["Read", "Write"] if hub.mcp_servers or mapped else ["Read"],
                     "websiteURL": plugin.homepage,
+                    "defaultPrompt": [f"What can {plugin.title} do?"],
                 }
             ),
         }

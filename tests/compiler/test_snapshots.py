@@ -1,0 +1,26 @@
+"""Snapshots of every generated file of every hub, per host (update only for intended changes)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.hubs import HUBS, built, text_files
+
+CASES = [(hub, owner) for hub in HUBS for owner in (*built(hub).hosts, "shared")]
+
+
+@pytest.mark.parametrize(("hub", "owner"), CASES, ids=[f"{h}-{o}" for h, o in CASES])
+def test_generated_files_match_snapshot(hub: str, owner: str, snapshot) -> None:
+    files = text_files(built(hub), owner)
+    assert files, f"{owner} produced no file for {hub}"
+    assert files == snapshot
+
+
+@pytest.mark.parametrize("hub", list(HUBS))
+def test_coverage_table_matches_snapshot(hub: str, snapshot) -> None:
+    assert [row.to_json() for row in built(hub).coverage] == snapshot
+
+
+@pytest.mark.parametrize("hub", [h for h in HUBS if h != "full"])
+def test_examples_build_with_no_warning(hub: str) -> None:
+    assert built(hub).warnings == ()

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "reproducing $1"

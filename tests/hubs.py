@@ -1,0 +1,34 @@
+"""The hubs the compiler tests run on: every example plus the full-feature probe."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from memhub.compiler.build import Build, build
+from memhub.hubspec import load
+
+REPO = Path(__file__).resolve().parent.parent
+HUBS: dict[str, Path] = {
+    **{p.name: p for p in sorted((REPO / "examples").iterdir()) if (p / "hub.yaml").is_file()},
+    "full": REPO / "tests" / "data" / "full",
+}
+
+
+@cache
+def built(name: str) -> Build:
+    """The build of one named hub for all of its hosts (cached: builds are pure)."""
+    return build(load(HUBS[name]))
+
+
+def text_files(result: Build, owner: str) -> dict[str, str]:
+    """path -> text of the files `owner` produced (binary files shown by fingerprint)."""
+    out = {}
+    for artifact in result.artifacts:
+        if owner in artifact.owners:
+            try:
+                body = artifact.content.decode("utf-8")
+            except UnicodeDecodeError:
+                body = f"<binary {artifact.fingerprint}>"
+            out[f"{artifact.path} (mode {artifact.mode:o})"] = body
+    return out
