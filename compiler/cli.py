@@ -135,7 +135,7 @@ def diff_command(
         _emit_json(diffing.plan_json(changes))
     else:
         use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
-        click.echo(diffing.render(changes, color=use_color), nl=False)
+        click.echo(diffing.render(changes, color=use_color), nl=False, color=use_color)
         click.echo(f"{summary(changes)}", err=True)
     return EXIT_CHANGES if exit_code and changes.pending else EXIT_OK
 

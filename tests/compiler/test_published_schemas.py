@@ -26,14 +26,15 @@ def _schema(material: Path, rel: str) -> dict[str, Any]:
 def _validate(document: Any, schema: dict[str, Any]) -> list[str]:
     cls = jsonschema.validators.validator_for(schema)
     validator = cls(schema, format_checker=FORMATS)
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in validator.iter_errors(document)
+    ]
 
 
 def _documents(hub: str, suffix: str) -> list[tuple[str, Any]]:
     return [
-        (a.path, json.loads(a.content))
-        for a in built(hub).artifacts
-        if a.path.endswith(suffix)
+        (a.path, json.loads(a.content)) for a in built(hub).artifacts if a.path.endswith(suffix)
     ]
 
 
