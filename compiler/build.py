@@ -45,14 +45,14 @@ def select_hosts(hub: Hub, hosts: Sequence[str] | None) -> tuple[str, ...]:
 def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
     selected = select_hosts(hub, hosts)
-    installs = [
-        {"title": ADAPTERS[h].title, "steps": ADAPTERS[h].install_steps(hub)} for h in selected
-    ]
-    produced: list[Artifact] = [
-        *skill_artifacts(hub),
-        *runtime_artifacts(hub),
-        readme_artifact(hub, installs),
-    ]
+    produced: list[Artifact] = []
+    for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
+        hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
+        installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
+        produced += skill_artifacts(hub, root)
+        produced.append(readme_artifact(hub, root, installs))
+        if any(a.runs_hooks for a in hosts_here):
+            produced += runtime_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:
         result = ADAPTERS[host].build(hub)

@@ -29,7 +29,9 @@ def material() -> Path:
     """Path of the shared material; skips locally when absent, fails in CI."""
     root = material_root()
     if root is None:
-        message = "shared material not found (set MEMHUB_SHARED_MATERIAL or place ../shared/material)"
+        message = (
+            "shared material not found (set MEMHUB_SHARED_MATERIAL or place ../shared/material)"
+        )
         if in_ci():
             pytest.fail(message + "; CI requires it")
         pytest.skip(message)
@@ -37,7 +39,9 @@ def material() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _no_real_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Point HOME, MEMHUB_HOME and every host config dir at a throwaway folder."""
     home = tmp_path_factory.mktemp("home")
     for name, value in {

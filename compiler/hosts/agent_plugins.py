@@ -25,6 +25,11 @@ title = "Agent Plugins 1.0"
 summary = "Agent Plugins 1.0 root plugin.json + mcp.json (read by Codex, Cursor, Copilot, ...)"
 
 SPEC = "https://agent-plugins.org/schemas/1.0.0"
+# Its own folder: Codex (and possibly Cursor) prefer a root Agent Plugins plugin.json over
+# their native manifest and then load no hooks, so the two must not share a plugin folder.
+ROOT_DIR = "agent-plugins"
+bundle_root = ROOT_DIR
+runs_hooks = False
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
@@ -100,11 +105,11 @@ def _server(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, 
 
 
 def install_steps(hub: Hub) -> list[str]:
-    return [f"point an Agent Plugins client at plugins/{hub.plugin.name} (root plugin.json)"]
+    return [f"point an Agent Plugins client at {plugin_dir(hub, ROOT_DIR)} (its plugin.json)"]
 
 
 def build(hub: Hub) -> HostBuild:
-    base = plugin_dir(hub)
+    base = plugin_dir(hub, ROOT_DIR)
     plugin = hub.plugin
     _, rows = map_hooks(
         hub, host=name, events=EVENTS, tools={}, matcher=lambda n: "", root=ROOT, data=DATA

@@ -50,6 +50,8 @@ class HostAdapter(Protocol):
     name: str
     title: str
     summary: str
+    bundle_root: str  # folder of the bundle holding this host's plugin copy
+    runs_hooks: bool  # whether the vendored runtime can be called from this host
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

@@ -11,6 +11,7 @@ from memhub.hubspec.refs import substitute
 from ..artifact import Artifact
 from .base import CoverageRow, HostBuild
 from .common import (
+    NATIVE_ROOT,
     EventSupport,
     MappedHook,
     compact,
@@ -29,6 +30,8 @@ summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/
 
 ROOT = "${CLAUDE_PLUGIN_ROOT}"
 DATA = "${CLAUDE_PLUGIN_DATA}"
+bundle_root = NATIVE_ROOT
+runs_hooks = True
 HOOKS_FILE = "hooks/claude-hooks.json"
 MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
 

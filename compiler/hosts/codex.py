@@ -14,6 +14,7 @@ from memhub.hubspec.refs import env_only, references, substitute
 from ..artifact import Artifact
 from .base import HostBuild
 from .common import (
+    NATIVE_ROOT,
     EventSupport,
     MappedHook,
     compact,
@@ -32,6 +33,8 @@ summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks
 
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
+bundle_root = NATIVE_ROOT
+runs_hooks = True
 HOOKS_FILE = "hooks/codex-hooks.json"
 DEFAULT_CATEGORY = "Productivity"
 

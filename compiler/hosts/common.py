@@ -19,9 +19,12 @@ SHARED = "shared"
 RUNTIME_PACKAGE = "memhub_runtime"
 
 
-def plugin_dir(hub: Hub) -> str:
-    """Where the plugin lives inside a bundle: `plugins/<name>`."""
-    return f"plugins/{hub.plugin.name}"
+NATIVE_ROOT = "plugins"
+
+
+def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
+    """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default)."""
+    return f"{root}/{hub.plugin.name}"
 
 
 def json_bytes(data: Any) -> bytes:
@@ -45,9 +48,9 @@ def compact(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v not in (None, "", (), [], {})}
 
 
-def skill_artifacts(hub: Hub) -> list[Artifact]:
-    """Every skill file under `<plugin>/skills/`, byte for byte (shared by every host)."""
-    base = plugin_dir(hub)
+def skill_artifacts(hub: Hub, root: str) -> list[Artifact]:
+    """Every skill file under `<root>/<plugin>/skills/`, byte for byte (shared by its hosts)."""
+    base = plugin_dir(hub, root)
     return [
         Artifact(
             f"{base}/skills/{skill.name}/{file.path}",
@@ -60,7 +63,7 @@ def skill_artifacts(hub: Hub) -> list[Artifact]:
     ]
 
 
-def readme_artifact(hub: Hub, installs: list[dict[str, Any]]) -> Artifact:
+def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Artifact:
     """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
     servers = [
         {
@@ -78,18 +81,20 @@ def readme_artifact(hub: Hub, installs: list[dict[str, Any]]) -> Artifact:
         servers=servers,
         hooks=hub.hooks,
     )
-    return Artifact(f"{plugin_dir(hub)}/README.md", text.encode("utf-8"), FILE_MODE, (SHARED,))
+    return Artifact(
+        f"{plugin_dir(hub, root)}/README.md", text.encode("utf-8"), FILE_MODE, (SHARED,)
+    )
 
 
-def runtime_artifacts(hub: Hub) -> list[Artifact]:
-    """The runtime package copied as it is into `<plugin>/memhub_runtime/`."""
+def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:
+    """The runtime package copied as it is into `<root>/<plugin>/memhub_runtime/`."""
     if not hub.needs_runtime:
         return []
     package = resources.files("memhub.runtime")
     names = sorted(
         entry.name for entry in package.iterdir() if entry.is_file() and entry.name.endswith(".py")
     )
-    base = f"{plugin_dir(hub)}/{RUNTIME_PACKAGE}"
+    base = f"{plugin_dir(hub, root)}/{RUNTIME_PACKAGE}"
     return [
         Artifact(f"{base}/{name}", package.joinpath(name).read_bytes(), FILE_MODE, (SHARED,))
         for name in names

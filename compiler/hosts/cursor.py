@@ -12,6 +12,7 @@ from memhub.templates import render
 from ..artifact import Artifact
 from .base import CoverageRow, HostBuild
 from .common import (
+    NATIVE_ROOT,
     EventSupport,
     MappedHook,
     compact,
@@ -28,6 +29,8 @@ title = "Cursor"
 summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.json, rules/*.mdc"
 
 ROOT = "${CURSOR_PLUGIN_ROOT}"
+bundle_root = NATIVE_ROOT
+runs_hooks = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
 
 EVENTS = {

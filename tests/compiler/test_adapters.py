@@ -65,7 +65,7 @@ def test_cursor_uses_its_own_reference_syntax_and_drops_plugin_data() -> None:
 
 
 def test_agent_plugins_keeps_only_literal_servers() -> None:
-    document = doc("plugins/full-probe/mcp.json")
+    document = doc("agent-plugins/full-probe/mcp.json")
     assert document["$schema"] == "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
     assert list(document["mcpServers"]) == ["npx-server"]
 
