@@ -25,6 +25,10 @@ PINS: dict[str, tuple[str, str, str]] = {
     "codex": ("@openai/codex", "0.171.0", "codex"),
 }
 
+# The default cache is resolved once, at import (test collection), from the real home:
+# tests later point HOME at temp dirs, and the CLIs must not be installed again per test.
+_DEFAULT_CACHE = Path.home() / ".cache" / "memhub" / "host-clis"
+
 INSTALL_TIMEOUT_S = 600
 PROBE_TIMEOUT_S = 60
 
@@ -45,7 +49,7 @@ def cache_root() -> Path:
     env = os.environ.get("MEMHUB_HOST_CACHE")
     if env:
         return Path(env).expanduser()
-    return Path.home() / ".cache" / "memhub" / "host-clis"
+    return _DEFAULT_CACHE
 
 
 def _safe_dirname(package: str, version: str) -> str:
@@ -107,16 +111,26 @@ def ensure_cli(name: str) -> HostCli | None:
             # Another process may have finished the install while we waited.
             if not (exe.exists() and _installed_version(prefix, package) == version):
                 cmd = [
-                    npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                    npm,
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                    str(prefix),
                     f"{package}@{version}",
                 ]
                 try:
                     proc = subprocess.run(
-                        cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
+                        cmd,
+                        capture_output=True,
+                        text=True,
+                        timeout=INSTALL_TIMEOUT_S,
                         stdin=subprocess.DEVNULL,
                     )
                 except subprocess.TimeoutExpired as exc:
-                    raise HostCliError(f"{' '.join(cmd)} timed out after {INSTALL_TIMEOUT_S}s") from exc
+                    raise HostCliError(
+                        f"{' '.join(cmd)} timed out after {INSTALL_TIMEOUT_S}s"
+                    ) from exc
                 if proc.returncode != 0:
                     raise HostCliError(
                         f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
