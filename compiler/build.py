@@ -10,7 +10,7 @@ from memhub.hubspec.model import Hub
 from .artifact import Artifact
 from .errors import BuildError
 from .hosts import ADAPTERS, CoverageRow
-from .hosts.common import readme_artifact, runtime_artifacts, skill_artifacts
+from .hosts.common import icon_artifacts, readme_artifact, runtime_artifacts, skill_artifacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,8 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         produced += skill_artifacts(hub, root)
         produced.append(readme_artifact(hub, root, installs))
+        if any(a.shows_icon for a in hosts_here):
+            produced += icon_artifacts(hub, root)
         if any(a.runs_hooks for a in hosts_here):
             produced += runtime_artifacts(hub, root)
     coverage: list[CoverageRow] = []

@@ -14,6 +14,7 @@ from .errors import HubError, Origin, Problem
 from .model import (
     Hook,
     Hub,
+    Icon,
     Instructions,
     Marketplace,
     OAuth,
@@ -139,8 +140,26 @@ class _Checker:
             license=raw.get("license"),
             keywords=tuple(raw.get("keywords", ())),
             category=raw.get("category"),
+            icon=self._icon(raw.get("icon")),
+            privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
         )
+
+    def _icon(self, value: str | None) -> Icon | None:
+        if value is None:
+            return None
+        target = self._relative_file(("plugin", "icon"), value, want_dir=False)
+        if target is None:
+            return None
+        content = target.read_bytes()
+        if not content.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
+            self.problem(
+                ("plugin", "icon"),
+                f"{value!r} is not a PNG or JPEG image",
+                "use a square PNG or JPEG of 512 to 2048 pixels",
+            )
+            return None
+        return Icon(source=value, content=content)
 
     def _marketplace(self, raw: dict[str, Any]) -> Marketplace:
         owner = _person(raw["owner"])
@@ -267,8 +286,7 @@ class _Checker:
                 "use a path inside the plugin folder",
             )
 
-    def _relative_file(self, key: str, value: str, *, want_dir: bool) -> Path | None:
-        path: KeyPath = (key,)
+    def _relative_file(self, path: KeyPath, value: str, *, want_dir: bool) -> Path | None:
         pure = PurePosixPath(value)
         if pure.is_absolute() or Path(value).is_absolute() or value.startswith("~"):
             self.problem(
@@ -312,7 +330,7 @@ class _Checker:
             if not (self.root / "skills").is_dir():
                 return ()
             value = "skills"
-        folder = self._relative_file("skills", value, want_dir=True)
+        folder = self._relative_file(("skills",), value, want_dir=True)
         if folder is None:
             return ()
         skills = []
@@ -329,7 +347,7 @@ class _Checker:
     def _instructions(self, value: str | None) -> Instructions | None:
         if value is None:
             return None
-        target = self._relative_file("instructions", value, want_dir=False)
+        target = self._relative_file(("instructions",), value, want_dir=False)
         if target is None:
             return None
         try:

@@ -51,6 +51,18 @@ class Person:
 
 
 @dataclass(frozen=True, slots=True)
+class Icon:
+    """The plugin's icon image, read from the hub."""
+
+    source: str
+    content: bytes
+
+    @property
+    def suffix(self) -> str:
+        return self.source.rsplit(".", 1)[-1].lower()
+
+
+@dataclass(frozen=True, slots=True)
 class Plugin:
     name: str
     version: str
@@ -62,6 +74,8 @@ class Plugin:
     license: str | None = None
     keywords: tuple[str, ...] = ()
     category: str | None = None
+    icon: Icon | None = None
+    privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
 
     @property

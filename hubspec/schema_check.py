@@ -30,6 +30,7 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "use a runtime handler name such as 'capture.turn' (see `memhub hosts`)",
     ),
     "^[A-Za-z0-9_./-]+$": ("is not an interpreter name", "write e.g. python3 or /usr/bin/python3"),
+    "\\.(png|jpg|jpeg)$": ("is not a .png or .jpg file", "use a square PNG or JPEG image"),
 }
 
 

@@ -30,6 +30,7 @@ SPEC = "https://agent-plugins.org/schemas/1.0.0"
 ROOT_DIR = "agent-plugins"
 bundle_root = ROOT_DIR
 runs_hooks = False
+shows_icon = False
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")

@@ -52,6 +52,7 @@ class HostAdapter(Protocol):
     summary: str
     bundle_root: str  # folder of the bundle holding this host's plugin copy
     runs_hooks: bool  # whether the vendored runtime can be called from this host
+    shows_icon: bool  # whether the manifest can reference the plugin's icon
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

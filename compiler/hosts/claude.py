@@ -17,6 +17,7 @@ from .common import (
     compact,
     deep_merge,
     grouped_hooks,
+    icon_path,
     instructions_row,
     json_bytes,
     map_hooks,
@@ -32,6 +33,7 @@ ROOT = "${CLAUDE_PLUGIN_ROOT}"
 DATA = "${CLAUDE_PLUGIN_DATA}"
 bundle_root = NATIVE_ROOT
 runs_hooks = True
+shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
 MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
 
@@ -142,6 +144,8 @@ def build(hub: Hub) -> HostBuild:
             "repository": plugin.repository,
             "license": plugin.license,
             "keywords": list(plugin.keywords),
+            "icon": icon_path(hub),
+            "privacyPolicyUrl": plugin.privacy_policy,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
         }
     )

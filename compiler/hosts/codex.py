@@ -20,6 +20,7 @@ from .common import (
     compact,
     deep_merge,
     grouped_hooks,
+    icon_path,
     instructions_row,
     json_bytes,
     map_hooks,
@@ -35,6 +36,7 @@ ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 bundle_root = NATIVE_ROOT
 runs_hooks = True
+shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
 DEFAULT_CATEGORY = "Productivity"
 
@@ -209,6 +211,9 @@ def build(hub: Hub) -> HostBuild:
                     # Read: skills and MCP reads; Write: servers or hooks that can act.
                     "capabilities": ["Read", "Write"] if hub.mcp_servers or mapped else ["Read"],
                     "websiteURL": plugin.homepage,
+                    "privacyPolicyURL": plugin.privacy_policy,
+                    "composerIcon": icon_path(hub),
+                    "logo": icon_path(hub),
                     "defaultPrompt": [f"What can {plugin.title} do?"],
                 }
             ),

@@ -63,6 +63,18 @@ def skill_artifacts(hub: Hub, root: str) -> list[Artifact]:
     ]
 
 
+def icon_path(hub: Hub) -> str | None:
+    """The icon's plugin-relative path (`./assets/icon.<ext>`), when the hub has one."""
+    return f"./assets/icon.{hub.plugin.icon.suffix}" if hub.plugin.icon else None
+
+
+def icon_artifacts(hub: Hub, root: str) -> list[Artifact]:
+    if hub.plugin.icon is None:
+        return []
+    path = f"{plugin_dir(hub, root)}/{icon_path(hub)[2:]}"  # type: ignore[index]
+    return [Artifact(path, hub.plugin.icon.content, FILE_MODE, (SHARED,))]
+
+
 def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Artifact:
     """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
     servers = [

@@ -17,6 +17,7 @@ from .common import (
     MappedHook,
     compact,
     deep_merge,
+    icon_path,
     instructions_row,
     json_bytes,
     map_hooks,
@@ -31,6 +32,7 @@ summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.jso
 ROOT = "${CURSOR_PLUGIN_ROOT}"
 bundle_root = NATIVE_ROOT
 runs_hooks = True
+shows_icon = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
 
 EVENTS = {
@@ -161,6 +163,7 @@ def build(hub: Hub) -> HostBuild:
             "repository": plugin.repository,
             "license": plugin.license,
             "keywords": list(plugin.keywords),
+            "logo": icon_path(hub),
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
             "rules": "./rules/" if hub.instructions else None,

@@ -208,3 +208,13 @@ def test_no_secret_value_reaches_any_generated_file(
         monkeypatch.setenv(name, canary)
     result = build(load(root))
     assert not [a.path for a in result.artifacts if canary.encode() in a.content]
+
+
+def test_icon_is_shipped_once_and_referenced_by_each_native_manifest() -> None:
+    result = built("memhub")
+    icon = result.artifact("plugins/memhub/assets/icon.png")
+    assert icon is not None and icon.content.startswith(b"\x89PNG")
+    assert doc("/.claude-plugin/plugin.json", "memhub")["icon"] == "./assets/icon.png"
+    assert doc("/.cursor-plugin/plugin.json", "memhub")["logo"] == "./assets/icon.png"
+    assert doc("/.codex-plugin/plugin.json", "memhub")["interface"]["logo"] == "./assets/icon.png"
+    assert result.artifact("agent-plugins/memhub/assets/icon.png") is None

@@ -232,3 +232,16 @@ def test_reference_rules() -> None:
 )
 def test_literal_secret_detection(key: str, value: str, secret: bool) -> None:
     assert (literal_secret(key, value) is not None) is secret
+
+
+def test_icon_must_be_an_image_inside_the_hub(tmp_path: Path) -> None:
+    root = write_hub(tmp_path, "", files={"icon.png": "not a png"})
+    text = (
+        (root / "hub.yaml")
+        .read_text()
+        .replace("description: d}", "description: d, icon: icon.png}")
+    )
+    (root / "hub.yaml").write_text(text)
+    assert "'icon.png' is not a PNG or JPEG image" in problems_of(root)[0]
+    (root / "hub.yaml").write_text(text.replace("icon: icon.png", "icon: ../icon.png"))
+    assert "climbs out of the hub folder" in problems_of(root)[0]
