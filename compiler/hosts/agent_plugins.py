@@ -14,6 +14,7 @@ from .common import (
     compact,
     deep_merge,
     instructions_row,
+    json_artifact,
     json_bytes,
     map_hooks,
     plugin_dir,
@@ -129,11 +130,7 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     artifacts = [
-        Artifact(
-            f"{base}/plugin.json",
-            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
-            owners=(name,),
-        ),
+        json_artifact(hub, name, f"{base}/plugin.json", manifest, override="manifest"),
     ]
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:

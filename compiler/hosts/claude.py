@@ -13,12 +13,13 @@ from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
     EventSupport,
-    MappedHook,
+    command_handler,
     compact,
     deep_merge,
     grouped_hooks,
     icon_path,
     instructions_row,
+    json_artifact,
     json_bytes,
     map_hooks,
     plugin_dir,
@@ -110,17 +111,6 @@ def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any
     )
 
 
-def _handler(item: MappedHook) -> dict[str, Any]:
-    handler: dict[str, Any] = {"type": "command", "command": item.command}
-    if item.hook.timeout is not None:
-        handler["timeout"] = item.hook.timeout
-    if item.hook.is_async:
-        handler["async"] = True
-    if item.hook.status_message:
-        handler["statusMessage"] = item.hook.status_message
-    return handler
-
-
 def install_steps(hub: Hub) -> list[str]:
     return [
         "claude plugin marketplace add <this repository or folder>",
@@ -174,15 +164,11 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     artifacts = [
-        Artifact(
-            ".claude-plugin/marketplace.json",
-            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, ".claude-plugin/marketplace.json", marketplace, override="marketplace"
         ),
-        Artifact(
-            f"{base}/.claude-plugin/plugin.json",
-            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, f"{base}/.claude-plugin/plugin.json", manifest, override="manifest"
         ),
     ]
     if hub.mcp_servers:
@@ -194,7 +180,7 @@ def build(hub: Hub) -> HostBuild:
             Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
         )
     if mapped:
-        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
+        hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
     rows += instructions_row(
         hub,

@@ -16,12 +16,13 @@ from .base import HostBuild
 from .common import (
     NATIVE_ROOT,
     EventSupport,
-    MappedHook,
+    command_handler,
     compact,
     deep_merge,
     grouped_hooks,
     icon_path,
     instructions_row,
+    json_artifact,
     json_bytes,
     map_hooks,
     plugin_dir,
@@ -143,17 +144,6 @@ def _plain(value: str) -> str:
     return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
 
 
-def _handler(item: MappedHook) -> dict[str, Any]:
-    handler: dict[str, Any] = {"type": "command", "command": item.command}
-    if item.hook.timeout is not None:
-        handler["timeout"] = item.hook.timeout
-    if item.hook.is_async:
-        handler["async"] = True
-    if item.hook.status_message:
-        handler["statusMessage"] = item.hook.status_message
-    return handler
-
-
 def _short(text: str, limit: int = 120) -> str:
     first = text.split(". ")[0].rstrip(".")
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
@@ -232,19 +222,15 @@ def build(hub: Hub) -> HostBuild:
         "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
     }
     artifacts = [
-        Artifact(
-            ".agents/plugins/marketplace.json",
-            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, ".agents/plugins/marketplace.json", marketplace, override="marketplace"
         ),
-        Artifact(
-            f"{base}/.codex-plugin/plugin.json",
-            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),
     ]
     if mapped:
-        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
+        hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
     rows += instructions_row(
         hub,

@@ -43,6 +43,27 @@ def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, A
     return merged
 
 
+def json_artifact(
+    hub: Hub, host: str, path: str, data: dict[str, Any], *, override: str | None = None
+) -> Artifact:
+    """A JSON file of `host`, with `overrides.<host>.<override>` merged in last."""
+    if override is not None:
+        data = deep_merge(data, hub.override(host, override))
+    return Artifact(path, json_bytes(data), owners=(host,))
+
+
+def command_handler(item: MappedHook) -> dict[str, Any]:
+    """A Claude-style command handler (Claude Code and Codex share this shape)."""
+    handler: dict[str, Any] = {"type": "command", "command": item.command}
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout
+    if item.hook.is_async:
+        handler["async"] = True
+    if item.hook.status_message:
+        handler["statusMessage"] = item.hook.status_message
+    return handler
+
+
 def compact(data: Mapping[str, Any]) -> dict[str, Any]:
     """Drop keys whose value is None or empty, keeping order."""
     return {k: v for k, v in data.items() if v not in (None, "", (), [], {})}

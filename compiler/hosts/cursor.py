@@ -19,6 +19,7 @@ from .common import (
     deep_merge,
     icon_path,
     instructions_row,
+    json_artifact,
     json_bytes,
     map_hooks,
     plugin_dir,
@@ -186,15 +187,11 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     artifacts = [
-        Artifact(
-            ".cursor-plugin/marketplace.json",
-            json_bytes(deep_merge(marketplace, hub.override(name, "marketplace"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, ".cursor-plugin/marketplace.json", marketplace, override="marketplace"
         ),
-        Artifact(
-            f"{base}/.cursor-plugin/plugin.json",
-            json_bytes(deep_merge(manifest, hub.override(name, "manifest"))),
-            owners=(name,),
+        json_artifact(
+            hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
         ),
     ]
     if mapped:
