@@ -11,7 +11,7 @@ class MemhubError(Exception):
     exit_code = 2
 
     def to_json(self) -> dict[str, object]:
-        return {"error": type(self).__name__, "message": str(self)}
+        return {"error": type(self).__name__, "message": str(self), "problems": []}
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from .model import (
     StdioServer,
     frozen_map,
 )
-from .refs import literal_secret, reference_problems
+from .refs import has_credential, literal_secret, reference_problems
 from .schema_check import schema_problems
 from .skills import read_skill
 from .vocabulary import TOOL_EVENTS
@@ -172,7 +172,20 @@ class _Checker:
             origin=self.positions.of_value(("marketplace",)),
         )
 
-    def _check_refs(self, path: KeyPath, value: str, *, allow_plugin: bool = True) -> None:
+    def _check_token(self, path: KeyPath, value: str) -> None:
+        if has_credential(value):
+            self.problem(
+                path,
+                "contains a credential token",
+                "move the secret into the hub's .env (or your environment) and reference it "
+                "as ${env:NAME}",
+            )
+
+    def _check_refs(
+        self, path: KeyPath, value: str, *, allow_plugin: bool = True, tokens: bool = True
+    ) -> None:
+        if tokens:
+            self._check_token(path, value)
         for why in reference_problems(value, allow_plugin=allow_plugin, allow_unknown=False):
             self.problem(
                 path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file"
@@ -182,7 +195,7 @@ class _Checker:
         self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool
     ) -> None:
         for key, value in mapping.items():
-            self._check_refs((*path, key), value, allow_plugin=allow_plugin)
+            self._check_refs((*path, key), value, allow_plugin=allow_plugin, tokens=False)
             why = literal_secret(key, value)
             if why:
                 self.problem(
@@ -301,10 +314,16 @@ class _Checker:
             )
             return None
         target = self.root / value
-        resolved_root = self.root.resolve()
         try:
-            target.resolve().relative_to(resolved_root)
-        except ValueError:
+            inside = target.resolve().is_relative_to(self.root.resolve())
+        except (OSError, RuntimeError, ValueError) as exc:  # link loops, NUL bytes
+            self.problem(
+                path,
+                f"{value!r} cannot be resolved ({exc})",
+                "point at a real file inside the hub folder",
+            )
+            return None
+        if not inside:
             self.problem(
                 path,
                 f"{value!r} resolves outside the hub folder (through a link)",
@@ -337,9 +356,9 @@ class _Checker:
         for entry in sorted(folder.iterdir(), key=lambda p: p.name):
             if entry.name.startswith("."):
                 continue
-            loaded = read_skill(
-                entry, shown=os.path.join(value, entry.name), problems=self.problems
-            )
+            if entry.is_file() and not entry.is_symlink():
+                continue  # a README or notes beside the skill folders
+            loaded = read_skill(entry, shown=str(folder / entry.name), problems=self.problems)
             if loaded is not None:
                 skills.append(loaded)
         return tuple(skills)
@@ -391,6 +410,7 @@ class _Checker:
                 )
             command = spec.get("command")
             if command is not None:
+                self._check_token((*path, "command"), command)
                 for why in reference_problems(command, allow_plugin=True, allow_unknown=True):
                     self.problem((*path, "command"), why, "write ${env:NAME} or ${plugin_root}")
             hooks.append(
@@ -405,6 +425,9 @@ class _Checker:
                     required=spec.get("required", False),
                     status_message=spec.get("status_message"),
                     origin=self.positions.of_value(path),
+                    key_origins=frozen_map(
+                        {key: self.positions.of_key((*path, key)) for key in spec}
+                    ),
                 )
             )
         return tuple(hooks)

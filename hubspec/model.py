@@ -170,6 +170,11 @@ class Hook:
     required: bool = False
     status_message: str | None = None
     origin: Origin = Origin("hub.yaml")
+    key_origins: Mapping[str, Origin] = field(default_factory=frozen_map)
+
+    def origin_of(self, key: str) -> Origin:
+        """Where `key` of this hook is written (the hook's own position if it is not)."""
+        return self.key_origins.get(key, self.origin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,9 +68,15 @@ def reference_problems(text: str, *, allow_plugin: bool, allow_unknown: bool) ->
                 f"{ref.raw} is not a memhub reference (use ${{env:NAME}}, ${{plugin_root}} "
                 "or ${plugin_data})"
             )
-    if "${" in REFERENCE.sub("", text) and not allow_unknown:
+    rest = REFERENCE.sub("", text)
+    if ("${" in rest and not allow_unknown) or "${env:" in rest:
         problems.append("an unterminated ${ reference")
     return problems
+
+
+def has_credential(value: str) -> bool:
+    """Whether `value` holds a well-known credential token shape (outside references)."""
+    return bool(_CREDENTIAL_SHAPES.search(REFERENCE.sub("", value)))
 
 
 def literal_secret(key: str, value: str) -> str | None:

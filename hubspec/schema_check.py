@@ -68,6 +68,11 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _show(value: Any) -> str:
+    """JSON-ish rendering of any YAML value (dates and bytes included)."""
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
 def _suggest(word: str, options: list[str]) -> str:
     close = difflib.get_close_matches(str(word), options, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -89,6 +94,8 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
     kind = error.validator
     schema = error.schema if isinstance(error.schema, dict) else {}
     instance = error.instance
+    if "propertyNames" in error.schema_path and kind != "propertyNames":
+        return [_bad_name(error, path, positions)]
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
@@ -112,14 +119,6 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
             )
             for n in missing
         ]
-    if kind == "propertyNames":
-        name = instance if isinstance(instance, str) else str(instance)
-        sub = (*path, name)
-        what, fix = _pattern_hint(error, default=("is not allowed here", "rename it"))
-        enum = schema.get("propertyNames", {}).get("enum")
-        if enum:
-            what, fix = f"is not one of {', '.join(enum)}", f"use one of: {', '.join(enum)}"
-        return [Problem(positions.of_key(sub), format_path(sub), f"name {name!r} {what}", fix)]
     if kind == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
@@ -136,7 +135,7 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
             Problem(
                 where,
                 key,
-                f"{json.dumps(instance)} is not allowed{_suggest(str(instance), [str(o) for o in options])}",
+                f"{_show(instance)} is not allowed{_suggest(str(instance), [str(o) for o in options])}",
                 f"use {'one of: ' if len(options) > 1 else ''}{shown}",
             )
         ]
@@ -150,11 +149,23 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
     return [Problem(where, key, error.message, "see the hub reference in the README")]
 
 
+def _bad_name(error: jsonschema.ValidationError, path: KeyPath, positions: Positions) -> Problem:
+    """A mapping key that fails `propertyNames`, reported at the key itself."""
+    name = str(error.instance)
+    sub = (*path, name)
+    if error.validator == "enum":
+        options = [str(o) for o in error.validator_value]
+        what = f"is not one of {', '.join(options)}{_suggest(name, options)}"
+        fix = f"use one of: {', '.join(options)}"
+    else:
+        what, fix = _PATTERN_HINTS.get(
+            str(error.validator_value), ("is not an allowed name", "rename it")
+        )
+    return Problem(positions.of_key(sub), format_path(sub), f"name {name!r} {what}", fix)
+
+
 def _pattern_hint(error: jsonschema.ValidationError, default: tuple[str, str]) -> tuple[str, str]:
-    pattern = error.validator_value if error.validator == "pattern" else None
-    if pattern is None and isinstance(error.schema, dict):
-        pattern = error.schema.get("propertyNames", {}).get("pattern")
-    return _PATTERN_HINTS.get(pattern or "", default)
+    return _PATTERN_HINTS.get(str(error.validator_value), default)
 
 
 def _one_of_hint(path: KeyPath, instance: Any) -> tuple[str, str]:

@@ -48,6 +48,26 @@ def _origin(file: str, mark: yaml.Mark) -> Origin:
     return Origin(file, mark.line + 1, mark.column + 1)
 
 
+def _line_col(text: str, position: int) -> tuple[int, int]:
+    before = text[:position]
+    return before.count("\n") + 1, position - (before.rfind("\n") + 1) + 1
+
+
+def _syntax_problem(file: str, exc: yaml.MarkedYAMLError) -> Problem:
+    """Point at the error; for an unclosed quote or bracket, at where it opened."""
+    context = exc.context or ""
+    unclosed = "quoted scalar" in context or "flow" in context
+    primary, other = (
+        (exc.context_mark, exc.problem_mark) if unclosed else (exc.problem_mark, exc.context_mark)
+    )
+    primary = primary or other
+    origin = _origin(file, primary) if primary else Origin(file)
+    what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid YAML"
+    if unclosed and exc.problem_mark and primary and exc.problem_mark.line != primary.line:
+        what += f" (opened here, still open at line {exc.problem_mark.line + 1})"
+    return Problem(origin, "", f"YAML syntax error: {what}", "correct the YAML syntax here")
+
+
 class YamlProblems(Exception):
     """Raised when the text is not a YAML document we can use."""
 
@@ -56,22 +76,36 @@ class YamlProblems(Exception):
         self.problems = problems
 
 
+# libyaml's loader is several times faster; the pure-Python one words errors consistently,
+# so a document libyaml rejects is parsed again by it for the message.
+_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document; reject duplicate and non-string keys."""
-    loader = yaml.SafeLoader(text)
     try:
+        return _parse(text, file, _FAST_LOADER)
+    except YamlProblems:
+        if _FAST_LOADER is yaml.SafeLoader:
+            raise
+    return _parse(text, file, yaml.SafeLoader)
+
+
+def _parse(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[Any, Positions]:
+    try:
+        loader = loader_class(text)  # the reader already rejects control characters here
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        origin = _origin(file, mark) if mark else Origin(file)
-        what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid YAML"
+        raise YamlProblems([_syntax_problem(file, exc)]) from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _line_col(text, exc.position)
         raise YamlProblems(
             [
                 Problem(
-                    origin,
+                    Origin(file, line, col),
                     "",
-                    f"YAML syntax error: {what}",
-                    "correct the YAML syntax at this position",
+                    f"character {exc.character!r} is not allowed in YAML",
+                    "remove the control character (or save the file as plain UTF-8 text)",
                 )
             ]
         ) from None
@@ -79,8 +113,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         raise YamlProblems(
             [Problem(Origin(file), "", f"YAML error: {exc}", "correct the YAML syntax")]
         ) from None
-    finally:
-        loader.dispose()
+    loader.dispose()
     positions = Positions(file)
     if node is None:
         return None, positions
@@ -94,7 +127,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
 def _build(
     node: yaml.Node,
     path: KeyPath,
-    loader: yaml.SafeLoader,
+    loader: Any,
     positions: Positions,
     problems: list[Problem],
 ) -> Any:
