@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memhub.hubspec.errors import HubError, Problem
 from memhub.hubspec.model import Hub
 
 from .artifact import Artifact
@@ -62,13 +63,18 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         coverage.extend(result.coverage)
     failed = [row for row in coverage if row.required and row.status == "unsupported"]
     if failed:
-        lines = [f"  {r.host}: hook {r.id!r}: {r.reason}" for r in failed]
-        raise BuildError(
-            "required hooks cannot be carried:\n"
-            + "\n".join(lines)
-            + "\nFix: drop those hosts with --host, or make the hooks not required"
-        )
+        raise HubError([_required_problem(hub, row) for row in failed])
     return Build(hub, selected, _merge(produced), tuple(coverage))
+
+
+def _required_problem(hub: Hub, row: CoverageRow) -> Problem:
+    index, hook = next((i, h) for i, h in enumerate(hub.hooks) if h.id == row.id)
+    return Problem(
+        hook.origin_of("required"),
+        f"hooks[{index}].required",
+        f"{row.host} cannot carry required hook {row.id!r}: {row.reason}",
+        f"leave {row.host} out of `hosts` (or build with --host), or set `required: false`",
+    )
 
 
 def _merge(produced: list[Artifact]) -> tuple[Artifact, ...]:

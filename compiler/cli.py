@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.hubspec import HubError, MemhubError, load
+from memhub.hubspec import MemhubError, load
 
-from . import diff as diffing
 from .build import Build, build
 from .hosts import ADAPTERS
 from .init import init_hub
@@ -129,6 +128,8 @@ def diff_command(
     hub: Path, against: Path, hosts: tuple[str, ...], exit_code: bool, color: str, as_json: bool
 ) -> int:
     """Show what `build --out AGAINST` would change, as a content diff. Writes nothing."""
+    from . import diff as diffing  # deepdiff and tomlkit are only needed here
+
     result = _compile(hub, hosts)
     changes = plan(result.artifacts, against)
     if as_json:
@@ -147,7 +148,7 @@ def validate_command(hub: Path, as_json: bool) -> int:
     """Check a hub without writing anything: exit 0 when valid, 2 when not."""
     try:
         result = _compile(hub, ())
-    except HubError as exc:
+    except MemhubError as exc:
         if as_json:
             _emit_json({"valid": False, **exc.to_json()})
         else:

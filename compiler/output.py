@@ -35,6 +35,17 @@ def check_output_dir(out: Path) -> None:
         )
 
 
+def _make_dirs(top: Path, folder: Path) -> None:
+    """Create `folder` under `top` with mode 0755 whatever the umask (outputs are shared)."""
+    missing = []
+    while folder != top and not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir()
+        os.chmod(each, 0o755)
+
+
 def write_build(build: Build, out: Path) -> None:
     """Replace `out` with exactly the build's files (plus the marker)."""
     check_output_dir(out)
@@ -44,13 +55,13 @@ def write_build(build: Build, out: Path) -> None:
     try:
         for artifact in build.artifacts:
             target = staging / artifact.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "wb") as handle:
-                handle.write(artifact.content)
-                handle.flush()
-                os.fsync(handle.fileno())
+            _make_dirs(staging, target.parent)
+            # No fsync per file: the folder appears whole by one rename, and a build that
+            # a power loss interrupts is simply run again (the hub is the source).
+            target.write_bytes(artifact.content)
             os.chmod(target, artifact.mode)
         (staging / BUILD_MARKER).write_bytes(marker_bytes(build))
+        os.chmod(staging / BUILD_MARKER, 0o644)
         os.chmod(staging, 0o755)
         if out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))

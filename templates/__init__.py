@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 
 @cache
 def environment() -> jinja2.Environment:
     """One strict environment: undefined names fail, output is byte-stable."""
+    import jinja2  # imported on first render: most commands render nothing
+
     return jinja2.Environment(
         loader=jinja2.PackageLoader("memhub.templates", ""),
         undefined=jinja2.StrictUndefined,
