@@ -12,7 +12,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import _merge, build
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import claude, codex
-from memhub.hubspec import load
+from memhub.hubspec import HubError, load
 
 from tests.hubs import HUBS, built
 
@@ -147,10 +147,15 @@ def test_required_hook_a_host_cannot_carry_fails_that_build(tmp_path: Path) -> N
         tmp_path, "hooks:\n  - {id: must, event: turn_end, command: x, required: true}\n"
     )
     hub = load(root)
-    with pytest.raises(BuildError) as caught:
+    with pytest.raises(HubError) as caught:
         build(hub)
-    assert "agent-plugins: hook 'must': Agent Plugins 1.0 defines no hooks" in str(caught.value)
-    assert "Fix:" in str(caught.value)
+    (problem,) = caught.value.problems
+    assert str(problem).startswith(f"{root / 'hub.yaml'}:")
+    assert problem.key_path == "hooks[0].required"
+    assert (
+        "agent-plugins cannot carry required hook 'must': Agent Plugins 1.0 defines no hooks"
+        in str(problem)
+    )
     assert build(hub, ["claude", "codex"]).warnings == ()
 
 

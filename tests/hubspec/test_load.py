@@ -98,7 +98,9 @@ def test_skill_front_matter_problems_point_into_skill_md(tmp_path: Path) -> None
         files={"skills/tidy/SKILL.md": "---\nname: tidy-up\ndescription: x\n---\nbody\n"},
     )
     (problem,) = problems_of(root)
-    assert problem.startswith("skills/tidy/SKILL.md:2:7: name: skill name 'tidy-up' differs")
+    assert problem.startswith(
+        f"{root / 'skills/tidy/SKILL.md'}:2:7: name: skill name 'tidy-up' differs"
+    )
 
 
 def test_skill_description_limit(tmp_path: Path) -> None:
@@ -245,3 +247,14 @@ def test_icon_must_be_an_image_inside_the_hub(tmp_path: Path) -> None:
     assert "'icon.png' is not a PNG or JPEG image" in problems_of(root)[0]
     (root / "hub.yaml").write_text(text.replace("icon: icon.png", "icon: ../icon.png"))
     assert "climbs out of the hub folder" in problems_of(root)[0]
+
+
+def test_plain_files_beside_skill_folders_are_ignored(tmp_path: Path) -> None:
+    root = write_hub(
+        tmp_path,
+        files={
+            "skills/README.md": "notes for people",
+            "skills/a/SKILL.md": "---\nname: a\ndescription: x\n---\n",
+        },
+    )
+    assert [s.name for s in load(root).skills] == ["a"]
