@@ -70,7 +70,7 @@ def build_command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -
     """Build the bundle: marketplaces, manifests, MCP configs, hooks, skills."""
     result = _compile(hub, hosts)
     changes = plan(result.artifacts, out)
-    write_build(result, out)
+    write_build(result, out, changes)
     if as_json:
         _emit_json(
             {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .build import Build
 from .errors import OutputError
-from .plan import BUILD_MARKER, existing_files
+from .plan import BUILD_MARKER, Plan, existing_files
 
 
 def marker_bytes(build: Build) -> bytes:
@@ -46,9 +46,16 @@ def _make_dirs(top: Path, folder: Path) -> None:
         os.chmod(each, 0o755)
 
 
-def write_build(build: Build, out: Path) -> None:
-    """Replace `out` with exactly the build's files (plus the marker)."""
+def write_build(build: Build, out: Path, plan: Plan | None = None) -> bool:
+    """Replace `out` with exactly the build's files (plus the marker); False if nothing changed.
+
+    `plan` (of this build against `out`) lets an up-to-date folder be left untouched.
+    """
     check_output_dir(out)
+    marker = out / BUILD_MARKER
+    unchanged = plan is not None and not plan.pending
+    if unchanged and marker.is_file() and marker.read_bytes() == marker_bytes(build):
+        return False
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.memhub-", dir=out.parent))
@@ -73,3 +80,4 @@ def write_build(build: Build, out: Path) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return True

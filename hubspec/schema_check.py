@@ -8,8 +8,6 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import jsonschema
-
 from .errors import Problem
 from .yamlsrc import KeyPath, Positions, format_path
 
@@ -42,8 +40,27 @@ def hub_schema() -> dict[str, Any]:
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _fast_validator() -> Any:
+    """jsonschema-rs: a compiled validator that imports in a few ms (the CLI's hot path)."""
+    import jsonschema_rs
+
+    return jsonschema_rs.Draft202012Validator(hub_schema())
+
+
+@cache
+def _validator() -> Any:
+    """jsonschema: slower to import, but its errors carry what the messages are made of."""
+    import jsonschema
+
     return jsonschema.Draft202012Validator(hub_schema())
+
+
+def is_valid(data: Any) -> bool | None:
+    """The fast verdict, or None when the fast validator cannot judge this data."""
+    try:
+        return bool(_fast_validator().is_valid(data))
+    except (ImportError, ValueError, TypeError, OverflowError):
+        return None  # e.g. YAML dates or bytes, which JSON has no type for
 
 
 _ARTICLE = {
@@ -80,6 +97,8 @@ def _suggest(word: str, options: list[str]) -> str:
 
 def schema_problems(data: Any, positions: Positions) -> list[Problem]:
     """Every schema violation in `data`, with position, key path and a fix."""
+    if is_valid(data):
+        return []
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
         problems.extend(_explain(error, positions))
@@ -87,7 +106,7 @@ def schema_problems(data: Any, positions: Positions) -> list[Problem]:
     return list(unique.values())
 
 
-def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Problem]:
+def _explain(error: Any, positions: Positions) -> list[Problem]:
     path: KeyPath = tuple(error.absolute_path)
     where = positions.of_value(path)
     key = format_path(path)
@@ -149,7 +168,7 @@ def _explain(error: jsonschema.ValidationError, positions: Positions) -> list[Pr
     return [Problem(where, key, error.message, "see the hub reference in the README")]
 
 
-def _bad_name(error: jsonschema.ValidationError, path: KeyPath, positions: Positions) -> Problem:
+def _bad_name(error: Any, path: KeyPath, positions: Positions) -> Problem:
     """A mapping key that fails `propertyNames`, reported at the key itself."""
     name = str(error.instance)
     sub = (*path, name)
@@ -164,7 +183,7 @@ def _bad_name(error: jsonschema.ValidationError, path: KeyPath, positions: Posit
     return Problem(positions.of_key(sub), format_path(sub), f"name {name!r} {what}", fix)
 
 
-def _pattern_hint(error: jsonschema.ValidationError, default: tuple[str, str]) -> tuple[str, str]:
+def _pattern_hint(error: Any, default: tuple[str, str]) -> tuple[str, str]:
     return _PATTERN_HINTS.get(str(error.validator_value), default)
 
 
@@ -186,7 +205,7 @@ def _one_of_hint(path: KeyPath, instance: Any) -> tuple[str, str]:
     return ("matches none of the allowed shapes", "see the hub reference in the README")
 
 
-def _bound_message(kind: str, error: jsonschema.ValidationError) -> str:
+def _bound_message(kind: str, error: Any) -> str:
     value = error.validator_value
     return {
         "minLength": "must not be empty" if value == 1 else f"is shorter than {value} characters",
@@ -199,7 +218,7 @@ def _bound_message(kind: str, error: jsonschema.ValidationError) -> str:
     }[kind]
 
 
-def _bound_fix(kind: str, error: jsonschema.ValidationError) -> str:
+def _bound_fix(kind: str, error: Any) -> str:
     value = error.validator_value
     return {
         "minLength": "write a non-empty value",

@@ -1,8 +1,15 @@
-"""memhub.templates: Jinja2 templates for text outputs, rendered deterministically."""
+"""memhub.templates: templates for text outputs, rendered deterministically.
+
+Two kinds: `*.tmpl` are stdlib `string.Template` files for what every build renders (a
+Jinja2 import costs about a quarter of the CLI's time budget on a small machine), and
+`*.j2` are Jinja2 templates for `memhub init`, where the cost is paid once.
+"""
 
 from __future__ import annotations
 
+import string
 from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,3 +31,13 @@ def environment() -> jinja2.Environment:
 
 def render(template: str, **context: object) -> str:
     return environment().get_template(template).render(**context)
+
+
+@cache
+def _text_template(name: str) -> string.Template:
+    return string.Template(resources.files(__name__).joinpath(name).read_text("utf-8"))
+
+
+def fill(template: str, **values: str) -> str:
+    """Substitute `${name}` placeholders of a `.tmpl` file; a missing value is an error."""
+    return _text_template(template).substitute(values)

@@ -10,7 +10,7 @@ from typing import Any
 
 from memhub.hubspec.model import Hook, Hub, StdioServer, thaw
 from memhub.hubspec.refs import substitute
-from memhub.templates import render
+from memhub.templates import fill
 
 from ..artifact import EXEC_MODE, FILE_MODE, Artifact
 from .base import CoverageRow
@@ -96,23 +96,36 @@ def icon_artifacts(hub: Hub, root: str) -> list[Artifact]:
     return [Artifact(path, hub.plugin.icon.content, FILE_MODE, (SHARED,))]
 
 
+def _section(title: str, items: list[str]) -> str:
+    return f"## {title}\n\n" + "".join(f"- {item}\n" for item in items) + "\n" if items else ""
+
+
 def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Artifact:
     """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
-    servers = [
-        {
-            "name": s.name,
-            "kind": "stdio" if isinstance(s, StdioServer) else f"remote ({s.transport})",
-            "description": s.description,
-        }
-        for s in hub.mcp_servers
+    plugin = hub.plugin
+    servers = []
+    for server in hub.mcp_servers:
+        kind = "stdio" if isinstance(server, StdioServer) else f"remote ({server.transport})"
+        note = f" - {server.description}" if server.description else ""
+        servers.append(f"`{server.name}`: {kind}{note}")
+    hooks = [
+        f"`{h.id}` on `{h.event}`" + (f" ({', '.join(h.tools)} tools)" if h.tools else "")
+        for h in hub.hooks
     ]
-    text = render(
-        "plugin_readme.md.j2",
-        plugin=hub.plugin,
-        installs=installs,
-        skills=hub.skills,
-        servers=servers,
-        hooks=hub.hooks,
+    text = fill(
+        "plugin_readme.md.tmpl",
+        title=plugin.title,
+        description=plugin.description,
+        version=plugin.version,
+        license=f", licensed {plugin.license}" if plugin.license else "",
+        homepage=f" Home: {plugin.homepage}" if plugin.homepage else "",
+        installs="".join(
+            f"\n### {host['title']}\n\n```\n" + "\n".join(host["steps"]) + "\n```\n"
+            for host in installs
+        ),
+        sections=_section("Skills", [f"`{s.name}`: {s.description}" for s in hub.skills])
+        + _section("MCP servers", servers)
+        + _section("Hooks", hooks),
     )
     return Artifact(
         f"{plugin_dir(hub, root)}/README.md", text.encode("utf-8"), FILE_MODE, (SHARED,)

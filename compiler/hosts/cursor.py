@@ -7,7 +7,7 @@ from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
-from memhub.templates import render
+from memhub.templates import fill
 
 from ..artifact import Artifact
 from .base import CoverageRow, HostBuild
@@ -201,8 +201,8 @@ def build(hub: Hub) -> HostBuild:
         hooks = {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
     if hub.instructions:
-        rule = render(
-            "cursor_rule.mdc.j2",
+        rule = fill(
+            "cursor_rule.mdc.tmpl",
             description=json.dumps(f"{plugin.title} instructions", ensure_ascii=False),
             body=hub.instructions.text,
         )

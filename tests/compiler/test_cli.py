@@ -216,3 +216,18 @@ def test_help_explains_every_command(capsys) -> None:
         assert command in stdout
     code, stdout, _ = run(capsys, "diff", "--help")
     assert "--exit-code" in stdout and "--against" in stdout
+
+
+def test_rebuild_with_no_change_leaves_the_folder_untouched(
+    hub: Path, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out"
+    run(capsys, "build", str(hub), "--out", str(out))
+    manifest = out / "plugins/full-probe/.claude-plugin/plugin.json"
+    inode, mtime = manifest.stat().st_ino, manifest.stat().st_mtime_ns
+    assert run(capsys, "build", str(hub), "--out", str(out))[0] == 0
+    assert (manifest.stat().st_ino, manifest.stat().st_mtime_ns) == (inode, mtime)
+    text = (hub / "hub.yaml").read_text().replace("version: 1.2.3", "version: 1.2.4")
+    (hub / "hub.yaml").write_text(text)
+    assert run(capsys, "build", str(hub), "--out", str(out))[0] == 0
+    assert '"version": "1.2.4"' in manifest.read_text()
