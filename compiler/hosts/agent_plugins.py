@@ -6,6 +6,7 @@ from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
 
 from ..artifact import Artifact
 from .base import CoverageRow, HostBuild
@@ -18,6 +19,7 @@ from .common import (
     json_bytes,
     map_hooks,
     plugin_dir,
+    plugin_metadata,
     server_row,
 )
 
@@ -35,19 +37,7 @@ shows_icon = False
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
-EVENTS = dict.fromkeys(
-    (
-        "session_start",
-        "session_end",
-        "prompt_submit",
-        "before_tool",
-        "after_tool",
-        "after_tool_failure",
-        "turn_end",
-        "pre_compact",
-    ),
-    _NO_HOOKS,
-)
+EVENTS = dict.fromkeys(LOGICAL_EVENTS, _NO_HOOKS)
 
 
 def _fixed(value: str) -> str:
@@ -119,14 +109,7 @@ def build(hub: Hub) -> HostBuild:
     manifest = compact(
         {
             "$schema": f"{SPEC}/plugin.schema.json",
-            "name": plugin.name,
-            "version": plugin.version,
-            "description": plugin.description,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
+            **plugin_metadata(plugin),
         }
     )
     artifacts = [

@@ -23,6 +23,7 @@ from .common import (
     json_bytes,
     map_hooks,
     plugin_dir,
+    plugin_metadata,
     server_row,
 )
 
@@ -126,14 +127,7 @@ def build(hub: Hub) -> HostBuild:
     )
     manifest: dict[str, Any] = compact(
         {
-            "name": plugin.name,
-            "version": plugin.version,
-            "description": plugin.description,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
+            **plugin_metadata(plugin),
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,

@@ -26,6 +26,7 @@ from .common import (
     json_bytes,
     map_hooks,
     plugin_dir,
+    plugin_metadata,
     server_row,
 )
 
@@ -180,14 +181,7 @@ def build(hub: Hub) -> HostBuild:
     author = plugin.author
     manifest = compact(
         {
-            "name": plugin.name,
-            "version": plugin.version,
-            "description": plugin.description,
-            "author": author.as_dict() if author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
+            **plugin_metadata(plugin),
             "skills": "./skills/" if hub.skills else None,
             "mcpServers": servers,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,

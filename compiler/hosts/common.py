@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from memhub.hubspec.model import Hook, Hub, StdioServer, thaw
+from memhub.hubspec.model import Hook, Hub, Plugin, StdioServer, thaw
 from memhub.hubspec.refs import substitute
 from memhub.templates import fill
 
@@ -62,6 +62,20 @@ def command_handler(item: MappedHook) -> dict[str, Any]:
     if item.hook.status_message:
         handler["statusMessage"] = item.hook.status_message
     return handler
+
+
+def plugin_metadata(plugin: Plugin) -> dict[str, Any]:
+    """The package fields Claude Code, Codex and Agent Plugins manifests share, in order."""
+    return {
+        "name": plugin.name,
+        "version": plugin.version,
+        "description": plugin.description,
+        "author": plugin.author.as_dict() if plugin.author else None,
+        "homepage": plugin.homepage,
+        "repository": plugin.repository,
+        "license": plugin.license,
+        "keywords": list(plugin.keywords),
+    }
 
 
 def compact(data: Mapping[str, Any]) -> dict[str, Any]:
