@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from .fakeserver import FakeServer, Reply
+from .fakeserver import FakeServer, Reply, serve_from_command_line
 
 FINAL_TEXT = "All done."
 
@@ -93,16 +93,8 @@ def _error(kind: str, message: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    port = int(argv[0]) if argv else 0
-    fake = FakeAnthropic(argv[1:] or None).start(port)
-    print(f"fake Anthropic API on {fake.base_url} (stops after {fake.max_lifetime_s:.0f}s)")
-    try:
-        fake.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+    server = FakeAnthropic(argv[1:] or None)
+    return serve_from_command_line(server, "Anthropic API", int(argv[0]) if argv else 0)
 
 
 if __name__ == "__main__":

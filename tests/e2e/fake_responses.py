@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any
 
-from .fakeserver import FakeServer, Reply
+from .fakeserver import FakeServer, Reply, serve_from_command_line
 
 FINAL_TEXT = "All done."
 _USAGE = {
@@ -96,16 +96,8 @@ class FakeResponses(FakeServer):
 
 
 def main(argv: list[str]) -> int:
-    port = int(argv[0]) if argv else 0
-    fake = FakeResponses(argv[1:] or None).start(port)
-    print(f"fake Responses API on {fake.base_url} (stops after {fake.max_lifetime_s:.0f}s)")
-    try:
-        fake.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        fake.stop()
-    return 0
+    server = FakeResponses(argv[1:] or None)
+    return serve_from_command_line(server, "Responses API", int(argv[0]) if argv else 0)
 
 
 if __name__ == "__main__":

@@ -168,3 +168,16 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
             self._serve(body if isinstance(body, dict) else {"_value": body})
 
     return Handler
+
+
+def serve_from_command_line(server: FakeServer, label: str, port: int) -> int:
+    """Run `server` in the foreground (for manual probing) until Ctrl-C or its lifetime ends."""
+    server.start(port)
+    print(f"fake {label} on {server.base_url} (stops after {server.max_lifetime_s:.0f}s)")
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
