@@ -15,6 +15,7 @@ from typing import Any
 import click
 from memhub.hubspec import MemhubError, load
 
+from . import install_cli
 from .build import Build, build
 from .hosts import ADAPTERS
 from .init import init_hub
@@ -105,10 +106,20 @@ def build_command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -
 @click.option(
     "--against",
     "against",
-    required=True,
     type=click.Path(path_type=Path),
-    help="Folder holding a previous build (or nothing yet).",
+    help="Bundle: a folder holding a previous build (or nothing yet).",
 )
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    help="Install: diff the host files `memhub apply --scope` would change.",
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The checkout for --scope project (default: the current folder).",
+)
+@click.option("--hosts", "install_hosts", help="Install hosts, comma-separated (default: on PATH).")
 @host_option
 @click.option(
     "--exit-code",
@@ -125,13 +136,28 @@ def build_command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -
 )
 @json_option
 def diff_command(
-    hub: Path, against: Path, hosts: tuple[str, ...], exit_code: bool, color: str, as_json: bool
+    hub: Path,
+    against: Path | None,
+    scope: str | None,
+    project: Path | None,
+    install_hosts: str | None,
+    hosts: tuple[str, ...],
+    exit_code: bool,
+    color: str,
+    as_json: bool,
 ) -> int:
-    """Show what `build --out AGAINST` would change, as a content diff. Writes nothing."""
+    """Show, as a content diff, what `build --out AGAINST` or `apply --scope` would change.
+
+    Unified diffs for text, key-path changes for JSON and TOML. Writes nothing.
+    """
     from . import diff as diffing  # deepdiff and tomlkit are only needed here
 
-    result = _compile(hub, hosts)
-    changes = plan(result.artifacts, against)
+    if (against is None) == (scope is None):
+        raise click.UsageError("give exactly one of --against DIR (bundle) or --scope (install)")
+    if against is not None:
+        changes = plan(_compile(hub, hosts).artifacts, against)
+    else:
+        changes = install_cli.install_diff_plan(hub, scope, project, install_hosts)
     if as_json:
         _emit_json(diffing.plan_json(changes))
     else:
@@ -224,6 +250,9 @@ def hosts_command(as_json: bool) -> int:
             click.echo(f"  tools: {tools}")
         click.echo()
     return EXIT_OK
+
+
+install_cli.register(cli)
 
 
 def _crash_log(exc: BaseException) -> Path | None:

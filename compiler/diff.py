@@ -72,8 +72,9 @@ def render_change(change: Change, *, color: bool = False) -> str:
         return ""
     paint = (lambda code, text: f"{code}{text}{_RESET}") if color else (lambda code, text: text)
     after = change.target.content if change.target else None
-    old_name = "/dev/null" if change.kind == "create" else f"a/{change.path}"
-    new_name = "/dev/null" if change.kind == "delete" else f"b/{change.path}"
+    shown = change.path if change.path.startswith("/") else f"/{change.path}"
+    old_name = "/dev/null" if change.kind == "create" else f"a{shown}"
+    new_name = "/dev/null" if change.kind == "delete" else f"b{shown}"
     head = [paint(_BOLD, f"--- {old_name}"), paint(_BOLD, f"+++ {new_name}")]
     if change.mode_only:
         mode = change.target.mode if change.target else 0

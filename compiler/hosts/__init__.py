@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import agent_plugins, claude, codex, cursor
+from . import agent_plugins, claude, codex, cursor, gemini
 from .base import CoverageRow, HostAdapter, HostBuild
 
 ADAPTERS: dict[str, HostAdapter] = {
@@ -12,4 +12,7 @@ ADAPTERS: dict[str, HostAdapter] = {
     agent_plugins.name: agent_plugins,
 }
 
-__all__ = ["ADAPTERS", "CoverageRow", "HostAdapter", "HostBuild"]
+# Hosts an install (`memhub apply`) can write to; each module has install_entries().
+INSTALLERS = {m.name: m for m in (claude, codex, cursor, gemini)}
+
+__all__ = ["ADAPTERS", "INSTALLERS", "CoverageRow", "HostAdapter", "HostBuild"]

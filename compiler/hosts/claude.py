@@ -9,14 +9,18 @@ from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import substitute
 
 from ..artifact import Artifact
+from ..entries import Entry
+from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
+    NO_PLUGIN_FOLDER,
     EventSupport,
     command_handler,
     compact,
     deep_merge,
     grouped_hooks,
+    hook_entries,
     icon_path,
     instructions_row,
     json_artifact,
@@ -25,6 +29,8 @@ from .common import (
     plugin_dir,
     plugin_metadata,
     server_row,
+    skill_entries,
+    uses_plugin_folder,
 )
 
 name = "claude"
@@ -185,3 +191,46 @@ def build(hub: Hub) -> HostBuild:
         "(memhub apply) or ship the guidance as a skill",
     )
     return HostBuild(tuple(artifacts), tuple(rows))
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills (CLAUDE_CONFIG_DIR
+    moves all three); project scope: .mcp.json, .claude/settings.json, .claude/skills."""
+    if scope.kind == "user":
+        config = scope.env_dir("CLAUDE_CONFIG_DIR", scope.home / ".claude")
+        # Claude keeps .claude.json beside its config folder, or inside a moved one.
+        mcp_file = (
+            config / ".claude.json"
+            if "CLAUDE_CONFIG_DIR" in scope.env
+            else scope.home / ".claude.json"
+        )
+        settings, skills = config / "settings.json", config / "skills"
+    else:
+        mcp_file = scope.base / ".mcp.json"
+        settings, skills = (
+            scope.base / ".claude" / "settings.json",
+            scope.base / ".claude" / "skills",
+        )
+    entries: list[Entry] = []
+    rows: list[CoverageRow] = []
+    for server in hub.mcp_servers:
+        if uses_plugin_folder(server):
+            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
+            continue
+        spec, row = _server(hub, server)
+        entries.append(Entry(name, str(mcp_file), "json-key", ("mcpServers", server.name), spec))
+        rows.append(row)
+    mapped, hook_rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+    )
+    entries += hook_entries(name, settings, mapped, command_handler)
+    entries += skill_entries(hub, name, skills)
+    return entries, [*hook_rows, *rows]
+
+
+def after_install_steps(hub: Hub) -> list[str]:
+    """What only Claude Code's UI can do after an install."""
+    steps = ["restart Claude Code (or run /reload-plugins) so it reads the new settings"]
+    if any(isinstance(s, RemoteServer) and s.oauth for s in hub.mcp_servers):
+        steps.append("open /mcp, select each OAuth server and choose Authenticate")
+    return steps

@@ -12,14 +12,18 @@ from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import env_only, references, substitute
 
 from ..artifact import Artifact
-from .base import HostBuild
+from ..entries import Entry
+from ..scope import Scope
+from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
+    NO_PLUGIN_FOLDER,
     EventSupport,
     command_handler,
     compact,
     deep_merge,
     grouped_hooks,
+    hook_entries,
     icon_path,
     instructions_row,
     json_artifact,
@@ -28,6 +32,8 @@ from .common import (
     plugin_dir,
     plugin_metadata,
     server_row,
+    skill_entries,
+    uses_plugin_folder,
 )
 
 name = "codex"
@@ -234,3 +240,48 @@ def build(hub: Hub) -> HostBuild:
         "Codex plugins carry no AGENTS.md; install it with an install target (memhub apply)",
     )
     return HostBuild(tuple(artifacts), tuple(rows))
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """User scope: $CODEX_HOME/config.toml and hooks.json, ~/.agents/skills; project scope:
+    .codex/config.toml and hooks.json (read only in trusted projects), .agents/skills."""
+    if scope.kind == "user":
+        codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+    else:
+        codex_home = scope.base / ".codex"
+    config, hooks_file = codex_home / "config.toml", codex_home / "hooks.json"
+    entries: list[Entry] = []
+    rows: list[CoverageRow] = []
+    for server in hub.mcp_servers:
+        if uses_plugin_folder(server):
+            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
+            continue
+        spec, reason = _stdio(server) if isinstance(server, StdioServer) else _remote(server)
+        spec = deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
+        entries.append(Entry(name, str(config), "toml-table", ("mcp_servers", server.name), spec))
+        rows.append(
+            server_row(
+                name,
+                server.name,
+                "caveat" if reason else "mapped",
+                f"{config.name} [mcp_servers.{server.name}]",
+                reason,
+            )
+        )
+    mapped, hook_rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+    )
+    entries += hook_entries(name, hooks_file, mapped, command_handler)
+    entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
+    return entries, [*hook_rows, *rows]
+
+
+def after_install_steps(hub: Hub) -> list[str]:
+    """What only Codex's UI can do after an install (memhub never trusts hooks for you)."""
+    steps = ["restart Codex"]
+    if hub.hooks:
+        steps.append(
+            "open /hooks and trust only memhub's handlers (never 'Trust all'); "
+            "untrusted hooks never run"
+        )
+    return steps

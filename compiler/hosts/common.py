@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from memhub.hubspec.model import Hook, Hub, Plugin, StdioServer, thaw
-from memhub.hubspec.refs import substitute
+from memhub.hubspec.model import Hook, Hub, Plugin, RemoteServer, StdioServer, thaw
+from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
 from ..artifact import EXEC_MODE, FILE_MODE, Artifact
+from ..entries import Entry
 from .base import CoverageRow
 
 SHARED = "shared"
+NO_PLUGIN_FOLDER = "an install has no plugin folder for ${plugin_root} / ${plugin_data}"
 RUNTIME_PACKAGE = "memhub_runtime"
 
 
@@ -199,10 +203,14 @@ def map_hooks(
     events: Mapping[str, EventSupport],
     tools: Mapping[str, tuple[str, ...] | None],
     matcher: Callable[[list[str]], str],
-    root: str,
+    root: str | None,
     data: str | None,
 ) -> tuple[list[MappedHook], list[CoverageRow]]:
-    """Place every hub hook on this host, with one coverage row per hook."""
+    """Place every hub hook on this host, with one coverage row per hook.
+
+    `root`/`data` are the host's plugin folder references; None where there is no plugin
+    folder (an install), so hooks that name one cannot be carried.
+    """
     mapped: list[MappedHook] = []
     rows: list[CoverageRow] = []
     for hook in hub.hooks:
@@ -213,6 +221,13 @@ def map_hooks(
 
         if support.host_event is None:
             row("unsupported", "-", support.unsupported)
+            continue
+        if hook.command is not None and "${plugin_root}" in hook.command and root is None:
+            row(
+                "unsupported",
+                support.host_event,
+                "an install has no plugin folder for ${plugin_root}",
+            )
             continue
         if hook.command is not None and "${plugin_data}" in hook.command and data is None:
             row(
@@ -278,3 +293,39 @@ def instructions_row(
     if hub.instructions is None:
         return []
     return [CoverageRow(host, "instructions", hub.instructions.source, status, target, reason)]  # type: ignore[arg-type]
+
+
+def uses_plugin_folder(server: StdioServer | RemoteServer) -> bool:
+    """Whether a server names ${plugin_root} or ${plugin_data} (meaningless in an install)."""
+    values = (
+        [server.command, *server.args, *server.env.values(), server.cwd or ""]
+        if isinstance(server, StdioServer)
+        else [server.url, *server.headers.values()]
+    )
+    return any(ref.kind in ("plugin_root", "plugin_data") for v in values for ref in references(v))
+
+
+def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:
+    """One `tree` entry per skill: `<folder>/<skill>/` holds exactly the skill's files."""
+    entries = []
+    for skill in hub.skills:
+        files = tuple(
+            (f.path, f.content, EXEC_MODE if f.executable else FILE_MODE) for f in skill.files
+        )
+        digest = {p: [hashlib.sha256(c).hexdigest(), m] for p, c, m in files}
+        entries.append(Entry(host, str(folder / skill.name), "tree", (), digest, files=files))
+    return entries
+
+
+def hook_entries(
+    host: str, target: Path, mapped: list[MappedHook], handler: Callable[[MappedHook], Any]
+) -> list[Entry]:
+    """One array item per hook under `hooks.<Event>` in Claude-style hook files."""
+    entries = []
+    for item in mapped:
+        group: dict[str, Any] = {}
+        if item.matcher:
+            group["matcher"] = item.matcher
+        group["hooks"] = [handler(item)]
+        entries.append(Entry(host, str(target), "json-item", ("hooks", item.host_event), group))
+    return entries

@@ -10,9 +10,12 @@ from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
 from ..artifact import Artifact
+from ..entries import Entry
+from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
+    NO_PLUGIN_FOLDER,
     EventSupport,
     MappedHook,
     compact,
@@ -24,6 +27,8 @@ from .common import (
     map_hooks,
     plugin_dir,
     server_row,
+    skill_entries,
+    uses_plugin_folder,
 )
 
 name = "cursor"
@@ -211,3 +216,34 @@ def build(hub: Hub) -> HostBuild:
         )
         rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
     return HostBuild(tuple(artifacts), tuple(rows))
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """~/.cursor (user) or .cursor (project): mcp.json, hooks.json (version 1), skills/."""
+    folder = scope.base / ".cursor"
+    mcp_file, hooks_file = folder / "mcp.json", folder / "hooks.json"
+    entries: list[Entry] = []
+    rows: list[CoverageRow] = []
+    for server in hub.mcp_servers:
+        if uses_plugin_folder(server):
+            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
+            continue
+        spec, row = _server(hub, server)
+        entries.append(Entry(name, str(mcp_file), "json-key", ("mcpServers", server.name), spec))
+        rows.append(row)
+    mapped, hook_rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+    )
+    if mapped:
+        entries.append(Entry(name, str(hooks_file), "json-default", ("version",), 1))
+    entries += [
+        Entry(name, str(hooks_file), "json-item", ("hooks", item.host_event), _handler(item))
+        for item in mapped
+    ]
+    entries += skill_entries(hub, name, folder / "skills")
+    return entries, [*hook_rows, *rows]
+
+
+def after_install_steps(hub: Hub) -> list[str]:
+    """What only Cursor's UI can do after an install."""
+    return ["restart Cursor; enable the new MCP servers under Settings > MCP if they are off"]

@@ -1,0 +1,54 @@
+"""Entries: the pieces of host config files that an install owns, one record each."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+EntryKind = Literal["json-key", "json-item", "json-default", "toml-table", "tree"]
+FileFormat = Literal["json", "toml", "tree"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One owned entry: where it lives (file + key path) and the value memhub wants there.
+
+    - `json-key`: the member at `path` of a JSON object file (an MCP server by name).
+    - `json-item`: an element of the array at `path`, identified by its content (a hook).
+    - `toml-table`: the table at `path` of a TOML file (`[mcp_servers.<name>]`).
+    - `json-default`: a member set only when absent and never removed (a format `version`).
+    - `tree`: a whole folder (a skill); `value` maps relative paths to [sha256, mode].
+    """
+
+    host: str
+    target: str
+    kind: EntryKind
+    path: tuple[str, ...]
+    value: Any
+    files: tuple[tuple[str, bytes, int], ...] = ()  # a tree's (relative path, bytes, mode)
+
+    @property
+    def format(self) -> FileFormat:
+        return "tree" if self.kind == "tree" else self.kind.split("-")[0]  # type: ignore[return-value]
+
+    @property
+    def key(self) -> str:
+        """Stable identity within its target file (content-addressed for array items)."""
+        where = "/".join(self.path)
+        return (
+            f"{self.kind}:{where}#{self.digest}"
+            if self.kind == "json-item"
+            else f"{self.kind}:{where}"
+        )
+
+    @property
+    def digest(self) -> str:
+        return value_digest(self.value)
+
+
+def value_digest(value: Any) -> str:
+    """sha256 of a value's canonical JSON (sorted keys): what ownership and drift compare."""
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -1,0 +1,146 @@
+"""Gemini CLI: settings.json installs (MCP servers, hooks) and skills folders.
+
+Gemini reads `$VAR` / `${VAR}` only inside a server's `env`; its hook timeouts are in
+milliseconds and its events and tool names are its own (BeforeTool, run_shell_command).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import references, substitute
+
+from ..entries import Entry
+from ..scope import Scope
+from .base import CoverageRow
+from .common import (
+    NO_PLUGIN_FOLDER,
+    EventSupport,
+    MappedHook,
+    compact,
+    deep_merge,
+    hook_entries,
+    map_hooks,
+    server_row,
+    skill_entries,
+    uses_plugin_folder,
+)
+
+name = "gemini"
+title = "Gemini CLI"
+summary = "Gemini CLI settings.json (mcpServers, hooks) and skills folders (installs)"
+
+EVENTS = {
+    "session_start": EventSupport("SessionStart"),
+    "session_end": EventSupport("SessionEnd"),
+    "prompt_submit": EventSupport("BeforeAgent"),
+    "before_tool": EventSupport("BeforeTool"),
+    "after_tool": EventSupport("AfterTool"),
+    "after_tool_failure": EventSupport(
+        "AfterTool",
+        caveat="Gemini has no failure event; the hook runs after every call and must check "
+        "tool_response.error itself",
+    ),
+    "turn_end": EventSupport("AfterAgent"),
+    "pre_compact": EventSupport("PreCompress"),
+}
+TOOLS: dict[str, tuple[str, ...] | None] = {
+    "shell": ("run_shell_command",),
+    "edit": ("replace", "write_file"),
+    "read": ("read_file", "read_many_files"),
+    "search": ("grep_search", "glob", "search_file_content"),
+    "web": ("web_fetch", "google_web_search"),
+    "mcp": ("mcp_.*",),
+    "agent": ("invoke_agent",),
+}
+MS_PER_SECOND = 1000
+
+
+def matcher(names: list[str]) -> str:
+    return "^(?:" + "|".join(names) + ")$"
+
+
+def _env_value(value: str) -> str:
+    return substitute(value, env=lambda n: "${" + n + "}", plugin_root="", plugin_data="")
+
+
+def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, str]:
+    """Gemini's server shape, or None with the reason it cannot be expressed."""
+    if isinstance(server, StdioServer):
+        if any(references(v) for v in (server.command, *server.args)):
+            return None, "Gemini expands ${VAR} only inside env"
+        spec: dict[str, Any] = compact(
+            {
+                "command": server.command,
+                "args": list(server.args),
+                "env": {k: _env_value(v) for k, v in server.env.items()},
+                "cwd": server.cwd,
+                "description": server.description,
+            }
+        )
+    else:
+        if any(references(v) for v in server.headers.values()):
+            return (
+                None,
+                "Gemini cannot read ${VAR} in headers; use an OAuth client or a stdio proxy",
+            )
+        url_key = "httpUrl" if server.transport == "http" else "url"
+        spec = compact(
+            {
+                url_key: server.url,
+                "headers": dict(server.headers),
+                "oauth": compact(
+                    {
+                        "enabled": True,
+                        "clientId": server.oauth.client_id,
+                        "scopes": list(server.oauth.scopes),
+                    }
+                )
+                if server.oauth
+                else None,
+                "description": server.description,
+            }
+        )
+    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), ""
+
+
+def _handler(item: MappedHook) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "name": item.hook.id, "command": item.command}
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout * MS_PER_SECOND
+    if item.hook.status_message:
+        handler["description"] = item.hook.status_message
+    return handler
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """~/.gemini (user) or .gemini (project) settings.json: mcpServers and hooks; skills in
+    the cross-agent .agents/skills folder."""
+    folder = scope.base / ".gemini"
+    settings = folder / "settings.json"
+    entries: list[Entry] = []
+    rows: list[CoverageRow] = []
+    for server in hub.mcp_servers:
+        if uses_plugin_folder(server):
+            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
+            continue
+        spec, reason = _server(hub, server)
+        if spec is None:
+            rows.append(server_row(name, server.name, "unsupported", "-", reason))
+            continue
+        entries.append(Entry(name, str(settings), "json-key", ("mcpServers", server.name), spec))
+        rows.append(server_row(name, server.name, "mapped", "settings.json mcpServers"))
+    mapped, hook_rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+    )
+    entries += hook_entries(name, settings, mapped, _handler)
+    # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
+    # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
+    entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
+    return entries, [*hook_rows, *rows]
+
+
+def after_install_steps(hub: Hub) -> list[str]:
+    """What only Gemini CLI can do after an install."""
+    return ["restart Gemini CLI; project-level hooks ask for confirmation the first time"]

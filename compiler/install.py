@@ -1,0 +1,621 @@
+"""Install planning: the hub's entries for each host, merged into that host's own files.
+
+`plan_install` only reads: it computes, per target file, the bytes after inserting,
+replacing or removing exactly the entries this hub owns, and the conflicts that forbid
+it. `apply_install` re-plans under the operation lock, refuses when a target changed
+since the plan (exit 3), and writes through one journaled transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from memhub.hubspec.errors import MemhubError
+from memhub.hubspec.model import Hub
+
+from . import jsonedit, tomledit
+from .entries import Entry, value_digest
+from .hosts import INSTALLERS, CoverageRow
+from .journal import tree_digest
+from .plan import ChangeKind
+from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock
+from .scope import Scope
+from .state import STATE_FILE, Owned, State
+
+
+class InstallConflict(MemhubError):
+    """An entry of the same name exists and memhub does not own it."""
+
+    exit_code = 2
+
+
+class TargetParseError(MemhubError):
+    """A target file does not parse; it is left alone."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TargetChange:
+    """One target file or skill folder: what is there and what apply would leave there."""
+
+    path: str
+    kind: ChangeKind
+    format: str
+    actual: str
+    before: bytes | None = None
+    after: bytes | None = None
+    files: tuple[tuple[str, bytes, int], ...] = ()
+    entries: tuple[str, ...] = ()
+    before_files: tuple[tuple[str, bytes, int], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        after = fingerprint_bytes(self.after) if self.after is not None else None
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "actual": self.actual,
+            "after": after,
+            "entries": list(self.entries),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class InstallPlan:
+    hub: str
+    revision: str
+    scope: Scope
+    hosts: tuple[str, ...]
+    changes: tuple[TargetChange, ...]
+    coverage: tuple[CoverageRow, ...]
+    conflicts: tuple[str, ...]
+    state_after: bytes = field(repr=False, default=b"")
+    # what re-merging a document needs when a host rewrites it under us (CAS)
+    inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = field(
+        repr=False, default_factory=dict
+    )
+    state: State = field(repr=False, default_factory=State)
+    adopt: bool = False
+
+    @property
+    def pending(self) -> tuple[TargetChange, ...]:
+        return tuple(c for c in self.changes if c.kind != "unchanged")
+
+
+def fingerprint_bytes(content: bytes) -> str:
+    return "sha256:" + hashlib.sha256(content).hexdigest()
+
+
+def hub_revision(hub: Hub) -> str:
+    """A digest of every hub input that shapes an install (YAML, skills, instructions)."""
+    digest = hashlib.sha256()
+    digest.update(Path(hub.root, "hub.yaml").read_bytes())
+    for skill in hub.skills:
+        for file in skill.files:
+            digest.update(f"{skill.name}/{file.path}:{file.executable}".encode())
+            digest.update(file.content)
+    if hub.instructions:
+        digest.update(hub.instructions.text.encode("utf-8"))
+    return "sha256:" + digest.hexdigest()
+
+
+def gather_entries(
+    hub: Hub, scope: Scope, hosts: Sequence[str]
+) -> tuple[list[Entry], list[CoverageRow]]:
+    entries: list[Entry] = []
+    coverage: list[CoverageRow] = []
+    for host in hosts:
+        found, rows = INSTALLERS[host].install_entries(hub, scope)
+        entries += found
+        coverage += rows
+    return entries, coverage
+
+
+def plan_install(
+    hub: Hub,
+    scope: Scope,
+    hosts: Sequence[str],
+    home: Path,
+    *,
+    adopt: bool = False,
+    remove_all: bool = False,
+) -> InstallPlan:
+    """What applying `hub` (or, with `remove_all`, uninstalling it) to `hosts` would change."""
+    hub_id = str(Path(hub.root).absolute())
+    wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts)
+    state = State.load(home)
+    owned = state.owned_by(hub_id, tuple(hosts))
+    by_target: dict[str, list[Entry]] = {}
+    for entry in _merge_shared(wanted):
+        by_target.setdefault(entry.target, []).append(entry)
+    changes: list[TargetChange] = []
+    conflicts: list[str] = []
+    inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = {}
+    new_state = State({t: dict(e) for t, e in state.targets.items()})
+    for target in sorted(set(by_target) | set(owned)):
+        desired = by_target.get(target, [])
+        mine = owned.get(target, {})
+        kind = desired[0].format if desired else _format_of(mine)
+        inputs[target] = (desired, mine)
+        planner = _plan_tree if kind == "tree" else _plan_document
+        change, target_conflicts, keep = planner(target, desired, mine, state, hub_id, adopt)
+        changes.append(change)
+        conflicts += target_conflicts
+        entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
+        entries.update(keep)
+        new_state.targets[target] = entries
+    return InstallPlan(
+        hub=hub_id,
+        revision=hub_revision(hub),
+        scope=scope,
+        hosts=tuple(hosts),
+        changes=tuple(changes),
+        coverage=tuple(coverage),
+        conflicts=tuple(conflicts),
+        state_after=new_state.to_bytes(),
+        inputs=inputs,
+        state=state,
+        adopt=adopt,
+    )
+
+
+def _merge_shared(entries: list[Entry]) -> list[Entry]:
+    """Hosts that read the same folder (Codex and Gemini: .agents/skills) share one entry."""
+    merged: dict[tuple[str, str], Entry] = {}
+    for entry in entries:
+        seen = merged.get((entry.target, entry.key))
+        if seen is None:
+            merged[(entry.target, entry.key)] = entry
+        elif seen.digest == entry.digest:
+            merged[(entry.target, entry.key)] = replace(seen, host=f"{seen.host},{entry.host}")
+        else:
+            raise MemhubError(
+                f"{entry.target}: {seen.host} and {entry.host} want different "
+                "contents. Fix: this is a memhub bug; please report it"
+            )
+    return list(merged.values())
+
+
+def _format_of(owned: dict[str, Owned]) -> str:
+    key = next(iter(owned))
+    return "tree" if key.startswith("tree:") else key.split("-")[0]
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _kind(before: bytes | None, after: bytes | None) -> ChangeKind:
+    if before == after:
+        return "unchanged"
+    if after is None:
+        return "delete"
+    return "create" if before is None else "update"
+
+
+def _plan_document(
+    target: str,
+    desired: list[Entry],
+    mine: dict[str, Owned],
+    state: State,
+    hub_id: str,
+    adopt: bool,
+    before: Any = None,
+) -> tuple[TargetChange, list[str], dict[str, Owned]]:
+    """`before`: None reads the file; _MISSING means absent; bytes are the current content."""
+    path = Path(target)
+    before = _read(path) if before is None else (None if before is _MISSING else before)
+    text = before.decode("utf-8") if before is not None else ""
+    fmt = desired[0].format if desired else _format_of(mine)
+    try:
+        return _edit_document(target, text, before, fmt, desired, mine, state, hub_id, adopt)
+    except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:
+        raise TargetParseError(
+            f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
+        ) from None
+
+
+def _edit_document(
+    target: str,
+    text: str,
+    before: bytes | None,
+    fmt: str,
+    desired: list[Entry],
+    mine: dict[str, Owned],
+    state: State,
+    hub_id: str,
+    adopt: bool,
+) -> tuple[TargetChange, list[str], dict[str, Owned]]:
+    path = Path(target)
+    editor = _JsonEditor(text, target) if fmt == "json" else _TomlEditor(text, target)
+    conflicts: list[str] = []
+    keep: dict[str, Owned] = {}
+    desired_keys = {e.key for e in desired}
+    for key, owned in mine.items():
+        if key not in desired_keys:
+            editor.remove(key, owned.digest)
+    for entry in desired:
+        current = editor.current(entry)
+        owner = state.owner(target, entry.key)
+        if entry.kind == "json-default":
+            if current is _MISSING:
+                editor.put(entry)
+            continue
+        if current is not _MISSING and (owner is None or owner.hub != hub_id) and not adopt:
+            who = f"hub {owner.hub}" if owner else "you or the host"
+            what = "an identical hook in " if entry.kind == "json-item" else ""
+            conflicts.append(
+                f"{target}: {what}{'/'.join(entry.path)} exists and is owned by {who} "
+                "(apply with --adopt to take it over)"
+            )
+            continue
+        if current is _MISSING or value_digest(current) != entry.digest:
+            editor.put(entry)
+        keep[entry.key] = Owned(hub_id, entry.host, entry.digest)
+    after_text = editor.text
+    after = after_text.encode("utf-8") if after_text or before is not None else None
+    if before is None and not keep:
+        after = None
+    change = TargetChange(
+        target,
+        _kind(before, after),
+        fmt,
+        fingerprint(path),
+        before,
+        after,
+        entries=tuple(sorted(set(keep) | set(mine))),
+    )
+    return change, conflicts, keep
+
+
+def _plan_tree(
+    target: str,
+    desired: list[Entry],
+    mine: dict[str, Owned],
+    state: State,
+    hub_id: str,
+    adopt: bool,
+) -> tuple[TargetChange, list[str], dict[str, Owned]]:
+    path = Path(target)
+    current = read_tree(path)
+    actual = tree_digest(current) if current is not None else fingerprint(path)
+    before_files = tuple((rel, data, mode) for rel, (data, mode) in sorted((current or {}).items()))
+    if not desired:
+        kind: ChangeKind = "delete" if path.exists() else "unchanged"
+        change = TargetChange(target, kind, "tree", actual, entries=tuple(mine))
+        return replace(change, before_files=before_files), [], {}
+    (entry,) = desired
+    owner = state.owner(target, entry.key)
+    if path.exists() and (owner is None or owner.hub != hub_id) and not adopt:
+        message = f"{target}: the folder exists and memhub does not own it (apply with --adopt)"
+        return TargetChange(target, "unchanged", "tree", actual), [message], {}
+    same = current is not None and _same_files(current, entry.files)
+    change = TargetChange(
+        target,
+        "unchanged" if same else ("update" if path.exists() else "create"),
+        "tree",
+        actual,
+        files=entry.files,
+        entries=(entry.key,),
+        before_files=before_files,
+    )
+    return change, [], {entry.key: Owned(hub_id, entry.host, entry.digest)}
+
+
+def read_tree(path: Path) -> dict[str, tuple[bytes, int]] | None:
+    """A folder's files by relative path (bytes, mode); links and special files marked."""
+    top = os.fspath(path)
+    if not os.path.isdir(top) or os.path.islink(top):
+        return None
+    files: dict[str, tuple[bytes, int]] = {}
+    for root, dirs, names in os.walk(top):
+        for name in dirs + names:
+            full = os.path.join(root, name)
+            info = os.lstat(full)
+            rel = os.path.relpath(full, top).replace(os.sep, "/")
+            if stat.S_ISREG(info.st_mode):
+                with open(full, "rb") as handle:
+                    files[rel] = (handle.read(), stat.S_IMODE(info.st_mode))
+            elif not stat.S_ISDIR(info.st_mode):
+                link = os.fsencode(os.readlink(full)) if stat.S_ISLNK(info.st_mode) else b""
+                files[rel] = (link, info.st_mode)
+    return files
+
+
+def _same_files(
+    current: dict[str, tuple[bytes, int]], files: tuple[tuple[str, bytes, int], ...]
+) -> bool:
+    if len(current) != len(files):
+        return False
+    for rel, data, mode in files:
+        found = current.get(rel)
+        if found is None or found[0] != data or bool(found[1] & 0o100) != bool(mode & 0o100):
+            return False
+    return True
+
+
+class _Missing:
+    pass
+
+
+_MISSING: Any = _Missing()
+
+
+class _JsonEditor:
+    """Entry edits on one JSON document, through the format-preserving jsonedit."""
+
+    def __init__(self, text: str, target: str) -> None:
+        self.target = target
+        self.text = text
+        try:
+            jsonedit.parse(text) if text.strip() else None
+        except jsonedit.JsonEditError as exc:
+            raise TargetParseError(
+                f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
+            ) from None
+
+    def _get(self, path: tuple[str, ...]) -> Any:
+        if not self.text.strip():
+            return _MISSING
+        try:
+            return jsonedit.get_key(self.text, path)
+        except KeyError:
+            return _MISSING
+
+    def current(self, entry: Entry) -> Any:
+        value = self._get(entry.path)
+        if entry.kind != "json-item":
+            return value
+        items = value if isinstance(value, list) else []
+        return next((item for item in items if value_digest(item) == entry.digest), _MISSING)
+
+    def put(self, entry: Entry) -> None:
+        if entry.kind == "json-item":
+            self.text = jsonedit.append_item(self.text, entry.path, entry.value)
+        else:
+            self.text = jsonedit.set_key(self.text, entry.path, entry.value)
+
+    def remove(self, key: str, digest: str) -> None:
+        kind, _, rest = key.partition(":")
+        path = tuple(rest.split("#", 1)[0].split("/"))
+        if kind == "json-item":
+            items = self._get(path)
+            for item in items if isinstance(items, list) else []:
+                if value_digest(item) == digest:
+                    self.text = _remove_hook_item(self.text, path, item)
+                    break
+        elif kind == "json-key" and self._get(path) is not _MISSING:
+            self.text = jsonedit.remove_key(self.text, path)
+
+
+class _TomlEditor:
+    """Entry edits on one TOML document, through tomlkit (comments and layout kept)."""
+
+    def __init__(self, text: str, target: str) -> None:
+        self.target = target
+        self.text = text
+        try:
+            tomledit.parse(text)
+        except tomledit.TomlEditError as exc:
+            raise TargetParseError(
+                f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
+            ) from None
+
+    def current(self, entry: Entry) -> Any:
+        table = tomledit.get_table(self.text, entry.path)
+        return _MISSING if table is None else table
+
+    def put(self, entry: Entry) -> None:
+        self.text = tomledit.set_table(self.text, entry.path, entry.value)
+
+    def remove(self, key: str, digest: str) -> None:
+        path = tuple(key.partition(":")[2].split("/"))
+        self.text = tomledit.remove_table(self.text, path)
+
+
+def plan_record(plan: InstallPlan) -> dict[str, Any]:
+    """The saved plan: fingerprints and the hub revision, never file contents or secrets."""
+    return {
+        "memhub_plan": 1,
+        "hub": plan.hub,
+        "revision": plan.revision,
+        "scope": plan.scope.kind,
+        "project": str(plan.scope.project) if plan.scope.project else None,
+        "hosts": list(plan.hosts),
+        "targets": [c.to_json() for c in plan.changes],
+    }
+
+
+def check_fresh(saved: dict[str, Any], fresh: InstallPlan) -> None:
+    """Refuse (exit 3) when the hub or any target changed since `saved` was made."""
+    if saved.get("revision") != fresh.revision:
+        raise StaleTargetError(
+            f"{fresh.hub}: the hub changed since the plan was made. Fix: run `memhub plan` again"
+        )
+    actual = {t["path"]: t["actual"] for t in saved.get("targets", [])}
+    for change in fresh.changes:
+        if actual.get(change.path, "absent") != change.actual:
+            raise StaleTargetError(
+                f"{change.path}: changed since the plan was made. Fix: run `memhub plan` again"
+            )
+
+
+def apply_install(
+    plan: InstallPlan,
+    home: Path,
+    *,
+    saved: dict[str, Any] | None = None,
+    adopt: bool = False,
+    replan: Any = None,
+) -> InstallPlan:
+    """Write `plan` under the operation lock, re-checking every target right before it."""
+    if plan.conflicts:
+        raise InstallConflict("conflicts:\n  " + "\n  ".join(plan.conflicts))
+    home.mkdir(parents=True, exist_ok=True)
+    with operation_lock(home):
+        fresh = replan() if replan else plan
+        if saved is not None:
+            check_fresh(saved, fresh)
+        elif [c.actual for c in fresh.changes] != [c.actual for c in plan.changes]:
+            raise StaleTargetError("a target changed while planning. Fix: run apply again")
+        state_path = home / STATE_FILE
+        current_state = state_path.read_bytes() if state_path.is_file() else None
+        if not fresh.pending and current_state == fresh.state_after:
+            return fresh  # nothing to write: no journal, no run to undo
+        with Transaction(home, command="apply") as tx:
+            for change in fresh.pending:
+                target = Path(change.path)
+                if change.format == "tree":
+                    if change.kind == "delete":
+                        tx.delete_tree(target)
+                    else:
+                        tx.write_tree(
+                            target, {rel: (data, mode) for rel, data, mode in change.files}
+                        )
+                elif change.kind == "delete":
+                    tx.delete(target, expect=change.actual)
+                else:
+                    tx.write_merged(target, _remerge(fresh, change.path))
+            tx.write(state_path, fresh.state_after, mode=0o600)
+    return replace(fresh)
+
+
+def _remerge(plan: InstallPlan, target: str) -> Any:
+    """The CAS merge for one document: the same entry edits, on whatever bytes are there now."""
+    desired, mine = plan.inputs[target]
+
+    def merge(current: bytes | None) -> bytes:
+        before: Any = _MISSING if current is None else current
+        change, conflicts, _ = _plan_document(
+            target, desired, mine, plan.state, plan.hub, plan.adopt, before=before
+        )
+        if conflicts:
+            raise InstallConflict("conflicts:\n  " + "\n  ".join(conflicts))
+        return change.after or b""
+
+    return merge
+
+
+def load_saved_plan(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MemhubError(
+            f"{path}: not a memhub plan ({exc}). Fix: create one with `memhub plan --out`"
+        ) from None
+    if data.get("memhub_plan") != 1:
+        raise MemhubError(f"{path}: not a memhub plan. Fix: create one with `memhub plan --out`")
+    return data
+
+
+class UndoEntryConflict(MemhubError):
+    """An entry memhub wrote was changed after the run being undone."""
+
+    exit_code = 3
+
+
+def undo_install(home: Path) -> list[Path]:
+    """Undo the last run; where a host rewrote a file since, revert only memhub's entries."""
+    from . import journal as jr
+    from .safewrite import undo_last
+
+    def state_before(run: Any) -> State:
+        entry = next((e for e in run.entries if e["path"] == str(home / STATE_FILE)), None)
+        if entry is None or entry["before"] == "absent":
+            return State()
+        store = jr.run_store(home, run.run_id)
+        return State.from_bytes(jr.load_file(store, entry["pre"], entry["before"]))
+
+    def resolve(run: Any, path: Path, pre: bytes | None, now: bytes | None) -> bytes | None:
+        target = str(path)
+        before, after = (
+            state_before(run).targets.get(target, {}),
+            State.load(home).targets.get(target, {}),
+        )
+        if now is None or not (after or before):
+            return None
+        reverted, conflicts = _revert_entries(target, pre, now, before, after)
+        if conflicts:
+            raise UndoEntryConflict(
+                "cannot undo: entries changed after memhub wrote them:\n  "
+                + "\n  ".join(conflicts)
+                + "\nFix: revert those edits, or run `memhub restore --originals`"
+            )
+        return reverted
+
+    return undo_last(home, resolve)
+
+
+def _revert_entries(
+    target: str, pre: bytes | None, now: bytes, before: dict[str, Owned], after: dict[str, Owned]
+) -> tuple[bytes, list[str]]:
+    """`now` with every entry the run changed put back as it was in `pre`."""
+    is_json = not target.endswith(".toml")
+    text, old = now.decode("utf-8"), (pre or b"").decode("utf-8")
+    conflicts: list[str] = []
+    for key in sorted(set(before) | set(after)):
+        if before.get(key) == after.get(key):
+            continue
+        kind, _, rest = key.partition(":")
+        path = tuple(rest.split("#", 1)[0].split("/"))
+        if kind == "json-default":
+            continue
+        if kind == "json-item":
+            if key in after:
+                items = _json_get(text, path)
+                match = [i for i in items or [] if value_digest(i) == after[key].digest]
+                if match:
+                    text = _remove_hook_item(text, path, match[0])
+            if key in before:
+                olds = [
+                    i for i in _json_get(old, path) or [] if value_digest(i) == before[key].digest
+                ]
+                if olds:
+                    text = jsonedit.append_item(text, path, olds[0])
+            continue
+        get = _json_get if is_json else tomledit.get_table
+        current = get(text, path)
+        if key in after and (current is None or value_digest(current) != after[key].digest):
+            conflicts.append(f"{target}: {'/'.join(path)}")
+            continue
+        previous = get(old, path) if old.strip() else None
+        if is_json:
+            text = (
+                jsonedit.set_key(text, path, previous)
+                if previous is not None
+                else jsonedit.remove_key(text, path)
+            )
+        else:
+            text = (
+                tomledit.set_table(text, path, previous)
+                if previous is not None
+                else tomledit.remove_table(text, path)
+            )
+    return text.encode("utf-8"), conflicts
+
+
+def _remove_hook_item(text: str, path: tuple[str, ...], item: Any) -> str:
+    """Remove one array item; an array left empty goes too (and parents left empty)."""
+    text = jsonedit.remove_item(text, path, item)
+    if _json_get(text, path) == []:
+        text = jsonedit.remove_key(text, path)
+    return text
+
+
+def _json_get(text: str, path: tuple[str, ...]) -> Any:
+    if not text.strip():
+        return None
+    try:
+        return jsonedit.get_key(text, path)
+    except KeyError:
+        return None

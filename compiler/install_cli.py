@@ -1,0 +1,264 @@
+"""CLI commands for installs: plan, apply, undo, restore, uninstall (registered on `memhub`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+from memhub.hubspec import MemhubError, load
+
+from .hosts import INSTALLERS
+from .report import table
+
+# Executables whose presence on PATH selects a host by default.
+HOST_EXECUTABLES = {
+    "claude": ("claude",),
+    "codex": ("codex",),
+    "cursor": ("cursor-agent", "cursor"),
+    "gemini": ("gemini",),
+}
+
+
+def parse_hosts(value: str | None) -> tuple[str, ...]:
+    """`--hosts a,b`, else the hosts whose CLI is on PATH."""
+    if value:
+        hosts = tuple(h.strip() for h in value.split(",") if h.strip())
+        unknown = [h for h in hosts if h not in INSTALLERS]
+        if unknown:
+            raise click.BadParameter(
+                f"unknown host {', '.join(unknown)}; use some of: {', '.join(INSTALLERS)}",
+                param_hint="--hosts",
+            )
+        return hosts
+    found = tuple(h for h, exes in HOST_EXECUTABLES.items() if any(shutil.which(e) for e in exes))
+    if not found:
+        raise MemhubError(
+            "no host CLI (claude, codex, cursor-agent, gemini) found on PATH. "
+            "Fix: name the hosts with --hosts claude,codex"
+        )
+    return found
+
+
+def install_options(command: Any) -> Any:
+    options = [
+        click.option(
+            "--scope",
+            type=click.Choice(["user", "project"]),
+            default="user",
+            show_default=True,
+            help="Install into your home (user) or a checkout (project).",
+        ),
+        click.option(
+            "--project",
+            "project",
+            type=click.Path(path_type=Path, file_okay=False),
+            help="The checkout for --scope project (default: the current folder).",
+        ),
+        click.option("--hosts", "hosts", help="Comma-separated hosts (default: those on PATH)."),
+        click.option(
+            "--adopt",
+            is_flag=True,
+            help="Take over entries of the same name that memhub does not own.",
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON document."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _plan(
+    hub_path: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    remove_all: bool = False,
+) -> Any:
+    from .install import plan_install
+    from .scope import Scope
+    from .state import memhub_home
+
+    hub = load(hub_path)
+    scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
+    chosen = parse_hosts(hosts)
+    return plan_install(
+        hub, scope_obj, chosen, memhub_home(), adopt=adopt, remove_all=remove_all
+    ), hub
+
+
+def _print_plan(plan: Any, as_json: bool) -> None:
+    from .install import plan_record
+
+    if as_json:
+        record = plan_record(plan)
+        record["conflicts"] = list(plan.conflicts)
+        record["coverage"] = [r.to_json() for r in plan.coverage]
+        click.echo(json.dumps(record, indent=2))
+        return
+    rows = [(c.kind, c.path) for c in plan.changes]
+    if rows:
+        width = max(len(k) for k, _ in rows)
+        for kind, path in rows:
+            click.echo(f"{kind.rjust(width)}  {path}")
+    for conflict in plan.conflicts:
+        click.echo(f"conflict  {conflict}", err=True)
+    unsupported = [r for r in plan.coverage if r.status == "unsupported"]
+    if unsupported:
+        click.echo(
+            table(
+                [(r.host, r.component, r.id, r.reason) for r in unsupported],
+                ("host", "component", "id", "not installed because"),
+            ),
+            nl=False,
+        )
+
+
+def register(cli: click.Group) -> None:
+    """Add the install commands to the `memhub` group."""
+
+    @cli.command("plan")
+    @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
+    @install_options
+    @click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        help="Save the plan (fingerprints only, no contents) for `memhub apply PLAN`.",
+    )
+    def plan_command(
+        hub: Path,
+        scope: str,
+        project: Path | None,
+        hosts: str | None,
+        adopt: bool,
+        as_json: bool,
+        out: Path | None,
+    ) -> int:
+        """Show what `memhub apply` would change in each host's files. Writes nothing else."""
+        from .install import plan_record
+
+        plan, _ = _plan(hub, scope, project, hosts, adopt)
+        if out is not None:
+            record = plan_record(plan)
+            record["hub_path"] = str(Path(hub).absolute())
+            record["adopt"] = adopt
+            out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
+        _print_plan(plan, as_json)
+        return 2 if plan.conflicts else 0
+
+    @cli.command("apply")
+    @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
+    @install_options
+    def apply_command(
+        hub: Path, scope: str, project: Path | None, hosts: str | None, adopt: bool, as_json: bool
+    ) -> int:
+        """Merge the hub's entries into each host's user or project files, safely.
+
+        HUB may be a plan saved by `memhub plan --out`: it is applied only if no target and
+        no hub input changed since (else exit 3).
+        """
+        from .install import apply_install, load_saved_plan
+
+        saved = None
+        if hub.suffix == ".json" and hub.is_file():
+            saved = load_saved_plan(hub)
+            hub = Path(saved["hub_path"])
+            scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
+            project = Path(saved["project"]) if saved.get("project") else None
+        plan, hub_model = _plan(hub, scope, project, hosts, adopt)
+        replan = lambda: _plan(hub, scope, project, hosts, adopt)[0]  # noqa: E731
+        done = apply_install(plan, _home(), saved=saved, replan=replan)
+        _print_plan(done, as_json)
+        if not as_json:
+            click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
+            for host in done.hosts:
+                for step in INSTALLERS[host].after_install_steps(hub_model):
+                    click.echo(f"next ({host}): {step}")
+        return 0
+
+    @cli.command("uninstall")
+    @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
+    @install_options
+    def uninstall_command(
+        hub: Path, scope: str, project: Path | None, hosts: str | None, adopt: bool, as_json: bool
+    ) -> int:
+        """Remove only the entries this hub owns; everything else stays as it is."""
+        from .install import apply_install
+
+        plan, _ = _plan(hub, scope, project, hosts, adopt, remove_all=True)
+        replan = lambda: _plan(hub, scope, project, hosts, adopt, remove_all=True)[0]  # noqa: E731
+        done = apply_install(plan, _home(), replan=replan)
+        _print_plan(done, as_json)
+        return 0
+
+    @cli.command("undo")
+    def undo_command() -> int:
+        """Revert the last apply or uninstall as one unit (refuses if a later change touched it)."""
+        from .install import undo_install
+        from .safewrite import operation_lock
+
+        home = _home()
+        with operation_lock(home):
+            for path in undo_install(home):
+                click.echo(f"restored  {path}")
+        return 0
+
+    @cli.command("restore")
+    @click.option(
+        "--originals",
+        is_flag=True,
+        required=True,
+        help="Return every file memhub touched to its first-touch original.",
+    )
+    def restore_command(originals: bool) -> int:
+        """Put back the originals memhub kept before its first write (current state archived)."""
+        from .safewrite import operation_lock, restore_originals
+
+        home = _home()
+        with operation_lock(home):
+            for path in restore_originals(home):
+                click.echo(f"restored  {path}")
+        return 0
+
+
+def _home() -> Path:
+    from .state import memhub_home
+
+    return memhub_home()
+
+
+def _tree_listing(files: Any) -> bytes:
+    """A folder shown as one line per file (path, sha256, mode) so it diffs as text."""
+    import hashlib
+
+    lines = [
+        f"{rel}  sha256:{hashlib.sha256(data).hexdigest()[:16]}  {mode:o}\n"
+        for rel, data, mode in sorted(files)
+    ]
+    return "".join(lines).encode()
+
+
+def install_diff_plan(hub: Path, scope: str, project: Path | None, hosts: str | None) -> Any:
+    """The install plan as a bundle-style Plan, so `memhub diff` renders both alike."""
+    from .artifact import Artifact
+    from .plan import Change, Plan
+
+    install, _ = _plan(hub, scope, project, hosts, adopt=False)
+    for conflict in install.conflicts:
+        click.echo(f"conflict  {conflict}", err=True)
+    changes = []
+    for c in install.changes:
+        rel = c.path.lstrip("/")
+        if c.format == "tree":
+            before = _tree_listing(c.before_files) if Path(c.path).exists() else None
+            after = _tree_listing(c.files) if c.kind != "delete" else None
+            name = rel + "/ (folder)"
+        else:
+            before, after, name = c.before, c.after, rel
+        target = Artifact(name, after) if after is not None else None
+        changes.append(Change("/" + name, c.kind, target, c.actual, before))
+    return Plan("/", tuple(changes))

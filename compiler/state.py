@@ -1,0 +1,94 @@
+"""Ownership state: which entries of which files memhub wrote, for which hub.
+
+One JSON file under MEMHUB_HOME. An entry is owned when the state names it; apply may
+replace or remove only owned entries, and drift is an owned entry whose digest changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memhub.hubspec.errors import MemhubError
+
+STATE_FILE = "state.json"
+STATE_VERSION = 1
+
+
+def memhub_home(env: dict[str, str] | None = None) -> Path:
+    """MEMHUB_HOME, else ~/.memhub."""
+    source = os.environ if env is None else env
+    configured = source.get("MEMHUB_HOME")
+    return Path(configured) if configured else Path(source.get("HOME") or Path.home()) / ".memhub"
+
+
+@dataclass(frozen=True, slots=True)
+class Owned:
+    """One owned entry: the hub that owns it, its host, and the digest memhub wrote."""
+
+    hub: str
+    host: str
+    digest: str
+
+
+@dataclass(slots=True)
+class State:
+    """target path -> entry key -> Owned."""
+
+    targets: dict[str, dict[str, Owned]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, home: Path) -> State:
+        path = home / STATE_FILE
+        if not path.is_file():
+            return cls()
+        try:
+            return cls.from_bytes(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise MemhubError(
+                f"{path}: unreadable memhub state ({exc}). Fix: restore it from "
+                f"{home / 'recovery'} or move it aside to start over"
+            ) from None
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> State:
+        raw = json.loads(data.decode("utf-8"))
+        targets = {
+            target: {key: Owned(**owned) for key, owned in entries.items()}
+            for target, entries in raw.get("targets", {}).items()
+        }
+        return cls(targets)
+
+    def to_bytes(self) -> bytes:
+        data: dict[str, Any] = {
+            "version": STATE_VERSION,
+            "targets": {
+                target: {
+                    key: {"hub": o.hub, "host": o.host, "digest": o.digest}
+                    for key, o in sorted(entries.items())
+                }
+                for target, entries in sorted(self.targets.items())
+                if entries
+            },
+        }
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def owner(self, target: str, key: str) -> Owned | None:
+        return self.targets.get(target, {}).get(key)
+
+    def owned_by(self, hub: str, hosts: tuple[str, ...]) -> dict[str, dict[str, Owned]]:
+        """The entries this hub owns on these hosts, by target (shared ones only when every
+        host sharing them is among `hosts`)."""
+        found: dict[str, dict[str, Owned]] = {}
+        for target, entries in self.targets.items():
+            mine = {
+                k: o
+                for k, o in entries.items()
+                if o.hub == hub and set(o.host.split(",")) <= set(hosts)
+            }
+            if mine:
+                found[target] = mine
+        return found

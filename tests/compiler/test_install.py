@@ -1,0 +1,203 @@
+"""memhub plan/apply/uninstall/undo on a temporary home: ownership, preservation, staleness."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import tomlkit
+from memhub.compiler.cli import main
+
+from tests.hubs import REPO
+
+HUB = REPO / "tests" / "data" / "install"
+ALL = "claude,codex,cursor,gemini"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Path:
+    target = tmp_path / "hub"
+    shutil.copytree(HUB, target)
+    return target
+
+
+def claude_json() -> Path:
+    """Claude keeps .claude.json inside CLAUDE_CONFIG_DIR when set (the tests set it)."""
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ".claude.json"
+
+
+def snapshot_tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".memhub" not in p.parts
+    }
+
+
+def test_apply_writes_every_host_and_second_plan_is_empty(hub: Path, home: Path, capsys) -> None:
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 0, err
+    claude = json.loads(claude_json().read_text())
+    assert claude["mcpServers"]["probe-stdio"]["env"]["PROBE_TOKEN"] == "${PROBE_TOKEN}"
+    settings = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").read_text())
+    assert settings["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
+    codex = tomlkit.parse((home / ".codex/config.toml").read_text()).unwrap()
+    assert codex["mcp_servers"]["probe-stdio"]["env_vars"] == ["PROBE_TOKEN"]
+    assert codex["mcp_servers"]["probe-remote"]["oauth"] == {"client_id": "probe-public-client"}
+    assert json.loads((home / ".cursor/hooks.json").read_text())["version"] == 1
+    gemini = json.loads((home / ".gemini/settings.json").read_text())
+    assert gemini["mcpServers"]["probe-remote"]["httpUrl"] == "https://mcp.example.com/mcp"
+    assert gemini["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 5000
+    assert not (home / ".gemini/skills").exists(), "Gemini reads ~/.agents/skills"
+    for skills in (".claude/skills", ".agents/skills", ".cursor/skills"):
+        assert (home / skills / "tidy" / "SKILL.md").is_file()
+        assert not (home / skills / "tidy").is_symlink()
+    assert "next (codex): open /hooks" in out
+    code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
+    assert code == 0
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+
+
+def test_unrelated_content_survives_apply_and_uninstall_byte_for_byte(
+    hub: Path, home: Path, capsys
+) -> None:
+    original_json = (
+        '{\n    "numStartups": 3,\n    "mcpServers": {\n        "mine": {"command": "x"}\n    },\n'
+        '    "projects": {"/a": {"x": [1, 2]}}\n}\n'
+    )
+    original_toml = (
+        '# my settings\nmodel = "o3"  # keep this\n\n[mcp_servers.mine]\ncommand = "x"\n'
+    )
+    claude_json().write_text(original_json)
+    (home / ".codex").mkdir()
+    (home / ".codex/config.toml").write_text(original_toml)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex")[0] == 0
+    after = claude_json().read_text()
+    assert after.startswith(
+        '{\n    "numStartups": 3,\n    "mcpServers": {\n        "mine": {"command": "x"},'
+    )
+    assert "# my settings" in (home / ".codex/config.toml").read_text()
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude,codex")[0] == 0
+    assert claude_json().read_text() == original_json
+    assert (home / ".codex/config.toml").read_text() == original_toml
+
+
+def test_an_entry_memhub_does_not_own_is_a_conflict_unless_adopted(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{"mcpServers": {"probe-stdio": {"command": "theirs"}}}\n')
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2
+    assert "probe-stdio" in err and "--adopt" in err
+    assert claude_json().read_text() == '{"mcpServers": {"probe-stdio": {"command": "theirs"}}}\n'
+    assert not (Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").exists(), (
+        "nothing is written on a conflict"
+    )
+    assert run(capsys, "apply", str(hub), "--hosts", "claude", "--adopt")[0] == 0
+    assert (
+        json.loads(claude_json().read_text())["mcpServers"]["probe-stdio"]["command"] == "python3"
+    )
+
+
+def test_target_that_does_not_parse_is_refused(hub: Path, home: Path, capsys) -> None:
+    claude_json().write_text('{"mcpServers": {\n  "x": \n}\n')
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2
+    assert ".claude.json" in err and "line" in err
+    assert claude_json().read_text() == '{"mcpServers": {\n  "x": \n}\n'
+
+
+def test_saved_plan_refuses_when_a_target_changed(
+    hub: Path, home: Path, tmp_path: Path, capsys
+) -> None:
+    plan_file = tmp_path / "plan.json"
+    assert run(capsys, "plan", str(hub), "--hosts", "claude", "--out", str(plan_file))[0] == 0
+    record = plan_file.read_text()
+    assert "python3" not in record, "a plan holds fingerprints, not contents"
+    claude_json().write_text('{"theme": "dark"}\n')
+    code, _, err = run(capsys, "apply", str(plan_file))
+    assert code == 3
+    assert ".claude.json" in err
+    assert claude_json().read_text() == '{"theme": "dark"}\n'
+    assert not (Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").exists()
+
+
+def test_saved_plan_applies_when_nothing_changed(
+    hub: Path, home: Path, tmp_path: Path, capsys
+) -> None:
+    plan_file = tmp_path / "plan.json"
+    run(capsys, "plan", str(hub), "--hosts", "cursor", "--out", str(plan_file))
+    assert run(capsys, "apply", str(plan_file))[0] == 0
+    assert "probe-remote" in json.loads((home / ".cursor/mcp.json").read_text())["mcpServers"]
+
+
+def test_undo_reverts_the_last_apply_as_one_unit(hub: Path, home: Path, capsys) -> None:
+    (home / ".gemini").mkdir()
+    original = '{"theme": "GitHub"}\n'
+    (home / ".gemini/settings.json").write_text(original)
+    assert run(capsys, "apply", str(hub), "--hosts", "gemini")[0] == 0
+    assert run(capsys, "undo")[0] == 0
+    assert (home / ".gemini/settings.json").read_text() == original
+    assert not (home / ".agents/skills/tidy").exists()
+    assert run(capsys, "undo")[0] == 0, "nothing left to undo is not an error"
+
+
+def test_undo_keeps_what_a_host_wrote_since_and_reverts_only_memhub_entries(
+    hub: Path, home: Path, capsys
+) -> None:
+    (home / ".gemini").mkdir()
+    (home / ".gemini/settings.json").write_text('{"theme": "GitHub"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "gemini")[0] == 0
+    settings = home / ".gemini/settings.json"
+    settings.write_text(settings.read_text().replace("GitHub", "Dracula"))  # the host's edit
+    assert run(capsys, "undo")[0] == 0
+    assert settings.read_text() == '{"theme": "Dracula"}\n'
+
+
+def test_undo_refuses_naming_an_entry_edited_after_apply(hub: Path, home: Path, capsys) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "gemini")[0] == 0
+    settings = home / ".gemini/settings.json"
+    edited = settings.read_text().replace(
+        "https://mcp.example.com/mcp", "https://other.example/mcp"
+    )
+    settings.write_text(edited)
+    code, _, err = run(capsys, "undo")
+    assert code == 3
+    assert "mcpServers/probe-remote" in err
+    assert settings.read_text() == edited
+
+
+def test_a_canary_secret_reaches_no_file_plan_or_log(
+    hub: Path, home: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    canary = "canary-5e1f-not-for-files"
+    (hub / ".env").write_text(f"PROBE_TOKEN={canary}\n")
+    monkeypatch.setenv("PROBE_TOKEN", canary)
+    plan_file = tmp_path / "plan.json"
+    run(capsys, "plan", str(hub), "--hosts", ALL, "--out", str(plan_file), "--json")
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 0
+    assert canary not in out + err + plan_file.read_text()
+    leaked = [name for name, data in snapshot_tree(home).items() if canary.encode() in data]
+    leaked += [
+        p.name
+        for p in (home / ".memhub").rglob("*")
+        if p.is_file() and canary.encode() in p.read_bytes()
+    ]
+    assert leaked == []
