@@ -1,11 +1,13 @@
 """Fixtures for the real-host e2e tests (see tests/e2e/README.md).
 
-* ``claude_cli`` / ``codex_cli``: the pinned real CLIs from the npm registry (hostcli.PINS).
+* ``claude_cli`` / ``codex_cli`` / ``gemini_cli``: the pinned real CLIs from the npm registry
+  (hostcli.PINS).
   Skipped with a reason when they cannot be had; with ``CI=true`` that is a failure instead.
 * ``isolated_home``: a temp HOME (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG dirs under it) and a
   scrubbed environment, so no test reads or writes the real user's host configuration.
-* ``fake_anthropic`` / ``fake_responses``: scripted fake Anthropic Messages / OpenAI Responses
-  APIs on 127.0.0.1 (ephemeral port), for Claude Code and Codex.
+* ``fake_anthropic`` / ``fake_responses`` / ``fake_gemini``: scripted fake Anthropic Messages /
+  OpenAI Responses / Gemini v1beta APIs on 127.0.0.1 (ephemeral port), for Claude Code, Codex
+  and Gemini CLI.
 * ``bundle_for``: builds a hub with the real ``memhub build`` once per session.
 """
 
@@ -21,6 +23,7 @@ import pytest
 
 from . import harness, hostcli
 from .fake_anthropic import FakeAnthropic
+from .fake_gemini import FakeGemini
 from .fake_responses import FakeResponses
 
 # Variables passed from the outer environment to host CLIs; everything else is dropped.
@@ -86,6 +89,11 @@ def claude_cli() -> Path:
 @pytest.fixture(scope="session")
 def codex_cli() -> Path:
     return _host_cli("codex")
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> Path:
+    return _host_cli("gemini")
 
 
 @dataclass
@@ -180,6 +188,16 @@ def fake_anthropic() -> Iterator[FakeAnthropic]:
 def fake_responses() -> Iterator[FakeResponses]:
     """A started fake OpenAI Responses API; set ``.shell_commands`` before running Codex."""
     server = FakeResponses().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake_gemini() -> Iterator[FakeGemini]:
+    """A started fake Gemini API; set ``.shell_commands`` before running Gemini CLI."""
+    server = FakeGemini().start()
     try:
         yield server
     finally:

@@ -6,7 +6,7 @@ An ``fcntl`` lock per package keeps parallel test processes from installing twic
 
 Usage from the command line (warms the cache, prints the paths)::
 
-    python tests/e2e/hostcli.py [claude|codex ...]
+    python tests/e2e/hostcli.py [claude|codex|gemini ...]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 PINS: dict[str, tuple[str, str, str]] = {
     "claude": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
+    "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
 
 # The default cache is resolved once, at import (test collection), from the real home:
