@@ -45,10 +45,23 @@ class Entry:
 
     @property
     def digest(self) -> str:
-        return value_digest(self.value)
+        return _digest_of(self)
 
 
 def value_digest(value: Any) -> str:
     """sha256 of a value's canonical JSON (sorted keys): what ownership and drift compare."""
     canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_DIGESTS: dict[int, tuple[Any, str]] = {}
+
+
+def _digest_of(entry: Entry) -> str:
+    """value_digest, remembered per value object (tree values are shared across hosts)."""
+    cached = _DIGESTS.get(id(entry.value))
+    if cached is not None and cached[0] is entry.value:
+        return cached[1]
+    digest = value_digest(entry.value)
+    _DIGESTS[id(entry.value)] = (entry.value, digest)
+    return digest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -152,9 +153,15 @@ def _check_description(
 
 def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[SkillFile, ...]:
     files = []
-    for path in sorted(folder.rglob("*"), key=lambda p: p.relative_to(folder).as_posix()):
-        rel = path.relative_to(folder).as_posix()
-        if path.is_symlink():
+    top = os.fspath(folder)
+    found: list[tuple[str, str]] = []
+    for root, dirs, names in os.walk(top):
+        for name in dirs + names:
+            full = os.path.join(root, name)
+            found.append((os.path.relpath(full, top).replace(os.sep, "/"), full))
+    for rel, full in sorted(found):
+        info = os.lstat(full)
+        if stat.S_ISLNK(info.st_mode):
             problems.append(
                 Problem(
                     Origin(f"{shown}/{rel}"),
@@ -164,10 +171,9 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
                 )
             )
             continue
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
+        if stat.S_ISDIR(info.st_mode):
             continue
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             problems.append(
                 Problem(
                     Origin(f"{shown}/{rel}"),
@@ -177,5 +183,6 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
                 )
             )
             continue
-        files.append(SkillFile(rel, path.read_bytes(), bool(mode & stat.S_IXUSR)))
+        with open(full, "rb") as handle:
+            files.append(SkillFile(rel, handle.read(), bool(info.st_mode & stat.S_IXUSR)))
     return tuple(files)

@@ -6,11 +6,12 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from memhub.hubspec.model import Hook, Hub, Plugin, RemoteServer, StdioServer, thaw
+from memhub.hubspec.model import Hook, Hub, Plugin, RemoteServer, Skill, StdioServer, thaw
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
@@ -305,14 +306,20 @@ def uses_plugin_folder(server: StdioServer | RemoteServer) -> bool:
     return any(ref.kind in ("plugin_root", "plugin_data") for v in values for ref in references(v))
 
 
+@cache
+def _skill_tree(skill: Skill) -> tuple[tuple[tuple[str, bytes, int], ...], dict[str, list[Any]]]:
+    """A skill's files as (path, bytes, mode) and its digest value; computed once per skill."""
+    files = tuple(
+        (f.path, f.content, EXEC_MODE if f.executable else FILE_MODE) for f in skill.files
+    )
+    return files, {p: [hashlib.sha256(c).hexdigest(), m] for p, c, m in files}
+
+
 def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:
     """One `tree` entry per skill: `<folder>/<skill>/` holds exactly the skill's files."""
     entries = []
     for skill in hub.skills:
-        files = tuple(
-            (f.path, f.content, EXEC_MODE if f.executable else FILE_MODE) for f in skill.files
-        )
-        digest = {p: [hashlib.sha256(c).hexdigest(), m] for p, c, m in files}
+        files, digest = _skill_tree(skill)
         entries.append(Entry(host, str(folder / skill.name), "tree", (), digest, files=files))
     return entries
 
