@@ -14,7 +14,6 @@ from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
-    NO_PLUGIN_FOLDER,
     EventSupport,
     command_handler,
     compact,
@@ -26,11 +25,11 @@ from .common import (
     json_artifact,
     json_bytes,
     map_hooks,
+    mcp_entries,
     plugin_dir,
     plugin_metadata,
     server_row,
     skill_entries,
-    uses_plugin_folder,
 )
 
 name = "claude"
@@ -211,15 +210,9 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
             scope.base / ".claude" / "settings.json",
             scope.base / ".claude" / "skills",
         )
-    entries: list[Entry] = []
-    rows: list[CoverageRow] = []
-    for server in hub.mcp_servers:
-        if uses_plugin_folder(server):
-            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
-            continue
-        spec, row = _server(hub, server)
-        entries.append(Entry(name, str(mcp_file), "json-key", ("mcpServers", server.name), spec))
-        rows.append(row)
+    entries, rows = mcp_entries(
+        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
+    )
     mapped, hook_rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
     )

@@ -17,7 +17,6 @@ from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
-    NO_PLUGIN_FOLDER,
     EventSupport,
     command_handler,
     compact,
@@ -29,11 +28,11 @@ from .common import (
     json_artifact,
     json_bytes,
     map_hooks,
+    mcp_entries,
     plugin_dir,
     plugin_metadata,
     server_row,
     skill_entries,
-    uses_plugin_folder,
 )
 
 name = "codex"
@@ -250,24 +249,15 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     else:
         codex_home = scope.base / ".codex"
     config, hooks_file = codex_home / "config.toml", codex_home / "hooks.json"
-    entries: list[Entry] = []
-    rows: list[CoverageRow] = []
-    for server in hub.mcp_servers:
-        if uses_plugin_folder(server):
-            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
-            continue
+
+    def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any], CoverageRow]:
         spec, reason = _stdio(server) if isinstance(server, StdioServer) else _remote(server)
         spec = deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
-        entries.append(Entry(name, str(config), "toml-table", ("mcp_servers", server.name), spec))
-        rows.append(
-            server_row(
-                name,
-                server.name,
-                "caveat" if reason else "mapped",
-                f"{config.name} [mcp_servers.{server.name}]",
-                reason,
-            )
-        )
+        status = "caveat" if reason else "mapped"
+        where = f"{config.name} [mcp_servers.{server.name}]"
+        return spec, server_row(name, server.name, status, where, reason)
+
+    entries, rows = mcp_entries(hub, name, config, "toml-table", "mcp_servers", spec_of)
     mapped, hook_rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
     )

@@ -16,7 +16,7 @@ from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
 from ..artifact import EXEC_MODE, FILE_MODE, Artifact
-from ..entries import Entry
+from ..entries import Entry, EntryKind
 from .base import CoverageRow
 
 SHARED = "shared"
@@ -322,6 +322,28 @@ def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:
         files, digest = _skill_tree(skill)
         entries.append(Entry(host, str(folder / skill.name), "tree", (), digest, files=files))
     return entries
+
+
+def mcp_entries(
+    hub: Hub,
+    host: str,
+    target: Path,
+    kind: EntryKind,
+    key: str,
+    spec_of: Callable[[StdioServer | RemoteServer], tuple[dict[str, Any] | None, CoverageRow]],
+) -> tuple[list[Entry], list[CoverageRow]]:
+    """One entry per MCP server under `key` of `target`, with the host's spec and coverage."""
+    entries: list[Entry] = []
+    rows: list[CoverageRow] = []
+    for server in hub.mcp_servers:
+        if uses_plugin_folder(server):
+            rows.append(server_row(host, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
+            continue
+        spec, row = spec_of(server)
+        rows.append(row)
+        if spec is not None:
+            entries.append(Entry(host, str(target), kind, (key, server.name), spec))
+    return entries, rows
 
 
 def hook_entries(

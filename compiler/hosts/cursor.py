@@ -15,7 +15,6 @@ from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     NATIVE_ROOT,
-    NO_PLUGIN_FOLDER,
     EventSupport,
     MappedHook,
     compact,
@@ -25,10 +24,10 @@ from .common import (
     json_artifact,
     json_bytes,
     map_hooks,
+    mcp_entries,
     plugin_dir,
     server_row,
     skill_entries,
-    uses_plugin_folder,
 )
 
 name = "cursor"
@@ -222,15 +221,9 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     """~/.cursor (user) or .cursor (project): mcp.json, hooks.json (version 1), skills/."""
     folder = scope.base / ".cursor"
     mcp_file, hooks_file = folder / "mcp.json", folder / "hooks.json"
-    entries: list[Entry] = []
-    rows: list[CoverageRow] = []
-    for server in hub.mcp_servers:
-        if uses_plugin_folder(server):
-            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
-            continue
-        spec, row = _server(hub, server)
-        entries.append(Entry(name, str(mcp_file), "json-key", ("mcpServers", server.name), spec))
-        rows.append(row)
+    entries, rows = mcp_entries(
+        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
+    )
     mapped, hook_rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
     )

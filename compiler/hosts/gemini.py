@@ -15,16 +15,15 @@ from ..entries import Entry
 from ..scope import Scope
 from .base import CoverageRow
 from .common import (
-    NO_PLUGIN_FOLDER,
     EventSupport,
     MappedHook,
     compact,
     deep_merge,
     hook_entries,
     map_hooks,
+    mcp_entries,
     server_row,
     skill_entries,
-    uses_plugin_folder,
 )
 
 name = "gemini"
@@ -119,18 +118,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     the cross-agent .agents/skills folder."""
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
-    entries: list[Entry] = []
-    rows: list[CoverageRow] = []
-    for server in hub.mcp_servers:
-        if uses_plugin_folder(server):
-            rows.append(server_row(name, server.name, "unsupported", "-", NO_PLUGIN_FOLDER))
-            continue
+
+    def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
         spec, reason = _server(hub, server)
         if spec is None:
-            rows.append(server_row(name, server.name, "unsupported", "-", reason))
-            continue
-        entries.append(Entry(name, str(settings), "json-key", ("mcpServers", server.name), spec))
-        rows.append(server_row(name, server.name, "mapped", "settings.json mcpServers"))
+            return None, server_row(name, server.name, "unsupported", "-", reason)
+        return spec, server_row(name, server.name, "mapped", "settings.json mcpServers")
+
+    entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
     mapped, hook_rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
     )
