@@ -26,7 +26,8 @@
 #   strings with escapes.
 # - Comment lines directly above a header belong to that table: set_table keeps them, and
 #   remove_table keeps them too (they are the user's); blank lines and comments after a table's
-#   last key stay in place. Removing a table also removes one blank line right above its header.
+#   last key stay in place. Removing a table also removes one blank line right above its header
+#   (or, at the top of the file, the one below it).
 # - An implicit parent (a super-table with no header of its own) disappears with its last child;
 #   remove_table(prune=False) keeps it as an explicit empty `[parent]`. An explicit header the
 #   user wrote is never removed by removing a child.
@@ -172,6 +173,7 @@ def append_aot_item(text: str, path: Sequence[str], value: dict[str, Any]) -> st
     if container is not None:
 
         def add(slot: dict[str, Any]) -> None:
+            """Append to the array in the inline value."""
             slot.setdefault(key[-1], []).append(value)
 
         doc.rewrite_inline(container, key, add, edits)
@@ -260,6 +262,7 @@ _WS_NL = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
 _EOL = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 _BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _LITERAL = re.compile(r"'[^'\n]*'")
+_BLANK_LINE = re.compile(r"[ \t]*\r?\n")
 _BLANK_OR_COMMENT = re.compile(r"[ \t]*(#[^\n]*)?(?:\r?\n|\Z)")
 _SCALAR = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?"
@@ -270,7 +273,7 @@ _ESCAPES["\\"] = "\\"
 
 
 class _Scanner:
-    """Split TOML text into statements; assumes text that tomlkit already accepted."""
+    """Split TOML text into statements; assumes text that already parsed."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -699,10 +702,17 @@ class _Edits:
         text = self.text
         merged: list[list[int]] = []
         for start, end in sorted(self.deletions):
-            if merged and start < merged[-1][1]:
+            if merged and start <= merged[-1][1]:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end])
+        if merged and merged[0][0] == 0 and all(o > merged[0][1] for o, _ in self.insertions):
+            # what was first in the file is gone: so is the blank line that followed it
+            blank = _BLANK_LINE.match(text, merged[0][1])
+            if blank and text[blank.end() :].strip():
+                merged[0][1] = blank.end()
+                if len(merged) > 1 and merged[1][0] <= blank.end():
+                    merged[0][1] = max(merged.pop(1)[1], blank.end())
         inserts = sorted(enumerate(self.insertions), key=lambda x: (x[1][0], x[0]))
         out: list[str] = []
         pos = k = 0

@@ -373,15 +373,58 @@ def test_table_replaced_by_scalar_and_back() -> None:
     assert back == "[m]\nx = 1\nenv = { A = { b = 1 } }\nlist = [{ y = 1 }]\n\n[other]\n"
 
 
+def test_headers_with_spaces_and_quoted_parts_are_found() -> None:
+    text = "[ mcp_servers . 'memhub' ]  # mine\ncommand = 'old'\n\n[z]\n"
+    out = set_table(text, MEMHUB, {"command": "new"})
+    assert out == "[ mcp_servers . 'memhub' ]  # mine\ncommand = \"new\"\n\n[z]\n"
+    assert remove_table(out, MEMHUB) == "[z]\n"
+
+
+def test_multiline_values_and_strings_with_brackets_are_skipped_whole() -> None:
+    text = (
+        "args = [\n  \"a\",  # first\n  '''\n[not.a.table]\n''',\n]\n"
+        'x = """\n[[nor.this]]\n# nor a comment\n"""\n'
+        '[mcp_servers.memhub]\ncommand = "m"\n'
+    )
+    out = set_table(text, MEMHUB, {"command": "m", "args": ["b"]})
+    assert out == text + 'args = ["b"]\n'
+    assert remove_table(out, MEMHUB) == text[: text.index("[mcp_servers")]
+
+
+def test_toml_1_1_input_that_only_tomlkit_reads_is_edited_too() -> None:
+    text = 'inline = {\n  a = 1,\n}\nesc = "\\e"\n'
+    assert parse(text) == {"inline": {"a": 1}, "esc": "\x1b"}
+    out = set_table(text, MEMHUB, SERVER)
+    assert out == text + SERVER_TOML
+    assert remove_table(out, MEMHUB) == text
+
+
+def test_inline_array_of_tables_is_rewritten_inline() -> None:
+    text = 'hooks = { PreToolUse = [{ matcher = "a" }] }\n'
+    out = append_aot_item(text, ("hooks", "PreToolUse"), {"matcher": "b"})
+    assert out == 'hooks = { PreToolUse = [{ matcher = "a" }, { matcher = "b" }] }\n'
+    assert remove_aot_item(out, ("hooks", "PreToolUse"), {"matcher": "b"}) == text
+    emptied = remove_aot_item(text, ("hooks", "PreToolUse"), {"matcher": "a"})
+    assert emptied == "hooks = { PreToolUse = [] }\n"
+
+
+def test_paths_inside_arrays_of_tables_are_refused() -> None:
+    text = append_aot_item("", ("hooks", "PreToolUse"), HOOK)
+    with pytest.raises(TomlEditError, match=r"^line 1, column 1: hooks\.PreToolUse is not a table"):
+        set_table(text, ("hooks", "PreToolUse", "x"), {})
+    with pytest.raises(TomlEditError, match="is not a table"):
+        get_table(text, ("hooks", "PreToolUse"))
+    with pytest.raises(TomlEditError, match="is not a table"):
+        remove_table(text, ("hooks", "PreToolUse"))
+
+
 # --------------------------------------------------------------------------------------------
 # generated pre-existing configs
 #
-# The generator renders values with tomlkit (not with the code under test) and builds strategies
-# once, at import: drawing from fresh composite strategies costs more than the edits themselves.
-
-# Structure (which tables, styles, order, newline) is drawn by hypothesis; the many small lexical
-# choices (values, comments, spacing) come from a seeded random.Random that hypothesis draws the
-# seed of: one draw instead of hundreds, so 500 configs take seconds, not a minute.
+# Values are rendered by tomlkit, not by the code under test. Structure (which tables, which
+# style for mcp_servers, order, newline) is drawn by hypothesis; the many small lexical choices
+# (values, comments, spacing) come from a random.Random whose seed hypothesis draws: one draw
+# instead of hundreds, so 500 configs take seconds. Strategies are built once, at import.
 STRINGS = [
     *("", "x", "npx", "é", "ünï code", "😀", 'q"uote', "back\\slash", "tab\t", "nl\nx", "cr\r"),
     *("# hash", "[br]", "[[aot]]", "a.b", "'", "'''", '"""', "\x7f", "\u2028", "=", "{ }"),
