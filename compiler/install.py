@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -451,23 +451,20 @@ def check_fresh(saved: dict[str, Any], fresh: InstallPlan) -> None:
 
 
 def apply_install(
-    plan: InstallPlan,
     home: Path,
+    make_plan: Callable[[], InstallPlan],
     *,
     saved: dict[str, Any] | None = None,
-    adopt: bool = False,
-    replan: Any = None,
 ) -> InstallPlan:
-    """Write `plan` under the operation lock, re-checking every target right before it."""
-    if plan.conflicts:
-        raise InstallConflict("conflicts:\n  " + "\n  ".join(plan.conflicts))
+    """Plan and write under one operation lock; each document is re-merged right before it
+    is replaced (compare-and-swap), and a saved plan must still match (else exit 3)."""
     home.mkdir(parents=True, exist_ok=True)
     with operation_lock(home):
-        fresh = replan() if replan else plan
+        fresh = make_plan()
+        if fresh.conflicts:
+            raise InstallConflict("conflicts:\n  " + "\n  ".join(fresh.conflicts))
         if saved is not None:
             check_fresh(saved, fresh)
-        elif [c.actual for c in fresh.changes] != [c.actual for c in plan.changes]:
-            raise StaleTargetError("a target changed while planning. Fix: run apply again")
         state_path = home / STATE_FILE
         current_state = state_path.read_bytes() if state_path.is_file() else None
         if not fresh.pending and current_state == fresh.state_after:

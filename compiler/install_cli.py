@@ -70,14 +70,15 @@ def install_options(command: Any) -> Any:
     return command
 
 
-def _plan(
+def _planner(
     hub_path: Path,
     scope: str,
     project: Path | None,
     hosts: str | None,
     adopt: bool,
     remove_all: bool = False,
-) -> Any:
+) -> tuple[Any, Any]:
+    """(a function making the install plan, the loaded hub): load and pick hosts once."""
     from .install import plan_install
     from .scope import Scope
     from .state import memhub_home
@@ -85,9 +86,25 @@ def _plan(
     hub = load(hub_path)
     scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
     chosen = parse_hosts(hosts)
-    return plan_install(
-        hub, scope_obj, chosen, memhub_home(), adopt=adopt, remove_all=remove_all
-    ), hub
+
+    def make_plan() -> Any:
+        return plan_install(
+            hub, scope_obj, chosen, memhub_home(), adopt=adopt, remove_all=remove_all
+        )
+
+    return make_plan, hub
+
+
+def _plan(
+    hub_path: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    remove_all: bool = False,
+) -> tuple[Any, Any]:
+    make_plan, hub = _planner(hub_path, scope, project, hosts, adopt, remove_all)
+    return make_plan(), hub
 
 
 def _print_plan(plan: Any, as_json: bool) -> None:
@@ -169,9 +186,8 @@ def register(cli: click.Group) -> None:
             hub = Path(saved["hub_path"])
             scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
             project = Path(saved["project"]) if saved.get("project") else None
-        plan, hub_model = _plan(hub, scope, project, hosts, adopt)
-        replan = lambda: _plan(hub, scope, project, hosts, adopt)[0]  # noqa: E731
-        done = apply_install(plan, _home(), saved=saved, replan=replan)
+        make_plan, hub_model = _planner(hub, scope, project, hosts, adopt)
+        done = apply_install(_home(), make_plan, saved=saved)
         _print_plan(done, as_json)
         if not as_json:
             click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
@@ -189,9 +205,8 @@ def register(cli: click.Group) -> None:
         """Remove only the entries this hub owns; everything else stays as it is."""
         from .install import apply_install
 
-        plan, _ = _plan(hub, scope, project, hosts, adopt, remove_all=True)
-        replan = lambda: _plan(hub, scope, project, hosts, adopt, remove_all=True)[0]  # noqa: E731
-        done = apply_install(plan, _home(), replan=replan)
+        make_plan, _ = _planner(hub, scope, project, hosts, adopt, remove_all=True)
+        done = apply_install(_home(), make_plan)
         _print_plan(done, as_json)
         return 0
 
