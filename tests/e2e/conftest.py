@@ -25,6 +25,7 @@ from . import harness, hostcli
 from .fake_anthropic import FakeAnthropic
 from .fake_gemini import FakeGemini
 from .fake_responses import FakeResponses
+from .refusing_proxy import RefusingProxy
 
 # Variables passed from the outer environment to host CLIs; everything else is dropped.
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "SYSTEMROOT")
@@ -82,6 +83,16 @@ def _host_cli(name: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def refusing_proxy() -> Iterator[RefusingProxy]:
+    """One refusing loopback proxy for the session; every isolated home routes through it."""
+    proxy = RefusingProxy().start()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+
+
+@pytest.fixture(scope="session")
 def claude_cli() -> Path:
     return _host_cli("claude")
 
@@ -109,7 +120,9 @@ class IsolatedHome:
 
 
 @pytest.fixture
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[IsolatedHome]:
+def isolated_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusing_proxy: RefusingProxy
+) -> Iterator[IsolatedHome]:
     root = tmp_path / "iso"
     home = root / "home"
     claude_dir = home / ".claude"
@@ -140,7 +153,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[I
         CLAUDE_CONFIG_DIR=str(claude_dir),
         CODEX_HOME=str(codex_home),
         MEMHUB_HOME=str(home / ".memhub"),
+        HTTPS_PROXY=refusing_proxy.url,
+        HTTP_PROXY=refusing_proxy.url,
+        https_proxy=refusing_proxy.url,
+        http_proxy=refusing_proxy.url,
         NO_PROXY="127.0.0.1,localhost,::1",
+        no_proxy="127.0.0.1,localhost,::1",
         # Claude Code: no updater, telemetry, error reports or other non-essential traffic.
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
         DISABLE_AUTOUPDATER="1",
