@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -48,7 +49,7 @@ class Reply:
         return cls(label, 200, "text/event-stream", out)
 
 
-class FakeServer:
+class FakeServer(ABC):
     max_requests: int = 200
     max_lifetime_s: float = 900.0
 
@@ -60,8 +61,9 @@ class FakeServer:
         self._timer: threading.Timer | None = None
 
     # ---------------------------------------------------------------- protocol
+    @abstractmethod
     def answer(self, path: str, body: dict[str, Any]) -> Reply:
-        raise NotImplementedError  # each fake defines its protocol
+        """The reply to one POST: each fake model server defines its own protocol here."""
 
     def answer_get(self, path: str) -> Reply:
         return Reply.json("not_found", {"error": {"message": f"not found: {path}"}}, status=404)
