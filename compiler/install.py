@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +23,7 @@ from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
 from .journal import tree_digest
 from .plan import ChangeKind
-from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock
+from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock, read_folder
 from .scope import Scope
 from .state import STATE_FILE, Owned, State
 
@@ -287,7 +285,7 @@ def _plan_tree(
     adopt: bool,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
-    current = read_tree(path)
+    current = read_folder(path)
     actual = tree_digest(current) if current is not None else fingerprint(path)
     before_files = tuple((rel, data, mode) for rel, (data, mode) in sorted((current or {}).items()))
     if not desired:
@@ -310,26 +308,6 @@ def _plan_tree(
         before_files=before_files,
     )
     return change, [], {entry.key: Owned(hub_id, entry.host, entry.digest)}
-
-
-def read_tree(path: Path) -> dict[str, tuple[bytes, int]] | None:
-    """A folder's files by relative path (bytes, mode); links and special files marked."""
-    top = os.fspath(path)
-    if not os.path.isdir(top) or os.path.islink(top):
-        return None
-    files: dict[str, tuple[bytes, int]] = {}
-    for root, dirs, names in os.walk(top):
-        for name in dirs + names:
-            full = os.path.join(root, name)
-            info = os.lstat(full)
-            rel = os.path.relpath(full, top).replace(os.sep, "/")
-            if stat.S_ISREG(info.st_mode):
-                with open(full, "rb") as handle:
-                    files[rel] = (handle.read(), stat.S_IMODE(info.st_mode))
-            elif not stat.S_ISDIR(info.st_mode):
-                link = os.fsencode(os.readlink(full)) if stat.S_ISLNK(info.st_mode) else b""
-                files[rel] = (link, info.st_mode)
-    return files
 
 
 def _same_files(

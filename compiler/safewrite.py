@@ -248,26 +248,31 @@ def _read_file(path: Path) -> tuple[bytes | None, int | None]:
 def _walk(folder: Path, *, strict: bool) -> Tree:
     """A folder's files (links as marked entries, or refused when `strict`)."""
     files: Tree = {}
-    for root, dirs, names in os.walk(folder):
+    top = os.fspath(folder)
+    for root, dirs, names in os.walk(top):
         for name in sorted(dirs + names):
-            full = Path(root) / name
-            rel = full.relative_to(folder).as_posix()
-            info = full.lstat()
-            if stat.S_ISLNK(info.st_mode) or not (
-                stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)
-            ):
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, top).replace(os.sep, "/")
+            info = os.lstat(full)
+            if stat.S_ISREG(info.st_mode):
+                with open(full, "rb") as handle:
+                    files[rel] = (handle.read(), stat.S_IMODE(info.st_mode))
+            elif not stat.S_ISDIR(info.st_mode):  # a link or a special file
                 if strict:
                     raise WriteError(
                         f"{full}: a link or special file inside a folder memhub replaces. "
                         "Fix: move it out of the folder"
                     )
-                files[rel] = (
-                    os.fsencode(os.readlink(full)) if stat.S_ISLNK(info.st_mode) else b"",
-                    info.st_mode,
-                )
-            elif stat.S_ISREG(info.st_mode):
-                files[rel] = (full.read_bytes(), stat.S_IMODE(info.st_mode))
+                link = stat.S_ISLNK(info.st_mode)
+                files[rel] = (os.fsencode(os.readlink(full)) if link else b"", info.st_mode)
     return files
+
+
+def read_folder(path: Path) -> Tree | None:
+    """A folder's files by relative path (links and special files marked), None if absent."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return None
+    return _walk(path, strict=False)
 
 
 def _read_tree(path: Path) -> tuple[Tree | None, int | None]:
