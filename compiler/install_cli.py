@@ -13,14 +13,6 @@ from memhub.hubspec import MemhubError, load
 from .hosts import INSTALLERS
 from .report import table
 
-# Executables whose presence on PATH selects a host by default.
-HOST_EXECUTABLES = {
-    "claude": ("claude",),
-    "codex": ("codex",),
-    "cursor": ("cursor-agent", "cursor"),
-    "gemini": ("gemini",),
-}
-
 
 def parse_hosts(value: str | None) -> tuple[str, ...]:
     """`--hosts a,b`, else the hosts whose CLI is on PATH."""
@@ -33,11 +25,15 @@ def parse_hosts(value: str | None) -> tuple[str, ...]:
                 param_hint="--hosts",
             )
         return hosts
-    found = tuple(h for h, exes in HOST_EXECUTABLES.items() if any(shutil.which(e) for e in exes))
+    found = tuple(
+        name
+        for name, host in INSTALLERS.items()
+        if any(shutil.which(exe) for exe in host.executables)
+    )
     if not found:
+        names = ", ".join(exe for host in INSTALLERS.values() for exe in host.executables)
         raise MemhubError(
-            "no host CLI (claude, codex, cursor-agent, gemini) found on PATH. "
-            "Fix: name the hosts with --hosts claude,codex"
+            f"no host CLI ({names}) found on PATH. Fix: name the hosts with --hosts claude,codex"
         )
     return found
 

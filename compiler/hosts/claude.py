@@ -34,6 +34,8 @@ from .common import (
 
 name = "claude"
 title = "Claude Code"
+# CLIs whose presence on PATH makes `memhub apply` pick this host by default
+executables = ("claude",)
 summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/claude-hooks.json"
 
 ROOT = "${CLAUDE_PLUGIN_ROOT}"

@@ -37,6 +37,8 @@ from .common import (
 
 name = "codex"
 title = "OpenAI Codex"
+# CLIs whose presence on PATH makes `memhub apply` pick this host by default
+executables = ("codex",)
 summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks/codex-hooks.json"
 
 ROOT = "${PLUGIN_ROOT}"

@@ -32,6 +32,8 @@ from .common import (
 
 name = "cursor"
 title = "Cursor"
+# CLIs whose presence on PATH makes `memhub apply` pick this host by default
+executables = ("cursor-agent", "cursor")
 summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.json, rules/*.mdc"
 
 ROOT = "${CURSOR_PLUGIN_ROOT}"

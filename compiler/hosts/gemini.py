@@ -28,6 +28,8 @@ from .common import (
 
 name = "gemini"
 title = "Gemini CLI"
+# CLIs whose presence on PATH makes `memhub apply` pick this host by default
+executables = ("gemini",)
 summary = "Gemini CLI settings.json (mcpServers, hooks) and skills folders (installs)"
 
 EVENTS = {

@@ -201,3 +201,19 @@ def test_a_canary_secret_reaches_no_file_plan_or_log(
         if p.is_file() and canary.encode() in p.read_bytes()
     ]
     assert leaked == []
+
+
+def test_hosts_default_to_the_host_clis_on_path(tmp_path: Path, monkeypatch) -> None:
+    from memhub.compiler.install_cli import parse_hosts
+    from memhub.hubspec import MemhubError
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    with pytest.raises(MemhubError, match="cursor-agent"):
+        parse_hosts(None)
+    for exe in ("codex", "cursor-agent"):
+        (bin_dir / exe).write_text("#!/bin/sh\n")
+        (bin_dir / exe).chmod(0o755)
+    assert parse_hosts(None) == ("codex", "cursor")
+    assert parse_hosts("gemini,claude") == ("gemini", "claude")
