@@ -231,6 +231,27 @@ def store_file(folder: Path, name: str, data: bytes) -> None:
     write_private(folder / name, data)
 
 
+def build_tree(
+    root: Path, files: Tree, *, file_mode: int | None, root_mode: int, dir_mode: int
+) -> None:
+    """Write `files` into the new folder `root` (each file's own mode unless `file_mode`),
+    then set folder modes and fsync every folder, deepest first."""
+    os.mkdir(root, 0o700)
+    made = [root]
+    for rel in sorted(files):
+        dest = root / rel
+        for parent in reversed(dest.relative_to(root).parents[:-1]):
+            sub = root / parent
+            if not sub.exists():
+                os.mkdir(sub, 0o700)
+                made.append(sub)
+        data, mode = files[rel]
+        create_file(dest, data, mode if file_mode is None else file_mode)
+    for each in reversed(made):
+        os.chmod(each, root_mode if each == root else dir_mode)
+        fsync_dir(each)
+
+
 def store_tree(folder: Path, name: str, files: Tree) -> None:
     """Keep a folder's files as `folder/name/` (0600 files; modes live in the record)."""
     target = folder / name
@@ -238,19 +259,7 @@ def store_tree(folder: Path, name: str, files: Tree) -> None:
         return
     make_private_dir(folder)
     staging = sibling(target, secrets.token_hex(4), "tmp")
-    os.mkdir(staging, 0o700)
-    made = [staging]
-    for rel in sorted(files):
-        dest = staging / rel
-        for parent in reversed(dest.relative_to(staging).parents[:-1]):
-            sub = staging / parent
-            if not sub.exists():
-                os.mkdir(sub, 0o700)
-                made.append(sub)
-        create_file(dest, files[rel][0], 0o600)
-    for each in reversed(made):
-        os.chmod(each, 0o700)
-        fsync_dir(each)
+    build_tree(staging, files, file_mode=0o600, root_mode=0o700, dir_mode=0o700)
     os.rename(staging, target)
     fsync_dir(folder)
 

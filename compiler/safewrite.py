@@ -381,24 +381,6 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(a))
 
 
-def _build_tree(root: Path, files: Tree, root_mode: int, dir_mode: int) -> None:
-    """Write `files` into the new folder `root`, every file and folder fsynced."""
-    os.mkdir(root, 0o700)
-    made = [root]
-    for rel in sorted(files):
-        dest = root / rel
-        for parent in reversed(dest.relative_to(root).parents[:-1]):
-            sub = root / parent
-            if not sub.exists():
-                os.mkdir(sub, 0o700)
-                made.append(sub)
-        data, mode = files[rel]
-        jr.create_file(dest, data, mode)
-    for folder in reversed(made):
-        os.chmod(folder, root_mode if folder == root else dir_mode)
-        jr.fsync_dir(folder)
-
-
 def _swap_in(staging: Path, target: Path, aside: Path) -> Path | None:
     """Put the folder `staging` at `target`; return where the old folder went, if any."""
     if not os.path.lexists(target):
@@ -417,7 +399,7 @@ def _put_tree(target: Path, files: Tree, root_mode: int, token: str, tag: str) -
     aside = jr.sibling(target, token, f"{tag}old")
     _remove(staging)
     dir_mode = 0o700 if _private_folder(target.parent) else 0o755
-    _build_tree(staging, files, root_mode, dir_mode)
+    jr.build_tree(staging, files, file_mode=None, root_mode=root_mode, dir_mode=dir_mode)
     old = _swap_in(staging, target, aside)
     jr.fsync_dir(target.parent)
     if old is not None:
@@ -712,7 +694,13 @@ class Transaction:
             _make_dirs(missing, 0o700 if private else 0o755, token)
             staging = jr.sibling(target, token, "new")
             if files is not None:
-                _build_tree(staging, files, new_root, 0o700 if private else 0o755)
+                jr.build_tree(
+                    staging,
+                    files,
+                    file_mode=None,
+                    root_mode=new_root,
+                    dir_mode=0o700 if private else 0o755,
+                )
             found = fingerprint(target)
             if found != before:
                 _remove(staging)
