@@ -19,6 +19,7 @@ from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
 from . import jsonedit, tomledit
+from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
 from .journal import tree_digest
@@ -594,3 +595,35 @@ def _json_get(text: str, path: tuple[str, ...]) -> Any:
         return jsonedit.get_key(text, path)
     except KeyError:
         return None
+
+
+def current_digest(target: str, key: str) -> str | None:
+    """The digest of what owned entry `key` of `target` holds now, None when it is gone.
+
+    Drift is a digest that differs from the one the state recorded when memhub wrote it.
+    """
+    kind, _, rest = key.partition(":")
+    if kind == "tree":
+        files = read_folder(Path(target))
+        if files is None:
+            return None
+        value = {
+            rel: [hashlib.sha256(data).hexdigest(), EXEC_MODE if mode & 0o100 else FILE_MODE]
+            for rel, (data, mode) in files.items()
+        }
+        return value_digest(value)
+    data = _read(Path(target))
+    if data is None:
+        return None
+    text = data.decode("utf-8")
+    where, _, item_digest = rest.partition("#")
+    path = tuple(where.split("/"))
+    try:
+        if kind == "json-item":
+            items = _json_get(text, path)
+            found = any(value_digest(i) == item_digest for i in items or [])
+            return item_digest if found else None
+        value = _json_get(text, path) if kind.startswith("json") else tomledit.get_table(text, path)
+    except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:
+        raise TargetParseError(f"{target}: {exc}. Fix: repair the file") from None
+    return None if value is None else value_digest(value)

@@ -217,3 +217,27 @@ def test_hosts_default_to_the_host_clis_on_path(tmp_path: Path, monkeypatch) -> 
         (bin_dir / exe).chmod(0o755)
     assert parse_hosts(None) == ("codex", "cursor")
     assert parse_hosts("gemini,claude") == ("gemini", "claude")
+
+
+def test_current_digest_matches_the_state_until_an_entry_is_edited(
+    hub: Path, home: Path, capsys
+) -> None:
+    from memhub.compiler.install import current_digest
+    from memhub.compiler.state import State
+
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    state = State.load(home / ".memhub")
+    owned = [(t, k, o) for t, es in state.targets.items() for k, o in es.items()]
+    kinds = {k.split(":")[0] for _, k, _ in owned}
+    assert {"json-key", "json-item", "toml-table", "tree"} <= kinds
+    assert [(t, k) for t, k, o in owned if current_digest(t, k) != o.digest] == []
+    settings = home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"] = {}
+    settings.write_text(json.dumps(data))
+    skill = next(t for t, k, _ in owned if k.startswith("tree:"))
+    (Path(skill) / "extra.md").write_text("edited by hand\n")
+    drifted = {(t, k.split(":")[0]) for t, k, o in owned if current_digest(t, k) != o.digest}
+    assert (str(settings), "json-item") in drifted
+    assert (skill, "tree") in drifted
+    assert not any(t.endswith(".toml") for t, _ in drifted)
