@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-EntryKind = Literal["json-key", "json-item", "json-default", "toml-table", "tree"]
-FileFormat = Literal["json", "toml", "tree"]
+EntryKind = Literal["json-key", "json-item", "json-default", "toml-table", "text-block", "tree"]
+FileFormat = Literal["json", "toml", "text", "tree"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,7 @@ class Entry:
     - `json-item`: an element of the array at `path`, identified by its content (a hook).
     - `toml-table`: the table at `path` of a TOML file (`[mcp_servers.<name>]`).
     - `json-default`: a member set only when absent and never removed (a format `version`).
+    - `text-block`: the marked block `path[0]` of a Markdown file (instructions).
     - `tree`: a whole folder (a skill); `value` maps relative paths to [sha256, mode].
     """
 

@@ -18,7 +18,7 @@ from typing import Any
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
-from . import jsonedit, tomledit
+from . import jsonedit, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
@@ -218,7 +218,7 @@ def _plan_document(
     fmt = desired[0].format if desired else _format_of(mine)
     try:
         return _edit_document(target, text, before, fmt, desired, mine, state, hub_id, adopt)
-    except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:
+    except PARSE_ERRORS as exc:
         raise TargetParseError(
             f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
         ) from None
@@ -236,7 +236,7 @@ def _edit_document(
     adopt: bool,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
-    editor = _JsonEditor(text, target) if fmt == "json" else _TomlEditor(text, target)
+    editor = _EDITORS[fmt](text, target)
     conflicts: list[str] = []
     keep: dict[str, Owned] = {}
     desired_keys = {e.key for e in desired}
@@ -263,8 +263,8 @@ def _edit_document(
         keep[entry.key] = Owned(hub_id, entry.host, entry.digest)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
-    if before is None and not keep:
-        after = None
+    if (before is None and not keep) or (fmt == "text" and not after_text):
+        after = None  # a Markdown file left empty was memhub's alone: it goes
     change = TargetChange(
         target,
         _kind(before, after),
@@ -400,6 +400,29 @@ class _TomlEditor:
     def remove(self, key: str, digest: str) -> None:
         path = tuple(key.partition(":")[2].split("/"))
         self.text = tomledit.remove_table(self.text, path)
+
+
+class _TextEditor:
+    """Entry edits on one Markdown file: memhub's marked blocks, every other byte kept."""
+
+    def __init__(self, text: str, target: str) -> None:
+        self.target = target
+        self.text = text
+        textblock.blocks(text)  # broken markers refuse the file before any edit
+
+    def current(self, entry: Entry) -> Any:
+        body = textblock.get(self.text, entry.path[0])
+        return _MISSING if body is None else body
+
+    def put(self, entry: Entry) -> None:
+        self.text = textblock.put(self.text, entry.path[0], entry.value)
+
+    def remove(self, key: str, digest: str) -> None:
+        self.text = textblock.remove(self.text, key.partition(":")[2])
+
+
+_EDITORS: dict[str, Any] = {"json": _JsonEditor, "toml": _TomlEditor, "text": _TextEditor}
+PARSE_ERRORS = (jsonedit.JsonEditError, tomledit.TomlEditError, textblock.TextBlockError)
 
 
 def plan_record(plan: InstallPlan) -> dict[str, Any]:
@@ -546,6 +569,18 @@ def _revert_entries(
         path = tuple(rest.split("#", 1)[0].split("/"))
         if kind == "json-default":
             continue
+        if kind == "text-block":
+            current = textblock.get(text, rest)
+            if key in after and (current is None or value_digest(current) != after[key].digest):
+                conflicts.append(f"{target}: memhub block {rest}")
+                continue
+            previous = textblock.get(old, rest)
+            text = (
+                textblock.put(text, rest, previous)
+                if previous is not None
+                else textblock.remove(text, rest)
+            )
+            continue
         if kind == "json-item":
             if key in after:
                 items = _json_get(text, path)
@@ -623,7 +658,12 @@ def current_digest(target: str, key: str) -> str | None:
             items = _json_get(text, path)
             found = any(value_digest(i) == item_digest for i in items or [])
             return item_digest if found else None
-        value = _json_get(text, path) if kind.startswith("json") else tomledit.get_table(text, path)
-    except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:
+        if kind == "text-block":
+            value = textblock.get(text, where)
+        elif kind.startswith("json"):
+            value = _json_get(text, path)
+        else:
+            value = tomledit.get_table(text, path)
+    except PARSE_ERRORS as exc:
         raise TargetParseError(f"{target}: {exc}. Fix: repair the file") from None
     return None if value is None else value_digest(value)

@@ -21,6 +21,7 @@ from .common import (
     grouped_hooks,
     hook_entries,
     icon_path,
+    instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
@@ -206,12 +207,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
             else scope.home / ".claude.json"
         )
         settings, skills = config / "settings.json", config / "skills"
+        memory = config / "CLAUDE.md"
     else:
         mcp_file = scope.base / ".mcp.json"
         settings, skills = (
             scope.base / ".claude" / "settings.json",
             scope.base / ".claude" / "skills",
         )
+        memory = scope.base / "CLAUDE.md"
     entries, rows = mcp_entries(
         hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
     )
@@ -220,7 +223,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     )
     entries += hook_entries(name, settings, mapped, command_handler)
     entries += skill_entries(hub, name, skills)
-    return entries, [*hook_rows, *rows]
+    blocks, block_rows = instruction_entries(hub, name, memory)
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
 def after_install_steps(hub: Hub) -> list[str]:
@@ -229,3 +233,22 @@ def after_install_steps(hub: Hub) -> list[str]:
     if any(isinstance(s, RemoteServer) and s.oauth for s in hub.mcp_servers):
         steps.append("open /mcp, select each OAuth server and choose Authenticate")
     return steps
+
+
+# --- doctor: what decides whether Claude Code runs the hooks memhub installed (hosts.md 1.3) --
+
+
+def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+    """Settings that turn every hook off: `disableAllHooks: true` in the user's settings.json,
+    or for project scope also in the project's settings.json and settings.local.json.
+    `read(path)` gives a file's data, None when it is absent or does not parse."""
+    config = scope.env_dir("CLAUDE_CONFIG_DIR", scope.home / ".claude")
+    files = [config / "settings.json"]
+    if scope.kind == "project":
+        files += [scope.base / ".claude" / "settings.json"]
+        files += [scope.base / ".claude" / "settings.local.json"]
+    return [
+        f"{file}: disableAllHooks is true"
+        for file in dict.fromkeys(files)
+        if (read(file) or {}).get("disableAllHooks") is True
+    ]

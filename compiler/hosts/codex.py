@@ -24,6 +24,7 @@ from .common import (
     grouped_hooks,
     hook_entries,
     icon_path,
+    instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
@@ -265,7 +266,12 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     )
     entries += hook_entries(name, hooks_file, mapped, command_handler)
     entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
-    return entries, [*hook_rows, *rows]
+    # The global file sits in CODEX_HOME; a project's is read from the repository root down.
+    agents = codex_home / "AGENTS.md" if scope.kind == "user" else scope.base / "AGENTS.md"
+    blocks, block_rows = instruction_entries(
+        hub, name, agents, caveat="Codex reads AGENTS.override.md instead when one exists there"
+    )
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
 def after_install_steps(hub: Hub) -> list[str]:
@@ -277,3 +283,93 @@ def after_install_steps(hub: Hub) -> list[str]:
             "untrusted hooks never run"
         )
     return steps
+
+
+# --- doctor: what decides whether Codex runs the hooks memhub installed (hosts.md 2.2) ------
+
+# Codex leaves the matcher of these events out of a hook's identity (it ignores it there).
+_MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
+DEFAULT_HOOK_TIMEOUT_S = 600
+
+
+def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+    """Settings that turn every hook off: `[features] hooks = false` (or the older alias
+    `codex_hooks`) in the user's config.toml, or in the project's for project scope.
+    `read(path)` gives a file's data, None when it is absent or does not parse."""
+    codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+    files = [codex_home / "config.toml"]
+    if scope.kind == "project":
+        files.append(scope.base / ".codex" / "config.toml")
+    found = []
+    for file in files:
+        features = (read(file) or {}).get("features")
+        for key in ("hooks", "codex_hooks"):
+            if isinstance(features, dict) and features.get(key) is False:
+                found.append(f"{file}: [features] {key} = false")
+    return found
+
+
+def hook_trust_key(source: str, event: str, group: int, handler: int) -> str:
+    """The key of `[hooks.state."<key>"]`: the hooks file, the event in snake case and the
+    position of the handler (Codex identifies hooks by position, not by content)."""
+    import re
+
+    label = re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+    return f"{source}:{label}:{group}:{handler}"
+
+
+def hook_trust_hash(event: str, matcher: str | None, handler: dict[str, Any]) -> str:
+    """The hash /hooks records as `trusted_hash`: sha256 of the canonical JSON (sorted keys, no
+    spaces) of the hook's normalized identity: snake-case event, matcher (not for events that
+    ignore it) and the handler with its default timeout filled in. Matches codex 0.171
+    (tests/e2e/test_doctor_codex_trust.py compares it with the real `hooks/list`)."""
+    import hashlib
+    import json
+    import re
+
+    timeout = handler.get("timeout")
+    normalized: dict[str, Any] = {
+        "type": "command",
+        "command": handler.get("command"),
+        "timeout": max(1, DEFAULT_HOOK_TIMEOUT_S if timeout is None else int(timeout)),
+        "async": bool(handler.get("async", False)),
+    }
+    if handler.get("statusMessage") is not None:
+        normalized["statusMessage"] = handler["statusMessage"]
+    identity: dict[str, Any] = {
+        "event_name": re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower(),
+        "hooks": [normalized],
+    }
+    if matcher is not None and event not in _MATCHERLESS_EVENTS:
+        identity["matcher"] = matcher
+    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def hook_trust(
+    scope: Scope, source: str, event: str, index: int, group: dict[str, Any], read: Any
+) -> list[tuple[str, str]]:
+    """(trust key, status) of each handler in the hook group at `index` of `hooks.<event>` in
+    hooks file `source`. Codex runs a non-managed hook only when the user's config.toml holds
+    `[hooks.state."<key>"] trusted_hash` equal to its current hash (Codex reads that state
+    from the user layer only). Status: trusted, untrusted (no hash), modified (the hook
+    changed since it was trusted) or disabled (`enabled = false`). Only read, never written."""
+    codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+    hooks = (read(codex_home / "config.toml") or {}).get("hooks")
+    states = hooks.get("state") if isinstance(hooks, dict) else None
+    states = states if isinstance(states, dict) else {}
+    found = []
+    for position, handler in enumerate(group.get("hooks") or []):
+        key = hook_trust_key(source, event, index, position)
+        state = states.get(key) if isinstance(states.get(key), dict) else {}
+        trusted = state.get("trusted_hash")
+        if state.get("enabled") is False:
+            status = "disabled"
+        elif trusted is None:
+            status = "untrusted"
+        elif trusted == hook_trust_hash(event, group.get("matcher"), handler):
+            status = "trusted"
+        else:
+            status = "modified"
+        found.append((key, status))
+    return found

@@ -296,6 +296,19 @@ def instructions_row(
     return [CoverageRow(host, "instructions", hub.instructions.source, status, target, reason)]  # type: ignore[arg-type]
 
 
+def instruction_entries(
+    hub: Hub, host: str, target: Path, caveat: str = ""
+) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's instructions as one marked block of a Markdown file the host reads."""
+    if hub.instructions is None:
+        return [], []
+    text = hub.instructions.text
+    body = text if text.endswith("\n") else text + "\n"
+    entry = Entry(host, str(target), "text-block", (hub.plugin.name,), body)
+    status = "caveat" if caveat else "mapped"
+    return [entry], instructions_row(hub, host, status, f"{target.name} (memhub block)", caveat)
+
+
 def uses_plugin_folder(server: StdioServer | RemoteServer) -> bool:
     """Whether a server names ${plugin_root} or ${plugin_data} (meaningless in an install)."""
     values = (

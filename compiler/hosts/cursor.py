@@ -20,6 +20,7 @@ from .common import (
     compact,
     deep_merge,
     icon_path,
+    instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
@@ -236,9 +237,33 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         for item in mapped
     ]
     entries += skill_entries(hub, name, folder / "skills")
-    return entries, [*hook_rows, *rows]
+    if scope.kind == "project":
+        # Cursor reads a project's AGENTS.md, the same block Codex gets there.
+        blocks, block_rows = instruction_entries(hub, name, scope.base / "AGENTS.md")
+    else:
+        blocks, block_rows = (
+            [],
+            instructions_row(
+                hub,
+                name,
+                "unsupported",
+                "-",
+                "Cursor keeps user rules in its settings, not in a file",
+            ),
+        )
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
 def after_install_steps(hub: Hub) -> list[str]:
     """What only Cursor's UI can do after an install."""
     return ["restart Cursor; enable the new MCP servers under Settings > MCP if they are off"]
+
+
+# --- doctor: what decides whether Cursor runs the hooks memhub installed (hosts.md 3.2) ------
+
+
+def hooks_file_problems(document: Any) -> list[str]:
+    """What keeps Cursor from reading a hooks.json: it carries `"version": 1` beside `hooks`."""
+    if not isinstance(document, dict) or document.get("version") != 1:
+        return ['it has no "version": 1 (Cursor reads hooks.json of format version 1)']
+    return []

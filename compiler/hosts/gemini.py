@@ -20,6 +20,7 @@ from .common import (
     compact,
     deep_merge,
     hook_entries,
+    instruction_entries,
     map_hooks,
     mcp_entries,
     server_row,
@@ -135,9 +136,48 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
     # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
     entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
-    return entries, [*hook_rows, *rows]
+    memory = folder / "GEMINI.md" if scope.kind == "user" else scope.base / "GEMINI.md"
+    blocks, block_rows = instruction_entries(hub, name, memory)
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
 def after_install_steps(hub: Hub) -> list[str]:
     """What only Gemini CLI can do after an install."""
     return ["restart Gemini CLI; project-level hooks ask for confirmation the first time"]
+
+
+# --- doctor: what decides whether Gemini CLI runs the hooks memhub installed (hosts.md 4.2) --
+
+
+def _hooks_config(scope: Scope, read: Any) -> list[tuple[Any, dict[str, Any]]]:
+    """(settings file, its `hooksConfig`) for the user's and, in project scope, the project's."""
+    files = [scope.home / ".gemini" / "settings.json"]
+    if scope.kind == "project":
+        files.append(scope.base / ".gemini" / "settings.json")
+    found = []
+    for file in dict.fromkeys(files):
+        config = (read(file) or {}).get("hooksConfig")
+        if isinstance(config, dict):
+            found.append((file, config))
+    return found
+
+
+def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+    """Settings that turn every hook off: `hooksConfig.enabled: false` in settings.json.
+    `read(path)` gives a file's data, None when it is absent or does not parse."""
+    return [
+        f"{file}: hooksConfig.enabled is false"
+        for file, config in _hooks_config(scope, read)
+        if config.get("enabled") is False
+    ]
+
+
+def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | None:
+    """Why Gemini skips this one hook group: a handler `name` listed in `hooksConfig.disabled`."""
+    names = {h.get("name") for h in group.get("hooks") or [] if isinstance(h, dict)}
+    for file, config in _hooks_config(scope, read):
+        disabled = config.get("disabled")
+        listed = sorted(n for n in names if isinstance(disabled, list) and n in disabled)
+        if listed:
+            return f"{file}: hooksConfig.disabled lists {', '.join(listed)}"
+    return None

@@ -241,3 +241,88 @@ def test_current_digest_matches_the_state_until_an_entry_is_edited(
     assert (str(settings), "json-item") in drifted
     assert (skill, "tree") in drifted
     assert not any(t.endswith(".toml") for t, _ in drifted)
+
+
+def instruction_files(home: Path) -> dict[str, Path]:
+    return {
+        "claude": Path(os.environ["CLAUDE_CONFIG_DIR"]) / "CLAUDE.md",
+        "codex": Path(os.environ["CODEX_HOME"]) / "AGENTS.md",
+        "gemini": home / ".gemini" / "GEMINI.md",
+    }
+
+
+def test_instructions_land_as_one_owned_block_beside_the_persons_text(
+    hub: Path, home: Path, capsys
+) -> None:
+    files = instruction_files(home)
+    mine = "# My notes\n\nAlways answer in French.\n"
+    for path in files.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(mine)
+    wanted = (hub / "INSTRUCTIONS.md").read_text()
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    for path in files.values():
+        text = path.read_text()
+        assert text.startswith(mine)
+        assert (
+            f"<!-- memhub:begin install-probe -->\n{wanted}<!-- memhub:end install-probe -->\n"
+            in text
+        )
+    assert run(capsys, "uninstall", str(hub), "--hosts", ALL)[0] == 0
+    assert {h: p.read_text() for h, p in files.items()} == {h: mine for h in files}
+
+
+def test_instructions_in_project_scope_share_agents_md_between_codex_and_cursor(
+    hub: Path, tmp_path: Path, capsys
+) -> None:
+    project = tmp_path / "checkout"
+    project.mkdir()
+    code, _, _ = run(
+        capsys, "apply", str(hub), "--scope", "project", "--project", str(project), "--hosts", ALL
+    )
+    assert code == 0
+    agents = (project / "AGENTS.md").read_text()
+    assert agents.count("<!-- memhub:begin install-probe -->") == 1
+    assert (project / "CLAUDE.md").is_file() and (project / "GEMINI.md").is_file()
+    run(
+        capsys,
+        "uninstall",
+        str(hub),
+        "--scope",
+        "project",
+        "--project",
+        str(project),
+        "--hosts",
+        ALL,
+    )
+    # files memhub created and left empty go; nothing else was there
+    assert sorted(p.name for p in project.iterdir() if p.suffix == ".md") == []
+
+
+def test_broken_block_markers_refuse_the_file_with_their_line(
+    hub: Path, home: Path, capsys
+) -> None:
+    agents = instruction_files(home)["codex"]
+    agents.parent.mkdir(parents=True, exist_ok=True)
+    agents.write_text("# Mine\n<!-- memhub:begin install-probe -->\nhalf\n")
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "codex")
+    assert code == 2
+    assert f"{agents}: line 2: memhub block 'install-probe' has no end marker" in err
+    assert not (Path(os.environ["CODEX_HOME"]) / "config.toml").exists()
+
+
+def test_undo_refuses_when_the_block_was_edited_and_reverts_it_otherwise(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_md = instruction_files(home)["claude"]
+    claude_md.parent.mkdir(parents=True, exist_ok=True)
+    claude_md.write_text("mine\n")
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    applied = claude_md.read_text()
+    claude_md.write_text(applied.replace("answer", "reply"))
+    code, _, err = run(capsys, "undo")
+    assert code == 3 and "memhub block install-probe" in err
+    # a host or person adding text outside the block does not stop undo
+    claude_md.write_text("added above\n" + applied)
+    assert run(capsys, "undo")[0] == 0
+    assert claude_md.read_text() == "added above\nmine\n"

@@ -1,0 +1,111 @@
+"""Owned blocks in a person's Markdown instruction files (CLAUDE.md, AGENTS.md, GEMINI.md).
+
+memhub owns only the lines between its two marker comments; every byte outside them is the
+person's and stays as it is. Markers are HTML comments, so rendered Markdown hides them:
+
+    <!-- memhub:begin NAME -->
+    ...the hub's instructions...
+    <!-- memhub:end NAME -->
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BEGIN = "<!-- memhub:begin {name} -->"
+END = "<!-- memhub:end {name} -->"
+_MARKER = re.compile(r"^<!-- memhub:(begin|end) ([A-Za-z0-9._-]+) -->[ \t]*\r?$", re.MULTILINE)
+
+
+class TextBlockError(ValueError):
+    """The markers are broken (a begin without its end, or nested); nothing is edited."""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where one block sits: [start, end) covers both marker lines and their newlines."""
+
+    start: int
+    end: int
+    body: str
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def blocks(text: str) -> dict[str, Span]:
+    """Every memhub block in `text` by name; broken markers raise TextBlockError."""
+    found: dict[str, Span] = {}
+    open_name: str | None = None
+    open_at = body_at = 0
+    for match in _MARKER.finditer(text):
+        which, name = match.group(1), match.group(2)
+        if which == "begin":
+            if open_name is not None:
+                raise TextBlockError(
+                    f"line {_line_of(text, match.start())}: memhub block {name!r} begins inside "
+                    f"block {open_name!r} (line {_line_of(text, open_at)}), which never ended"
+                )
+            if name in found:
+                raise TextBlockError(
+                    f"line {_line_of(text, match.start())}: a second memhub block {name!r}"
+                )
+            open_name, open_at = name, match.start()
+            body_at = _after_line(text, match.end())
+        else:
+            if open_name != name:
+                raise TextBlockError(
+                    f"line {_line_of(text, match.start())}: memhub:end {name!r} without its begin"
+                )
+            end = _after_line(text, match.end())
+            found[name] = Span(open_at, end, text[body_at : match.start()])
+            open_name = None
+    if open_name is not None:
+        raise TextBlockError(
+            f"line {_line_of(text, open_at)}: memhub block {open_name!r} has no end marker"
+        )
+    return found
+
+
+def _after_line(text: str, offset: int) -> int:
+    """The offset just past the newline ending the line that `offset` is on."""
+    newline = text.find("\n", offset)
+    return len(text) if newline < 0 else newline + 1
+
+
+def render(name: str, body: str) -> str:
+    """The block as written: markers around `body`, which always ends with one newline."""
+    body = body if body.endswith("\n") else body + "\n"
+    return f"{BEGIN.format(name=name)}\n{body}{END.format(name=name)}\n"
+
+
+def get(text: str, name: str) -> str | None:
+    span = blocks(text).get(name)
+    return None if span is None else span.body
+
+
+def put(text: str, name: str, body: str) -> str:
+    """`text` with block `name` holding `body`: replaced in place, or appended at the end
+    after a blank line (the person's last line gets its newline if it lacked one)."""
+    block = render(name, body)
+    span = blocks(text).get(name)
+    if span is not None:
+        return text[: span.start] + block + text[span.end :]
+    if not text:
+        return block
+    if not text.endswith("\n"):
+        text += "\n"
+    return text + "\n" + block  # always one blank line, so `remove` knows what it added
+
+
+def remove(text: str, name: str) -> str:
+    """`text` without block `name`; the blank line `put` added before it goes too."""
+    span = blocks(text).get(name)
+    if span is None:
+        return text
+    start = span.start
+    if text[:start].endswith("\n\n"):
+        start -= 1
+    return text[:start] + text[span.end :]
