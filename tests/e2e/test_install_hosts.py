@@ -87,6 +87,7 @@ class InstallHub:
     servers: dict[str, dict[str, Any]]
     skills: dict[str, str]  # name -> description
     log_words: tuple[str, str, str]  # what the session_start, before_tool, turn_end hooks append
+    instructions: str  # the hub's instruction text, which each host must put in its prompt
 
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
@@ -108,7 +109,13 @@ def read_install_hub() -> InstallHub:
         servers=data["mcp"]["servers"],
         skills=skills,
         log_words=(words["session_start"], words["before_tool"], words["turn_end"]),
+        instructions=(HUB / data["instructions"]).read_text(encoding="utf-8"),
     )
+
+
+def probe_line(hub: InstallHub) -> str:
+    """The instruction line carrying the probe word (the host may re-wrap the rest)."""
+    return next(line for line in hub.instructions.splitlines() if "memhub-probe" in line)
 
 
 def split_env(env: dict[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -186,6 +193,10 @@ def expected_targets(h: Home, skills: dict[str, str]) -> dict[str, str]:
         str(h.codex_home / "config.toml"): "update",
         str(h.codex_home / "hooks.json"): "create",
         str(h.gemini_dir / "settings.json"): "update",
+        # instructions: each host's global instruction file
+        str(h.claude_dir / "CLAUDE.md"): "create",
+        str(h.codex_home / "AGENTS.md"): "create",
+        str(h.gemini_dir / "GEMINI.md"): "create",
     }
     # Codex and Gemini both read ~/.agents/skills (Gemini ahead of ~/.gemini/skills): one copy.
     for name in skills:
@@ -399,6 +410,8 @@ def test_hosts_read_applied_servers_and_skill(
     for name, description in hub.skills.items():
         assert name in skills, f"{name} not in the prompt's skills: {sorted(skills)}"
         assert skills[name] == (description, home.home / ".agents/skills" / name / "SKILL.md")
+    # Codex: the hub's instructions are in the prompt, from $CODEX_HOME/AGENTS.md.
+    assert probe_line(hub) in proc.stdout, proc.stdout[-3000:]
 
 
 # ================================================================== 2. sessions fire the hooks
@@ -425,6 +438,8 @@ def test_claude_session_fires_user_hooks(
     first = json.dumps(fake_anthropic.requests[0].body)
     for name, description in hub.skills.items():
         assert json.dumps(f"- {name}: {description}")[1:-1] in first, name
+    # ... and so are the hub's instructions, from $CLAUDE_CONFIG_DIR/CLAUDE.md.
+    assert json.dumps(probe_line(hub))[1:-1] in first, "CLAUDE.md block not in the prompt"
 
 
 def test_codex_exec_fires_user_hooks(
@@ -468,6 +483,8 @@ def test_gemini_session_fires_user_hooks(
     for name, description in hub.skills.items():
         assert f"<name>{name}</name>" in first, name
         assert json.dumps(description)[1:-1] in first, description
+    # ... and so are the hub's instructions, from ~/.gemini/GEMINI.md.
+    assert json.dumps(probe_line(hub))[1:-1] in first, "GEMINI.md block not in the prompt"
 
 
 # ================================================================== 3. undo
