@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from .journal import tree_digest
 from .plan import ChangeKind
 from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock, read_folder
 from .scope import Scope
+from .secrets import env_file_warnings, refuse_leaks, secret_values
 from .state import STATE_FILE, Owned, State
 
 
@@ -82,6 +83,7 @@ class InstallPlan:
     )
     state: State = field(repr=False, default_factory=State)
     adopt: bool = False
+    warnings: tuple[str, ...] = ()
 
     @property
     def pending(self) -> tuple[TargetChange, ...]:
@@ -150,6 +152,7 @@ def plan_install(
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
         new_state.targets[target] = entries
+    refuse_leaks(_writes(changes), secret_values(hub, scope.env or None))
     return InstallPlan(
         hub=hub_id,
         revision=hub_revision(hub),
@@ -162,7 +165,21 @@ def plan_install(
         inputs=inputs,
         state=state,
         adopt=adopt,
+        warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
     )
+
+
+def _writes(changes: list[TargetChange]) -> Iterable[tuple[str, bytes | None, bytes | None]]:
+    """(file, before, after) for every file a plan would write, folders file by file."""
+    for change in changes:
+        if change.kind in ("unchanged", "delete"):
+            continue
+        if change.format != "tree":
+            yield change.path, change.before, change.after
+            continue
+        old = {rel: data for rel, data, _ in change.before_files}
+        for rel, data, _ in change.files:
+            yield f"{change.path}/{rel}", old.get(rel), data
 
 
 def _merge_shared(entries: list[Entry]) -> list[Entry]:

@@ -109,6 +109,7 @@ def _print_plan(plan: Any, as_json: bool) -> None:
     if as_json:
         record = plan_record(plan)
         record["conflicts"] = list(plan.conflicts)
+        record["warnings"] = list(plan.warnings)
         record["coverage"] = [r.to_json() for r in plan.coverage]
         click.echo(json.dumps(record, indent=2))
         return
@@ -119,6 +120,8 @@ def _print_plan(plan: Any, as_json: bool) -> None:
             click.echo(f"{kind.rjust(width)}  {path}")
     for conflict in plan.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
+    for warning in plan.warnings:
+        click.echo(f"warning   {warning}", err=True)
     unsupported = [r for r in plan.coverage if r.status == "unsupported"]
     if unsupported:
         click.echo(

@@ -326,3 +326,50 @@ def test_undo_refuses_when_the_block_was_edited_and_reverts_it_otherwise(
     claude_md.write_text("added above\n" + applied)
     assert run(capsys, "undo")[0] == 0
     assert claude_md.read_text() == "added above\nmine\n"
+
+
+@pytest.mark.parametrize("source", ["environment", "env-file"])
+def test_apply_refuses_a_write_that_would_carry_a_secret_value(
+    hub: Path, home: Path, capsys, monkeypatch, source: str
+) -> None:
+    canary = "canary-77c1-in-a-skill"
+    if source == "environment":
+        monkeypatch.setenv("PROBE_TOKEN", canary)
+    else:
+        monkeypatch.delenv("PROBE_TOKEN", raising=False)
+        (hub / ".env").write_text(f'# secrets\nexport PROBE_TOKEN="{canary}"\n')
+    skill = next((hub / "skills").iterdir())
+    (skill / "notes.md").write_text(f"the token is {canary}\n")
+    before = snapshot_tree(home)
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 2
+    assert "notes.md: the write would contain the value of ${env:PROBE_TOKEN}" in err
+    assert canary not in out + err
+    assert snapshot_tree(home) == before
+
+
+def test_a_secret_the_person_already_keeps_in_a_file_does_not_block_apply(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    canary = "canary-31aa-theirs"
+    monkeypatch.setenv("PROBE_TOKEN", canary)
+    mcp = claude_json()
+    mcp.write_text(json.dumps({"mcpServers": {"theirs": {"env": {"T": canary}}}}))
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    assert mcp.read_text().count(canary) == 1
+
+
+def test_unset_references_and_a_loose_env_file_are_warned_about(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.delenv("PROBE_TOKEN", raising=False)
+    code, _, err = run(capsys, "plan", str(hub), "--hosts", "claude")
+    assert code == 0
+    assert "${env:PROBE_TOKEN} has no value in the environment or" in err
+    (hub / ".env").write_text("PROBE_TOKEN=value-from-env-file\n")
+    (hub / ".env").chmod(0o644)
+    code, out, err = run(capsys, "plan", str(hub), "--hosts", "claude", "--json")
+    warnings = json.loads(out)["warnings"]
+    assert warnings == [
+        f"{hub / '.env'}: readable by other users (mode 644). Fix: chmod 600 {hub / '.env'}"
+    ]
