@@ -33,7 +33,7 @@ from .vocabulary import TOOL_EVENTS
 from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, parse_yaml
 
 HUB_FILE = "hub.yaml"
-BUNDLE_HOSTS = ("claude", "codex", "cursor", "agent-plugins")
+BUNDLE_HOSTS = ("claude", "codex", "cursor", "gemini", "agent-plugins")
 
 
 def find_hub_file(path: str | os.PathLike[str]) -> Path:

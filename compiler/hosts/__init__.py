@@ -9,6 +9,7 @@ ADAPTERS: dict[str, HostAdapter] = {
     claude.name: claude,
     codex.name: codex,
     cursor.name: cursor,
+    gemini.name: gemini,
     agent_plugins.name: agent_plugins,
 }
 

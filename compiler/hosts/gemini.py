@@ -1,7 +1,10 @@
-"""Gemini CLI: settings.json installs (MCP servers, hooks) and skills folders.
+"""Gemini CLI: an extension (`gemini/<plugin>/`: gemini-extension.json, hooks/hooks.json,
+GEMINI.md, skills) and settings.json installs (MCP servers, hooks) with skills folders.
 
-Gemini reads `$VAR` / `${VAR}` only inside a server's `env`; its hook timeouts are in
-milliseconds and its events and tool names are its own (BeforeTool, run_shell_command).
+Hook timeouts are in milliseconds; events and tool names are Gemini's own (BeforeTool,
+run_shell_command). Gemini 0.61 expands `$VAR` / `${VAR}` in every string of
+gemini-extension.json (and of settings.json) when it loads it, and `${extensionPath}` in an
+extension's files. Installs still write references only inside a server's `env`.
 """
 
 from __future__ import annotations
@@ -11,18 +14,24 @@ from typing import Any
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 
+from ..artifact import Artifact
 from ..entries import Entry
 from ..scope import Scope
-from .base import CoverageRow
+from .base import CoverageRow, HostBuild
 from .common import (
     EventSupport,
     MappedHook,
     compact,
     deep_merge,
+    grouped_hooks,
     hook_entries,
     instruction_entries,
+    instructions_row,
+    json_artifact,
+    json_bytes,
     map_hooks,
     mcp_entries,
+    plugin_dir,
     server_row,
     skill_entries,
 )
@@ -31,7 +40,21 @@ name = "gemini"
 title = "Gemini CLI"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("gemini",)
-summary = "Gemini CLI settings.json (mcpServers, hooks) and skills folders (installs)"
+summary = (
+    "Gemini CLI extension (gemini/<plugin>/gemini-extension.json, hooks/hooks.json, GEMINI.md); "
+    "settings.json and skills folders (installs)"
+)
+
+# Its own folder: an extension is installed from a folder holding gemini-extension.json at
+# its root (`gemini extensions install <path>`), copied to ~/.gemini/extensions/<name>/.
+ROOT_DIR = "gemini"
+bundle_root = ROOT_DIR
+runs_hooks = True
+shows_icon = False
+ROOT = "${extensionPath}"
+MANIFEST = "gemini-extension.json"
+HOOKS_FILE = "hooks/hooks.json"
+CONTEXT_FILE = "GEMINI.md"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -47,6 +70,7 @@ EVENTS = {
     "turn_end": EventSupport("AfterAgent"),
     "pre_compact": EventSupport("PreCompress"),
 }
+EVENT_ORDER = list(dict.fromkeys(s.host_event for s in EVENTS.values() if s.host_event))
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("run_shell_command",),
     "edit": ("replace", "write_file"),
@@ -63,35 +87,51 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
-def _env_value(value: str) -> str:
-    return substitute(value, env=lambda n: "${" + n + "}", plugin_root="", plugin_data="")
+def _server(
+    hub: Hub, server: StdioServer | RemoteServer, root: str | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """Gemini's server shape, or None with the reason it cannot be expressed.
 
+    `root` is the extension folder's reference (`${extensionPath}`), where any value may hold
+    a reference; None for a settings.json install, which keeps them inside `env`.
+    """
 
-def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, str]:
-    """Gemini's server shape, or None with the reason it cannot be expressed."""
+    def value(text: str) -> str:
+        return substitute(
+            text, env=lambda n: "${" + n + "}", plugin_root=root or "", plugin_data=""
+        )
+
     if isinstance(server, StdioServer):
+        values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    else:
+        values = [server.url, *server.headers.values()]
+    if root is not None:
+        if any(ref.kind == "plugin_data" for v in values for ref in references(v)):
+            return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
+    elif isinstance(server, StdioServer):
         if any(references(v) for v in (server.command, *server.args)):
             return None, "Gemini expands ${VAR} only inside env"
+    elif any(references(v) for v in server.headers.values()):
+        return None, "Gemini cannot read ${VAR} in headers; use an OAuth client or a stdio proxy"
+    if isinstance(server, StdioServer):
+        cwd = server.cwd
+        if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
+            cwd = root + cwd[1:]  # the hub's ./x is inside the plugin; Gemini's is the session's
         spec: dict[str, Any] = compact(
             {
-                "command": server.command,
-                "args": list(server.args),
-                "env": {k: _env_value(v) for k, v in server.env.items()},
-                "cwd": server.cwd,
+                "command": value(server.command),
+                "args": [value(a) for a in server.args],
+                "env": {k: value(v) for k, v in server.env.items()},
+                "cwd": value(cwd) if cwd else None,
                 "description": server.description,
             }
         )
     else:
-        if any(references(v) for v in server.headers.values()):
-            return (
-                None,
-                "Gemini cannot read ${VAR} in headers; use an OAuth client or a stdio proxy",
-            )
         url_key = "httpUrl" if server.transport == "http" else "url"
         spec = compact(
             {
-                url_key: server.url,
-                "headers": dict(server.headers),
+                url_key: value(server.url),
+                "headers": {k: value(v) for k, v in server.headers.items()},
                 "oauth": compact(
                     {
                         "enabled": True,
@@ -114,6 +154,50 @@ def _handler(item: MappedHook) -> dict[str, Any]:
     if item.hook.status_message:
         handler["description"] = item.hook.status_message
     return handler
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [
+        # Gemini installs a git URL from the repository's root only; the extension is a folder.
+        f"gemini extensions install <a local copy of this repository>/{plugin_dir(hub, ROOT_DIR)}",
+    ]
+
+
+def build(hub: Hub) -> HostBuild:
+    """`gemini/<plugin>/`: the manifest with MCP servers inline, hooks/hooks.json and the
+    instructions as the extension's context file (skills and runtime come from build.py)."""
+    base = plugin_dir(hub, ROOT_DIR)
+    plugin = hub.plugin
+    mapped, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
+    )
+    servers: dict[str, Any] = {}
+    for server in hub.mcp_servers:
+        spec, reason = _server(hub, server, ROOT)
+        if spec is None:
+            rows.append(server_row(name, server.name, "unsupported", "-", reason))
+            continue
+        servers[server.name] = spec
+        kind = "stdio" if isinstance(server, StdioServer) else server.transport
+        rows.append(server_row(name, server.name, "mapped", f"{MANIFEST} mcpServers {kind}"))
+    manifest = compact(
+        {
+            "name": plugin.name,  # installed as ~/.gemini/extensions/<name>/
+            "version": plugin.version,
+            "description": plugin.description,
+            "contextFileName": CONTEXT_FILE if hub.instructions else None,
+            "mcpServers": servers,
+        }
+    )
+    artifacts = [json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest")]
+    if mapped:
+        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
+        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    if hub.instructions:
+        text = hub.instructions.text.encode("utf-8")
+        artifacts.append(Artifact(f"{base}/{CONTEXT_FILE}", text, owners=(name,)))
+        rows += instructions_row(hub, name, "mapped", f"{CONTEXT_FILE} (contextFileName)", "")
+    return HostBuild(tuple(artifacts), tuple(rows))
 
 
 def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import _merge, build
 from memhub.compiler.errors import BuildError
@@ -120,7 +121,59 @@ def test_manifests_point_at_their_own_hooks_file() -> None:
     assert doc("/.claude-plugin/plugin.json")["hooks"] == "./hooks/claude-hooks.json"
     assert doc("/.codex-plugin/plugin.json")["hooks"] == "./hooks/codex-hooks.json"
     assert doc("/.cursor-plugin/plugin.json")["hooks"] == "./hooks/cursor-hooks.json"
-    assert not any(a.path.endswith("hooks/hooks.json") for a in built("full").artifacts)
+    # hooks/hooks.json is the one name Gemini reads, in its own extension folder only.
+    hooks_json = [a.path for a in built("full").artifacts if a.path.endswith("hooks/hooks.json")]
+    assert hooks_json == ["gemini/full-probe/hooks/hooks.json"]
+
+
+def test_gemini_extension_translates_references_and_drops_plugin_data() -> None:
+    manifest = doc("gemini/full-probe/gemini-extension.json")
+    assert (manifest["name"], manifest["version"]) == ("full-probe", "1.2.3")
+    assert manifest["contextFileName"] == "GEMINI.md"
+    assert built("full").artifact("gemini/full-probe/GEMINI.md") is not None
+    servers = manifest["mcpServers"]
+    assert "local-tool" not in servers, "Gemini has no ${plugin_data}: left out, with a warning"
+    assert servers["remote-api"]["httpUrl"] == "https://api.example.com/mcp"
+    assert servers["remote-api"]["headers"]["Authorization"] == "Bearer ${EXAMPLE_API_TOKEN}"
+    assert servers["legacy-sse"] == {
+        "url": "https://sse.example.com/events",
+        "headers": {"X-Api-Key": "${SSE_KEY}"},
+    }
+    hooks = doc("gemini/full-probe/hooks/hooks.json")["hooks"]
+    assert [g.get("matcher") for g in hooks["BeforeTool"]] == ["^(?:run_shell_command)$"]
+    assert hooks["BeforeTool"][0]["hooks"] == [
+        {
+            "type": "command",
+            "name": "shell-guard",
+            "command": '"${extensionPath}/bin/guard" --token "${GUARD_TOKEN}"',
+            "timeout": 8000,
+            "description": "Checking the command",
+        }
+    ]
+    assert "SessionStart" not in hooks, "the start hook writes to ${plugin_data}"
+
+
+def test_gemini_extension_servers_start_from_the_extension_folder(tmp_path: Path) -> None:
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    data = yaml.safe_load((root / "hub.yaml").read_text())
+    data["mcp"]["servers"]["local"] = {
+        "command": "${plugin_root}/bin/server",
+        "args": ["--flag", "${env:FLAG}"],
+        "env": {"API_TOKEN": "${env:API_TOKEN}"},
+        "cwd": "./work",
+    }
+    (root / "hub.yaml").write_text(yaml.safe_dump(data))
+    result = build(load(root), ["gemini"])
+    manifest = json.loads(result.artifact("gemini/hello-hub/gemini-extension.json").content)
+    assert manifest["mcpServers"]["local"] == {
+        "command": "${extensionPath}/bin/server",
+        "args": ["--flag", "${FLAG}"],
+        "env": {"API_TOKEN": "${API_TOKEN}"},
+        "cwd": "${extensionPath}/work",
+    }
+    assert "settings" not in manifest, "Gemini expands ${VAR} from its environment"
+    assert result.warnings == ()
 
 
 def test_overrides_are_merged_last() -> None:
@@ -183,6 +236,12 @@ def test_handler_hooks_launch_the_vendored_runtime(
     )
     vendored = {a.path for a in result.artifacts if "/memhub_runtime/" in a.path}
     assert "plugins/hello-hub/memhub_runtime/handlers.py" in vendored
+    result = build(load(root), ["gemini"])
+    hooks = json.loads(result.artifact("gemini/hello-hub/hooks/hooks.json").content)
+    assert hooks["hooks"]["AfterAgent"][0]["hooks"][0]["command"] == (
+        'python3 -S "${extensionPath}/memhub_runtime/hook.py" gemini turn_end probe.echo'
+    )
+    assert result.artifact("gemini/hello-hub/memhub_runtime/handlers.py") is not None
 
 
 def test_shared_paths_must_agree_byte_for_byte() -> None:

@@ -126,3 +126,14 @@ def test_agent_plugins_mcp(hub: str, material: Path) -> None:
         if path.endswith(".mcp.json"):
             continue
         assert _validate(document, schema) == [], path
+
+
+def test_gemini_extension_servers_and_hooks_validate_as_settings(hub: str, material: Path) -> None:
+    # No published schema for gemini-extension.json (hosts.md 4.6). Its `mcpServers` and the
+    # extension's hooks/hooks.json take the settings.json shapes, so both must validate there.
+    schema = _schema(material, "gemini/gemini-cli/settings.schema.json")
+    manifest = _one(hub, "/gemini-extension.json")
+    assert _validate({"mcpServers": manifest.get("mcpServers", {})}, schema) == []
+    for path, hooks in _documents(hub, "/hooks/hooks.json"):
+        assert set(hooks) == {"hooks"}, path
+        assert _validate(hooks, schema) == [], path

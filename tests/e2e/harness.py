@@ -22,7 +22,7 @@ EXAMPLES_DIR = REPO_ROOT / "examples"
 HUBS_DIR = Path(__file__).resolve().parent / "hubs"
 
 # Hosts a hub without `hosts:` is built for (hub.schema.json: "Default: every bundle host").
-BUNDLE_HOSTS: tuple[str, ...] = ("claude", "codex", "cursor", "agent-plugins")
+BUNDLE_HOSTS: tuple[str, ...] = ("claude", "codex", "cursor", "gemini", "agent-plugins")
 
 CLI_TIMEOUT_S = 120
 BUILD_TIMEOUT_S = 120

@@ -69,7 +69,7 @@ BASE: dict[str, Any] = {
         "description": "Demo plugins",
         "owner": {"name": "Ann Example", "email": "ann@example.com", "url": "https://example.com"},
     },
-    "hosts": ["claude", "codex", "cursor", "agent-plugins"],
+    "hosts": ["claude", "codex", "cursor", "gemini", "agent-plugins"],
     "mcp": {
         "servers": {
             "local": {
@@ -601,7 +601,7 @@ NAME_LINE_BUG = (
     "schema_check._explain uses positions.of_value(map) (and key path 'overrides' / "
     "'mcp.servers' instead of the entry)"
 )
-for _host in ("claude-code", "gemini"):
+for _host in ("claude-code", "copilot"):
     setv(
         f"unknown-override-host-{_host}",
         ("overrides", _host),
@@ -647,7 +647,7 @@ for _name, _tools in {
     setv(f"enum-tools-{_name}", (*HOOK1, "tools"), _tools, focus=_focus)
 for _name, _hosts in {
     "vscode": ["vscode"],
-    "gemini": ["gemini"],
+    "copilot": ["copilot"],
     "Claude": ["Claude"],
     "claude-code": ["claude", "claude-code"],
     "empty": [],
