@@ -28,6 +28,7 @@ from .safewrite import StaleTargetError, Transaction, fingerprint, operation_loc
 from .scope import Scope
 from .secrets import env_file_warnings, refuse_leaks, secret_values
 from .state import STATE_FILE, Owned, State
+from .treecache import TreeCache
 
 
 class InstallConflict(MemhubError):
@@ -76,7 +77,7 @@ class InstallPlan:
     changes: tuple[TargetChange, ...]
     coverage: tuple[CoverageRow, ...]
     conflicts: tuple[str, ...]
-    state_after: bytes = field(repr=False, default=b"")
+    state_after: State = field(repr=False, default_factory=State)
     # what re-merging a document needs when a host rewrites it under us (CAS)
     inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = field(
         repr=False, default_factory=dict
@@ -132,6 +133,7 @@ def plan_install(
     hub_id = str(Path(hub.root).absolute())
     wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts)
     state = State.load(home)
+    trees = TreeCache.load(home)
     owned = state.owned_by(hub_id, tuple(hosts))
     by_target: dict[str, list[Entry]] = {}
     for entry in _merge_shared(wanted):
@@ -145,14 +147,21 @@ def plan_install(
         mine = owned.get(target, {})
         kind = desired[0].format if desired else _format_of(mine)
         inputs[target] = (desired, mine)
-        planner = _plan_tree if kind == "tree" else _plan_document
-        change, target_conflicts, keep = planner(target, desired, mine, state, hub_id, adopt)
+        if kind == "tree":
+            change, target_conflicts, keep = _plan_tree(
+                target, desired, mine, state, hub_id, adopt, trees
+            )
+        else:
+            change, target_conflicts, keep = _plan_document(
+                target, desired, mine, state, hub_id, adopt
+            )
         changes.append(change)
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
         new_state.targets[target] = entries
     refuse_leaks(_writes(changes), secret_values(hub, scope.env or None))
+    trees.save()  # a cache of folder signatures, not an install write
     return InstallPlan(
         hub=hub_id,
         revision=hub_revision(hub),
@@ -161,7 +170,7 @@ def plan_install(
         changes=tuple(changes),
         coverage=tuple(coverage),
         conflicts=tuple(conflicts),
-        state_after=new_state.to_bytes(),
+        state_after=new_state,
         inputs=inputs,
         state=state,
         adopt=adopt,
@@ -301,24 +310,38 @@ def _plan_tree(
     state: State,
     hub_id: str,
     adopt: bool,
+    trees: TreeCache,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
-    current = read_folder(path)
-    actual = tree_digest(current) if current is not None else fingerprint(path)
-    before_files = tuple((rel, data, mode) for rel, (data, mode) in sorted((current or {}).items()))
+    known = trees.lookup(target)
+    # A folder as it was when it last held exactly the wanted files need not be read again.
+    trusted = known is not None and bool(desired) and known[0] == desired[0].digest
+    current: dict[str, tuple[bytes, int]] | None = None
+    if known is not None and trusted:
+        actual, before_files = known[1], desired[0].files
+        exists = True
+    else:
+        current = read_folder(path)
+        actual = tree_digest(current) if current is not None else fingerprint(path)
+        before_files = tuple(
+            (rel, data, mode) for rel, (data, mode) in sorted((current or {}).items())
+        )
+        if current is not None:
+            trees.record(target, tree_value_digest(current), actual)
+        exists = path.exists()
     if not desired:
-        kind: ChangeKind = "delete" if path.exists() else "unchanged"
+        kind: ChangeKind = "delete" if exists else "unchanged"
         change = TargetChange(target, kind, "tree", actual, entries=tuple(mine))
         return replace(change, before_files=before_files), [], {}
     (entry,) = desired
     owner = state.owner(target, entry.key)
-    if path.exists() and (owner is None or owner.hub != hub_id) and not adopt:
+    if exists and (owner is None or owner.hub != hub_id) and not adopt:
         message = f"{target}: the folder exists and memhub does not own it (apply with --adopt)"
         return TargetChange(target, "unchanged", "tree", actual), [message], {}
-    same = current is not None and _same_files(current, entry.files)
+    same = trusted or (current is not None and _same_files(current, entry.files))
     change = TargetChange(
         target,
-        "unchanged" if same else ("update" if path.exists() else "create"),
+        "unchanged" if same else ("update" if exists else "create"),
         "tree",
         actual,
         files=entry.files,
@@ -485,8 +508,7 @@ def apply_install(
         if saved is not None:
             check_fresh(saved, fresh)
         state_path = home / STATE_FILE
-        current_state = state_path.read_bytes() if state_path.is_file() else None
-        if not fresh.pending and current_state == fresh.state_after:
+        if not fresh.pending and fresh.state.same_entries(fresh.state_after):
             return fresh  # nothing to write: no journal, no run to undo
         with Transaction(home, command="apply") as tx:
             for change in fresh.pending:
@@ -502,7 +524,7 @@ def apply_install(
                     tx.delete(target, expect=change.actual)
                 else:
                     tx.write_merged(target, _remerge(fresh, change.path))
-            tx.write(state_path, fresh.state_after, mode=0o600)
+            tx.write(state_path, fresh.state_after.to_bytes(), mode=0o600)
     return replace(fresh)
 
 
@@ -649,6 +671,15 @@ def _json_get(text: str, path: tuple[str, ...]) -> Any:
         return None
 
 
+def tree_value_digest(files: dict[str, tuple[bytes, int]]) -> str:
+    """A folder's files as the digest its skill entry would have (only exec bits count)."""
+    value = {
+        rel: [hashlib.sha256(data).hexdigest(), EXEC_MODE if mode & 0o100 else FILE_MODE]
+        for rel, (data, mode) in files.items()
+    }
+    return value_digest(value)
+
+
 def current_digest(target: str, key: str) -> str | None:
     """The digest of what owned entry `key` of `target` holds now, None when it is gone.
 
@@ -657,13 +688,7 @@ def current_digest(target: str, key: str) -> str | None:
     kind, _, rest = key.partition(":")
     if kind == "tree":
         files = read_folder(Path(target))
-        if files is None:
-            return None
-        value = {
-            rel: [hashlib.sha256(data).hexdigest(), EXEC_MODE if mode & 0o100 else FILE_MODE]
-            for rel, (data, mode) in files.items()
-        }
-        return value_digest(value)
+        return None if files is None else tree_value_digest(files)
     data = _read(Path(target))
     if data is None:
         return None

@@ -79,7 +79,7 @@ def _planner(
     from .scope import Scope
     from .state import memhub_home
 
-    hub = load(hub_path)
+    hub = load(hub_path, cache=memhub_home() / "cache")
     scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
     chosen = parse_hosts(hosts)
 

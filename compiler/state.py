@@ -76,6 +76,12 @@ class State:
         }
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
+    def same_entries(self, other: State) -> bool:
+        """Whether both record the same owned entries (what to_bytes would write alike)."""
+        return {t: e for t, e in self.targets.items() if e} == {
+            t: e for t, e in other.targets.items() if e
+        }
+
     def owner(self, target: str, key: str) -> Owned | None:
         return self.targets.get(target, {}).get(key)
 

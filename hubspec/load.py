@@ -55,8 +55,11 @@ def find_hub_file(path: str | os.PathLike[str]) -> Path:
     return candidate
 
 
-def load(path: str | os.PathLike[str]) -> Hub:
-    """Load and check the hub at `path` (a folder or its hub.yaml)."""
+def load(path: str | os.PathLike[str], *, cache: Path | None = None) -> Hub:
+    """Load and check the hub at `path` (a folder or its hub.yaml).
+
+    `cache`: a folder where checked skills are kept between runs (see skillcache).
+    """
     hub_file = find_hub_file(path)
     root = hub_file.parent
     shown = str(hub_file)
@@ -84,21 +87,29 @@ def load(path: str | os.PathLike[str]) -> Hub:
     problems = schema_problems(data, positions)
     if problems:
         raise HubError(problems)
-    checker = _Checker(root, positions)
+    skill_cache = None
+    if cache is not None:
+        from .skillcache import SkillCache
+
+        skill_cache = SkillCache(cache)
+    checker = _Checker(root, positions, skill_cache)
     hub = checker.build(data)
     if checker.problems:
         raise HubError(checker.problems)
     assert hub is not None
+    if skill_cache is not None:
+        skill_cache.save()
     return hub
 
 
 class _Checker:
     """Semantic checks beyond the schema, and construction of the model."""
 
-    def __init__(self, root: Path, positions: Positions) -> None:
+    def __init__(self, root: Path, positions: Positions, skill_cache: Any = None) -> None:
         self.root = root
         self.positions = positions
         self.problems: list[Problem] = []
+        self.skill_cache = skill_cache
 
     def problem(self, path: KeyPath, message: str, fix: str, *, at_key: bool = False) -> None:
         where = self.positions.of_key(path) if at_key else self.positions.of_value(path)
@@ -358,9 +369,16 @@ class _Checker:
                 continue
             if entry.is_file() and not entry.is_symlink():
                 continue  # a README or notes beside the skill folders
-            loaded = read_skill(entry, shown=str(folder / entry.name), problems=self.problems)
+            shown = str(folder / entry.name)
+            cached = self.skill_cache.get(entry, shown) if self.skill_cache else None
+            if cached is not None:
+                skills.append(cached)
+                continue
+            loaded = read_skill(entry, shown=shown, problems=self.problems)
             if loaded is not None:
                 skills.append(loaded)
+                if self.skill_cache is not None:
+                    self.skill_cache.put(entry, shown, loaded)
         return tuple(skills)
 
     def _instructions(self, value: str | None) -> Instructions | None:

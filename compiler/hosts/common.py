@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -331,9 +332,11 @@ def _skill_tree(skill: Skill) -> tuple[tuple[tuple[str, bytes, int], ...], dict[
 def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:
     """One `tree` entry per skill: `<folder>/<skill>/` holds exactly the skill's files."""
     entries = []
+    base = os.fspath(folder)  # os.path, not pathlib: this runs for every skill of every host
     for skill in hub.skills:
         files, digest = _skill_tree(skill)
-        entries.append(Entry(host, str(folder / skill.name), "tree", (), digest, files=files))
+        target = os.path.join(base, skill.name)
+        entries.append(Entry(host, target, "tree", (), digest, files=files))
     return entries
 
 

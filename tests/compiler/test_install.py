@@ -373,3 +373,29 @@ def test_unset_references_and_a_loose_env_file_are_warned_about(
     assert warnings == [
         f"{hub / '.env'}: readable by other users (mode 644). Fix: chmod 600 {hub / '.env'}"
     ]
+
+
+def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    from memhub.compiler import install
+    from memhub.hubspec import statsig
+
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # the folders were written a moment ago
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    run(capsys, "plan", str(hub), "--hosts", ALL)  # reads every folder once, remembers it
+    reads: list[Path] = []
+    real_read = install.read_folder
+    monkeypatch.setattr(install, "read_folder", lambda p: reads.append(p) or real_read(p))
+    code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
+    assert code == 0 and reads == []
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    # a same-size edit with the old mtime put back still changes the ctime: it is seen
+    skill_md = home / ".claude" / "skills" / next((hub / "skills").iterdir()).name / "SKILL.md"
+    info = skill_md.stat()
+    data = skill_md.read_bytes()
+    skill_md.write_bytes(data[:-2] + b"X\n")
+    os.utime(skill_md, ns=(info.st_atime_ns, info.st_mtime_ns))
+    code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
+    changed = {t["path"]: t["kind"] for t in json.loads(out)["targets"] if t["kind"] != "unchanged"}
+    assert changed == {str(skill_md.parent): "update"}

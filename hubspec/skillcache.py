@@ -1,0 +1,69 @@
+"""Skills already read and checked, kept by folder and reused while its signature holds.
+
+Loading a hub of a thousand skills is mostly reading and parsing a thousand SKILL.md
+files; a folder whose stat signature (`statsig`) is the one taken when it was read holds
+the same bytes, so its checked Skill is reused. Only skills that passed every check are
+kept, and the cache is discarded whenever the code that reads skills changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+from . import model, skills, statsig
+
+CACHE_NAME = "skills.pickle"
+CACHE_VERSION = 1
+
+
+def _code_stamp() -> tuple[int, ...]:
+    """Changes whenever the modules that shape a Skill change (an upgrade, an edit)."""
+    return (CACHE_VERSION, *(os.stat(m.__file__).st_mtime_ns for m in (model, skills, statsig)))
+
+
+class SkillCache:
+    """(folder, shown name) -> (signature, listed entries, Skill)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / CACHE_NAME
+        self.rows: dict[tuple[str, str], tuple[str, list[str], model.Skill]] = {}
+        self.dirty = False
+        with contextlib.suppress(OSError, ValueError, EOFError, pickle.UnpicklingError):
+            with open(self.path, "rb") as handle:
+                stamp, rows = pickle.load(handle)
+            if stamp == _code_stamp():
+                self.rows = rows
+
+    def get(self, folder: Path, shown: str) -> model.Skill | None:
+        row = self.rows.get((os.path.abspath(folder), shown))
+        if row is None:
+            return None
+        sig = statsig.signature(folder, row[1])
+        return row[2] if sig is not None and sig[0] == row[0] else None
+
+    def put(self, folder: Path, shown: str, skill: model.Skill) -> None:
+        entries = statsig.listing(folder)
+        sig = statsig.signature(folder, entries)
+        if sig is not None and statsig.settled(sig):
+            self.rows[(os.path.abspath(folder), shown)] = (sig[0], entries, skill)
+            self.dirty = True
+
+    def save(self) -> None:
+        """Best effort and atomic, private to the user (it holds skill contents)."""
+        if not self.dirty:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".skills-")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    pickle.dump((_code_stamp(), self.rows), handle, pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+        self.dirty = False
