@@ -113,11 +113,15 @@ def _print_plan(plan: Any, as_json: bool) -> None:
         record["coverage"] = [r.to_json() for r in plan.coverage]
         click.echo(json.dumps(record, indent=2))
         return
-    rows = [(c.kind, c.path) for c in plan.changes]
+    # Unchanged targets are counted, not listed: a hub of a thousand skills has thousands.
+    rows = [(c.kind, c.path) for c in plan.changes if c.kind != "unchanged"]
     if rows:
         width = max(len(k) for k, _ in rows)
         for kind, path in rows:
             click.echo(f"{kind.rjust(width)}  {path}")
+    unchanged = len(plan.changes) - len(rows)
+    if unchanged:
+        click.echo(f"{unchanged} target(s) unchanged")
     for conflict in plan.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
     for warning in plan.warnings:
