@@ -6,6 +6,7 @@ variable *names* (`env_vars`, `bearer_token_env_var`, `env_http_headers`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -13,6 +14,21 @@ from memhub.hubspec.refs import env_only, references, substitute
 
 from ..artifact import Artifact
 from ..entries import Entry
+from ..installed import (
+    ENV_NAME,
+    Installed,
+    NotImportable,
+    Reader,
+    cwd_for_hub,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+    to_env_refs,
+)
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
@@ -373,3 +389,68 @@ def hook_trust(
             status = "modified"
         found.append((key, status))
     return found
+
+
+def read_installed(scope: Scope) -> Installed:
+    """What Codex has installed in `scope`, for `memhub import`: `[mcp_servers.*]` of
+    $CODEX_HOME/config.toml (user) or .codex/config.toml (project), the .agents/skills
+    folder, and AGENTS.override.md or else AGENTS.md. Environment names come back as
+    references: `env_vars` as env `${env:NAME}`, `bearer_token_env_var` as an Authorization
+    header, `env_http_headers` as headers; an absolute `cwd` and Codex-only keys (`enabled`,
+    timeouts, tool lists, ...) are kept as overrides."""
+    import re
+
+    plain = re.compile(r"\$\{(" + ENV_NAME + r")\}")  # what installs write for ${env:NAME}
+
+    def value(text: str) -> str:
+        return to_env_refs(text, plain)
+
+    def convert(server: str, raw: Mapping[str, Any]) -> Any:
+        if "command" in raw:
+            env = {k: value(v) for k, v in string_map(raw.get("env"), "env").items()}
+            for item in raw.get("env_vars") or []:
+                if isinstance(item, str):
+                    env[item] = "${env:" + item + "}"
+                elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                    env[item["name"]] = "${env:" + str(item.get("source") or item["name"]) + "}"
+                else:
+                    raise NotImportable("env_vars holds an entry that is not a variable name")
+            cwd = raw.get("cwd")
+            relative = cwd_for_hub(value(cwd)) if isinstance(cwd, str) else None
+            spec = stdio_spec(
+                value(nonempty(raw.get("command"), "command")),
+                [value(a) for a in strings(raw.get("args"), "args")],
+                env,
+                relative,
+            )
+            mapped = ("command", "args", "env", "env_vars", *(("cwd",) if relative else ()))
+            return spec, extras_of(raw, mapped), []
+        headers = string_map(raw.get("http_headers"), "http_headers")
+        for header, variable in string_map(raw.get("env_http_headers"), "env_http_headers").items():
+            headers[header] = "${env:" + variable + "}"
+        token = raw.get("bearer_token_env_var")
+        if isinstance(token, str) and token:
+            headers["Authorization"] = "Bearer ${env:" + token + "}"
+        elif isinstance(raw.get("bearer_token"), str):  # refused by Codex; moved to .env here
+            headers["Authorization"] = "Bearer " + raw["bearer_token"]
+        auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
+        oauth = oauth_spec(auth.get("client_id"), scopes=raw.get("scopes"))
+        spec = remote_spec(value(nonempty(raw.get("url"), "url")), "http", headers, oauth)
+        mapped = ["url", "http_headers", "env_http_headers", "bearer_token_env_var", "bearer_token"]
+        if oauth:
+            mapped += ["oauth", "scopes"]
+        return spec, extras_of(raw, mapped), []
+
+    reader = Reader(name, scope)
+    if scope.kind == "user":
+        folder = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+        config, docs = folder / "config.toml", folder
+    else:
+        config, docs = scope.base / ".codex" / "config.toml", scope.base
+    servers = (reader.toml(config) or {}).get("mcp_servers")
+    reader.servers(config, servers, ("mcp_servers",), "toml-table", convert)
+    reader.skills(scope.base / ".agents" / "skills")
+    # Codex reads AGENTS.override.md instead of AGENTS.md when it holds text.
+    if not reader.instructions(docs / "AGENTS.override.md"):
+        reader.instructions(docs / "AGENTS.md")
+    return reader.result()

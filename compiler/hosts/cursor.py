@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -11,6 +12,17 @@ from memhub.templates import fill
 
 from ..artifact import Artifact
 from ..entries import Entry
+from ..installed import (
+    Installed,
+    Reader,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+)
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
@@ -267,3 +279,53 @@ def hooks_file_problems(document: Any) -> list[str]:
     if not isinstance(document, dict) or document.get("version") != 1:
         return ['it has no "version": 1 (Cursor reads hooks.json of format version 1)']
     return []
+
+
+def read_installed(scope: Scope) -> Installed:
+    """What Cursor has installed in `scope`, for `memhub import`: the MCP servers of
+    ~/.cursor/mcp.json or .cursor/mcp.json (already written with the hub's `${env:NAME}`),
+    the matching skills folder, and a project's AGENTS.md and legacy .cursorrules (user
+    rules live in Cursor's settings, not in a file). `.cursor/rules/*.mdc` rules are named,
+    not imported: the hub holds one instructions file."""
+    folder = scope.base / ".cursor"
+
+    def convert(server: str, raw: Mapping[str, Any]) -> Any:
+        if "command" in raw:
+            spec = stdio_spec(
+                nonempty(raw.get("command"), "command"),
+                strings(raw.get("args"), "args"),
+                string_map(raw.get("env"), "env"),
+            )
+            return spec, extras_of(raw, ("type", "command", "args", "env")), []
+        auth = raw.get("auth") if isinstance(raw.get("auth"), Mapping) else {}
+        oauth = oauth_spec(auth.get("CLIENT_ID"), scopes=auth.get("scopes"))
+        transport = "sse" if raw.get("type") == "sse" else "http"
+        spec = remote_spec(
+            nonempty(raw.get("url"), "url"),
+            transport,
+            string_map(raw.get("headers"), "headers"),
+            oauth,
+        )
+        extras = extras_of(raw, ("type", "url", "headers", *(("auth",) if oauth else ())))
+        rest = extras_of(auth, ("CLIENT_ID", "scopes"))
+        if oauth and rest:
+            extras["auth"] = rest
+        return spec, extras, []
+
+    reader = Reader(name, scope)
+    mcp_file = folder / "mcp.json"
+    servers = (reader.json(mcp_file) or {}).get("mcpServers")
+    reader.servers(mcp_file, servers, ("mcpServers",), "json-key", convert)
+    reader.skills(folder / "skills")
+    if scope.kind == "project":
+        reader.instructions(scope.base / "AGENTS.md")
+        reader.instructions(scope.base / ".cursorrules")
+        rules = folder / "rules"
+        for rule in sorted(rules.rglob("*.md*")) if rules.is_dir() else []:
+            reader.skip(
+                "Cursor rule",
+                rule,
+                "a rule applies by its own globs and the hub holds one instructions file; "
+                "merge it by hand",
+            )
+    return reader.result()

@@ -9,6 +9,7 @@ extension's files. Installs still write references only inside a server's `env`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -16,6 +17,21 @@ from memhub.hubspec.refs import references, substitute
 
 from ..artifact import Artifact
 from ..entries import Entry
+from ..installed import (
+    ENV_NAME,
+    Installed,
+    NotImportable,
+    Reader,
+    cwd_for_hub,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+    to_env_refs,
+)
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
@@ -265,3 +281,75 @@ def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | N
         if listed:
             return f"{file}: hooksConfig.disabled lists {', '.join(listed)}"
     return None
+
+
+def read_installed(scope: Scope) -> Installed:
+    """What Gemini CLI has installed in `scope`, for `memhub import`: `mcpServers` of
+    ~/.gemini/settings.json or .gemini/settings.json (`$VAR` / `${VAR}` in env become
+    `${env:VAR}`; `httpUrl` or `type: http` is streamable HTTP, a bare `url` SSE), the
+    .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
+    default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
+    import re
+
+    from memhub.hubspec.refs import literal_secret
+
+    reference = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
+
+    def convert(server: str, raw: Mapping[str, Any]) -> Any:
+        description = raw.get("description") if isinstance(raw.get("description"), str) else None
+        if "command" in raw:
+            cwd = raw.get("cwd")
+            relative = cwd_for_hub(cwd) if isinstance(cwd, str) else None
+            env = string_map(raw.get("env"), "env")
+            spec = stdio_spec(
+                nonempty(raw.get("command"), "command"),
+                strings(raw.get("args"), "args"),
+                {k: to_env_refs(v, reference) for k, v in env.items()},
+                relative,
+                description,
+            )
+            mapped = (
+                "type",
+                "command",
+                "args",
+                "env",
+                "description",
+                *(("cwd",) if relative else ()),
+            )
+            return spec, extras_of(raw, mapped), []
+        kind = raw.get("type")
+        if kind not in (None, "http", "sse") or not ("url" in raw or "httpUrl" in raw):
+            raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")
+        url_key = "httpUrl" if "httpUrl" in raw else "url"
+        transport = "http" if url_key == "httpUrl" or kind == "http" else "sse"
+        auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
+        oauth = oauth_spec(auth.get("clientId"), scopes=auth.get("scopes"))
+        headers = string_map(raw.get("headers"), "headers")
+        spec = remote_spec(
+            nonempty(raw.get(url_key), url_key), transport, headers, oauth, description
+        )
+        notes = []
+        if any(literal_secret(k, v) for k, v in headers.items()):
+            notes.append(
+                "Gemini cannot read references in headers: with its secret in .env, "
+                "`memhub apply` leaves this server out of Gemini (use OAuth there)"
+            )
+        mapped = ("type", url_key, "headers", "description", *(("oauth",) if oauth else ()))
+        extras = extras_of(raw, mapped)
+        rest = extras_of(auth, ("clientId", "scopes"))
+        if oauth and rest:
+            extras["oauth"] = rest
+        return spec, extras, notes
+
+    reader = Reader(name, scope)
+    folder = scope.base / ".gemini"
+    settings = folder / "settings.json"
+    data = reader.json(settings) or {}
+    reader.servers(settings, data.get("mcpServers"), ("mcpServers",), "json-key", convert)
+    for skills in (scope.base / ".agents" / "skills", folder / "skills"):
+        reader.skills(skills)
+    names = (data.get("context") or {}).get("fileName") or "GEMINI.md"
+    for file_name in [names] if isinstance(names, str) else names:
+        if isinstance(file_name, str) and "/" not in file_name:
+            reader.instructions((folder if scope.kind == "user" else scope.base) / file_name)
+    return reader.result()
