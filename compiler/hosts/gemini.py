@@ -84,7 +84,11 @@ EVENTS = {
         "tool_response.error itself",
     ),
     "turn_end": EventSupport("AfterAgent"),
-    "pre_compact": EventSupport("PreCompress"),
+    "pre_compact": EventSupport(
+        "PreCompress",
+        caveat="Gemini runs PreCompress (trigger auto) before every model request, not only "
+        "when it compresses",
+    ),
 }
 EVENT_ORDER = list(dict.fromkeys(s.host_event for s in EVENTS.values() if s.host_event))
 TOOLS: dict[str, tuple[str, ...] | None] = {
