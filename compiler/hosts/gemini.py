@@ -112,8 +112,8 @@ def _server(
 ) -> tuple[dict[str, Any] | None, str]:
     """Gemini's server shape, or None with the reason it cannot be expressed.
 
-    `root` is the extension folder's reference (`${extensionPath}`), where any value may hold
-    a reference; None for a settings.json install, which keeps them inside `env`.
+    `root` is the extension folder's reference (`${extensionPath}`); None for a
+    settings.json install, which has no plugin folder.
     """
 
     def value(text: str) -> str:
@@ -125,14 +125,10 @@ def _server(
         values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
     else:
         values = [server.url, *server.headers.values()]
-    if root is not None:
-        if any(ref.kind == "plugin_data" for v in values for ref in references(v)):
-            return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
-    elif isinstance(server, StdioServer):
-        if any(references(v) for v in (server.command, *server.args)):
-            return None, "Gemini expands ${VAR} only inside env"
-    elif any(references(v) for v in server.headers.values()):
-        return None, "Gemini cannot read ${VAR} in headers; use an OAuth client or a stdio proxy"
+    # Gemini (0.61) expands $VAR and ${VAR} in every string of settings.json and of
+    # gemini-extension.json when it loads them, so env references may go anywhere.
+    if root is not None and any(ref.kind == "plugin_data" for v in values for ref in references(v)):
+        return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
     if isinstance(server, StdioServer):
         cwd = server.cwd
         if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
@@ -295,8 +291,6 @@ def read_installed(scope: Scope) -> Installed:
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
     import re
 
-    from memhub.hubspec.refs import literal_secret
-
     reference = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
 
     def convert(server: str, raw: Mapping[str, Any]) -> Any:
@@ -332,12 +326,7 @@ def read_installed(scope: Scope) -> Installed:
         spec = remote_spec(
             nonempty(raw.get(url_key), url_key), transport, headers, oauth, description
         )
-        notes = []
-        if any(literal_secret(k, v) for k, v in headers.items()):
-            notes.append(
-                "Gemini cannot read references in headers: with its secret in .env, "
-                "`memhub apply` leaves this server out of Gemini (use OAuth there)"
-            )
+        notes: list[str] = []
         mapped = ("type", url_key, "headers", "description", *(("oauth",) if oauth else ()))
         extras = extras_of(raw, mapped)
         rest = extras_of(auth, ("clientId", "scopes"))

@@ -399,3 +399,27 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
     changed = {t["path"]: t["kind"] for t in json.loads(out)["targets"] if t["kind"] != "unchanged"}
     assert changed == {str(skill_md.parent): "update"}
+
+
+def test_gemini_installs_keep_env_references_in_args_and_headers(tmp_path: Path) -> None:
+    """Gemini expands ${VAR} in every string of settings.json (checked on the real 0.61)."""
+    from memhub.compiler.hosts import gemini
+    from memhub.compiler.scope import Scope
+    from memhub.hubspec import load
+
+    hub_dir = tmp_path / "hub"
+    hub_dir.mkdir()
+    (hub_dir / "hub.yaml").write_text(
+        "version: 1\n"
+        "plugin: {name: refs, version: 0.1.0, description: refs}\n"
+        "marketplace: {name: m, owner: {name: o}}\n"
+        "mcp:\n  servers:\n"
+        '    local: {command: run, args: ["--token", "${env:RUN_TOKEN}"]}\n'
+        "    remote:\n      url: https://mcp.example.com/mcp\n"
+        '      headers: {Authorization: "Bearer ${env:REMOTE_TOKEN}"}\n'
+    )
+    entries, rows = gemini.install_entries(load(hub_dir), Scope("user", tmp_path / "home"))
+    specs = {e.path[1]: e.value for e in entries if e.path[0] == "mcpServers"}
+    assert specs["local"]["args"] == ["--token", "${RUN_TOKEN}"]
+    assert specs["remote"]["headers"] == {"Authorization": "Bearer ${REMOTE_TOKEN}"}
+    assert {r.status for r in rows if r.component == "mcp"} == {"mapped"}
