@@ -15,7 +15,7 @@ from typing import Any
 import click
 from memhub.hubspec import MemhubError, load
 
-from . import import_cli, install_cli
+from . import doctor_cli, import_cli, install_cli
 from .build import Build, build
 from .hosts import ADAPTERS
 from .init import init_hub
@@ -254,6 +254,7 @@ def hosts_command(as_json: bool) -> int:
 
 install_cli.register(cli)
 import_cli.register(cli)
+doctor_cli.register(cli)
 
 
 def _crash_log(exc: BaseException) -> Path | None:
