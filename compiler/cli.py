@@ -150,21 +150,33 @@ def diff_command(
 
     Unified diffs for text, key-path changes for JSON and TOML. Writes nothing.
     """
-    from . import diff as diffing  # deepdiff and tomlkit are only needed here
+    from . import diff as diffing
 
     if (against is None) == (scope is None):
         raise click.UsageError("give exactly one of --against DIR (bundle) or --scope (install)")
+
+    def show(changes: Any) -> int:
+        if as_json:
+            _emit_json(diffing.plan_json(changes))
+        else:
+            use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
+            click.echo(diffing.render(changes, color=use_color), nl=False, color=use_color)
+            click.echo(f"{summary(changes)}", err=True)
+        return EXIT_CHANGES if exit_code and changes.pending else EXIT_OK
+
     if against is not None:
-        changes = plan(_compile(hub, hosts).artifacts, against)
-    else:
-        changes = install_cli.install_diff_plan(hub, scope, project, install_hosts)
+        return show(plan(_compile(hub, hosts).artifacts, against))
+
+    def full() -> tuple[int, Any, Any]:
+        changes, install, hub_model = install_cli.install_diff_plan(
+            hub, scope, project, install_hosts
+        )
+        return show(changes), install, hub_model
+
     if as_json:
-        _emit_json(diffing.plan_json(changes))
-    else:
-        use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
-        click.echo(diffing.render(changes, color=use_color), nl=False, color=use_color)
-        click.echo(f"{summary(changes)}", err=True)
-    return EXIT_CHANGES if exit_code and changes.pending else EXIT_OK
+        return full()[0]
+    args = (hub, scope, project, install_hosts, False)
+    return install_cli.remembered(f"diff:{color}:{exit_code}", *args, full)
 
 
 @cli.command("validate")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import tomllib
 from typing import Any
-
-import tomlkit
-from deepdiff import DeepDiff
 
 from .plan import Change, Plan
 
@@ -23,8 +21,8 @@ def _parse(path: str, content: bytes | None) -> tuple[bool, Any]:
         if path.endswith(".json"):
             return True, json.loads(text)
         if path.endswith(".toml"):
-            return True, tomlkit.parse(text).unwrap()
-    except (UnicodeDecodeError, ValueError, tomlkit.exceptions.TOMLKitError):
+            return True, tomllib.loads(text)
+    except (UnicodeDecodeError, ValueError):
         return False, None
     return False, None
 
@@ -48,6 +46,8 @@ def key_changes(
         return [{"op": "add", "key": "(root)", "new": new}]
     if new is None:
         return [{"op": "remove", "key": "(root)", "old": old}]
+    from deepdiff import DeepDiff  # 0.1 s to import; only a diff with changes needs it
+
     tree = DeepDiff(old, new, view="tree", verbose_level=2)
     changes: list[dict[str, Any]] = []
     for report, levels in tree.items():

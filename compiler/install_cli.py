@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import shutil
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -189,15 +194,24 @@ def register(cli: click.Group) -> None:
             hub = Path(saved["hub_path"])
             scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
             project = Path(saved["project"]) if saved.get("project") else None
-        make_plan, hub_model = _planner(hub, scope, project, hosts, adopt)
-        done = apply_install(_home(), make_plan, saved=saved)
-        _print_plan(done, as_json)
-        if not as_json:
-            click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
-            for host in done.hosts:
-                for step in INSTALLERS[host].after_install_steps(hub_model):
-                    click.echo(f"next ({host}): {step}")
-        return 0
+
+        def full() -> tuple[int, Any, Any]:
+            make_plan, hub_model = _planner(hub, scope, project, hosts, adopt)
+            done = apply_install(_home(), make_plan, saved=saved)
+            _print_plan(done, as_json)
+            if not as_json:
+                click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
+                for host in done.hosts:
+                    for step in INSTALLERS[host].after_install_steps(hub_model):
+                        click.echo(f"next ({host}): {step}")
+            return 0, done, hub_model
+
+        if saved is not None or as_json:
+            return full()[0]
+        from .safewrite import operation_lock
+
+        with operation_lock(_home()):  # no other apply is half way through what we check
+            return remembered("apply", hub, scope, project, hosts, adopt, full)
 
     @cli.command("uninstall")
     @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
@@ -243,6 +257,94 @@ def register(cli: click.Group) -> None:
         return 0
 
 
+def remembered(
+    command: str,
+    hub: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    full: Callable[[], tuple[int, Any, Any]],
+) -> int:
+    """Run `full` (printing as it goes), or replay what it printed when every input of a
+    previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
+    hub); only a plan with nothing to do and no conflict is remembered."""
+    from .noopmemo import NoopMemo, Remembered, memo_key
+
+    hub_file = hub / "hub.yaml" if hub.is_dir() else hub
+    args = {
+        "command": command,
+        "scope": scope,
+        "project": os.path.abspath(project or ".") if scope == "project" else "",
+        "hosts": ",".join(parse_hosts(hosts)),
+        "adopt": adopt,
+        "tty": sys.stdout.isatty(),
+    }
+    memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ))
+    env_file = hub_file.parent / ".env"
+    hit = memo.recall(os.environ, env_file)
+    if hit is not None:
+        sys.stdout.write(hit.stdout)
+        sys.stderr.write(hit.stderr)
+        return hit.code
+    with _captured() as (out, err):
+        code, plan, hub_model = full()
+    if plan is not None and not plan.pending and not plan.conflicts:
+        from .secrets import referenced_names
+
+        memo.remember(
+            _inputs(hub_model, plan),
+            referenced_names(hub_model),
+            os.environ,
+            env_file,
+            Remembered(out.getvalue(), err.getvalue(), code),
+        )
+    else:
+        memo.forget()
+    return code
+
+
+def _inputs(hub: Any, plan: Any) -> list[str]:
+    """Every file and folder a plan read: the hub's sources, the targets, the state."""
+    from .state import STATE_FILE
+
+    root = Path(hub.root)
+    paths = [root / "hub.yaml", root / ".env", _home() / STATE_FILE]
+    skills = {str(Path(s.origin.file).parent.parent) for s in hub.skills}
+    paths += [Path(p) for p in skills] or [root / "skills"]
+    if hub.instructions:
+        paths.append(root / hub.instructions.source)
+    if hub.plugin.icon:
+        paths.append(root / hub.plugin.icon.source)
+    return [os.fspath(p) for p in paths] + [c.path for c in plan.changes]
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """What is printed inside, kept as well as printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.redirect_stdout(_Tee(sys.stdout, out)),
+        contextlib.redirect_stderr(_Tee(sys.stderr, err)),
+    ):
+        yield out, err
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, stream: Any, copy: io.StringIO) -> None:
+        self.stream, self.copy = stream, copy
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+
 def _home() -> Path:
     from .state import memhub_home
 
@@ -260,17 +362,25 @@ def _tree_listing(files: Any) -> bytes:
     return "".join(lines).encode()
 
 
-def install_diff_plan(hub: Path, scope: str, project: Path | None, hosts: str | None) -> Any:
-    """The install plan as a bundle-style Plan, so `memhub diff` renders both alike."""
+def install_diff_plan(
+    hub: Path, scope: str, project: Path | None, hosts: str | None
+) -> tuple[Any, Any, Any]:
+    """The install plan as a bundle-style Plan, so `memhub diff` renders both alike (with the
+    install plan and the hub it came from)."""
     from .artifact import Artifact
     from .plan import Change, Plan
 
-    install, _ = _plan(hub, scope, project, hosts, adopt=False)
+    install, hub_model = _plan(hub, scope, project, hosts, adopt=False)
     for conflict in install.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
     changes = []
     for c in install.changes:
         rel = c.path.lstrip("/")
+        if c.kind == "unchanged":
+            # counted, never shown: no content to render (thousands of skill folders)
+            suffix = "/ (folder)" if c.format == "tree" else ""
+            changes.append(Change("/" + rel + suffix, c.kind, None, c.actual))
+            continue
         if c.format == "tree":
             before = _tree_listing(c.before_files) if Path(c.path).exists() else None
             after = _tree_listing(c.files) if c.kind != "delete" else None
@@ -279,4 +389,4 @@ def install_diff_plan(hub: Path, scope: str, project: Path | None, hosts: str | 
             before, after, name = c.before, c.after, rel
         target = Artifact(name, after) if after is not None else None
         changes.append(Change("/" + name, c.kind, target, c.actual, before))
-    return Plan("/", tuple(changes))
+    return Plan("/", tuple(changes)), install, hub_model

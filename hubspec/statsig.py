@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -20,13 +21,54 @@ RACY_NS = 2_000_000_000
 
 def listing(folder: Path) -> list[str]:
     """Every entry under `folder` (folders, files and links) as sorted relative paths."""
-    top = os.fspath(folder)
     found = [""]
-    for root, dirs, names in os.walk(top):
-        base = os.path.relpath(root, top)
-        prefix = "" if base == "." else base.replace(os.sep, "/") + "/"
-        found += [prefix + name for name in dirs + names]
+    pending = [(os.fspath(folder), "")]
+    while pending:
+        path, rel = pending.pop()
+        with os.scandir(path) as items:
+            for item in items:
+                name = rel + item.name
+                found.append(name)
+                if item.is_dir(follow_symlinks=False):
+                    pending.append((item.path, name + "/"))
     return sorted(found)
+
+
+def tree_signature(folder: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """The signature of a folder and everything under it, listed as it goes (one pass);
+    None when it is not a folder or changes while being read."""
+    top = os.fspath(folder)
+    try:
+        info = os.lstat(top)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        return None
+    digest = hashlib.sha256(_line("", info))
+    newest = max(info.st_mtime_ns, info.st_ctime_ns)
+    pending = [(top, "")]
+    try:
+        while pending:
+            path, rel = pending.pop()
+            with os.scandir(path) as found:
+                items = sorted(found, key=lambda item: item.name)
+            for item in items:
+                entry = item.stat(follow_symlinks=False)
+                name = rel + item.name
+                digest.update(_line(name, entry))
+                newest = max(newest, entry.st_mtime_ns, entry.st_ctime_ns)
+                if stat.S_ISDIR(entry.st_mode):
+                    pending.append((item.path, name + "/"))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return digest.hexdigest(), newest
+
+
+def _line(rel: str, info: os.stat_result) -> bytes:
+    return (
+        f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}"
+        f"\0{info.st_ctime_ns}\n".encode("utf-8", "surrogateescape")
+    )
 
 
 def signature(folder: str | os.PathLike[str], entries: list[str]) -> tuple[str, int] | None:
@@ -39,10 +81,7 @@ def signature(folder: str | os.PathLike[str], entries: list[str]) -> tuple[str, 
             info = os.lstat(os.path.join(top, rel) if rel else top)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        digest.update(
-            f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}"
-            f"\0{info.st_ctime_ns}\n".encode("utf-8", "surrogateescape")
-        )
+        digest.update(_line(rel, info))
         newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     return digest.hexdigest(), newest
 

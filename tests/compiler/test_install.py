@@ -423,3 +423,50 @@ def test_gemini_installs_keep_env_references_in_args_and_headers(tmp_path: Path)
     assert specs["local"]["args"] == ["--token", "${RUN_TOKEN}"]
     assert specs["remote"]["headers"] == {"Authorization": "Bearer ${REMOTE_TOKEN}"}
     assert {r.status for r in rows if r.component == "mcp"} == {"mapped"}
+
+
+def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    from memhub.compiler import install_cli
+    from memhub.hubspec import statsig
+
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # everything here was written a moment ago
+    monkeypatch.setenv("PROBE_TOKEN", "first-value-of-the-token")
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    full = run(capsys, "apply", str(hub), "--hosts", ALL)  # a no-op: remembered
+    assert "target(s) unchanged" in full[1]
+    loads: list[Path] = []
+    real_load = install_cli.load
+    monkeypatch.setattr(install_cli, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
+
+    def planned_then_replayed() -> None:
+        """The next apply runs the full plan; once it is a no-op again, it is replayed."""
+        loaded = len(loads)
+        run(capsys, "apply", str(hub), "--hosts", ALL)
+        assert len(loads) == loaded + 1
+        no_op = run(capsys, "apply", str(hub), "--hosts", ALL)  # remembered again
+        loaded = len(loads)
+        assert run(capsys, "apply", str(hub), "--hosts", ALL) == no_op
+        assert len(loads) == loaded
+
+    assert run(capsys, "apply", str(hub), "--hosts", ALL) == full and loads == []
+    changes = [
+        lambda: (hub / "hub.yaml").write_text((hub / "hub.yaml").read_text() + "\n"),
+        lambda: (home / ".gemini" / "settings.json").write_text(
+            (home / ".gemini" / "settings.json").read_text() + " "
+        ),
+        lambda: monkeypatch.setenv("PROBE_TOKEN", "second-value-of-the-token"),
+        lambda: (hub / ".env").write_text("OTHER=1\n"),
+        lambda: (next((hub / "skills").iterdir()) / "extra.txt").write_text("x"),
+    ]
+    for change in changes:
+        change()
+        planned_then_replayed()
+    # a hand edit of an installed skill is a real change: apply puts it back
+    installed = (
+        Path(os.environ["CLAUDE_CONFIG_DIR"]) / "skills" / next((hub / "skills").iterdir()).name
+    )
+    (installed / "SKILL.md").write_text("edited by hand\n")
+    code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 0 and f"update  {installed}" in out

@@ -1,0 +1,153 @@
+"""Remembered no-op installs: when nothing an install reads has changed, nothing would change.
+
+A plan is a function of the hub's files, the target files and folders, the ownership state,
+the environment that places host folders and holds secret values, and memhub's own code.
+After a plan finds nothing to do, this records the stat signature (`hubspec.statsig`) of all
+of those. The next plan with the same arguments whose fresh signature matches is that same
+no-op, so `memhub diff` and a no-op `memhub apply` answer without loading the hub. Any
+change to any input, a signature too young to trust, or a lost memo means a full plan.
+Stdlib only; this is the fast path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memhub.hubspec import statsig
+
+MEMO_DIR = Path("cache") / "noop"
+MEMO_VERSION = 1
+# Variables that move host folders (scope.py, the host adapters) or memhub's own.
+PLACING_ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
+_CODE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What a no-op run printed, and its exit code: the same inputs print the same."""
+
+    stdout: str
+    stderr: str
+    code: int
+
+
+def memo_key(hub_file: Path, args: Mapping[str, object], env: Mapping[str, str]) -> str:
+    """Which plan: the hub, the install arguments and the folder-placing environment."""
+    key = {
+        "hub": os.path.abspath(hub_file),
+        "args": {k: str(v) for k, v in sorted(args.items())},
+        "env": {name: env.get(name) for name in PLACING_ENV},
+    }
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def _code_files() -> list[str]:
+    """memhub's own modules, schemas and templates: an edit or upgrade changes the answer."""
+    found = []
+    for folder in ("compiler", "compiler/hosts", "hubspec", "schemas", "templates"):
+        with contextlib.suppress(OSError), os.scandir(_CODE_ROOT / folder) as items:
+            found += [item.path for item in items if item.is_file()]
+    return sorted(found)
+
+
+def secrets_digest(names: Iterable[str], env: Mapping[str, str], env_file: Path) -> str:
+    """Whether and what each referenced variable holds, as one digest (never the values)."""
+    digest = hashlib.sha256()
+    with contextlib.suppress(OSError):
+        digest.update(env_file.read_bytes())  # small; the .env's text decides its values
+    for name in names:
+        value = env.get(name)
+        digest.update(f"{name}\0{'-' if value is None else value}\n".encode())
+    return digest.hexdigest()
+
+
+def _signature(paths: list[str]) -> tuple[str, int] | None:
+    """One signature over many paths: each folder with its whole listing, each file alone."""
+    digest = hashlib.sha256()
+    newest = 0
+    for path in paths:
+        sig = statsig.tree_signature(path)
+        if sig is None:
+            try:
+                info = os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                digest.update(f"{path}\0absent\n".encode())
+                continue
+            sig = (
+                f"{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}"
+                f"\0{info.st_ctime_ns}",
+                max(info.st_mtime_ns, info.st_ctime_ns),
+            )
+        digest.update(f"{path}\0{sig[0]}\n".encode("utf-8", "surrogateescape"))
+        newest = max(newest, sig[1])
+    return digest.hexdigest(), newest
+
+
+class NoopMemo:
+    """One memo file per plan key under MEMHUB_HOME/cache/noop/."""
+
+    def __init__(self, home: Path, key: str) -> None:
+        self.path = home / MEMO_DIR / f"{key}.json"
+
+    def recall(self, env: Mapping[str, str], env_file: Path) -> Remembered | None:
+        """The remembered no-op if every input is as it was, else None."""
+        try:
+            memo = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(memo, dict) or memo.get("version") != MEMO_VERSION:
+            return None
+        if memo.get("secrets") != secrets_digest(memo.get("names", []), env, env_file):
+            return None
+        sig = _signature(_code_files() + memo.get("paths", []))
+        if sig is None or sig[0] != memo.get("signature"):
+            return None
+        return Remembered(memo["stdout"], memo["stderr"], memo["code"])
+
+    def remember(
+        self,
+        paths: Iterable[str],
+        names: Iterable[str],
+        env: Mapping[str, str],
+        env_file: Path,
+        outcome: Remembered,
+    ) -> None:
+        """Record a no-op plan's inputs (best effort; not when one is too young to trust)."""
+        listed = sorted(set(paths))
+        sig = _signature(_code_files() + listed)
+        if sig is None or not statsig.settled(sig):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()  # what it remembered may no longer hold
+            return
+        names = list(names)
+        memo = {
+            "version": MEMO_VERSION,
+            "signature": sig[0],
+            "paths": listed,
+            "names": names,
+            "secrets": secrets_digest(names, env, env_file),
+            "stdout": outcome.stdout,
+            "stderr": outcome.stderr,
+            "code": outcome.code,
+        }
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(memo, handle)
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+
+    def forget(self) -> None:
+        with contextlib.suppress(OSError):
+            self.path.unlink()
