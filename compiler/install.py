@@ -134,7 +134,7 @@ def plan_install(
     wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts)
     state = State.load(home)
     trees = TreeCache.load(home)
-    owned = state.owned_by(hub_id, tuple(hosts))
+    owned = state.owned_by(hub_id, tuple(hosts), scope.id)
     by_target: dict[str, list[Entry]] = {}
     for entry in _merge_shared(wanted):
         by_target.setdefault(entry.target, []).append(entry)
@@ -149,11 +149,11 @@ def plan_install(
         inputs[target] = (desired, mine)
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(
-                target, desired, mine, state, hub_id, adopt, trees
+                target, desired, mine, state, hub_id, scope.id, adopt, trees
             )
         else:
             change, target_conflicts, keep = _plan_document(
-                target, desired, mine, state, hub_id, adopt
+                target, desired, mine, state, hub_id, scope.id, adopt
             )
         changes.append(change)
         conflicts += target_conflicts
@@ -234,6 +234,7 @@ def _plan_document(
     mine: dict[str, Owned],
     state: State,
     hub_id: str,
+    scope_id: str,
     adopt: bool,
     before: Any = None,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
@@ -243,7 +244,9 @@ def _plan_document(
     text = before.decode("utf-8") if before is not None else ""
     fmt = desired[0].format if desired else _format_of(mine)
     try:
-        return _edit_document(target, text, before, fmt, desired, mine, state, hub_id, adopt)
+        return _edit_document(
+            target, text, before, fmt, desired, mine, state, hub_id, scope_id, adopt
+        )
     except PARSE_ERRORS as exc:
         raise TargetParseError(
             f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
@@ -259,6 +262,7 @@ def _edit_document(
     mine: dict[str, Owned],
     state: State,
     hub_id: str,
+    scope_id: str,
     adopt: bool,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
@@ -286,7 +290,7 @@ def _edit_document(
             continue
         if current is _MISSING or value_digest(current) != entry.digest:
             editor.put(entry)
-        keep[entry.key] = Owned(hub_id, entry.host, entry.digest)
+        keep[entry.key] = Owned(hub_id, entry.host, entry.digest, scope_id)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
     if (before is None and not keep) or (fmt == "text" and not after_text):
@@ -309,6 +313,7 @@ def _plan_tree(
     mine: dict[str, Owned],
     state: State,
     hub_id: str,
+    scope_id: str,
     adopt: bool,
     trees: TreeCache,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
@@ -348,7 +353,7 @@ def _plan_tree(
         entries=(entry.key,),
         before_files=before_files,
     )
-    return change, [], {entry.key: Owned(hub_id, entry.host, entry.digest)}
+    return change, [], {entry.key: Owned(hub_id, entry.host, entry.digest, scope_id)}
 
 
 def _same_files(
@@ -535,7 +540,7 @@ def _remerge(plan: InstallPlan, target: str) -> Any:
     def merge(current: bytes | None) -> bytes:
         before: Any = _MISSING if current is None else current
         change, conflicts, _ = _plan_document(
-            target, desired, mine, plan.state, plan.hub, plan.adopt, before=before
+            target, desired, mine, plan.state, plan.hub, plan.scope.id, plan.adopt, before=before
         )
         if conflicts:
             raise InstallConflict("conflicts:\n  " + "\n  ".join(conflicts))

@@ -34,6 +34,11 @@ class Scope:
         return Path(value) if value else default
 
     @property
+    def id(self) -> str:
+        """How the ownership state names this scope: `user`, or `project:<folder>`."""
+        return f"project:{self.base}" if self.kind == "project" else "user"
+
+    @property
     def base(self) -> Path:
         """The folder project-scope paths are relative to (the home folder for user scope)."""
         return self.project if self.kind == "project" and self.project else self.home

@@ -27,11 +27,13 @@ def memhub_home(env: dict[str, str] | None = None) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Owned:
-    """One owned entry: the hub that owns it, its host, and the digest memhub wrote."""
+    """One owned entry: the hub that owns it, its host, the digest memhub wrote, and the
+    scope it was installed for (`user`, or `project:<folder>`)."""
 
     hub: str
     host: str
     digest: str
+    scope: str = "user"
 
 
 @dataclass(slots=True)
@@ -67,7 +69,7 @@ class State:
             "version": STATE_VERSION,
             "targets": {
                 target: {
-                    key: {"hub": o.hub, "host": o.host, "digest": o.digest}
+                    key: {"hub": o.hub, "host": o.host, "digest": o.digest, "scope": o.scope}
                     for key, o in sorted(entries.items())
                 }
                 for target, entries in sorted(self.targets.items())
@@ -85,15 +87,15 @@ class State:
     def owner(self, target: str, key: str) -> Owned | None:
         return self.targets.get(target, {}).get(key)
 
-    def owned_by(self, hub: str, hosts: tuple[str, ...]) -> dict[str, dict[str, Owned]]:
-        """The entries this hub owns on these hosts, by target (shared ones only when every
-        host sharing them is among `hosts`)."""
+    def owned_by(self, hub: str, hosts: tuple[str, ...], scope: str) -> dict[str, dict[str, Owned]]:
+        """The entries this hub owns on these hosts in this scope, by target (shared ones
+        only when every host sharing them is among `hosts`)."""
         found: dict[str, dict[str, Owned]] = {}
         for target, entries in self.targets.items():
             mine = {
                 k: o
                 for k, o in entries.items()
-                if o.hub == hub and set(o.host.split(",")) <= set(hosts)
+                if o.hub == hub and o.scope == scope and set(o.host.split(",")) <= set(hosts)
             }
             if mine:
                 found[target] = mine

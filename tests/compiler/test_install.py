@@ -470,3 +470,19 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     (installed / "SKILL.md").write_text("edited by hand\n")
     code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL)
     assert code == 0 and f"update  {installed}" in out
+
+
+def test_an_install_in_one_scope_leaves_the_other_scope_alone(
+    hub: Path, home: Path, tmp_path: Path, capsys
+) -> None:
+    project = tmp_path / "checkout"
+    project.mkdir()
+    in_project = ("--scope", "project", "--project", str(project), "--hosts", ALL)
+    assert run(capsys, "apply", str(hub), *in_project)[0] == 0
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0  # user scope
+    code, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert run(capsys, "uninstall", str(hub), "--hosts", ALL)[0] == 0
+    assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
+    code, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
