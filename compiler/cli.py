@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.hubspec import MemhubError, load
+from memhub.hubspec import MemhubError
 
 from . import doctor_cli, import_cli, install_cli
 from .build import Build, build
 from .hosts import ADAPTERS
-from .init import init_hub
 from .output import write_build
 from .plan import plan
 from .report import coverage_table, plan_lines, summary
@@ -41,6 +40,8 @@ def _emit_json(data: Any) -> None:
 
 
 def _compile(hub_path: Path, hosts: Sequence[str]) -> Build:
+    from memhub.hubspec import load
+
     return build(load(hub_path), hosts or None)
 
 
@@ -219,6 +220,8 @@ def validate_command(hub: Path, as_json: bool) -> int:
 @click.option("--name", help="Plugin name (kebab-case). Default: from the folder name.")
 def init_command(directory: Path, name: str | None) -> int:
     """Create a working starter hub in DIRECTORY (never overwrites)."""
+    from .init import init_hub  # Jinja2 and the schema: only `init` needs them
+
     for path in init_hub(directory, name):
         click.echo(f"create  {path}")
     click.echo(

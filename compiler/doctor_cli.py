@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from memhub.hubspec import load
 
 from .hosts import INSTALLERS
 
@@ -70,6 +69,8 @@ def register(cli: click.Group) -> None:
 
         if hub is None and Path(HUB_FILE).is_file():
             hub = Path(".")
+        from memhub.hubspec import load
+
         hub_model = load(hub) if hub is not None else None
         user = Scope.from_environment("user")
         in_project = Scope.from_environment("project", project)

@@ -13,19 +13,21 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from memhub.hubspec import HUB_FILE, MemhubError, load
+from memhub.hubspec import MemhubError
 
 from . import journal
-from .build import build
 from .errors import OutputError
 from .hosts import INSTALLERS
-from .importer import ImportPlan, plan_import
-from .init import _kebab
 from .install_cli import parse_hosts
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .importer import ImportPlan
+
+HUB_FILE = "hub.yaml"  # hubspec.load's; imported lazily with the loader
 
 ENV_FILE = ".env"
 ENV_MODE = 0o600
@@ -94,6 +96,9 @@ def register(cli: click.Group) -> None:
         scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
         installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
         env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
+        from .importer import plan_import
+        from .init import _kebab
+
         plan = plan_import(
             installed,
             name=_kebab(into.absolute().name),
@@ -241,6 +246,10 @@ def write_import(plan: ImportPlan, into: Path) -> None:
 def _check_hub(folder: Path) -> None:
     """The staged hub loads and builds, or nothing is written (a memhub bug if not)."""
     try:
+        from memhub.hubspec import load
+
+        from .build import build
+
         build(load(folder))
     except MemhubError as exc:
         raise MemhubError(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.hubspec import MemhubError, load
+from memhub.hubspec import MemhubError
 
 from .hosts import INSTALLERS
 from .report import table
@@ -80,6 +80,8 @@ def _planner(
     remove_all: bool = False,
 ) -> tuple[Any, Any]:
     """(a function making the install plan, the loaded hub): load and pick hosts once."""
+    from memhub.hubspec import load
+
     from .install import plan_install
     from .scope import Scope
     from .state import memhub_home

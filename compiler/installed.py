@@ -21,7 +21,6 @@ from typing import Any
 
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.refs import reference_problems
-from memhub.hubspec.skills import read_skill
 
 from . import jsonedit, textblock
 from .artifact import EXEC_MODE, FILE_MODE
@@ -216,6 +215,8 @@ class Reader:
                 self.skip(what, entry, OWNED_WHY)
                 continue
             problems: list[Problem] = []
+            from memhub.hubspec.skills import read_skill  # YAML: only when reading skills
+
             skill = read_skill(entry, shown=str(entry), problems=problems)
             if skill is None:
                 why = problems[0].message if problems else "not a skill folder"

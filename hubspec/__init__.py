@@ -1,8 +1,27 @@
 """memhub.hubspec: load and validate canonical hub YAML into a typed, frozen model."""
 
+from typing import Any
+
 from .errors import HubError, MemhubError, Origin, Problem
-from .load import BUNDLE_HOSTS, HUB_FILE, find_hub_file, load
 from .model import Hook, Hub, RemoteServer, Skill, StdioServer
+
+_FROM_LOAD = ("BUNDLE_HOSTS", "HUB_FILE", "find_hub_file", "load")
+
+
+def __getattr__(name: str) -> Any:
+    """The loader on first use: YAML and JSON Schema cost ~70 ms to import, and a command
+    that never reads a hub (a replayed no-op, `memhub hosts`) should not pay it."""
+    if name in _FROM_LOAD:
+        import importlib
+
+        # not `from . import load`: that asks this very __getattr__ for `load` first
+        module = importlib.import_module(f"{__name__}.load")
+
+        # importing the submodule bound `load` to it; the names are the loader's functions
+        globals().update({n: getattr(module, n) for n in _FROM_LOAD})
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BUNDLE_HOSTS",

@@ -428,7 +428,7 @@ def test_gemini_installs_keep_env_references_in_args_and_headers(tmp_path: Path)
 def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     hub: Path, home: Path, capsys, monkeypatch
 ) -> None:
-    from memhub.compiler import install_cli
+    from memhub import hubspec
     from memhub.hubspec import statsig
 
     monkeypatch.setattr(statsig, "RACY_NS", 0)  # everything here was written a moment ago
@@ -437,8 +437,8 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     full = run(capsys, "apply", str(hub), "--hosts", ALL)  # a no-op: remembered
     assert "target(s) unchanged" in full[1]
     loads: list[Path] = []
-    real_load = install_cli.load
-    monkeypatch.setattr(install_cli, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
+    real_load = hubspec.load
+    monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
 
     def planned_then_replayed() -> None:
         """The next apply runs the full plan; once it is a no-op again, it is replayed."""
@@ -480,9 +480,9 @@ def test_an_install_in_one_scope_leaves_the_other_scope_alone(
     in_project = ("--scope", "project", "--project", str(project), "--hosts", ALL)
     assert run(capsys, "apply", str(hub), *in_project)[0] == 0
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0  # user scope
-    code, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
+    _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
     assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
     assert run(capsys, "uninstall", str(hub), "--hosts", ALL)[0] == 0
     assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
-    code, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
+    _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
     assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
