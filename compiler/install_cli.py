@@ -188,16 +188,18 @@ def register(cli: click.Group) -> None:
         HUB may be a plan saved by `memhub plan --out`: it is applied only if no target and
         no hub input changed since (else exit 3).
         """
-        from .install import apply_install, load_saved_plan
-
         saved = None
         if hub.suffix == ".json" and hub.is_file():
+            from .install import load_saved_plan
+
             saved = load_saved_plan(hub)
             hub = Path(saved["hub_path"])
             scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
             project = Path(saved["project"]) if saved.get("project") else None
 
         def full() -> tuple[int, Any, Any]:
+            from .install import apply_install
+
             make_plan, hub_model = _planner(hub, scope, project, hosts, adopt)
             done = apply_install(_home(), make_plan, saved=saved)
             _print_plan(done, as_json)
