@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 import yaml
 from memhub.hubspec.errors import MemhubError
-from memhub.hubspec.load import BUNDLE_HOSTS
+from memhub.hubspec.loader import BUNDLE_HOSTS
 from memhub.hubspec.refs import has_credential, literal_secret, references
 from memhub.hubspec.schema_check import hub_schema
 from memhub.hubspec.vocabulary import ENV_NAME, MCP_SERVER_NAME

@@ -12,13 +12,9 @@ def __getattr__(name: str) -> Any:
     """The loader on first use: YAML and JSON Schema cost ~70 ms to import, and a command
     that never reads a hub (a replayed no-op, `memhub hosts`) should not pay it."""
     if name in _FROM_LOAD:
-        import importlib
+        from . import loader
 
-        # not `from . import load`: that asks this very __getattr__ for `load` first
-        module = importlib.import_module(f"{__name__}.load")
-
-        # importing the submodule bound `load` to it; the names are the loader's functions
-        globals().update({n: getattr(module, n) for n in _FROM_LOAD})
+        globals().update({n: getattr(loader, n) for n in _FROM_LOAD})
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

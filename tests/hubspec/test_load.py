@@ -258,3 +258,24 @@ def test_plain_files_beside_skill_folders_are_ignored(tmp_path: Path) -> None:
         },
     )
     assert [s.name for s in load(root).skills] == ["a"]
+
+
+def test_load_is_the_function_whichever_import_comes_first() -> None:
+    """hubspec imports its loader lazily; importing the module first must not shadow it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import memhub.hubspec.loader, memhub.compiler.importer\n"
+        "from memhub.hubspec import load, find_hub_file\n"
+        "assert callable(load) and callable(find_hub_file), load\n"
+        "import memhub.hubspec as h; assert 'memhub.hubspec.loader' in __import__('sys').modules\n"
+    )
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stderr
+    cold = subprocess.run(
+        [sys.executable, "-c", "import sys, memhub.compiler.cli; print('yaml' in sys.modules)"],
+        capture_output=True,
+        text=True,
+    )
+    assert cold.stdout.strip() == "False", "the CLI should not import YAML at start-up"
