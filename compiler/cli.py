@@ -110,16 +110,10 @@ def build_command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -
     type=click.Path(path_type=Path),
     help="Bundle: a folder holding a previous build (or nothing yet).",
 )
-@click.option(
-    "--scope",
-    type=click.Choice(["user", "project"]),
-    help="Install: diff the host files `memhub apply --scope` would change.",
+@install_cli.scope_option(
+    "Install: diff the host files `memhub apply --scope` would change.", default=None
 )
-@click.option(
-    "--project",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="The checkout for --scope project (default: the current folder).",
-)
+@install_cli.project_option()
 @click.option("--hosts", "install_hosts", help="Install hosts, comma-separated (default: on PATH).")
 @host_option
 @click.option(

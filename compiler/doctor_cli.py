@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .hosts import INSTALLERS
+from .install_cli import project_option, scope_option
 
 if TYPE_CHECKING:
     from memhub.hubspec.model import Hub
@@ -26,19 +27,10 @@ def register(cli: click.Group) -> None:
 
     @cli.command("doctor")
     @click.argument("hub", required=False, type=click.Path(path_type=Path))
-    @click.option(
-        "--scope",
-        type=click.Choice(["user", "project"]),
-        default="user",
-        show_default=True,
-        help="Check the install in your home (user) or in a checkout (project).",
-    )
-    @click.option(
-        "--project",
-        "project",
-        type=click.Path(path_type=Path, file_okay=False),
-        help="The checkout for --scope project, and for the duplicate-server check "
-        "(default: the current folder).",
+    @scope_option("Check the install in your home (user) or in a checkout (project).")
+    @project_option(
+        "The checkout for --scope project, and for the duplicate-server check "
+        "(default: the current folder)."
     )
     @click.option(
         "--hosts",

@@ -21,7 +21,7 @@ from memhub.hubspec import MemhubError
 from . import journal
 from .errors import OutputError
 from .hosts import INSTALLERS
-from .install_cli import parse_hosts
+from .install_cli import parse_hosts, project_option, scope_option
 from .scope import Scope
 
 if TYPE_CHECKING:
@@ -55,19 +55,8 @@ def register(cli: click.Group) -> None:
         "hosts",
         help="Comma-separated hosts to read (default: claude,codex,cursor,gemini).",
     )
-    @click.option(
-        "--scope",
-        type=click.Choice(["user", "project"]),
-        default="user",
-        show_default=True,
-        help="Read the hosts' user files (your home) or a checkout's project files.",
-    )
-    @click.option(
-        "--project",
-        "project",
-        type=click.Path(path_type=Path, file_okay=False),
-        help="The checkout for --scope project (default: the current folder).",
-    )
+    @scope_option("Read the hosts' user files (your home) or a checkout's project files.")
+    @project_option()
     @click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
     @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
     @click.option("--json", "as_json", is_flag=True, help="Print the preview as one JSON document.")

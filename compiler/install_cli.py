@@ -43,21 +43,29 @@ def parse_hosts(value: str | None) -> tuple[str, ...]:
     return found
 
 
+def scope_option(help: str, default: str | None = "user") -> Any:
+    """`--scope user|project`, as every install-side command spells it."""
+    return click.option(
+        "--scope",
+        type=click.Choice(["user", "project"]),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def project_option(
+    help: str = "The checkout for --scope project (default: the current folder).",
+) -> Any:
+    return click.option(
+        "--project", "project", type=click.Path(path_type=Path, file_okay=False), help=help
+    )
+
+
 def install_options(command: Any) -> Any:
     options = [
-        click.option(
-            "--scope",
-            type=click.Choice(["user", "project"]),
-            default="user",
-            show_default=True,
-            help="Install into your home (user) or a checkout (project).",
-        ),
-        click.option(
-            "--project",
-            "project",
-            type=click.Path(path_type=Path, file_okay=False),
-            help="The checkout for --scope project (default: the current folder).",
-        ),
+        scope_option("Install into your home (user) or a checkout (project)."),
+        project_option(),
         click.option("--hosts", "hosts", help="Comma-separated hosts (default: those on PATH)."),
         click.option(
             "--adopt",
