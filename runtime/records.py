@@ -18,8 +18,10 @@ or SQLite store. `Record.to_json()` is its JSON line (`"type": "record"`). Field
   Cursor store blob hash), else `stable_id(host, session id, str(byte offset of the line))`
   (the offset of the line's first byte in its source file, so the same line always gets the
   same id however the file is chunked). `id_source` says which ("host" | "derived").
-  Gemini rewrites a message in full under the same id: a later record with an id replaces the
-  earlier one (consumers upsert by id).
+  A host id is used only when it is a token (`is_host_id`: no whitespace; fixtures' "[trimmed]"
+  placeholders are not ids). The same id twice in one source is the same record rewritten
+  (Gemini rewrites a message in full under its id): the later one replaces the earlier one,
+  so consumers upsert by id.
 - `ts`: ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS.mmmZ`). `ts_source` says where it came from:
   "host" (the record's own), "previous" (inherited from the previous record of the same
   source, for hosts that stamp only some lines), "file" (no earlier timestamp: the
@@ -187,6 +189,16 @@ class Record:
             "end": self.end,
             "raw": self.raw,
         }
+
+
+def is_host_id(value: Any) -> bool:
+    """Whether a host-given id is usable: a non-empty token (placeholders with spaces are not)."""
+    return (
+        isinstance(value, str)
+        and bool(value)
+        and len(value.split()) == 1
+        and value == value.strip()
+    )
 
 
 # --- timestamps ---------------------------------------------------------------------------
@@ -397,3 +409,42 @@ def earlier(a: str | None, b: str | None) -> str | None:
     if b is None:
         return a
     return min(a, b)
+
+
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call", "tool-call", "server_tool_use"})
+_RESULT_BLOCKS = frozenset({"tool_result", "tool-result", "web_search_tool_result"})
+_THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning"})
+
+
+def classify_blocks(content: Any) -> tuple[str, str | None]:
+    """(kind, text) of Anthropic- or Vercel-style message content (a string or blocks)."""
+    if isinstance(content, str):
+        return "message", content
+    if not isinstance(content, list):
+        return "message", None
+    types = {block.get("type") for block in content if isinstance(block, dict)}
+    texts: list[str] = []
+    if types & _RESULT_BLOCKS:
+        for block in content:
+            if isinstance(block, dict) and block.get("type") in _RESULT_BLOCKS:
+                inner = block.get("content", block.get("result"))
+                text = block_text(inner) if not isinstance(inner, dict) else None
+                if text:
+                    texts.append(text)
+        return "tool_result", "\n".join(texts) or None
+    for block in content:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif isinstance(block, str):
+            texts.append(block)
+    text = "\n".join(texts) or None
+    if types & _CALL_BLOCKS:
+        return "tool_call", text
+    if types and types <= _THINKING_BLOCKS:
+        thoughts = [
+            block.get("thinking") or block.get("text") or ""
+            for block in content
+            if isinstance(block, dict)
+        ]
+        return "reasoning", "\n".join(t for t in thoughts if isinstance(t, str) and t) or None
+    return "message", text

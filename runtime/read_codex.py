@@ -1,0 +1,388 @@
+"""Codex rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<thread id>.jsonl`.
+
+`$CODEX_HOME` defaults to `~/.codex`; archived rollouts (`archived_sessions/`) are read too.
+Each line is an envelope `{"timestamp", "type", "payload"}` and becomes one record:
+`session_meta` / `turn_context` (kind "meta"), `response_item` (messages, reasoning, tool
+calls and outputs, compaction), `event_msg` (events; `token_count` carries usage,
+`thread_name_updated` a title), `compacted` (kind "compaction"); any other type is carried
+under its own name. Codex gives its lines no ids: each record's id is derived from the
+line's byte offset.
+
+`Session.thread_source` is the rollout header's `thread_source` (a string; a structured
+value is reduced to its variant name), so capture can skip Codex's own threads. The title is
+Codex's `thread_name` (the newest of the rollout's `thread_name_updated` events and
+`$CODEX_HOME/session_index.jsonl`), else the first prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .records import (
+    INVALID,
+    Record,
+    Session,
+    block_text,
+    complete_lines,
+    file_ts,
+    invalid_record,
+    iso_utc,
+    iter_file_records,
+    later,
+    load_line,
+    prompt_title,
+    stable_id,
+    take_ts,
+    usage_of,
+)
+
+HOST = "codex"
+_ROLLOUT = re.compile(
+    r"rollout-.*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", re.I
+)
+CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+        "tool_call",
+    }
+)
+OUTPUTS = frozenset(
+    {"function_call_output", "custom_tool_call_output", "tool_search_output", "tool_result"}
+)
+COMPACTIONS = frozenset({"compaction", "context_compaction", "compaction_summary"})
+# leading blocks Codex puts into user turns that are not what the user typed
+_INJECTED = re.compile(
+    r"^\s*(<(environment_context|user_instructions|recommended_plugins|permissions instructions)"
+    r">.*?</\2>\s*|# AGENTS\.md instructions.*?</INSTRUCTIONS>\s*)",
+    re.S,
+)
+_IDE_REQUEST = "## My request for Codex:"
+
+
+def roots(env: Mapping[str, str] | None = None) -> list[Path]:
+    env = os.environ if env is None else env
+    home = codex_home(env)
+    return [home / "sessions", home / "archived_sessions"]
+
+
+def codex_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("CODEX_HOME")
+    return Path(configured) if configured else Path(env.get("HOME") or Path.home()) / ".codex"
+
+
+def discover(env: Mapping[str, str] | None = None) -> list[Path]:
+    found: list[Path] = []
+    for root in roots(env):
+        if root.is_dir():
+            found.extend(sorted(root.rglob("rollout-*.jsonl")))
+    return found
+
+
+def _first_meta(path: Path) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(1 << 20)
+    except OSError:
+        return None
+    value = load_line(line) if line.strip() else INVALID
+    if isinstance(value, dict) and value.get("type") == "session_meta":
+        payload = value.get("payload")
+        return payload if isinstance(payload, dict) else None
+    return None
+
+
+def session_id_for(path: Path | str) -> str:
+    path = Path(path)
+    match = _ROLLOUT.search(path.stem)
+    if match:
+        return match[1].lower()
+    meta = _first_meta(path) or {}
+    for key in ("id", "session_id"):
+        if isinstance(meta.get(key), str) and meta[key] and " " not in meta[key]:
+            return meta[key]
+    return path.stem
+
+
+def initial_context(path: Path | str) -> dict[str, Any]:
+    return {"file_ts": file_ts(path)}
+
+
+def thread_source_of(value: Any) -> str | None:
+    """A `thread_source` / `source` value as a string: a structured variant by its name."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, dict) and value:
+        return str(next(iter(value)))
+    return None
+
+
+def clean_prompt(text: str | None) -> str | None:
+    """What the user typed, without the context blocks Codex injects in front of it."""
+    if not text:
+        return None
+    previous = None
+    while previous != text:
+        previous = text
+        text = _INJECTED.sub("", text, count=1)
+    if "# Context from my IDE setup:" in text:
+        _, found, request = text.partition(_IDE_REQUEST)
+        text = request if found else ""
+    text = text.strip()
+    if not text or text.startswith("# AGENTS.md instructions") or text.startswith("<"):
+        return None
+    return text
+
+
+def _usage(payload: dict[str, Any], context: dict[str, Any]) -> dict[str, int] | None:
+    """Per-turn usage of a `token_count` (or legacy `turn.completed`) event."""
+    info = payload.get("info")
+    last = None
+    if isinstance(info, dict):
+        total = info.get("total_token_usage")
+        last = info.get("last_token_usage")
+        if not isinstance(last, dict) and isinstance(total, dict):
+            previous = context.get("usage_total") or {}
+            last = {
+                key: value - previous.get(key, 0)
+                for key, value in total.items()
+                if isinstance(value, int) and not isinstance(value, bool)
+            }
+            if any(value < 0 for value in last.values()):
+                last = None  # a regression is not a turn
+        if isinstance(total, dict):
+            context["usage_total"] = {
+                key: value
+                for key, value in total.items()
+                if isinstance(value, int) and not isinstance(value, bool)
+            }
+    elif isinstance(payload.get("usage"), dict):
+        last = payload["usage"]
+    if not isinstance(last, dict):
+        return None
+
+    def count(key: str) -> int:
+        value = last.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    cached, written = count("cached_input_tokens"), count("cache_write_input_tokens")
+    return usage_of(
+        input_tokens=max(0, count("input_tokens") - cached - written),
+        output_tokens=last.get("output_tokens"),
+        cache_read_input_tokens=last.get("cached_input_tokens"),
+        cache_creation_input_tokens=last.get("cache_write_input_tokens"),
+        reasoning_tokens=last.get("reasoning_output_tokens"),
+        total_tokens=last.get("total_tokens"),
+    )
+
+
+def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any]) -> list[Record]:
+    out: list[Record] = []
+    for offset, end, line in complete_lines(data, start):
+        value = load_line(line)
+        if value is INVALID or not isinstance(value, dict):
+            record = invalid_record(HOST, session_id, offset, end, line, context)
+            if value is not INVALID:
+                record.raw = value
+            out.append(record)
+            continue
+        out.append(_record(session_id, value, offset, end, context))
+    return out
+
+
+def _record(
+    session_id: str, obj: dict[str, Any], offset: int, end: int, context: dict[str, Any]
+) -> Record:
+    ts, ts_source = take_ts(obj.get("timestamp", obj.get("created_at")), context)
+    kind_of = obj.get("type")
+    payload = obj.get("payload")
+    payload = payload if isinstance(payload, dict) else {}
+    sub = payload.get("type") if isinstance(payload.get("type"), str) else None
+    role = text = model = None
+    usage = None
+    if kind_of == "session_meta":
+        kind, sub = "meta", "session_meta"
+        if "meta" not in context:
+            context["meta"] = {
+                "id": payload.get("id") or payload.get("session_id"),
+                "thread_source": thread_source_of(payload.get("thread_source")),
+            }
+    elif kind_of == "turn_context":
+        kind, sub = "meta", "turn_context"
+        model = payload.get("model") if isinstance(payload.get("model"), str) else None
+        if model:
+            context["model"] = model
+    elif kind_of == "response_item":
+        if sub == "message" or (sub is None and "role" in payload):
+            kind = "message"
+            role = payload.get("role") if isinstance(payload.get("role"), str) else None
+            if role == "developer":
+                role = "system"
+            text = block_text(payload.get("content")) or None
+        elif sub == "reasoning":
+            kind, role = "reasoning", "assistant"
+            text = block_text(payload.get("summary"), ("summary_text", "text")) or None
+        elif sub in CALLS:
+            kind, role = "tool_call", "assistant"
+        elif sub in OUTPUTS:
+            kind, role = "tool_result", "tool"
+            output = payload.get("output")
+            text = output if isinstance(output, str) else None
+        elif sub in COMPACTIONS:
+            kind = "compaction"
+        elif sub == "ghost_snapshot":
+            kind = "event"
+        else:
+            kind = sub or "response_item"
+        if kind in ("message", "reasoning", "tool_call"):
+            model = context.get("model")
+    elif kind_of == "event_msg":
+        kind = "event"
+        if sub in ("token_count", "turn.completed"):
+            kind = "usage"
+            usage = _usage(payload, context)
+        elif sub == "thread_name_updated":
+            kind = "title"
+            name = payload.get("thread_name")
+            text = name if isinstance(name, str) else None
+        elif sub == "context_compacted":
+            kind = "compaction"
+        elif sub in ("user_message", "agent_message", "agent_reasoning"):
+            role = "user" if sub == "user_message" else "assistant"
+            message = payload.get("message", payload.get("text"))
+            text = message if isinstance(message, str) else None
+    elif kind_of == "compacted":
+        kind = "compaction"
+        message = payload.get("message")
+        text = message if isinstance(message, str) and message else None
+    else:
+        kind = kind_of if isinstance(kind_of, str) and kind_of else "unknown"
+        if isinstance(obj.get("role"), str):
+            role = obj["role"]
+            text = block_text(obj.get("content", obj.get("message"))) or None
+    return Record(
+        id=stable_id(HOST, session_id, str(offset)),
+        session=session_id,
+        host=HOST,
+        ts=ts,
+        ts_source=ts_source,
+        kind=kind,
+        role=role,
+        text=text,
+        usage=usage,
+        raw=obj,
+        end=end,
+        id_source="derived",
+        subtype=sub,
+        model=model,
+    )
+
+
+def _index_title(home: Path, session_id: str) -> tuple[str | None, str | None]:
+    """The newest `thread_name` of `session_id` in `session_index.jsonl`, and its time.
+
+    The index is append-only: the entry with the latest `updated_at` wins, a later line
+    breaking ties (and winning when neither has a time).
+    """
+    try:
+        lines = (home / "session_index.jsonl").read_bytes().splitlines()
+    except OSError:
+        return None, None
+    best: tuple[str, int, str | None, str | None] = ("", -1, None, None)
+    needle = session_id.encode()
+    for number, line in enumerate(lines):
+        if needle not in line:
+            continue
+        value = load_line(line)
+        if not isinstance(value, dict) or value.get("id") != session_id:
+            continue
+        name = value.get("thread_name")
+        if isinstance(name, str) and name:
+            when = iso_utc(value.get("updated_at"))
+            if ((when or ""), number) >= best[:2]:
+                best = (when or "", number, name, when)
+    return best[2], best[3]
+
+
+def home_of(path: Path) -> Path | None:
+    """The Codex home a rollout lives in: the parent of its `sessions` folder."""
+    for parent in path.parents:
+        if parent.name in ("sessions", "archived_sessions"):
+            return parent.parent
+    return None
+
+
+def read_session(
+    path: Path | str, metadata_only: bool = False, home: Path | None = None
+) -> tuple[Session, list[Record]]:
+    path = Path(path)
+    session_id = session_id_for(path)
+    session = Session(id=session_id, host=HOST, source=str(path))
+    context = initial_context(path)
+    records: list[Record] = []
+    rollout_title: tuple[str | None, str | None] = (None, None)
+    first_prompt: str | None = None
+    seen_meta = False
+    for record in iter_file_records(path, session_id, parse_lines, context):
+        if not metadata_only:
+            records.append(record)
+        if record.ts_source == "host":
+            session.started = session.started or record.ts
+            session.updated = later(session.updated, record.ts)
+        raw = record.raw if isinstance(record.raw, dict) else {}
+        payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else {}
+        if record.subtype == "session_meta" and not seen_meta:
+            seen_meta = True
+            _apply_meta(session, payload, record)
+        elif record.subtype == "turn_context":
+            session.model = session.model or record.model
+            if session.cwd is None and isinstance(payload.get("cwd"), str):
+                session.cwd = payload["cwd"]
+        elif record.kind == "title" and record.text:
+            rollout_title = (record.text, record.ts)
+        if first_prompt is None and record.role == "user" and record.kind in ("message", "event"):
+            first_prompt = prompt_title(clean_prompt(record.text))
+    home = home or home_of(path) or codex_home()
+    index_title = _index_title(home, session_id)
+    if index_title[0] and (
+        rollout_title[0] is None or (index_title[1] or "") >= (rollout_title[1] or "")
+    ):
+        session.title, session.title_source = index_title[0], "host"
+    elif rollout_title[0]:
+        session.title, session.title_source = rollout_title[0], "host"
+    elif first_prompt:
+        session.title, session.title_source = first_prompt, "prompt"
+    return session, records
+
+
+def _apply_meta(session: Session, payload: dict[str, Any], record: Record) -> None:
+    if isinstance(payload.get("cwd"), str):
+        session.cwd = payload["cwd"]
+    session.thread_source = thread_source_of(payload.get("thread_source"))
+    started = iso_utc(payload.get("timestamp"))
+    if started:
+        session.started = min(session.started or started, started)
+    parent = payload.get("parent_thread_id") or payload.get("forked_from_id")
+    if isinstance(parent, str) and " " not in parent:
+        session.parent = parent
+    nickname = payload.get("agent_nickname")
+    if isinstance(nickname, str):
+        session.agent_id = nickname
+    for key in ("originator", "cli_version", "model_provider", "forked_from_id"):
+        if isinstance(payload.get(key), str):
+            session.meta[key] = payload[key]
+    source = thread_source_of(payload.get("source"))
+    if source:
+        session.meta["source"] = source
+    git = payload.get("git")
+    if isinstance(git, dict):
+        session.meta["git"] = {k: v for k, v in git.items() if isinstance(v, str)}
