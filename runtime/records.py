@@ -345,7 +345,9 @@ def iter_file_records(
             else:
                 pending = data
         if pending.strip() and load_line(pending) is not INVALID:
-            yield from parse(session_id, pending + b"\n", offset, context)
+            for record in parse(session_id, pending + b"\n", offset, context):
+                record.end = offset + len(pending)  # just past the line: the end of the file
+                yield record
 
 
 # --- text -------------------------------------------------------------------------------
