@@ -287,30 +287,38 @@ def _record(
     )
 
 
-def _index_title(home: Path, session_id: str) -> tuple[str | None, str | None]:
-    """The newest `thread_name` of `session_id` in `session_index.jsonl`, and its time.
+_INDEX_CACHE: dict[str, tuple[tuple[int, int], dict[str, tuple[str, str | None]]]] = {}
+
+
+def session_index(home: Path) -> dict[str, tuple[str, str | None]]:
+    """`session_index.jsonl` as {thread id: (thread_name, updated_at)}: the newest entry wins.
 
     The index is append-only: the entry with the latest `updated_at` wins, a later line
-    breaking ties (and winning when neither has a time).
+    breaking ties (and winning when neither has a time). Parsed once per file version.
     """
+    path = home / "session_index.jsonl"
     try:
-        lines = (home / "session_index.jsonl").read_bytes().splitlines()
+        stat = path.stat()
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = _INDEX_CACHE.get(str(path))
+        if cached and cached[0] == key:
+            return cached[1]
+        lines = path.read_bytes().splitlines()
     except OSError:
-        return None, None
-    best: tuple[str, int, str | None, str | None] = ("", -1, None, None)
-    needle = session_id.encode()
-    for number, line in enumerate(lines):
-        if needle not in line:
+        return {}
+    names: dict[str, tuple[str, str | None]] = {}
+    for line in lines:
+        value = load_line(line) if line.strip() else INVALID
+        if not isinstance(value, dict):
             continue
-        value = load_line(line)
-        if not isinstance(value, dict) or value.get("id") != session_id:
-            continue
-        name = value.get("thread_name")
-        if isinstance(name, str) and name:
+        thread, name = value.get("id"), value.get("thread_name")
+        if isinstance(thread, str) and isinstance(name, str) and name:
             when = iso_utc(value.get("updated_at"))
-            if ((when or ""), number) >= best[:2]:
-                best = (when or "", number, name, when)
-    return best[2], best[3]
+            previous = names.get(thread)
+            if previous is None or (when or "") >= (previous[1] or ""):
+                names[thread] = (name, when)
+    _INDEX_CACHE[str(path)] = (key, names)
+    return names
 
 
 def home_of(path: Path) -> Path | None:
@@ -352,7 +360,7 @@ def read_session(
         if first_prompt is None and record.role == "user" and record.kind in ("message", "event"):
             first_prompt = prompt_title(clean_prompt(record.text))
     home = home or home_of(path) or codex_home()
-    index_title = _index_title(home, session_id)
+    index_title = session_index(home).get(session_id, (None, None))
     if index_title[0] and (
         rollout_title[0] is None or (index_title[1] or "") >= (rollout_title[1] or "")
     ):

@@ -65,6 +65,7 @@ Host modules (`read_claude`, `read_codex`, `read_cursor`, `read_gemini`) each pr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -105,9 +106,16 @@ USAGE_KEYS = (
 BLOCK = 1 << 22  # bytes read per step by the whole-file readers
 
 
+_NAMESPACE_BYTES = NAMESPACE.bytes
+
+
 def stable_id(*parts: str) -> str:
-    """A deterministic uuid5 under memhub's fixed namespace."""
-    return str(uuid.uuid5(NAMESPACE, "\x1f".join(parts)))
+    """A deterministic uuid5 under memhub's fixed namespace (`uuid.uuid5`, computed inline)."""
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + "\x1f".join(parts).encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 @dataclass
@@ -204,6 +212,9 @@ def is_host_id(value: Any) -> bool:
 # --- timestamps ---------------------------------------------------------------------------
 
 EPOCH = "1970-01-01T00:00:00.000Z"
+_CANONICAL_TS = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z"
+)
 
 
 def format_ts(moment: datetime) -> str:
@@ -223,6 +234,8 @@ def iso_utc(value: Any) -> str | None:
             return None
     if not isinstance(value, str) or not value:
         return None
+    if _CANONICAL_TS.fullmatch(value):
+        return value  # already YYYY-MM-DDTHH:MM:SS.mmmZ (most hosts write exactly this)
     text = value.strip()
     try:
         moment = datetime.fromisoformat(text.replace("z", "Z"))
