@@ -1,11 +1,131 @@
-"""The registry of runtime handlers a hub hook may name (`hooks[].handler`).
+"""The runtime handlers a hub hook may name (`hooks[].handler`), and what each one does.
 
-The compiler validates hub hooks against these names; the hook entry point
-dispatches to them. Handlers arrive with the runtime issues (capture, recall,
-orientation); until one is registered here, hubs use plain `command` hooks.
+`HANDLERS` (name -> one-line description) is what the hub loader validates `handler:` against;
+it is plain data so that importing it costs nothing. `RUNNERS` maps each name to the function
+the hook process (`dispatch.py`) calls with the normalised `Event` and the call's `Output`.
+
+A handler decides in-process and cheaply; anything slow (reading a transcript, the network)
+goes to `out.detach(...)`, which the dispatcher runs in one detached child after all handlers
+have decided. Capture handlers do nothing when `MEMHUB_CAPTURE=0`.
 """
 
-from __future__ import annotations
+from .lowos import getenv, join, read_small, size
 
 # handler name -> one-line description shown by `memhub hosts`
-HANDLERS: dict[str, str] = {}
+HANDLERS: dict[str, str] = {
+    "capture.turn_end": "turn_end: send what the session's transcript gained this turn "
+    "(per-turn flush, detached; skipped when nothing was added)",
+    "capture.session_end": "session_end: re-send the whole transcript as a backstop "
+    "(detached; the watermark drops what was already sent)",
+    "capture.commit": "after_tool on shell: flush the session when the command really ran "
+    "`git commit`, `gh pr create` or `gh pr merge`",
+    "capture.health": "session_start: report broken capture (expired credential, failing "
+    "flushes) as the host's system message; silent when healthy",
+}
+
+_OFF = ("0", "false", "off", "no")
+
+
+def capture_enabled() -> bool:
+    """False when `MEMHUB_CAPTURE` is 0 / false / off / no."""
+    return (getenv("MEMHUB_CAPTURE") or "1").strip().lower() not in _OFF
+
+
+def _flush_job(event, mode: str, marker: str | None = None) -> dict:
+    return {
+        "call": "handlers.flush",
+        "args": [event.host, event.session_id, event.transcript_path, mode],
+        "kwargs": {"cwd": event.cwd, "marker": marker},
+    }
+
+
+def flush(host, session_id, transcript_path, mode, *, cwd=None, marker=None):
+    """In the detached child: one capture flush. A failed per-turn flush drops the session's
+    marker, so the next turn retries even if the transcript has not grown since."""
+    from . import capture
+
+    result = capture.flush(host, session_id, transcript_path, mode, cwd=cwd)
+    if marker and getattr(result, "status", "failed") in ("failed", "busy"):
+        import contextlib
+        import os
+
+        with contextlib.suppress(OSError):
+            os.unlink(marker)
+    return result
+
+
+def _marker(out, event) -> str:
+    """Where the transcript size at the last started per-turn flush of this session is kept."""
+    safe = "".join(
+        ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{event.host}-{event.session_id}"
+    )[:200]
+    return join(out.home, "hooks", "turn", safe)
+
+
+def _write(path: str, text: str) -> None:
+    import os
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temp = f"{path}.{os.getpid()}.tmp"
+        with open(temp, "w", encoding="ascii") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except OSError:
+        pass  # a lost marker only costs one extra (deduplicated) flush
+
+
+def capture_turn_end(event, out) -> None:
+    """Per-turn flush. The no-op path is one stat and one small read: when the transcript
+    has the size it had when the last flush of this session started, nothing is new."""
+    if not capture_enabled() or not event.session_id:
+        return
+    now = size(event.transcript_path)
+    marker = _marker(out, event)
+    if now is not None and read_small(marker) == str(now).encode("ascii"):
+        return
+    out.detach(
+        _flush_job(event, "turn", marker),
+        on_started=None if now is None else (lambda: _write(marker, str(now))),
+    )
+
+
+def capture_session_end(event, out) -> None:
+    """Backstop: the whole transcript, whatever the per-turn path managed."""
+    if capture_enabled() and event.session_id:
+        out.detach(_flush_job(event, "session_end"))
+
+
+def capture_commit(event, out) -> None:
+    """Flush at a work boundary: a shell command that really ran a commit or a PR step."""
+    if not capture_enabled() or not event.session_id or event.tool_class != "shell":
+        return
+    command = event.command
+    if not command or event.failed:
+        return
+    text = command if isinstance(command, str) else " ".join(command)
+    if not (("git" in text and "commit" in text) or ("gh" in text and "pr" in text)):
+        return  # cannot be a milestone: the parser is not even imported
+    from .shellcmd import milestones
+
+    if milestones(command):
+        out.detach(_flush_job(event, "commit"))
+
+
+def capture_health(event, out) -> None:
+    """Synchronous: the async capture paths cannot tell the user anything themselves."""
+    if not capture_enabled():
+        return
+    from . import capture
+
+    message = capture.health()
+    if message:
+        out.system_message(str(message))
+
+
+RUNNERS = {
+    "capture.turn_end": capture_turn_end,
+    "capture.session_end": capture_session_end,
+    "capture.commit": capture_commit,
+    "capture.health": capture_health,
+}

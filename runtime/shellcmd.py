@@ -514,9 +514,3 @@ def milestone(argv: list[str]) -> str | None:
 def milestones(command: str | list[str] | tuple[str, ...]) -> list[str]:
     """Each milestone `command` runs (one entry per run; nested scripts after their line)."""
     return [m for argv in commands(command) if (m := milestone(argv))]
-
-
-def may_hold_milestone(command: object) -> bool:
-    """A cheap test before parsing: can `command` run a milestone at all?"""
-    text = command if isinstance(command, str) else " ".join(map(str, command or ()))
-    return ("git" in text and "commit" in text) or ("gh" in text and "pr" in text)

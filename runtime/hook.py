@@ -1,0 +1,48 @@
+"""memhub's hook entry: `hook.py <host> <host-event> [<handler>[=<tool classes>]]...`.
+
+Bundles run it as a script from the vendored copy, `python3 -S <root>/memhub_runtime/hook.py`;
+installs run the `memhub-hook` console script (this module's `main`). The work is in
+`dispatch.py`; this file stays small because a script is compiled on every run.
+"""
+
+import sys
+
+
+def main(argv=None):
+    """Console-script entry (`memhub-hook`): always exits 0."""
+    from .dispatch import run
+
+    return run(sys.argv[1:] if argv is None else argv, watchdog=True)
+
+
+def _fallback(argv):
+    # The runtime could not even be imported: still answer the host (and exit 0).
+    event = argv[1] if len(argv) > 1 else ""
+    if argv[:1] == ["cursor"] and event in ("preToolUse", "beforeShellExecution",
+                                            "beforeMCPExecution", "beforeReadFile"):  # fmt: skip
+        return '{"permission":"allow"}'
+    return '{"continue":true}' if event == "beforeSubmitPrompt" else "{}"
+
+
+if __name__ == "__main__":
+    if __package__:  # python -m memhub.runtime.hook
+        sys.exit(main())
+    # A script inside the vendored folder: import that folder as a package (relative imports),
+    # from its parent, after the standard library (none of its modules may shadow one).
+    # String operations instead of `import os`, which would cost every hook ~15 %.
+    _sep = "\\" if sys.platform == "win32" else "/"
+    _file = __file__
+    if not (_file.startswith(_sep) or _file[1:3] in (":\\", ":/")):
+        import posix
+
+        _file = posix.getcwd() + _sep + _file
+    if sys.path and not sys.flags.safe_path:
+        del sys.path[0]  # the script's own folder: its modules must not shadow the stdlib
+    _parent, _, _package = _file.rpartition(_sep)[0].rpartition(_sep)
+    sys.path.append(_parent or _sep)
+    try:
+        _dispatch = __import__(_package + ".dispatch", fromlist=["run"])
+    except BaseException:
+        sys.stdout.write(_fallback(sys.argv[1:]) + "\n")
+        sys.exit(0)
+    sys.exit(_dispatch.run(sys.argv[1:], watchdog=True))

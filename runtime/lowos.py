@@ -1,0 +1,61 @@
+"""The few OS calls the hook's hot path makes, without importing `os`.
+
+`import os` costs a hook about a sixth of a bare interpreter start (it pulls in
+`_collections_abc`, `stat` and `posixpath`), paid on every tool call. The built-in `posix`
+module has what the no-op paths need; `os` is imported only where real work starts (writing
+a marker, logging, forking) and on platforms without `posix`.
+"""
+
+try:
+    import posix as _os
+
+    _BYTES_ENV = True
+    SEP = "/"
+except ImportError:  # pragma: no cover - Windows
+    import os as _os
+
+    _BYTES_ENV = False
+    SEP = _os.sep
+
+
+def getenv(name: str, default: str | None = None) -> str | None:
+    """An environment variable as the process started with it."""
+    if _BYTES_ENV:
+        value = _os.environ.get(name.encode("utf-8"))
+        return default if value is None else value.decode("utf-8", "surrogateescape")
+    return _os.environ.get(name, default)
+
+
+def join(*parts: str) -> str:
+    return SEP.join(p.rstrip(SEP) if i < len(parts) - 1 else p for i, p in enumerate(parts))
+
+
+def size(path: str | None) -> int | None:
+    """A file's size in bytes; None when it is missing or unreadable."""
+    if not path:
+        return None
+    try:
+        return _os.stat(path).st_size
+    except (OSError, ValueError):
+        return None
+
+
+def read_small(path: str, limit: int = 64) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit)
+    except (OSError, ValueError):
+        return None
+
+
+def memhub_home() -> str:
+    """`$MEMHUB_HOME`, default `~/.memhub`."""
+    home = getenv("MEMHUB_HOME")
+    if home:
+        return home
+    user = getenv("HOME") or getenv("USERPROFILE")
+    if not user:
+        import os
+
+        user = os.path.expanduser("~")
+    return join(user, ".memhub")
