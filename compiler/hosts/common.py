@@ -186,16 +186,89 @@ class MappedHook:
     command: str
 
 
-def hook_command(hub: Hub, hook: Hook, *, host: str, root: str, data: str | None) -> str:
-    """The shell command a host runs for `hook`, with memhub references in host syntax."""
-    if hook.command is not None:
-        return substitute(
-            hook.command,
-            env=lambda name: "${" + name + "}",
-            plugin_root=root,
-            plugin_data=data or "${plugin_data}",
+HOOK_SCRIPT = "hook.py"
+HOOK_EXECUTABLE = "memhub-hook"  # the console script of an installed memhub
+
+
+def hook_command(hub: Hub, hook: Hook, *, host: str, root: str | None, data: str | None) -> str:
+    """The shell command a host runs for a `command:` hook, in host reference syntax."""
+    assert hook.command is not None, "handler hooks run through dispatcher_command"
+    return substitute(
+        hook.command,
+        env=lambda name: "${" + name + "}",
+        plugin_root=root or "${plugin_root}",
+        plugin_data=data or "${plugin_data}",
+    )
+
+
+def dispatcher_command(
+    hub: Hub, *, host: str, host_event: str, bindings: list[str], root: str | None
+) -> str:
+    """The one runtime process a host event starts: `<python> -S "<root>/memhub_runtime/
+    hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install
+    (no plugin folder there; the installed package runs). A binding is `handler` or
+    `handler=class,class` (the runtime checks the tool class itself)."""
+    entry = (
+        HOOK_EXECUTABLE
+        if root is None
+        else f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/{HOOK_SCRIPT}"'
+    )
+    return " ".join([entry, host, host_event, *bindings])
+
+
+def _dispatchers(
+    hub: Hub,
+    host: str,
+    mapped: list[tuple[MappedHook, list[str]]],
+    matcher: Callable[[list[str]], str],
+    root: str | None,
+) -> list[MappedHook]:
+    """Handler hooks merged into one dispatcher entry per host event, placed where the first
+    of them was; `command:` hooks stay as they are. The entry's matcher covers every bound
+    hook's tools (none when one of them takes every tool); its timeout is the longest given,
+    it is async only when all of them are, and it shows the first status message."""
+    groups: dict[str, list[tuple[MappedHook, list[str]]]] = {}
+    for item, names in mapped:
+        if item.hook.handler is not None:
+            groups.setdefault(item.host_event, []).append((item, names))
+    result: list[MappedHook] = []
+    for item, _ in mapped:
+        if item.hook.handler is None:
+            result.append(item)
+            continue
+        group = groups.pop(item.host_event, None)
+        if group is None:
+            continue  # merged into this event's dispatcher already
+        hooks = [member.hook for member, _ in group]
+        classes: dict[str, set[str] | None] = {}
+        for hook in hooks:
+            seen = classes.get(hook.handler, set())  # type: ignore[arg-type]
+            classes[hook.handler] = (  # type: ignore[index]
+                None if seen is None or not hook.tools else seen | set(hook.tools)
+            )
+        bindings = [
+            name if tools is None else f"{name}={','.join(sorted(tools))}"
+            for name, tools in classes.items()
+        ]
+        every_tool = any(not names for _, names in group)
+        names = list(dict.fromkeys(n for _, ns in group for n in ns))
+        timeouts = [h.timeout for h in hooks if h.timeout is not None]
+        merged = Hook(
+            id=",".join(h.id for h in hooks),
+            event=hooks[0].event,
+            handler=",".join(classes),
+            timeout=max(timeouts) if timeouts else None,
+            is_async=all(h.is_async for h in hooks),
+            status_message=next((h.status_message for h in hooks if h.status_message), None),
+            origin=hooks[0].origin,
         )
-    return f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/hook.py" {host} {hook.event} {hook.handler}'
+        command = dispatcher_command(
+            hub, host=host, host_event=item.host_event, bindings=bindings, root=root
+        )
+        result.append(
+            MappedHook(merged, item.host_event, None if every_tool else matcher(names), command)
+        )
+    return result
 
 
 def map_hooks(
@@ -211,9 +284,10 @@ def map_hooks(
     """Place every hub hook on this host, with one coverage row per hook.
 
     `root`/`data` are the host's plugin folder references; None where there is no plugin
-    folder (an install), so hooks that name one cannot be carried.
+    folder (an install), so `command:` hooks that name one cannot be carried there. Hooks
+    naming a runtime `handler:` become one dispatcher entry per host event (`_dispatchers`).
     """
-    mapped: list[MappedHook] = []
+    mapped: list[tuple[MappedHook, list[str]]] = []
     rows: list[CoverageRow] = []
     for hook in hub.hooks:
         support = events[hook.event]
@@ -262,9 +336,13 @@ def map_hooks(
         host_matcher = matcher(names) if names else None
         target = support.host_event + (f" [{host_matcher}]" if host_matcher else "")
         row("caveat" if caveats else "mapped", target, "; ".join(caveats))
-        command = hook_command(hub, hook, host=host, root=root, data=data)
-        mapped.append(MappedHook(hook, support.host_event, host_matcher, command))
-    return mapped, rows
+        command = (
+            hook_command(hub, hook, host=host, root=root, data=data)
+            if hook.command is not None
+            else ""  # set by _dispatchers
+        )
+        mapped.append((MappedHook(hook, support.host_event, host_matcher, command), names))
+    return _dispatchers(hub, host, mapped, matcher, root), rows
 
 
 def grouped_hooks(

@@ -232,14 +232,14 @@ def test_handler_hooks_launch_the_vendored_runtime(
     result = build(load(root), ["claude"])
     hooks = json.loads(result.artifact("plugins/hello-hub/hooks/claude-hooks.json").content)
     assert hooks["hooks"]["Stop"][0]["hooks"][0]["command"] == (
-        'python3 -S "${CLAUDE_PLUGIN_ROOT}/memhub_runtime/hook.py" claude turn_end probe.echo'
+        'python3 -S "${CLAUDE_PLUGIN_ROOT}/memhub_runtime/hook.py" claude Stop probe.echo'
     )
     vendored = {a.path for a in result.artifacts if "/memhub_runtime/" in a.path}
     assert "plugins/hello-hub/memhub_runtime/handlers.py" in vendored
     result = build(load(root), ["gemini"])
     hooks = json.loads(result.artifact("gemini/hello-hub/hooks/hooks.json").content)
     assert hooks["hooks"]["AfterAgent"][0]["hooks"][0]["command"] == (
-        'python3 -S "${extensionPath}/memhub_runtime/hook.py" gemini turn_end probe.echo'
+        'python3 -S "${extensionPath}/memhub_runtime/hook.py" gemini AfterAgent probe.echo'
     )
     assert result.artifact("gemini/hello-hub/memhub_runtime/handlers.py") is not None
 

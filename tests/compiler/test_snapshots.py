@@ -24,3 +24,25 @@ def test_coverage_table_matches_snapshot(hub: str, snapshot) -> None:
 @pytest.mark.parametrize("hub", [h for h in HUBS if h != "full"])
 def test_examples_build_with_no_warning(hub: str) -> None:
     assert built(hub).warnings == ()
+
+
+@pytest.mark.parametrize("hub", [h for h in HUBS if built(h).hub.needs_runtime])
+def test_vendored_runtime_is_the_package(hub: str) -> None:
+    """Every bundle folder that runs hooks carries the runtime's modules byte for byte."""
+    from importlib import resources
+
+    package = resources.files("memhub.runtime")
+    sources = {
+        entry.name: entry.read_bytes()
+        for entry in package.iterdir()
+        if entry.is_file() and entry.name.endswith(".py")
+    }
+    copies: dict[str, dict[str, bytes]] = {}
+    for artifact in built(hub).artifacts:
+        folder, _, name = artifact.path.rpartition("/")
+        if folder.endswith("/memhub_runtime"):
+            assert artifact.mode == 0o644, artifact.path
+            copies.setdefault(folder, {})[name] = artifact.content
+    assert copies
+    for folder, files in copies.items():
+        assert files == sources, folder
