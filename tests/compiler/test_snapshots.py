@@ -23,7 +23,15 @@ def test_coverage_table_matches_snapshot(hub: str, snapshot) -> None:
 
 @pytest.mark.parametrize("hub", [h for h in HUBS if h != "full"])
 def test_examples_build_with_no_warning(hub: str) -> None:
-    assert built(hub).warnings == ()
+    """No warning but the genuine host gaps: hooks on a host that runs none (Agent Plugins)."""
+    from memhub.compiler.hosts import ADAPTERS
+
+    gaps = [
+        row
+        for row in built(hub).warnings
+        if not (row.component == "hook" and not ADAPTERS[row.host].runs_hooks)
+    ]
+    assert gaps == []
 
 
 @pytest.mark.parametrize("hub", [h for h in HUBS if built(h).hub.needs_runtime])
