@@ -40,6 +40,16 @@ if __name__ == "__main__":
         del sys.path[0]  # the script's own folder: its modules must not shadow the stdlib
     _parent, _, _package = _file.rpartition(_sep)[0].rpartition(_sep)
     sys.path.append(_parent or _sep)
+    if sys.pycache_prefix is None and _sep == "/":
+        # Bytecode goes to memhub's own cache, never into the plugin folder, and is kept even
+        # under PYTHONDONTWRITEBYTECODE: compiling the runtime on every tool call would double
+        # the hook's cost. (Tagged per interpreter, checked against each source's mtime.)
+        import posix
+
+        _env = posix.environ
+        _home = _env.get(b"MEMHUB_HOME") or _env.get(b"HOME", b"/nonexistent") + b"/.memhub"
+        sys.pycache_prefix = _home.decode("utf-8", "surrogateescape") + "/cache/pyc"
+        sys.dont_write_bytecode = False
     try:
         _dispatch = __import__(_package + ".dispatch", fromlist=["run"])
     except BaseException:

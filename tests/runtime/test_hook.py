@@ -786,6 +786,25 @@ def test_the_hot_path_imports_little(hook: Hook, tmp_path: Path) -> None:
     assert len(hook.flushes()) == 1
 
 
+def test_bytecode_goes_to_the_memhub_cache_not_the_plugin(hook: Hook) -> None:
+    """Also under PYTHONDONTWRITEBYTECODE: recompiling the runtime on every call would double
+    the hook's cost; the plugin folder stays as installed."""
+    before = sorted(p.name for p in hook.script.parent.iterdir())
+    payload = PAYLOADS["claude", "PreToolUse"]
+    for _ in range(2):
+        proc = hook(
+            "claude",
+            "PreToolUse",
+            "capture.commit=shell",
+            stdin=payload,
+            PYTHONDONTWRITEBYTECODE="1",
+        )
+        assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    assert sorted(p.name for p in hook.script.parent.iterdir()) == before
+    cached = {p.name.split(".")[0] for p in (hook.home / "cache" / "pyc").rglob("*.pyc")}
+    assert {"dispatch", "events", "handlers", "lowos"} <= cached
+
+
 def test_module_and_console_script_entries(tmp_path: Path) -> None:
     env = {**os.environ, "MEMHUB_HOME": str(tmp_path / "home")}
     payload = json.dumps(PAYLOADS["cursor", "preToolUse"]).encode()
