@@ -1,0 +1,351 @@
+"""The local capture backend (the embedded default) and the backend interface.
+
+Stdlib only (`sqlite3`): it runs in hook processes. One SQLite database,
+`$MEMHUB_HOME/store.sqlite` (WAL, busy timeout), holds
+
+- `sessions`: one row per conversation id (host, session id, title, cwd, timestamps);
+- `records`: one row per (conversation id, record id), the record's JSON as capture sent it.
+  Re-sending a record is idempotent: the same id with the same content changes nothing, a
+  new version of an id (Gemini rewrites messages under their id) replaces the old one and
+  keeps its place in the order.
+
+Every backend has one method, `import_conversation(session_header, records) -> ack`, where
+`session_header` is `{"conversation_id", "session_id", "host", "title", "cwd", "flush"}`
+and `records` are `Record.to_json()` dicts, and the ack is
+`{"conversation_id", "ack_through": <id of the last record stored, or None>,
+"records_new", "records_updated", "records_unchanged", "records_dropped"}`. Errors are
+`BackendError` (retryable or not), `PayloadTooLarge` (HTTP 413: capture halves the
+session's payload cap) and `AuthFailed` (the credential was refused).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 30.0
+
+
+class BackendError(Exception):
+    """A backend did not store the payload. `retryable` says whether trying later may work."""
+
+    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+
+
+class PayloadTooLarge(BackendError):
+    """The backend refused the payload for its size (HTTP 413)."""
+
+    def __init__(self, message: str = "payload too large (413)", *, size: int | None = None):
+        super().__init__(message, retryable=True, status=413)
+        self.size = size
+
+
+class AuthFailed(BackendError):
+    """The backend refused the credential (HTTP 401/403), or there is none."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message, retryable=False, status=status)
+
+
+class Backend(Protocol):
+    kind: str
+
+    def import_conversation(
+        self, session_header: dict[str, Any], records: list[dict[str, Any]]
+    ) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+def memhub_home() -> Path:
+    configured = os.environ.get("MEMHUB_HOME")
+    return Path(configured) if configured else Path.home() / ".memhub"
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """A record's canonical JSON bytes (sorted keys, compact): what digests are taken of."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions (
+    conversation_id TEXT PRIMARY KEY,
+    session_id TEXT,
+    host TEXT,
+    title TEXT,
+    title_source TEXT,
+    cwd TEXT,
+    source TEXT,
+    created_at REAL,
+    updated_at REAL
+);
+CREATE TABLE IF NOT EXISTS records (
+    conversation_id TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ts TEXT,
+    kind TEXT,
+    body TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    received INTEGER NOT NULL DEFAULT 1,
+    stored_at REAL,
+    PRIMARY KEY (conversation_id, record_id)
+);
+CREATE INDEX IF NOT EXISTS records_order ON records (conversation_id, seq);
+"""
+
+
+class LocalStore:
+    """SQLite-backed store; one connection per instance, safe across processes."""
+
+    kind = "local"
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path else memhub_home() / "store.sqlite"
+        self._db: sqlite3.Connection | None = None
+
+    # --- connection -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        with contextlib.suppress(OSError):
+            os.chmod(self.path, 0o600)
+        _retry(lambda: db.execute("PRAGMA journal_mode = WAL"))
+        db.execute("PRAGMA synchronous = NORMAL")
+        _retry(lambda: db.executescript(_DDL))
+        self._db = db
+        return db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> LocalStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- the backend interface ---------------------------------------------------------------
+
+    def import_conversation(
+        self, session_header: dict[str, Any], records: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        conversation_id = session_header.get("conversation_id")
+        if not isinstance(conversation_id, str) or not conversation_id:
+            raise BackendError("session header has no conversation_id", retryable=False)
+        rows = []
+        for record in records:
+            record_id = record.get("id")
+            if not isinstance(record_id, str) or not record_id:
+                raise BackendError("a record has no id", retryable=False)
+            body = canonical(record)
+            rows.append((record_id, record, body.decode("utf-8", "surrogatepass"), digest(body)))
+        db = self._connect()
+        counts = {"records_new": 0, "records_updated": 0, "records_unchanged": 0}
+
+        def write() -> None:
+            counts.update(records_new=0, records_updated=0, records_unchanged=0)
+            now = time.time()
+            db.execute("BEGIN IMMEDIATE")  # a lock error here is retried: nothing began
+            try:
+                self._upsert_session(db, conversation_id, session_header, now)
+                (seq,) = db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM records WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()
+                for record_id, record, body, sig in rows:
+                    old = db.execute(
+                        "SELECT digest FROM records WHERE conversation_id = ? AND record_id = ?",
+                        (conversation_id, record_id),
+                    ).fetchone()
+                    if old is None:
+                        seq += 1
+                        db.execute(
+                            "INSERT INTO records (conversation_id, record_id, seq, ts, kind,"
+                            " body, digest, received, stored_at) VALUES (?,?,?,?,?,?,?,1,?)",
+                            (
+                                conversation_id,
+                                record_id,
+                                seq,
+                                _str(record.get("ts")),
+                                _str(record.get("kind")),
+                                body,
+                                sig,
+                                now,
+                            ),
+                        )
+                        counts["records_new"] += 1
+                    elif old[0] == sig:
+                        db.execute(
+                            "UPDATE records SET received = received + 1"
+                            " WHERE conversation_id = ? AND record_id = ?",
+                            (conversation_id, record_id),
+                        )
+                        counts["records_unchanged"] += 1
+                    else:
+                        db.execute(
+                            "UPDATE records SET body = ?, digest = ?, ts = ?, kind = ?,"
+                            " received = received + 1, stored_at = ?"
+                            " WHERE conversation_id = ? AND record_id = ?",
+                            (
+                                body,
+                                sig,
+                                _str(record.get("ts")),
+                                _str(record.get("kind")),
+                                now,
+                                conversation_id,
+                                record_id,
+                            ),
+                        )
+                        counts["records_updated"] += 1
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+
+        try:
+            _retry(write)
+        except sqlite3.Error as exc:
+            raise BackendError(f"local store: {exc}") from exc
+        return {
+            "conversation_id": conversation_id,
+            "ack_through": rows[-1][0] if rows else None,
+            "records_dropped": 0,
+            **counts,
+        }
+
+    @staticmethod
+    def _upsert_session(
+        db: sqlite3.Connection, conversation_id: str, header: dict[str, Any], now: float
+    ) -> None:
+        db.execute(
+            "INSERT INTO sessions (conversation_id, session_id, host, title, title_source, cwd,"
+            " source, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT(conversation_id) DO UPDATE SET"
+            " session_id = COALESCE(excluded.session_id, session_id),"
+            " host = COALESCE(excluded.host, host),"
+            " title = COALESCE(excluded.title, title),"
+            " title_source = COALESCE(excluded.title_source, title_source),"
+            " cwd = COALESCE(excluded.cwd, cwd),"
+            " source = COALESCE(excluded.source, source),"
+            " updated_at = excluded.updated_at",
+            (
+                conversation_id,
+                _str(header.get("session_id")),
+                _str(header.get("host")),
+                _str(header.get("title")),
+                _str(header.get("title_source")),
+                _str(header.get("cwd")),
+                _str(header.get("source")),
+                now,
+                now,
+            ),
+        )
+
+    # --- queries (for the CLI and tests) --------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every session, newest first: id, host, title, record count, last import."""
+        if not self.exists():
+            return []
+        db = self._connect()
+        rows = db.execute(
+            "SELECT s.conversation_id, s.session_id, s.host, s.title, s.title_source, s.cwd,"
+            " s.source, s.created_at, s.updated_at,"
+            " (SELECT COUNT(*) FROM records r WHERE r.conversation_id = s.conversation_id)"
+            " FROM sessions s ORDER BY s.updated_at DESC"
+        ).fetchall()
+        keys = (
+            "conversation_id",
+            "session_id",
+            "host",
+            "title",
+            "title_source",
+            "cwd",
+            "source",
+            "created_at",
+            "updated_at",
+            "records",
+        )
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def session(self, ref: str) -> dict[str, Any] | None:
+        """The session whose conversation id or session id is `ref` (or a unique prefix)."""
+        rows = self.sessions()
+        exact = [s for s in rows if ref in (s["conversation_id"], s["session_id"])]
+        if exact:
+            return exact[0]
+        prefix = [
+            s
+            for s in rows
+            if s["conversation_id"].startswith(ref) or (s["session_id"] or "").startswith(ref)
+        ]
+        return prefix[0] if len(prefix) == 1 else None
+
+    def records(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The session's records in arrival order (each id once, its last version)."""
+        if not self.exists():
+            return []
+        db = self._connect()
+        rows = db.execute(
+            "SELECT body FROM records WHERE conversation_id = ? ORDER BY seq",
+            (conversation_id,),
+        ).fetchall()
+        return [json.loads(body) for (body,) in rows]
+
+    def received(self, conversation_id: str) -> dict[str, int]:
+        """How many times each record id arrived (a re-send counts; the store keeps one)."""
+        if not self.exists():
+            return {}
+        db = self._connect()
+        rows = db.execute(
+            "SELECT record_id, received FROM records WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchall()
+        return dict(rows)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _retry(action: Any, attempts: int = 8) -> Any:
+    """Run `action`, retrying while SQLite reports a lock the busy timeout did not clear."""
+    delay = 0.05
+    for attempt in range(attempts):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if attempt == attempts - 1 or ("locked" not in text and "busy" not in text):
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+    return None
