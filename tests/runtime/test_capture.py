@@ -1,0 +1,447 @@
+"""The capture engine: bounded, acknowledged, idempotent deltas of a growing transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memhub.runtime import capture, read_claude
+from memhub.runtime.store import (
+    AuthFailed,
+    BackendError,
+    LocalStore,
+    PayloadTooLarge,
+    canonical,
+)
+
+MB = 1 << 20
+
+
+def claude_line(uid: str, role: str = "user", text: str | None = None, **extra: Any) -> str:
+    obj = {
+        "type": role,
+        "uuid": uid,
+        "sessionId": "sess",
+        "cwd": "/work/project",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": role, "content": text if text is not None else f"text of {uid}"},
+        **extra,
+    }
+    return json.dumps(obj) + "\n"
+
+
+def append(path: Path, text: str) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def expected_ids(path: Path) -> list[str]:
+    _, records = read_claude.read_session(path)
+    out: list[str] = []
+    for record in records:
+        if record.id not in out:
+            out.append(record.id)
+    return out
+
+
+class LimitedStore(LocalStore):
+    """A local store that answers 413 above `limit` bytes and counts its calls."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+        self.calls: list[int] = []
+        self.refused: list[int] = []
+
+    def import_conversation(self, session_header, records):
+        size = sum(len(canonical(r)) for r in records)
+        self.calls.append(size)
+        if size > self.limit:
+            self.refused.append(size)
+            raise PayloadTooLarge(size=size)
+        return super().import_conversation(session_header, records)
+
+
+def run_flush_subprocess(path: Path, mode: str = "turn", **env: str) -> subprocess.CompletedProcess:
+    code = (
+        "import sys; from memhub.runtime import capture; "
+        f"r = capture.flush('claude', 'sess', {str(path)!r}, {mode!r}); print(r.status)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    return tmp_path / "sess.jsonl"
+
+
+def test_grown_turn_by_turn_every_record_exactly_once(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Half-written lines, a 5 MB record, a 413 and a crash between send and cursor save."""
+    monkeypatch.setenv("MEMHUB_CAPTURE_CAP", str(24 * MB))
+    store = LimitedStore(limit=12 * MB)
+    crash_ids: list[str] = []
+    for turn in range(30):
+        lines = [claude_line(f"u{turn}", "user"), claude_line(f"a{turn}", "assistant")]
+        if turn == 10:  # a 5 MB record and a 3 MB one in one turn: 413, then the cap halves
+            lines.insert(1, claude_line("big5", "user", "x" * (5 * MB)))
+            lines.insert(2, claude_line("big3", "user", "y" * (3 * MB)))
+        text = "".join(lines)
+        if turn in (4, 17):  # the host is mid-write when the turn flush runs
+            append(transcript, text[:-40])
+            before = transcript.stat().st_size
+            result = capture.flush("claude", "sess", transcript, "turn", backend=store)
+            assert result.status == "ok"
+            assert result.cursor < before  # the half-written line waits
+            append(transcript, text[-40:])
+        else:
+            append(transcript, text)
+        if turn == 20:  # killed after the backend stored the payload, before the cursor moved
+            cursor_before = capture.load_state("claude", "sess")["offset"]
+            crashed = run_flush_subprocess(transcript, MEMHUB_CAPTURE_FAULT="after_send")
+            assert crashed.returncode == capture.FAULT_EXIT, crashed.stderr
+            assert capture.load_state("claude", "sess")["offset"] == cursor_before
+            crash_ids = ["u20", "a20"]
+        result = capture.flush("claude", "sess", transcript, "turn", backend=store)
+        assert result.status in ("ok", "nothing"), result
+    assert store.refused, "the 18 MB payload was refused with 413"
+    state = capture.load_state("claude", "sess")
+    assert state["cap"] < 24 * MB  # halved and persisted
+    # the backlog the bounded turns left is drained by the session-end backstop
+    final = capture.flush("claude", "sess", transcript, "session_end", backend=store)
+    assert final.status in ("ok", "nothing")
+    state = capture.load_state("claude", "sess")
+    assert state["offset"] == transcript.stat().st_size
+    ids = [r["id"] for r in store.records("sess")]
+    assert ids == expected_ids(transcript)
+    assert len(ids) == len(set(ids)) == 30 * 2 + 2
+    received = store.received("sess")
+    assert {k for k, v in received.items() if v > 1} == set(crash_ids)  # re-sent, stored once
+    assert all(received[k] == 2 for k in crash_ids)
+    big = next(r for r in store.records("sess") if r["id"] == "big5")
+    assert len(big["raw"]["message"]["content"]) == 5 * MB
+
+
+def test_crash_after_watermark_resends_nothing(transcript: Path) -> None:
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant"))
+    crashed = run_flush_subprocess(transcript, MEMHUB_CAPTURE_FAULT="after_watermark")
+    assert crashed.returncode == capture.FAULT_EXIT
+    assert capture.load_state("claude", "sess")["offset"] == 0
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert (result.status, result.sent, result.cursor) == ("nothing", 0, transcript.stat().st_size)
+    store = LocalStore()
+    assert store.received("sess") == {"u1": 1, "a1": 1}
+
+
+def test_a_record_too_large_for_any_payload_is_stepped_over_and_logged(transcript: Path) -> None:
+    store = LimitedStore(limit=1 * MB)
+    append(transcript, claude_line("u1") + claude_line("huge", "user", "z" * (2 * MB)))
+    append(transcript, claude_line("a1", "assistant"))
+    first = capture.flush("claude", "sess", transcript, "commit", backend=store)
+    assert first.status == "ok" and first.stepped_over == 1
+    assert [r["id"] for r in store.records("sess")] == ["u1", "a1"]
+    state = capture.load_state("claude", "sess")
+    assert state["offset"] == transcript.stat().st_size  # the session is not pinned
+    assert state["stepped_over"][0]["ids"] == ["huge"]
+    assert "stepped over 1 record(s) huge" in capture.log_path().read_text()
+    append(transcript, claude_line("u2"))
+    assert capture.flush("claude", "sess", transcript, "turn", backend=store).sent == 1
+
+
+def test_turn_sends_one_bounded_payload_and_commit_drains(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHUB_CAPTURE_CAP", "4000")
+    for i in range(40):
+        append(transcript, claude_line(f"r{i}"))
+    store = LimitedStore(limit=10**9)
+    first = capture.flush("claude", "sess", transcript, "turn", backend=store)
+    assert first.payloads == 1 and 0 < first.sent < 40
+    assert store.calls[0] <= 4000
+    cursor = capture.load_state("claude", "sess")["offset"]
+    last_sent = store.records("sess")[-1]
+    assert last_sent["end"] == cursor  # the cursor lands on the last record sent
+    drained = capture.flush("claude", "sess", transcript, "commit", backend=store)
+    assert drained.payloads > 1 and first.sent + drained.sent == 40
+    assert max(store.calls) <= 4000
+
+
+def test_413_halves_the_cap_then_splits(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMHUB_CAPTURE_CAP", str(64_000))
+    for i in range(60):
+        append(transcript, claude_line(f"r{i}", "user", "w" * 900))
+    store = LimitedStore(limit=20_000)
+    result = capture.flush("claude", "sess", transcript, "commit", backend=store)
+    assert result.status == "ok" and result.sent == 60 and result.stepped_over == 0
+    assert capture.load_state("claude", "sess")["cap"] <= 20_000
+    assert len(store.refused) >= 2  # 64 kB -> 32 kB -> 16 kB
+    assert len(store.records("sess")) == 60
+
+
+def test_unconfirmed_ack_keeps_the_cursor(transcript: Path) -> None:
+    class Partial(LocalStore):
+        def import_conversation(self, header, records):
+            ack = super().import_conversation(header, records[:1])
+            return ack  # acknowledges only the first record
+
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant"))
+    result = capture.flush("claude", "sess", transcript, "turn", backend=Partial())
+    assert result.status == "failed"
+    state = capture.load_state("claude", "sess")
+    assert state["offset"] == len(claude_line("u1").encode())  # through the confirmed record
+    assert state["last_error"] == "unavailable"
+    assert capture.health() is not None
+    ok = capture.flush("claude", "sess", transcript, "turn")
+    assert ok.sent == 1 and capture.health() is None
+
+
+def test_failures_leave_the_cursor_and_report_health(transcript: Path) -> None:
+    class Down:
+        kind = "local"
+
+        def __init__(self, error: Exception):
+            self.error = error
+
+        def import_conversation(self, header, records):
+            raise self.error
+
+        def close(self):
+            pass
+
+    append(transcript, claude_line("u1"))
+    assert capture.health() is None
+    failed = capture.flush("claude", "sess", transcript, "turn", backend=Down(BackendError("503")))
+    assert failed.status == "failed"
+    assert capture.load_state("claude", "sess")["offset"] == 0
+    message = capture.health()
+    assert message and "failed" in message
+    capture.flush("claude", "sess", transcript, "turn", backend=Down(AuthFailed("401")))
+    assert "credential" in capture.health()
+    assert capture.flush("claude", "sess", transcript, "turn").status == "ok"
+    assert capture.health() is None
+    assert "flush failed" in capture.log_path().read_text()
+
+
+def test_health_remote_without_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMHUB_BACKEND", "remote")
+    monkeypatch.setenv("MEMHUB_REMOTE_URL", "https://memory.example/mcp")
+    monkeypatch.delenv("MEMHUB_API_KEY", raising=False)
+    assert "memhub login" in capture.health()
+    monkeypatch.setenv("MEMHUB_API_KEY", "mhk_" + "k" * 30)
+    assert capture.health() is None
+
+
+def test_capture_off(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    append(transcript, claude_line("u1"))
+    monkeypatch.setenv("MEMHUB_CAPTURE", "0")
+    assert not capture.pending("claude", "sess", transcript)
+    assert capture.flush("claude", "sess", transcript, "turn").status == "disabled"
+    assert not LocalStore().exists()
+    assert capture.health() is None
+
+
+def test_pending_prefilter(transcript: Path) -> None:
+    assert not capture.pending("claude", "sess", transcript)  # no transcript yet
+    append(transcript, claude_line("u1"))
+    assert capture.pending("claude", "sess", transcript)
+    capture.flush("claude", "sess", transcript, "turn")
+    assert not capture.pending("claude", "sess", transcript)
+    append(transcript, claude_line("u2")[:10])
+    assert capture.pending("claude", "sess", transcript)  # bytes, even if half a line
+
+
+def test_rewritten_transcript_is_read_again_without_resending(transcript: Path) -> None:
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant"))
+    capture.flush("claude", "sess", transcript, "turn")
+    replacement = transcript.with_suffix(".new")
+    replacement.write_text(claude_line("u1") + claude_line("u2"), encoding="utf-8")
+    os.replace(replacement, transcript)  # a new file, shorter than the cursor
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert result.sent == 1
+    assert LocalStore().received("sess") == {"u1": 1, "a1": 1, "u2": 1}
+
+
+def test_session_end_backstop_is_independent_of_the_cursor(transcript: Path) -> None:
+    for i in range(5):
+        append(transcript, claude_line(f"u{i}"))
+    capture.flush("claude", "sess", transcript, "turn")
+    capture.state_path("claude", "sess").unlink()  # the per-turn state is lost
+    append(transcript, claude_line("u5"))
+    result = capture.flush("claude", "sess", transcript, "session_end")
+    assert result.sent == 1  # the watermark knows the first five
+    assert capture.load_state("claude", "sess")["offset"] == transcript.stat().st_size
+    assert set(LocalStore().received("sess").values()) == {1}
+
+
+def test_session_end_captures_a_session_the_turn_path_never_saw(transcript: Path) -> None:
+    for i in range(7):
+        append(transcript, claude_line(f"u{i}"))
+    result = capture.flush("claude", "sess", transcript, "session_end")
+    assert result.sent == 7
+    assert [r["id"] for r in LocalStore().records("sess")] == [f"u{i}" for i in range(7)]
+
+
+def test_many_concurrent_flushing_processes_on_one_session(transcript: Path) -> None:
+    append(transcript, "".join(claude_line(f"s{i}") for i in range(20)))
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import time; from memhub.runtime import capture\n"
+                "for _ in range(15):\n"
+                f"    capture.flush('claude', 'sess', {str(transcript)!r}, 'turn')\n"
+                "    time.sleep(0.01)\n",
+            ],
+            env=os.environ.copy(),
+        )
+        for _ in range(8)
+    ]
+    for i in range(60):  # the host keeps writing, a line at a time, sometimes in halves
+        line = claude_line(f"g{i}")
+        append(transcript, line[:25])
+        time.sleep(0.002)
+        append(transcript, line[25:])
+    for worker in workers:
+        assert worker.wait(timeout=120) == 0
+    while capture.flush("claude", "sess", transcript, "turn").status == "ok":
+        pass
+    store = LocalStore()
+    assert [r["id"] for r in store.records("sess")] == expected_ids(transcript)
+    assert len(store.records("sess")) == 80
+    assert set(store.received("sess").values()) == {1}  # nothing was ever sent twice
+
+
+def test_titles_rename_outranks_generated_outranks_first_prompt(transcript: Path) -> None:
+    append(transcript, claude_line("u1", "user", "Fix the flaky\nlogin test please"))
+    capture.flush("claude", "sess", transcript, "turn")
+    assert LocalStore().sessions()[0]["title"] == "Fix the flaky"
+    append(transcript, json.dumps({"type": "ai-title", "aiTitle": "Flaky login test"}) + "\n")
+    append(transcript, claude_line("a1", "assistant"))
+    capture.flush("claude", "sess", transcript, "turn")
+    row = LocalStore().sessions()[0]
+    assert (row["title"], row["title_source"]) == ("Flaky login test", "host")
+    append(transcript, json.dumps({"type": "custom-title", "customTitle": "login-fix"}) + "\n")
+    capture.flush("claude", "sess", transcript, "turn")
+    row = LocalStore().sessions()[0]
+    assert (row["title"], row["title_source"]) == ("login-fix", "user")
+
+
+def codex_rollout(folder: Path, sid: str, thread_source: Any, name: str | None = None) -> Path:
+    path = folder / f"rollout-2026-01-02T03-04-05-{sid}.jsonl"
+    meta: dict[str, Any] = {"id": sid, "cwd": "/work/project", "originator": "codex_exec"}
+    if thread_source is not None:
+        meta["thread_source"] = thread_source
+    lines = [
+        {"timestamp": "2026-01-02T03:04:05Z", "type": "session_meta", "payload": meta},
+        {
+            "timestamp": "2026-01-02T03:04:06Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Add a retry to the uploader"}],
+            },
+        },
+    ]
+    if name:
+        lines.append(
+            {
+                "timestamp": "2026-01-02T03:04:07Z",
+                "type": "event_msg",
+                "payload": {"type": "thread_name_updated", "thread_name": name},
+            }
+        )
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("value", ["subagent", "guardian_review", "memory_consolidation"])
+def test_codex_own_threads_are_skipped(tmp_path: Path, value: str) -> None:
+    sid = "019a0000-0000-7000-8000-000000000001"
+    path = codex_rollout(tmp_path, sid, value)
+    result = capture.flush("codex", sid, path, "turn")
+    assert result.status == "skipped"
+    assert LocalStore().sessions() == []
+    assert not capture.pending("codex", sid, path)
+    assert f"thread_source {value!r}" in capture.log_path().read_text()
+
+
+@pytest.mark.parametrize(
+    ("value", "logged"), [("user", False), (None, False), ("brand_new_kind", True)]
+)
+def test_codex_user_and_unknown_threads_are_captured(
+    tmp_path: Path, value: str | None, logged: bool
+) -> None:
+    sid = "019a0000-0000-7000-8000-000000000002"
+    path = codex_rollout(tmp_path, sid, value, name="Uploader retries")
+    result = capture.flush("codex", sid, path, "turn")
+    assert result.status == "ok" and result.sent == 3
+    row = LocalStore().sessions()[0]
+    assert row["conversation_id"] == f"codex-{sid}"
+    assert (row["title"], row["title_source"]) == ("Uploader retries", "host")
+    log = capture.log_path().read_text() if capture.log_path().exists() else ""
+    assert ("unknown thread_source" in log) is logged
+
+
+def test_codex_without_a_name_is_titled_by_its_first_prompt(tmp_path: Path) -> None:
+    sid = "019a0000-0000-7000-8000-000000000003"
+    path = codex_rollout(tmp_path, sid, "user")
+    capture.flush("codex", sid, path, "turn")
+    row = LocalStore().sessions()[0]
+    assert (row["title"], row["title_source"]) == ("Add a retry to the uploader", "prompt")
+
+
+def test_backend_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert capture.backend_config()["backend"] == "local"
+    home = Path(os.environ["MEMHUB_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "capture.json").write_text(
+        json.dumps({"backend": "remote", "remote_url": "https://m.example/mcp"})
+    )
+    config = capture.backend_config()
+    assert (config["backend"], config["remote_url"]) == ("remote", "https://m.example/mcp")
+    monkeypatch.setenv("MEMHUB_BACKEND", "local")
+    assert capture.backend_config()["backend"] == "local"
+
+
+def test_gemini_log_titles_and_a_legacy_recording(tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    log = chats / "session-2026-01-01T00-00-abcd1234.jsonl"
+    lines = [
+        {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z"},
+        {"id": "m1", "timestamp": "2026-01-01T00:00:01Z", "type": "user", "content": "Hi there"},
+        {"id": "m2", "timestamp": "2026-01-01T00:00:02Z", "type": "gemini", "content": "Hello"},
+        {"$set": {"summary": "Greeting"}},
+    ]
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    result = capture.flush("gemini", "g1", log, "turn")
+    assert result.sent == 4
+    row = LocalStore().sessions()[0]
+    assert (row["conversation_id"], row["title"]) == ("gemini-g1", "Greeting")
+    legacy = chats / "session-legacy.json"
+    legacy.write_text(
+        json.dumps({"sessionId": "g2", "messages": [lines[1], lines[2]]}), encoding="utf-8"
+    )
+    assert capture.flush("gemini", "g2", legacy, "turn").sent == 2
+    assert capture.flush("gemini", "g2", legacy, "turn").sent == 0  # the watermark has them
+    third = {"id": "m3", "timestamp": "2026-01-01T00:00:03Z", "type": "user", "content": "More"}
+    legacy.write_text(
+        json.dumps({"sessionId": "g2", "messages": [lines[1], lines[2], third]}), encoding="utf-8"
+    )
+    assert capture.flush("gemini", "g2", legacy, "session_end").sent == 1
+    assert [r["id"] for r in LocalStore().records("gemini-g2")] == ["m1", "m2", "m3"]
