@@ -15,7 +15,7 @@ from typing import Any
 import click
 from memhub.hubspec import MemhubError
 
-from . import doctor_cli, import_cli, install_cli, sessions_cli
+from . import capture_cli, doctor_cli, import_cli, install_cli, sessions_cli
 from .build import Build, build
 from .hosts import ADAPTERS
 from .output import write_build
@@ -265,6 +265,7 @@ install_cli.register(cli)
 import_cli.register(cli)
 doctor_cli.register(cli)
 sessions_cli.register(cli)
+capture_cli.register(cli)
 
 
 def _crash_log(exc: BaseException) -> Path | None:

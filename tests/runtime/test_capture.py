@@ -445,3 +445,87 @@ def test_gemini_log_titles_and_a_legacy_recording(tmp_path: Path) -> None:
     )
     assert capture.flush("gemini", "g2", legacy, "session_end").sent == 1
     assert [r["id"] for r in LocalStore().records("gemini-g2")] == ["m1", "m2", "m3"]
+
+
+# --- memhub capture list|show|status and memhub login ---------------------------------------
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    from memhub.compiler.cli import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_capture_list_show_status(transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(capsys, "capture", "list")[1].strip() == "no captured sessions"
+    append(
+        transcript, claude_line("u1", "user", "Tidy the parser") + claude_line("a1", "assistant")
+    )
+    capture.flush("claude", "sess", transcript, "turn")
+    code, out, _ = cli(capsys, "capture", "list")
+    assert code == 0 and "sess" in out and "Tidy the parser" in out and " 2 " in out
+    code, out, _ = cli(capsys, "capture", "list", "--json")
+    (row,) = json.loads(out)["sessions"]
+    assert (row["id"], row["host"], row["records"], row["title"]) == (
+        "sess",
+        "claude",
+        2,
+        "Tidy the parser",
+    )
+    assert row["last_flush"].endswith("Z")
+    code, out, _ = cli(capsys, "capture", "show", "sess")
+    assert code == 0
+    assert [json.loads(line)["id"] for line in out.splitlines()] == ["u1", "a1"]
+    assert cli(capsys, "capture", "show", "nope")[0] == 2
+    append(transcript, claude_line("u2")[:15])
+    code, out, _ = cli(capsys, "capture", "status", "--json")
+    report = json.loads(out)
+    (session,) = report["sessions"]
+    assert session["cursor"] < session["size"] and session["pending_bytes"] == 15
+    assert report["backend"]["backend"] == "local" and report["health"] is None
+    code, out, _ = cli(capsys, "capture", "status")
+    assert code == 0 and "backend: local" in out and "cursor" in out
+
+
+def test_capture_show_reads_the_transcript_for_a_remote_session(
+    transcript: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Remote:
+        kind, url = "remote", "https://m.example/mcp"
+
+        def import_conversation(self, header, records):
+            return {"conversation_id": header["conversation_id"], "ack_through": records[-1]["id"]}
+
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant"))
+    capture.flush("claude", "sess", transcript, "turn", backend=Remote())
+    append(transcript, claude_line("u2"))  # not sent yet: not shown
+    code, out, err = cli(capsys, "capture", "show", "sess")
+    assert code == 0 and "up to the capture cursor" in err
+    assert [json.loads(line)["id"] for line in out.splitlines()] == ["u1", "a1"]
+
+
+def test_login_stores_the_key_privately_and_never_echoes_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import stat as stat_module
+
+    key = "mhk_" + "Q" * 36
+    monkeypatch.delenv("MEMHUB_API_KEY", raising=False)
+    assert cli(capsys, "login", "--status")[0] == 1
+    monkeypatch.setattr(sys, "stdin", io.StringIO(key + "\n"))
+    code, out, err = cli(capsys, "login", "--expires-at", "2999-01-01T00:00:00Z")
+    assert code == 0 and key not in out + err
+    path = Path(os.environ["MEMHUB_HOME"]) / "credentials.json"
+    assert stat_module.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["api_key"] == key
+    code, out, err = cli(capsys, "login", "--status")
+    assert code == 0 and key not in out + err and "2999-01-01T00:00:00Z" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("not a key\n"))
+    assert cli(capsys, "login")[0] == 2
+    monkeypatch.setenv("MEMHUB_API_KEY", "mhk_" + "E" * 30)
+    code, out, err = cli(capsys, "login")
+    assert code == 0 and "EEEE" not in out + err
+    assert json.loads(path.read_text())["api_key"] == "mhk_" + "E" * 30

@@ -1,0 +1,289 @@
+"""`memhub capture list|show|status` and `memhub login`: what session capture sent, and its key.
+
+Capture itself runs in the hooks (`runtime/capture.py`); these commands only read its state
+under `$MEMHUB_HOME/capture/`, the local store, and the capture credential, and `login`
+writes that credential (0600). Nothing here contacts a server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import click
+
+EXIT_OK, EXIT_PROBLEM, EXIT_INVALID = 0, 1, 2
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _when(moment: Any) -> str:
+    if isinstance(moment, int | float):
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(moment))
+    return str(moment) if moment else "-"
+
+
+def _store() -> Any:
+    from memhub.runtime.store import LocalStore
+
+    return LocalStore()
+
+
+def capture_rows() -> list[dict[str, Any]]:
+    """One row per captured session: capture state merged with the local store's rows."""
+    from memhub.runtime import capture
+
+    rows: dict[str, dict[str, Any]] = {}
+    for state in capture.all_states():
+        cid = state.get("conversation_id") or state.get("session_id")
+        rows[cid] = {
+            "id": cid,
+            "session_id": state.get("session_id"),
+            "host": state.get("host"),
+            "title": state.get("title"),
+            "records": state.get("records_acked", 0),
+            "last_flush": state.get("last_ok_at"),
+            "skipped": state.get("skip"),
+        }
+    with _store() as store:
+        for session in store.sessions():
+            cid = session["conversation_id"]
+            row = rows.setdefault(
+                cid,
+                {
+                    "id": cid,
+                    "session_id": session["session_id"],
+                    "host": session["host"],
+                    "title": None,
+                    "last_flush": session["updated_at"],
+                    "skipped": None,
+                },
+            )
+            row["records"] = session["records"]  # what the store holds is authoritative
+            row["title"] = session["title"] or row["title"]
+    out = sorted(rows.values(), key=lambda r: r.get("last_flush") or 0, reverse=True)
+    for row in out:
+        row["last_flush"] = (
+            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row["last_flush"]))
+            if isinstance(row.get("last_flush"), int | float)
+            else None
+        )
+    return out
+
+
+def register(cli: click.Group) -> None:
+    """Add `memhub capture ...` and `memhub login` to the `memhub` group."""
+
+    @cli.group("capture")
+    def capture_group() -> None:
+        """What session capture sent, and how it is doing.
+
+        Capture runs in the generated hooks: each turn's new transcript lines go to the
+        backend (the local store under $MEMHUB_HOME by default; MEMHUB_BACKEND=remote with
+        MEMHUB_REMOTE_URL for a MemHub-compatible server). MEMHUB_CAPTURE=0 turns it off.
+        """
+
+    @capture_group.command("list")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+    def list_command(as_json: bool) -> int:
+        """Captured sessions: id, host, title, record count, last flush."""
+        rows = capture_rows()
+        if as_json:
+            _emit_json({"sessions": rows})
+            return EXIT_OK
+        if not rows:
+            click.echo("no captured sessions")
+            return EXIT_OK
+        width = max(len(r["id"]) for r in rows)
+        click.echo(f"{'ID':<{width}}  {'HOST':<6}  {'RECORDS':>7}  {'LAST FLUSH':<20}  TITLE")
+        for row in rows:
+            title = row["title"] or ("(skipped: " + row["skipped"] + ")" if row["skipped"] else "")
+            click.echo(
+                f"{row['id']:<{width}}  {row['host'] or '-':<6}  {row['records']:>7}  "
+                f"{row['last_flush'] or '-':<20}  {title}"
+            )
+        return EXIT_OK
+
+    @capture_group.command("show")
+    @click.argument("session")
+    def show_command(session: str) -> int:
+        """A captured session's records as JSONL (SESSION: its id or a unique prefix).
+
+        From the local store; for a session captured to a remote backend, the records are
+        read again from the transcript, up to the capture cursor.
+        """
+        with _store() as store:
+            found = store.session(session)
+            if found is not None:
+                for record in store.records(found["conversation_id"]):
+                    click.echo(json.dumps(record, ensure_ascii=False))
+                return EXIT_OK
+        state = _state_for(session)
+        if state is None:
+            click.echo(
+                f"memhub: no captured session {session!r} (see `memhub capture list`)", err=True
+            )
+            return EXIT_INVALID
+        return _show_from_transcript(state)
+
+    @capture_group.command("status")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+    def status_command(as_json: bool) -> int:
+        """Backend, credential, each session's cursor, failures and stepped-over records."""
+        from memhub.runtime import capture
+
+        report = capture.status()
+        if as_json:
+            _emit_json(report)
+            return EXIT_OK
+        backend = report["backend"]
+        where = f" {backend['remote_url']}" if backend.get("remote_url") else ""
+        click.echo(f"capture: {'on' if report['enabled'] else 'off (MEMHUB_CAPTURE=0)'}")
+        click.echo(f"backend: {backend['backend']}{where} (from {backend['source']})")
+        credential = report.get("credential")
+        if credential is not None:
+            state = (
+                "expired"
+                if credential["expired"]
+                else ("present" if credential["present"] else "missing: run `memhub login`")
+            )
+            click.echo(f"credential: {state} ({credential['source'] or credential['path']})")
+        click.echo(f"log: {report['log']}")
+        click.echo(f"health: {report['health'] or 'ok'}")
+        for s in report["sessions"]:
+            size = "?" if s["size"] is None else str(s["size"])
+            line = (
+                f"  {s['host']:<6} {s['conversation_id']}  cursor {s['cursor']}/{size}"
+                f"  pending {s['pending_bytes'] if s['pending_bytes'] is not None else '?'} B"
+                f"  cap {s['cap']}  acked {s['records_acked']}  last ok {s['last_ok_at'] or '-'}"
+            )
+            if s["skip"]:
+                line += f"  skipped: {s['skip']}"
+            if s["last_error"]:
+                line += f"  last error {s['last_error']} at {s['last_error_at']}"
+            if s["stepped_over"]:
+                count = sum(len(x.get("ids") or []) for x in s["stepped_over"])
+                line += f"  stepped over {count} record(s)"
+            click.echo(line)
+        return EXIT_OK
+
+    @cli.command("login")
+    @click.option("--status", "show_status", is_flag=True, help="Report the stored key; no change.")
+    @click.option(
+        "--expires-at",
+        metavar="ISO-8601",
+        help="When the key expires (UTC, e.g. 2027-03-01T00:00:00Z); capture health warns then.",
+    )
+    def login_command(show_status: bool, expires_at: str | None) -> int:
+        """Store the capture credential (a MemHub access key) for the remote backend.
+
+        The key is read from MEMHUB_API_KEY, else from standard input (typed without echo on
+        a terminal), and stored 0600 in $MEMHUB_HOME/credentials.json. It is never printed.
+        Background capture hooks read it; they cannot open a browser.
+        """
+        from memhub.runtime import remote
+
+        if show_status:
+            return _login_status(remote)
+        key = os.environ.get("MEMHUB_API_KEY", "").strip()
+        if not key:
+            if sys.stdin.isatty():
+                key = click.prompt(
+                    "MemHub access key", hide_input=True, default="", show_default=False
+                )
+            else:
+                key = sys.stdin.readline()
+            key = key.strip()
+        if not key or len(key) < 8 or any(ch.isspace() for ch in key):
+            click.echo(
+                "memhub: no usable key: pass it on standard input or in MEMHUB_API_KEY "
+                "(one token, at least 8 characters)",
+                err=True,
+            )
+            return EXIT_INVALID
+        if expires_at and not _iso(expires_at):
+            click.echo(f"memhub: --expires-at {expires_at!r} is not an ISO-8601 UTC time", err=True)
+            return EXIT_INVALID
+        path = remote.save_credential(key, expires_at=_iso(expires_at) if expires_at else None)
+        click.echo(f"capture credential stored in {path} (mode 0600)")
+        return EXIT_OK
+
+
+def _iso(text: str) -> str | None:
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _login_status(remote: Any) -> int:
+    from memhub.runtime import capture
+
+    credential = remote.load_credential()
+    path = remote.credential_path()
+    config = capture.backend_config()
+    click.echo(
+        f"backend: {config['backend']}"
+        + (f" {config['remote_url']}" if config.get("remote_url") else "")
+    )
+    if credential is None:
+        click.echo(f"credential: none (run `memhub login`; it would be stored in {path})")
+        return EXIT_PROBLEM
+    if credential["source"] == "env":
+        click.echo("credential: from MEMHUB_API_KEY")
+    else:
+        mode = path.stat().st_mode & 0o777
+        note = "" if mode == 0o600 else f"; mode {oct(mode)}: run `memhub login` again to fix it"
+        click.echo(f"credential: {path} (stored {credential.get('created_at', '?')}{note})")
+    if credential.get("expires_at"):
+        expired = remote.credential_expired(credential)
+        click.echo(f"expires: {credential['expires_at']}" + (" (expired)" if expired else ""))
+        if expired:
+            return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _state_for(ref: str) -> dict[str, Any] | None:
+    from memhub.runtime import capture
+
+    states = capture.all_states()
+    exact = [s for s in states if ref in (s.get("conversation_id"), s.get("session_id"))]
+    if exact:
+        return exact[0]
+    prefix = [s for s in states if str(s.get("conversation_id", "")).startswith(ref)]
+    return prefix[0] if len(prefix) == 1 else None
+
+
+def _show_from_transcript(state: dict[str, Any]) -> int:
+    import importlib
+
+    from memhub.runtime.records import iter_file_records
+
+    host, session_id = state["host"], state["session_id"]
+    reader = importlib.import_module(f"memhub.runtime.read_{host}")
+    path = state.get("transcript")
+    if not path or not os.path.isfile(path) or not hasattr(reader, "parse_lines"):
+        click.echo(f"memhub: the transcript of {session_id} is not readable here", err=True)
+        return EXIT_PROBLEM
+    click.echo(
+        "memhub: records read from the transcript up to the capture cursor "
+        "(they were sent to the remote backend)",
+        err=True,
+    )
+    cursor = int(state.get("offset") or 0)
+    context = state.get("initial_context") or reader.initial_context(path)
+    for record in iter_file_records(path, session_id, reader.parse_lines, context):
+        if record.end is not None and record.end > cursor:
+            break
+        click.echo(json.dumps(record.to_json(), ensure_ascii=False))
+    return EXIT_OK
