@@ -434,7 +434,13 @@ def flush(
     if mode not in MODES or host not in HOSTS or not session_id:
         log(f"flush refused: host={host!r} mode={mode!r} session={session_id!r}")
         return FlushResult("failed", error="bad arguments")
+    if not transcript_path:
+        log(f"{host} {session_id}: {mode} flush without a transcript path")
+        return FlushResult("failed", error="no transcript path")
     path = Path(transcript_path)
+    if not path.is_file():  # not written yet (or gone): nothing to send, nothing broken
+        log(f"{host} {session_id}: {mode} flush: no transcript at {path}")
+        return FlushResult("nothing", error="transcript not found")
     lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
     try:
         if not lock.acquire():

@@ -529,3 +529,10 @@ def test_login_stores_the_key_privately_and_never_echoes_it(
     code, out, err = cli(capsys, "login")
     assert code == 0 and "EEEE" not in out + err
     assert json.loads(path.read_text())["api_key"] == "mhk_" + "E" * 30
+
+
+def test_no_transcript_is_not_a_failure(tmp_path: Path) -> None:
+    assert capture.flush("claude", "sess", tmp_path / "absent.jsonl", "turn").status == "nothing"
+    assert capture.flush("claude", "sess", None, "session_end").status == "failed"  # type: ignore[arg-type]
+    assert capture.flush("claude", "sess", tmp_path, "bogus").status == "failed"
+    assert capture.health() is None
