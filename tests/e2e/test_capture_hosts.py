@@ -1,0 +1,254 @@
+"""Session capture through the real hosts: every record of each real transcript, exactly once.
+
+`memhub apply examples/memhub --scope user --hosts <host>` installs the hub's capture hooks
+(one `memhub-hook` dispatcher per host event) into an isolated HOME. The real Claude Code,
+Codex and Gemini CLI then run two turns of one session each against their scripted fake
+model, with a `git commit` in the first turn (capture.commit) and a plain shell call in the
+second. The hooks' detached flushes write to the embedded local store under MEMHUB_HOME.
+
+Expected values come from the hosts' own transcripts, read by `memhub sessions` (the
+readers, which never touch the capture state): the store must then hold each of that
+session's record ids exactly once, under the title the transcript gives the session, and
+the hook entry must have logged no failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .harness import REPO_ROOT, CodexAppServer, describe, run
+
+pytestmark = pytest.mark.e2e
+
+HUB = REPO_ROOT / "examples" / "memhub"
+TURN_TIMEOUT_S = 150
+CAPTURE_WAIT_S = 90
+COMMIT = "git commit --allow-empty -q -m 'e2e: capture this turn'"
+FIRST = ["echo capture-e2e-first", COMMIT]
+SECOND = ["echo capture-e2e-second"]
+CODEX_PROVIDER = "memhub-e2e-fake"
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+
+
+def _env(isolated_home, **extra: str) -> dict[str, str]:
+    """The isolated environment with this interpreter's scripts (memhub-hook) on PATH."""
+    scripts = os.path.dirname(sys.executable)
+    env = isolated_home.with_env(**extra)
+    env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _memhub(args: list[str], env: dict[str, str], cwd: Path) -> Any:
+    return run([sys.executable, "-m", "memhub.compiler.cli", *args], env=env, cwd=cwd)
+
+
+def _apply(host: str, env: dict[str, str], cwd: Path) -> None:
+    proc = _memhub(["apply", str(HUB), "--scope", "user", "--hosts", host], env, cwd)
+    assert proc.returncode == 0, describe(proc)
+
+
+def _transcript(host: str, session: str | None, env: dict[str, str], cwd: Path):
+    """(identity header, records) of the host's session as its native transcript holds it."""
+    args = ["sessions", "--host", host] + (["--session", session] if session else [])
+    proc = _memhub(args, env, cwd)
+    assert proc.returncode == 0, describe(proc)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    headers = [line for line in lines if line.get("type") == "session"]
+    assert len(headers) == 1, headers
+    return headers[0], [line for line in lines if line.get("type") == "record"]
+
+
+def _stored(home: Path, host: str, session: str):
+    from memhub.runtime.capture import conversation_id
+    from memhub.runtime.store import LocalStore
+
+    store = LocalStore(home / "store.sqlite")
+    try:
+        conversation = conversation_id(host, session)
+        row = next((s for s in store.sessions() if s["conversation_id"] == conversation), None)
+        return row, store.records(conversation)
+    finally:
+        store.close()
+
+
+def _gemini_line_ids(path: Path) -> list[str]:
+    """The ids of the messages a Gemini chat file writes as lines of their own (a later line
+    with the same id replaces the earlier one), read independently of memhub's readers."""
+    ids = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if isinstance(record.get("id"), str) and "type" in record and record["id"] not in ids:
+            ids.append(record["id"])
+    return ids
+
+
+def _assert_captured(
+    host: str,
+    env: dict[str, str],
+    cwd: Path,
+    session: str | None,
+    *,
+    lines_only: bool = False,
+    title: str | None = None,
+) -> None:
+    """Wait for the detached flushes, then: every transcript record stored exactly once.
+
+    `lines_only` (Gemini): compare the messages written as lines of the chat file, not the
+    readers' resolved view of the chat (which also holds messages that exist only inside a
+    `$set` of the whole message list, and synthesised tool responses). `title`: the title
+    expected instead of the readers' (a host that names no session: its first prompt)."""
+    home = Path(env["MEMHUB_HOME"])
+    deadline = time.monotonic() + CAPTURE_WAIT_S
+    while True:
+        header, expected = _transcript(host, session, env, cwd)
+        row, stored = _stored(home, host, header["id"])
+        got = [r["id"] for r in stored]
+        if lines_only:
+            want = _gemini_line_ids(Path(header["source"]))
+            got = [r["id"] for r in stored if r.get("kind") not in ("meta", "set")]
+            expected = [{"id": i} for i in want]
+        else:
+            want = [r["id"] for r in expected]
+        title = title or header["title"]
+        done = sorted(got) == sorted(want) and row and row["title"] == title
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    logs = {p.name: p.read_text()[-3000:] for p in (home / "logs").glob("*.log")}
+    assert want, f"the {host} transcript has no records: {header}"
+    assert len(got) == len(set(got)), f"duplicated records: {[i for i in got if got.count(i) > 1]}"
+    missing = [r for r in expected if r["id"] not in set(got)]
+    extra = [i for i in got if i not in set(want)]
+    assert not missing and not extra, (
+        f"{host}: {len(missing)} records missing, {len(extra)} unexpected\n"
+        f"missing: {json.dumps(missing[:5], indent=1)[:3000]}\nextra: {extra[:5]}\nlogs: {logs}"
+    )
+    assert title and row is not None and row["title"] == title, (row, header, logs)
+    assert "hook.log" not in logs, logs["hook.log"]  # the hook entry never failed
+
+
+# ------------------------------------------------------------------ Claude Code
+def test_claude_session_is_captured(
+    claude_cli: Path, isolated_home, git_repo: Path, fake_anthropic
+) -> None:
+    env = _env(
+        isolated_home,
+        ANTHROPIC_BASE_URL=fake_anthropic.base_url,
+        ANTHROPIC_API_KEY="sk-memhub-e2e-fake",
+        IS_SANDBOX="1",  # runs as root here; --dangerously-skip-permissions is refused as root
+    )
+    _apply("claude", env, isolated_home.root)
+    session = None
+    for prompt, commands in (("first turn: commit", FIRST), ("second turn", SECOND)):
+        fake_anthropic.bash_commands = [*fake_anthropic.bash_commands, *commands]
+        argv = [claude_cli, "-p", prompt, "--output-format", "json", "--allowedTools", "Bash"]
+        if session:
+            argv += ["--resume", session]
+        else:
+            fake_anthropic.bash_commands = list(commands)
+        proc = run(argv, env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
+        assert proc.returncode == 0, describe(proc)
+        result = json.loads(proc.stdout)
+        assert result.get("is_error") is False, describe(proc)
+        session = session or result["session_id"]
+        assert result["session_id"] == session
+    assert fake_anthropic.tool_use_count() == len(FIRST) + len(SECOND)
+    _assert_captured("claude", env, git_repo, session)
+
+
+# ------------------------------------------------------------------ Codex
+def _trust_user_hooks(codex: Path, env: dict[str, str], home: Path, cwd: Path) -> list[dict]:
+    """Trust $CODEX_HOME/hooks.json's hooks as a person does in /hooks (app-server)."""
+    source = str(home / "hooks.json")
+
+    def ours(listed: dict[str, Any]) -> list[dict[str, Any]]:
+        return [h for e in listed["data"] for h in e["hooks"] if h.get("sourcePath") == source]
+
+    with CodexAppServer(codex, env=env, cwd=cwd) as server:
+        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+        edits = [
+            {
+                "keyPath": f"hooks.state.{json.dumps(hook['key'])}",
+                "mergeStrategy": "upsert",
+                "value": {"trusted_hash": hook["currentHash"]},
+            }
+            for hook in hooks
+            if hook["trustStatus"] in ("untrusted", "modified")
+        ]
+        if edits:
+            server.call("config/batchWrite", {"edits": edits})
+        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+
+
+def test_codex_session_is_captured(
+    codex_cli: Path, isolated_home, git_repo: Path, fake_responses
+) -> None:
+    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
+    (isolated_home.codex_home / "config.toml").write_text(
+        'model = "fake-model"\n'
+        f'model_provider = "{CODEX_PROVIDER}"\n'
+        "\n"
+        f'[model_providers."{CODEX_PROVIDER}"]\n'
+        'name = "memhub e2e fake"\n'
+        f'base_url = "{fake_responses.base_url}"\n'
+        'env_key = "MEMHUB_E2E_FAKE_KEY"\n'
+        'wire_api = "responses"\n'
+    )
+    _apply("codex", env, isolated_home.root)
+    hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
+    events = sorted(h["eventName"] for h in hooks)
+    assert events == ["postToolUse", "sessionEnd", "sessionStart", "stop"], hooks
+    assert all(h["trustStatus"] == "trusted" for h in hooks), json.dumps(hooks, indent=1)
+
+    flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
+    fake_responses.shell_commands = list(FIRST)
+    proc = run([codex_cli, "exec", *flags, "first turn: commit"], env=env, cwd=git_repo,
+               timeout=TURN_TIMEOUT_S)  # fmt: skip
+    assert proc.returncode == 0, describe(proc)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    thread = next(e["thread_id"] for e in lines if e.get("type") == "thread.started")
+    fake_responses.shell_commands = [*FIRST, *SECOND]
+    proc = run([codex_cli, "exec", *flags, "resume", thread, "second turn"], env=env,
+               cwd=git_repo, timeout=TURN_TIMEOUT_S)  # fmt: skip
+    assert proc.returncode == 0, describe(proc)
+    assert fake_responses.issued == len(FIRST) + len(SECOND), fake_responses.answers()
+    _assert_captured("codex", env, git_repo, thread)
+
+
+# ------------------------------------------------------------------ Gemini CLI
+def test_gemini_session_is_captured(
+    gemini_cli: Path, isolated_home, git_repo: Path, fake_gemini
+) -> None:
+    env = _env(
+        isolated_home,
+        GEMINI_API_KEY="memhub-e2e-fake",
+        GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url,
+    )
+    settings = isolated_home.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    _apply("gemini", env, isolated_home.root)
+    base = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json"]
+    fake_gemini.shell_commands = list(FIRST)
+    proc = run([*base, "-p", "first turn: commit"], env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    # A resumed Gemini chat repeats function responses in its history, so the fake cannot
+    # count its way to a second command: the second turn is text only.
+    fake_gemini.shell_commands = []
+    proc = run([*base, "--resume", "latest", "-p", "second turn"], env=env, cwd=git_repo,
+               timeout=TURN_TIMEOUT_S)  # fmt: skip
+    assert proc.returncode == 0, describe(proc)
+    assert fake_gemini.function_call_count() == len(FIRST), fake_gemini.answers()
+    # Gemini names no session: the title is the first prompt (the readers' resolved view takes
+    # the <session_context> message Gemini writes into the chat for it).
+    _assert_captured("gemini", env, git_repo, None, lines_only=True, title="first turn: commit")
