@@ -205,12 +205,13 @@ def dispatcher_command(
     hub: Hub, *, host: str, host_event: str, bindings: list[str], root: str | None
 ) -> str:
     """The one runtime process a host event starts: `<python> -S "<root>/memhub_runtime/
-    hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install
-    (no plugin folder there; the installed package runs). A binding is `handler` or
-    `handler=class,class` (the runtime checks the tool class itself)."""
+    hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install (no
+    plugin folder there; the installed package runs) and in a bundle built with `runtime:
+    vendor: never`. A binding is `handler` or `handler=class,class` (the runtime checks the
+    tool class itself)."""
     entry = (
         HOOK_EXECUTABLE
-        if root is None
+        if root is None or not hub.needs_runtime
         else f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/{HOOK_SCRIPT}"'
     )
     return " ".join([entry, host, host_event, *bindings])

@@ -163,6 +163,18 @@ def test_a_hook_on_every_tool_drops_the_matcher(hub, tmp_path: Path, monkeypatch
     ]
 
 
+def test_a_bundle_without_the_runtime_calls_the_installed_one(hub, tmp_path: Path) -> None:
+    root = tmp_path / "hub"
+    text = (root / "hub.yaml").read_text()
+    (root / "hub.yaml").write_text(text + "runtime: {vendor: never}\n")
+    result = build(load(root), ["claude"])
+    assert not [a for a in result.artifacts if "/memhub_runtime/" in a.path]
+    document = json.loads(result.artifact(HOOK_FILES["claude"]).content)
+    for entries in _runtime(_handlers("claude", document)).values():
+        ((_, handler),) = entries
+        assert handler["command"].startswith("memhub-hook claude "), handler
+
+
 @pytest.mark.parametrize("host", list(MODULES))
 def test_installs_call_the_installed_runtime(hub, host: str, tmp_path: Path) -> None:
     entries, rows = MODULES[host].install_entries(hub, Scope("user", tmp_path / "home"))
