@@ -368,7 +368,7 @@ def iter_file_records(
 _WRAPPER = re.compile(
     r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
     r"local-command-stderr|local-command-caveat|environment_context|user_instructions|"
-    r"recommended_plugins)>.*?</\1>",
+    r"recommended_plugins|session_context)>.*?</\1>",
     re.S,
 )
 TITLE_MAX = 80

@@ -249,6 +249,8 @@ def test_gemini_session_is_captured(
                timeout=TURN_TIMEOUT_S)  # fmt: skip
     assert proc.returncode == 0, describe(proc)
     assert fake_gemini.function_call_count() == len(FIRST), fake_gemini.answers()
-    # Gemini names no session: the title is the first prompt (the readers' resolved view takes
-    # the <session_context> message Gemini writes into the chat for it).
-    _assert_captured("gemini", env, git_repo, None, lines_only=True, title="first turn: commit")
+    # Gemini names no session: the title is the first prompt, in the readers' view (which
+    # skips the <session_context> message Gemini writes first) and in the store alike.
+    _assert_captured("gemini", env, git_repo, None, lines_only=True)
+    header, _ = _transcript("gemini", None, env, git_repo)
+    assert header["title"] == "first turn: commit", header
