@@ -20,17 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from .records import (
-    INVALID,
     Record,
     Session,
     classify_blocks,
-    complete_lines,
     file_ts,
-    invalid_record,
     is_host_id,
     iter_file_records,
+    jsonl_records,
     later,
-    load_line,
     prompt_title,
     stable_id,
     take_ts,
@@ -99,17 +96,7 @@ def initial_context(path: Path | str) -> dict[str, Any]:
 
 
 def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any]) -> list[Record]:
-    out: list[Record] = []
-    for offset, end, line in complete_lines(data, start):
-        value = load_line(line)
-        if value is INVALID or not isinstance(value, dict):
-            record = invalid_record(HOST, session_id, offset, end, line, context)
-            if value is not INVALID:
-                record.raw = value
-            out.append(record)
-            continue
-        out.append(_record(session_id, value, offset, end, context))
-    return out
+    return jsonl_records(HOST, session_id, data, start, context, _record)
 
 
 def _record(

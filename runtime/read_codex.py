@@ -27,11 +27,10 @@ from .records import (
     Record,
     Session,
     block_text,
-    complete_lines,
     file_ts,
-    invalid_record,
     iso_utc,
     iter_file_records,
+    jsonl_records,
     later,
     load_line,
     prompt_title,
@@ -186,17 +185,7 @@ def _usage(payload: dict[str, Any], context: dict[str, Any]) -> dict[str, int] |
 
 
 def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any]) -> list[Record]:
-    out: list[Record] = []
-    for offset, end, line in complete_lines(data, start):
-        value = load_line(line)
-        if value is INVALID or not isinstance(value, dict):
-            record = invalid_record(HOST, session_id, offset, end, line, context)
-            if value is not INVALID:
-                record.raw = value
-            out.append(record)
-            continue
-        out.append(_record(session_id, value, offset, end, context))
-    return out
+    return jsonl_records(HOST, session_id, data, start, context, _record)
 
 
 def _record(

@@ -31,16 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from .records import (
-    INVALID,
     Record,
     Session,
     classify_blocks,
-    complete_lines,
     file_ts,
-    invalid_record,
     is_host_id,
     iso_utc,
     iter_file_records,
+    jsonl_records,
     later,
     load_line,
     prompt_title,
@@ -145,45 +143,39 @@ def _message_fields(obj: dict[str, Any]) -> tuple[str, str | None, str | None, A
 
 
 def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any]) -> list[Record]:
-    out: list[Record] = []
-    for offset, end, line in complete_lines(data, start):
-        value = load_line(line)
-        if value is INVALID or not isinstance(value, dict):
-            record = invalid_record(HOST, session_id, offset, end, line, context)
-            if value is not INVALID:
-                record.raw = value
-            out.append(record)
-            continue
-        ts, ts_source = take_ts(value.get("timestamp"), context)
-        role = text = model = sub = None
-        usage = None
-        if "role" in value:
-            kind, role, text, model = _message_fields(value)
-            message = value.get("message")
-            usage = _usage(message) if isinstance(message, dict) else None
-        else:
-            kind_of = value.get("type")
-            kind = "event" if kind_of == "turn_ended" else (kind_of or "unknown")
-            sub = kind_of if kind == "event" else None
-        out.append(
-            Record(
-                id=stable_id(HOST, session_id, str(offset)),
-                session=session_id,
-                host=HOST,
-                ts=ts,
-                ts_source=ts_source,
-                kind=kind if isinstance(kind, str) else "unknown",
-                role=role,
-                text=text,
-                usage=usage,
-                raw=value,
-                end=end,
-                id_source="derived",
-                subtype=sub,
-                model=model,
-            )
-        )
-    return out
+    return jsonl_records(HOST, session_id, data, start, context, _record)
+
+
+def _record(
+    session_id: str, value: dict[str, Any], offset: int, end: int, context: dict[str, Any]
+) -> Record:
+    ts, ts_source = take_ts(value.get("timestamp"), context)
+    role = text = model = sub = None
+    usage = None
+    if "role" in value:
+        kind, role, text, model = _message_fields(value)
+        message = value.get("message")
+        usage = _usage(message) if isinstance(message, dict) else None
+    else:
+        kind_of = value.get("type")
+        kind = "event" if kind_of == "turn_ended" else (kind_of or "unknown")
+        sub = kind_of if kind == "event" else None
+    return Record(
+        id=stable_id(HOST, session_id, str(offset)),
+        session=session_id,
+        host=HOST,
+        ts=ts,
+        ts_source=ts_source,
+        kind=kind if isinstance(kind, str) else "unknown",
+        role=role,
+        text=text,
+        usage=usage,
+        raw=value,
+        end=end,
+        id_source="derived",
+        subtype=sub,
+        model=model,
+    )
 
 
 def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session, list[Record]]:

@@ -30,12 +30,11 @@ from .records import (
     Record,
     Session,
     block_text,
-    complete_lines,
     file_ts,
-    invalid_record,
     is_host_id,
     iso_utc,
     iter_file_records,
+    jsonl_records,
     later,
     load_line,
     prompt_title,
@@ -150,49 +149,32 @@ def message_record(
 
 
 def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any]) -> list[Record]:
-    out: list[Record] = []
-    for offset, end, line in complete_lines(data, start):
-        value = load_line(line)
-        derived = stable_id(HOST, session_id, str(offset))
-        if value is INVALID or not isinstance(value, dict):
-            record = invalid_record(HOST, session_id, offset, end, line, context)
-            if value is not INVALID:
-                record.raw = value
-            out.append(record)
-        elif "$rewindTo" in value or "$set" in value:
-            op = "rewind" if "$rewindTo" in value else "set"
-            ts, ts_source = take_ts(None, context)
-            out.append(
-                Record(
-                    id=derived,
-                    session=session_id,
-                    host=HOST,
-                    ts=ts,
-                    ts_source=ts_source,
-                    kind=op,
-                    raw=value,
-                    end=end,
-                    id_source="derived",
-                )
-            )
-        elif "id" in value or "type" in value:
-            out.append(message_record(session_id, value, context, end, derived))
-        else:  # the header line (or a header-like object)
-            ts, ts_source = take_ts(value.get("startTime"), context)
-            out.append(
-                Record(
-                    id=derived,
-                    session=session_id,
-                    host=HOST,
-                    ts=ts,
-                    ts_source=ts_source,
-                    kind="meta",
-                    raw=value,
-                    end=end,
-                    id_source="derived",
-                )
-            )
-    return out
+    return jsonl_records(HOST, session_id, data, start, context, _record)
+
+
+def _record(
+    session_id: str, value: dict[str, Any], offset: int, end: int, context: dict[str, Any]
+) -> Record:
+    derived = stable_id(HOST, session_id, str(offset))
+    if "$rewindTo" in value or "$set" in value:
+        kind = "rewind" if "$rewindTo" in value else "set"
+        ts, ts_source = take_ts(None, context)
+    elif "id" in value or "type" in value:
+        return message_record(session_id, value, context, end, derived)
+    else:  # the header line (or a header-like object)
+        kind = "meta"
+        ts, ts_source = take_ts(value.get("startTime"), context)
+    return Record(
+        id=derived,
+        session=session_id,
+        host=HOST,
+        ts=ts,
+        ts_source=ts_source,
+        kind=kind,
+        raw=value,
+        end=end,
+        id_source="derived",
+    )
 
 
 def fold(records: Iterable[Record], metadata: dict[str, Any] | None = None) -> list[Record]:

@@ -314,6 +314,33 @@ def load_line(line: bytes) -> Any:
 INVALID = object()
 
 
+def jsonl_records(
+    host: str,
+    session_id: str,
+    data: bytes,
+    start: int,
+    context: dict[str, Any],
+    to_record: Callable[[str, dict[str, Any], int, int, dict[str, Any]], Record],
+) -> list[Record]:
+    """The `parse_lines` every JSONL reader shares: each complete line of `data` as a record.
+
+    An object line goes through the host's `to_record(session_id, obj, offset, end,
+    context)`; a line that is not JSON, or JSON but not an object, is carried as kind
+    "invalid" (with the parsed value as `raw` when it parsed).
+    """
+    out: list[Record] = []
+    for offset, end, line in complete_lines(data, start):
+        value = load_line(line)
+        if value is INVALID or not isinstance(value, dict):
+            record = invalid_record(host, session_id, offset, end, line, context)
+            if value is not INVALID:
+                record.raw = value
+            out.append(record)
+            continue
+        out.append(to_record(session_id, value, offset, end, context))
+    return out
+
+
 def invalid_record(
     host: str, session_id: str, offset: int, end: int, line: bytes, context: dict[str, Any]
 ) -> Record:
