@@ -106,6 +106,7 @@ CREATE TABLE IF NOT EXISTS records (
     digest TEXT NOT NULL,
     received INTEGER NOT NULL DEFAULT 1,
     stored_at REAL,
+    rewound INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (conversation_id, record_id)
 );
 CREATE INDEX IF NOT EXISTS records_order ON records (conversation_id, seq);
@@ -134,6 +135,14 @@ class LocalStore:
         _retry(lambda: db.execute("PRAGMA journal_mode = WAL"))
         db.execute("PRAGMA synchronous = NORMAL")
         _retry(lambda: db.executescript(_DDL))
+        columns = {row[1] for row in db.execute("PRAGMA table_info(records)")}
+        if "rewound" not in columns:  # a store written before rewinds were applied
+            with contextlib.suppress(sqlite3.OperationalError):  # another process added it
+                _retry(
+                    lambda: db.execute(
+                        "ALTER TABLE records ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0"
+                    )
+                )
         self._db = db
         return db
 
@@ -198,6 +207,8 @@ class LocalStore:
                             ),
                         )
                         counts["records_new"] += 1
+                        if record.get("kind") == REWIND:
+                            _rewind(db, conversation_id, record, seq)
                     elif old[0] == sig:
                         db.execute(
                             "UPDATE records SET received = received + 1"
@@ -208,7 +219,7 @@ class LocalStore:
                     else:
                         db.execute(
                             "UPDATE records SET body = ?, digest = ?, ts = ?, kind = ?,"
-                            " received = received + 1, stored_at = ?"
+                            " received = received + 1, stored_at = ?, rewound = 0"
                             " WHERE conversation_id = ? AND record_id = ?",
                             (
                                 body,
@@ -309,13 +320,16 @@ class LocalStore:
         ]
         return prefix[0] if len(prefix) == 1 else None
 
-    def records(self, conversation_id: str) -> list[dict[str, Any]]:
-        """The session's records in arrival order (each id once, its last version)."""
+    def records(self, conversation_id: str, *, rewound: bool = True) -> list[dict[str, Any]]:
+        """The session's records in arrival order (each id once, its last version); with
+        `rewound=False`, without the messages a later Gemini `$rewindTo` took back."""
         if not self.exists():
             return []
         db = self._connect()
         rows = db.execute(
-            "SELECT body FROM records WHERE conversation_id = ? ORDER BY seq",
+            "SELECT body FROM records WHERE conversation_id = ?"
+            + ("" if rewound else " AND rewound = 0")
+            + " ORDER BY seq",
             (conversation_id,),
         ).fetchall()
         return [json.loads(body) for (body,) in rows]
@@ -330,6 +344,31 @@ class LocalStore:
             (conversation_id,),
         ).fetchall()
         return dict(rows)
+
+
+REWIND = "rewind"
+# Gemini's operations and header: what a rewind never takes back
+_NOT_MESSAGES = ("rewind", "set", "meta")
+
+
+def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any], seq: int) -> None:
+    """Apply a Gemini `$rewindTo`: the target message and every later one are taken back.
+
+    They are marked, never deleted (nothing captured is lost, and a message Gemini writes
+    again under its id comes back); an unknown target takes back every message, as Gemini
+    does. Applied once, when the rewind record first arrives, so a re-send changes nothing.
+    """
+    raw = record.get("raw") if isinstance(record.get("raw"), dict) else {}
+    found = db.execute(
+        "SELECT seq FROM records WHERE conversation_id = ? AND record_id = ?",
+        (conversation_id, raw.get("$rewindTo")),
+    ).fetchone()
+    start = found[0] if found else 0
+    db.execute(
+        "UPDATE records SET rewound = 1 WHERE conversation_id = ? AND seq >= ? AND seq < ?"
+        " AND COALESCE(kind, '') NOT IN (?, ?, ?)",
+        (conversation_id, start, seq, *_NOT_MESSAGES),
+    )
 
 
 def _str(value: Any) -> str | None:

@@ -107,3 +107,44 @@ def test_many_processes_write_one_conversation() -> None:
     }
     assert set(ids) == expected
     assert sum(store.received("shared").values()) == 12 * 20 * 10
+
+
+def _gemini_chat() -> bytes:
+    import json
+
+    lines = [
+        {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00.000Z"},
+        {"id": "m1", "timestamp": "2026-01-01T00:00:01.000Z", "type": "user", "content": "one"},
+        {"id": "m2", "timestamp": "2026-01-01T00:00:02.000Z", "type": "gemini", "content": "a"},
+        {"id": "m3", "timestamp": "2026-01-01T00:00:03.000Z", "type": "user", "content": "two"},
+        {"id": "m4", "timestamp": "2026-01-01T00:00:04.000Z", "type": "gemini", "content": "b"},
+        {"$rewindTo": "m3"},
+        {"id": "m5", "timestamp": "2026-01-01T00:00:05.000Z", "type": "user", "content": "2'"},
+        {"$set": {"summary": "A chat"}},
+        {"id": "m2", "timestamp": "2026-01-01T00:00:06.000Z", "type": "gemini", "content": "a+"},
+    ]
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+@pytest.mark.parametrize("cut", [1, 3, 5, 6, 8])
+def test_a_gemini_rewind_takes_back_what_the_readers_fold_takes_back(cut: int) -> None:
+    """The store applies $rewindTo as the Gemini reader's fold does, whatever the payloads."""
+    from memhub.runtime import read_gemini
+
+    data = _gemini_chat()
+    records = read_gemini.parse_lines("g1", data, 0, {})
+    wanted = [r.id for r in read_gemini.fold(list(records))]
+    header = {**HEADER, "conversation_id": "gemini-g1", "host": "gemini"}
+    store = LocalStore()
+    bodies = [r.to_json() for r in records]
+    store.import_conversation(header, bodies[:cut])
+    store.import_conversation(header, bodies[cut:])
+    store.import_conversation(header, bodies)  # a re-send (session_end) changes nothing
+    messages = [
+        r["id"]
+        for r in store.records("gemini-g1", rewound=False)
+        if r["kind"] not in ("rewind", "set", "meta")
+    ]
+    assert messages == wanted == ["m1", "m2", "m5"]
+    # nothing captured is lost: the rewound messages are kept, only marked
+    assert {"m3", "m4"} <= {r["id"] for r in store.records("gemini-g1")}
