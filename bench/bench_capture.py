@@ -41,7 +41,7 @@ def turn_lines(session: str, index: int) -> bytes:
                 "uuid": str(uuid.uuid4()),
                 "sessionId": session,
                 "timestamp": stamp,
-                "cwd": "/work/project",
+                "cwd": "/srv/project",
                 "message": message,
             }
         )

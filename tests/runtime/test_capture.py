@@ -28,7 +28,7 @@ def claude_line(uid: str, role: str = "user", text: str | None = None, **extra: 
         "type": role,
         "uuid": uid,
         "sessionId": "sess",
-        "cwd": "/work/project",
+        "cwd": "/srv/project",
         "timestamp": "2026-01-01T00:00:00.000Z",
         "message": {"role": role, "content": text if text is not None else f"text of {uid}"},
         **extra,
@@ -342,7 +342,7 @@ def test_titles_rename_outranks_generated_outranks_first_prompt(transcript: Path
 
 def codex_rollout(folder: Path, sid: str, thread_source: Any, name: str | None = None) -> Path:
     path = folder / f"rollout-2026-01-02T03-04-05-{sid}.jsonl"
-    meta: dict[str, Any] = {"id": sid, "cwd": "/work/project", "originator": "codex_exec"}
+    meta: dict[str, Any] = {"id": sid, "cwd": "/srv/project", "originator": "codex_exec"}
     if thread_source is not None:
         meta["thread_source"] = thread_source
     lines = [

@@ -310,7 +310,7 @@ def claude_line(uid: str, role: str, text: str) -> str:
                 "type": role,
                 "uuid": uid,
                 "timestamp": "2026-02-03T04:05:06.000Z",
-                "cwd": "/work/repo",
+                "cwd": "/srv/repo",
                 "message": {"role": role, "content": text},
             }
         )

@@ -56,7 +56,7 @@ def homes() -> dict[str, Path]:
                 "uuid": "u1",
                 "sessionId": CLAUDE_SESSION,
                 "timestamp": "2026-03-01T10:00:00Z",
-                "cwd": "/work/repo",
+                "cwd": "/srv/repo",
                 "message": {"role": "user", "content": "please fix the parser"},
             },
             {
