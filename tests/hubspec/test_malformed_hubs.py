@@ -16,8 +16,6 @@ What a case asserts:
     message, fix}, ...], ...}`;
   * after `build --out OUT`, OUT does not exist and nothing else appeared or changed
     (no staging folder, no crash log, the hub folder untouched).
-
-Cases that reveal a memhub bug are marked `xfail(strict=True)` with the bug in `reason`.
 """
 
 from __future__ import annotations
@@ -263,7 +261,6 @@ class Case:
     line: int | None = None  # or the exact line that must be reported
     expect: str | None = None  # a phrase the message must contain
     hub_arg: str | None = None  # HUB argument relative to tmp_path (default: "hub")
-    bug: str | None = None  # a known memhub bug: xfail(strict=True) with this reason
 
     def hub_text(self) -> str | bytes:
         if self.text is not None:
@@ -1159,12 +1156,7 @@ BY_ID = {c.id: c for c in CASES}
 
 
 def params(cases: list[Case]) -> list[Any]:
-    return [
-        pytest.param(
-            c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.bug)] if c.bug else []
-        )
-        for c in cases
-    ]
+    return [pytest.param(c, id=c.id) for c in cases]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1412,7 +1404,7 @@ def subprocess_results(
 def test_subprocess_sample_is_in_corpus() -> None:
     assert len(SUBPROCESS_SAMPLE) >= 15
     for case_id in SUBPROCESS_SAMPLE:
-        assert case_id in BY_ID and BY_ID[case_id].bug is None, case_id
+        assert case_id in BY_ID, case_id
 
 
 @pytest.mark.parametrize("case_id", SUBPROCESS_SAMPLE)
