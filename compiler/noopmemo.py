@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,16 +136,7 @@ class NoopMemo:
             "stderr": outcome.stderr,
             "code": outcome.code,
         }
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".memo-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(memo, handle)
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+        statsig.save_cache(self.path, json.dumps(memo).encode("utf-8"))
 
     def forget(self) -> None:
         with contextlib.suppress(OSError):

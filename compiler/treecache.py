@@ -7,10 +7,7 @@ lookup is checked against a fresh signature of the entries listed at read time.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from memhub.hubspec import statsig
@@ -60,16 +57,6 @@ class TreeCache:
         """Best effort and atomic: a cache that cannot be written is simply not used next time."""
         if not self.dirty:
             return
-        path = self.home / CACHE_FILE
         data = json.dumps({"version": CACHE_VERSION, "trees": self.entries}, sort_keys=True)
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".trees-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(data)
-                os.replace(tmp, path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+        statsig.save_cache(self.home / CACHE_FILE, data.encode("utf-8"))
         self.dirty = False

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
 
 from . import model, skills, statsig
@@ -56,14 +55,6 @@ class SkillCache:
         """Best effort and atomic, private to the user (it holds skill contents)."""
         if not self.dirty:
             return
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".skills-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump((_code_stamp(), self.rows), handle, pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+        data = pickle.dumps((_code_stamp(), self.rows), pickle.HIGHEST_PROTOCOL)
+        statsig.save_cache(self.path, data)
         self.dirty = False

@@ -10,9 +10,11 @@ same-size rewrite in the same clock tick would otherwise go unseen. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
+import tempfile
 import time
 from pathlib import Path
 
@@ -84,6 +86,21 @@ def signature(folder: str | os.PathLike[str], entries: list[str]) -> tuple[str, 
         digest.update(_line(rel, info))
         newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     return digest.hexdigest(), newest
+
+
+def save_cache(path: Path, data: bytes) -> None:
+    """Write a signature cache atomically (temp file + rename), private to the user, best
+    effort: a cache that cannot be written is simply not there next time."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def settled(sig: tuple[str, int]) -> bool:
