@@ -284,15 +284,17 @@ def remembered(
     from .noopmemo import NoopMemo, Remembered, memo_key
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
+    chosen = parse_hosts(hosts)
     args = {
         "command": command,
         "scope": scope,
         "project": os.path.abspath(project or ".") if scope == "project" else "",
-        "hosts": ",".join(parse_hosts(hosts)),
+        "hosts": ",".join(chosen),
         "adopt": adopt,
         "tty": sys.stdout.isatty(),
     }
-    memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ))
+    host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
+    memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))
     env_file = hub_file.parent / ".env"
     hit = memo.recall(os.environ, env_file)
     if hit is not None:

@@ -23,8 +23,8 @@ from memhub.hubspec import statsig
 
 MEMO_DIR = Path("cache") / "noop"
 MEMO_VERSION = 1
-# Variables that move host folders (scope.py, the host adapters) or memhub's own.
-PLACING_ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
+# Variables that move every host's folders or memhub's own; each host adds its own.
+PLACING_ENV = ("HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
 _CODE_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -37,12 +37,18 @@ class Remembered:
     code: int
 
 
-def memo_key(hub_file: Path, args: Mapping[str, object], env: Mapping[str, str]) -> str:
-    """Which plan: the hub, the install arguments and the folder-placing environment."""
+def memo_key(
+    hub_file: Path,
+    args: Mapping[str, object],
+    env: Mapping[str, str],
+    host_env: Iterable[str] = (),
+) -> str:
+    """Which plan: the hub, the install arguments and the folder-placing environment
+    (`host_env`: the variables the chosen hosts' adapters read, see `placing_env`)."""
     key = {
         "hub": os.path.abspath(hub_file),
         "args": {k: str(v) for k, v in sorted(args.items())},
-        "env": {name: env.get(name) for name in PLACING_ENV},
+        "env": {name: env.get(name) for name in (*PLACING_ENV, *sorted(set(host_env)))},
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 

@@ -52,6 +52,9 @@ name = "claude"
 title = "Claude Code"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("claude",)
+# variables that move where this host keeps its files (scope.env_dir)
+CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
+placing_env = (CONFIG_DIR_ENV,)
 summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/claude-hooks.json"
 
 ROOT = "${CLAUDE_PLUGIN_ROOT}"
@@ -214,12 +217,10 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills (CLAUDE_CONFIG_DIR
     moves all three); project scope: .mcp.json, .claude/settings.json, .claude/skills."""
     if scope.kind == "user":
-        config = scope.env_dir("CLAUDE_CONFIG_DIR", scope.home / ".claude")
+        config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
         # Claude keeps .claude.json beside its config folder, or inside a moved one.
         mcp_file = (
-            config / ".claude.json"
-            if "CLAUDE_CONFIG_DIR" in scope.env
-            else scope.home / ".claude.json"
+            config / ".claude.json" if CONFIG_DIR_ENV in scope.env else scope.home / ".claude.json"
         )
         settings, skills = config / "settings.json", config / "skills"
         memory = config / "CLAUDE.md"
@@ -257,7 +258,7 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
     """Settings that turn every hook off: `disableAllHooks: true` in the user's settings.json,
     or for project scope also in the project's settings.json and settings.local.json.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
-    config = scope.env_dir("CLAUDE_CONFIG_DIR", scope.home / ".claude")
+    config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
     files = [config / "settings.json"]
     if scope.kind == "project":
         files += [scope.base / ".claude" / "settings.json"]
@@ -316,9 +317,9 @@ def read_installed(scope: Scope) -> Installed:
         return spec, extras, notes
 
     reader = Reader(name, scope)
-    config = scope.env_dir("CLAUDE_CONFIG_DIR", scope.home / ".claude")
+    config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
     user_file = (
-        config / ".claude.json" if "CLAUDE_CONFIG_DIR" in scope.env else scope.home / ".claude.json"
+        config / ".claude.json" if CONFIG_DIR_ENV in scope.env else scope.home / ".claude.json"
     )
     if scope.kind == "user":
         servers = (reader.json(user_file) or {}).get("mcpServers")

@@ -56,6 +56,9 @@ name = "codex"
 title = "OpenAI Codex"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("codex",)
+# variables that move where this host keeps its files (scope.env_dir)
+HOME_ENV = "CODEX_HOME"
+placing_env = (HOME_ENV,)
 summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks/codex-hooks.json"
 
 ROOT = "${PLUGIN_ROOT}"
@@ -264,7 +267,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     """User scope: $CODEX_HOME/config.toml and hooks.json, ~/.agents/skills; project scope:
     .codex/config.toml and hooks.json (read only in trusted projects), .agents/skills."""
     if scope.kind == "user":
-        codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+        codex_home = scope.env_dir(HOME_ENV, scope.home / ".codex")
     else:
         codex_home = scope.base / ".codex"
     config, hooks_file = codex_home / "config.toml", codex_home / "hooks.json"
@@ -312,7 +315,7 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
     """Settings that turn every hook off: `[features] hooks = false` (or the older alias
     `codex_hooks`) in the user's config.toml, or in the project's for project scope.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
-    codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+    codex_home = scope.env_dir(HOME_ENV, scope.home / ".codex")
     files = [codex_home / "config.toml"]
     if scope.kind == "project":
         files.append(scope.base / ".codex" / "config.toml")
@@ -370,7 +373,7 @@ def hook_trust(
     `[hooks.state."<key>"] trusted_hash` equal to its current hash (Codex reads that state
     from the user layer only). Status: trusted, untrusted (no hash), modified (the hook
     changed since it was trusted) or disabled (`enabled = false`). Only read, never written."""
-    codex_home = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+    codex_home = scope.env_dir(HOME_ENV, scope.home / ".codex")
     hooks = (read(codex_home / "config.toml") or {}).get("hooks")
     states = hooks.get("state") if isinstance(hooks, dict) else None
     states = states if isinstance(states, dict) else {}
@@ -443,7 +446,7 @@ def read_installed(scope: Scope) -> Installed:
 
     reader = Reader(name, scope)
     if scope.kind == "user":
-        folder = scope.env_dir("CODEX_HOME", scope.home / ".codex")
+        folder = scope.env_dir(HOME_ENV, scope.home / ".codex")
         config, docs = folder / "config.toml", folder
     else:
         config, docs = scope.base / ".codex" / "config.toml", scope.base

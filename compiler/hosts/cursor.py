@@ -47,6 +47,8 @@ name = "cursor"
 title = "Cursor"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("cursor-agent", "cursor")
+# variables that move where this host keeps its files (none: always under HOME)
+placing_env: tuple[str, ...] = ()
 summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.json, rules/*.mdc"
 
 ROOT = "${CURSOR_PLUGIN_ROOT}"

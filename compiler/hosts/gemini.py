@@ -56,6 +56,8 @@ name = "gemini"
 title = "Gemini CLI"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("gemini",)
+# variables that move where this host keeps its files (none: always under HOME)
+placing_env: tuple[str, ...] = ()
 summary = (
     "Gemini CLI extension (gemini/<plugin>/gemini-extension.json, hooks/hooks.json, GEMINI.md); "
     "settings.json and skills folders (installs)"

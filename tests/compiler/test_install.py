@@ -459,6 +459,8 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
         lambda: monkeypatch.setenv("PROBE_TOKEN", "second-value-of-the-token"),
         lambda: (hub / ".env").write_text("OTHER=1\n"),
         lambda: (next((hub / "skills").iterdir()) / "extra.txt").write_text("x"),
+        # a variable only one host's adapter reads (placing_env) moves its files
+        lambda: monkeypatch.setenv("CODEX_HOME", str(home / "moved-codex")),
     ]
     for change in changes:
         change()
