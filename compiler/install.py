@@ -91,6 +91,24 @@ class InstallPlan:
         return tuple(c for c in self.changes if c.kind != "unchanged")
 
 
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """Who plans: the ownership state read, and the hub, scope and --adopt of this run."""
+
+    state: State
+    hub: str
+    scope: str
+    adopt: bool
+
+    def blocked(self, target: str, entry: Entry) -> bool:
+        """Whether an existing entry of this name belongs to someone else (a conflict)."""
+        owner = self.state.owner(target, entry.key)
+        return (owner is None or owner.hub != self.hub) and not self.adopt
+
+    def own(self, entry: Entry) -> Owned:
+        return Owned(self.hub, entry.host, entry.digest, self.scope)
+
+
 def fingerprint_bytes(content: bytes) -> str:
     return "sha256:" + hashlib.sha256(content).hexdigest()
 
@@ -135,6 +153,7 @@ def plan_install(
     state = State.load(home)
     trees = TreeCache.load(home)
     owned = state.owned_by(hub_id, tuple(hosts), scope.id)
+    claim = _Claim(state, hub_id, scope.id, adopt)
     by_target: dict[str, list[Entry]] = {}
     for entry in _merge_shared(wanted):
         by_target.setdefault(entry.target, []).append(entry)
@@ -148,13 +167,9 @@ def plan_install(
         kind = desired[0].format if desired else _format_of(mine)
         inputs[target] = (desired, mine)
         if kind == "tree":
-            change, target_conflicts, keep = _plan_tree(
-                target, desired, mine, state, hub_id, scope.id, adopt, trees
-            )
+            change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
-            change, target_conflicts, keep = _plan_document(
-                target, desired, mine, state, hub_id, scope.id, adopt
-            )
+            change, target_conflicts, keep = _plan_document(target, desired, mine, claim)
         changes.append(change)
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
@@ -232,10 +247,7 @@ def _plan_document(
     target: str,
     desired: list[Entry],
     mine: dict[str, Owned],
-    state: State,
-    hub_id: str,
-    scope_id: str,
-    adopt: bool,
+    claim: _Claim,
     before: Any = None,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     """`before`: None reads the file; _MISSING means absent; bytes are the current content."""
@@ -244,9 +256,7 @@ def _plan_document(
     text = before.decode("utf-8") if before is not None else ""
     fmt = desired[0].format if desired else _format_of(mine)
     try:
-        return _edit_document(
-            target, text, before, fmt, desired, mine, state, hub_id, scope_id, adopt
-        )
+        return _edit_document(target, text, before, fmt, desired, mine, claim)
     except PARSE_ERRORS as exc:
         raise TargetParseError(
             f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
@@ -260,10 +270,7 @@ def _edit_document(
     fmt: str,
     desired: list[Entry],
     mine: dict[str, Owned],
-    state: State,
-    hub_id: str,
-    scope_id: str,
-    adopt: bool,
+    claim: _Claim,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
     editor = _EDITORS[fmt](text, target)
@@ -275,12 +282,12 @@ def _edit_document(
             editor.remove(key, owned.digest)
     for entry in desired:
         current = editor.current(entry)
-        owner = state.owner(target, entry.key)
+        owner = claim.state.owner(target, entry.key)
         if entry.kind == "json-default":
             if current is _MISSING:
                 editor.put(entry)
             continue
-        if current is not _MISSING and (owner is None or owner.hub != hub_id) and not adopt:
+        if current is not _MISSING and claim.blocked(target, entry):
             who = f"hub {owner.hub}" if owner else "you or the host"
             what = "an identical hook in " if entry.kind == "json-item" else ""
             conflicts.append(
@@ -290,7 +297,7 @@ def _edit_document(
             continue
         if current is _MISSING or value_digest(current) != entry.digest:
             editor.put(entry)
-        keep[entry.key] = Owned(hub_id, entry.host, entry.digest, scope_id)
+        keep[entry.key] = claim.own(entry)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
     if (before is None and not keep) or (fmt == "text" and not after_text):
@@ -311,10 +318,7 @@ def _plan_tree(
     target: str,
     desired: list[Entry],
     mine: dict[str, Owned],
-    state: State,
-    hub_id: str,
-    scope_id: str,
-    adopt: bool,
+    claim: _Claim,
     trees: TreeCache,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
@@ -339,8 +343,7 @@ def _plan_tree(
         change = TargetChange(target, kind, "tree", actual, entries=tuple(mine))
         return replace(change, before_files=before_files), [], {}
     (entry,) = desired
-    owner = state.owner(target, entry.key)
-    if exists and (owner is None or owner.hub != hub_id) and not adopt:
+    if exists and claim.blocked(target, entry):
         message = f"{target}: the folder exists and memhub does not own it (apply with --adopt)"
         return TargetChange(target, "unchanged", "tree", actual), [message], {}
     same = trusted or (current is not None and _same_files(current, entry.files))
@@ -353,7 +356,7 @@ def _plan_tree(
         entries=(entry.key,),
         before_files=before_files,
     )
-    return change, [], {entry.key: Owned(hub_id, entry.host, entry.digest, scope_id)}
+    return change, [], {entry.key: claim.own(entry)}
 
 
 def _same_files(
@@ -540,7 +543,11 @@ def _remerge(plan: InstallPlan, target: str) -> Any:
     def merge(current: bytes | None) -> bytes:
         before: Any = _MISSING if current is None else current
         change, conflicts, _ = _plan_document(
-            target, desired, mine, plan.state, plan.hub, plan.scope.id, plan.adopt, before=before
+            target,
+            desired,
+            mine,
+            _Claim(plan.state, plan.hub, plan.scope.id, plan.adopt),
+            before=before,
         )
         if conflicts:
             raise InstallConflict("conflicts:\n  " + "\n  ".join(conflicts))
