@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 from memhub.hubspec.schema_check import hub_schema
@@ -28,7 +29,13 @@ def init_hub(directory: Path, name: str | None = None) -> list[Path]:
             "choose an empty folder"
         )
     title = plugin.replace("-", " ").title()
-    context = {"name": plugin, "title": title, "author": title, "skill": f"{plugin}-help"}
+    context = {
+        "name": plugin,
+        "title": title,
+        "author": title,
+        "skill": f"{plugin}-help",
+        "hub_id": uuid.uuid4().hex,  # random, so two hubs of one plugin name stay apart
+    }
     files = {
         "hub.yaml": render("init/hub.yaml.j2", **context),
         f"skills/{plugin}-help/SKILL.md": render("init/SKILL.md.j2", **context),

@@ -137,6 +137,7 @@ class _Checker:
             hooks=hooks,
             runtime=runtime,
             overrides=frozen_map(data.get("overrides", {})),
+            id=data.get("id"),
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

@@ -198,6 +198,7 @@ class Hub:
     hooks: tuple[Hook, ...] = ()
     runtime: Runtime = Runtime()
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
+    id: str | None = None  # the hub's identity (`id:`), kept across moves and clones
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""
