@@ -52,7 +52,7 @@ from .entries import Entry, value_digest
 from .hosts import INSTALLERS
 from .install import TargetParseError, current_digest, gather_entries
 from .scope import Scope
-from .state import Owned, State
+from .state import Owned, Owner, State
 
 Status = Literal["ok", "warn", "fail"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail")
@@ -340,7 +340,7 @@ def owned_in_scope(
     read_places: Mapping[str, Places],
     home: Path,
     *,
-    hub: str | None = None,
+    hub: Owner | None = None,
     hosts: Iterable[str] | None = None,
 ) -> dict[str, dict[str, Owned]]:
     """The owned entries of this scope (of one hub and some hosts, when given), by target."""
@@ -349,7 +349,7 @@ def owned_in_scope(
     for target, entries in sorted(state.targets.items()):
         for key, owned in sorted(entries.items()):
             owners = [h for h in owned.host.split(",") if h in INSTALLERS]
-            if (hub is not None and owned.hub != hub) or not chosen & set(owners):
+            if (hub is not None and not hub.owns(owned.hub)) or not chosen & set(owners):
                 continue
             held = any(read_places[h].holds(target) for h in owners if h in read_places)
             if held or (kind == "user" and not _in_a_project(target, owners, home)):
@@ -369,8 +369,8 @@ def run_doctor(
     """Every check for `hosts` in `scope` (`other` is the other scope, for duplicate servers)."""
     run = _Run(scope, state, dict(os.environ) if env is None else env)
     mine = {h: places(h, scope) for h in hosts}
-    hub_id = str(Path(hub.root).absolute()) if hub is not None else None
-    owned = owned_in_scope(state, scope.kind, mine, scope.home, hub=hub_id, hosts=hosts)
+    owner = Owner.of_hub(hub) if hub is not None else None
+    owned = owned_in_scope(state, scope.kind, mine, scope.home, hub=owner, hosts=hosts)
     hooked: set[str] = set()
     for target, entries in owned.items():
         _check_target(run, target, entries, mine, hooked)
@@ -378,8 +378,8 @@ def run_doctor(
         if host in hooked:
             _check_hooks_on(run, host)
         _check_scopes(run, host, mine[host], places(host, other), other)
-    if hub is not None and hub_id is not None:
-        _check_hub(run, hub, hub_id, hosts, owned)
+    if hub is not None and owner is not None:
+        _check_hub(run, hub, owner, hosts, owned)
     return run.checks
 
 
@@ -654,7 +654,7 @@ def _check_scopes(run: _Run, host: str, here: Places, there: Places, other: Scop
 def _check_hub(
     run: _Run,
     hub: Hub,
-    hub_id: str,
+    hub_owner: Owner,
     hosts: Sequence[str],
     owned: Mapping[str, Mapping[str, Owned]],
 ) -> None:
@@ -669,8 +669,8 @@ def _check_hub(
         host = ",".join(labels[(target, key)])
         owner = run.state.owner(target, key)
         what = _what(key) or Path(target).name
-        if owner is None or owner.hub != hub_id:
-            by = f" (owned by hub {owner.hub})" if owner else ""
+        if owner is None or not hub_owner.owns(owner.hub):
+            by = f" (owned by memhub plugin {owner.hub})" if owner else ""
             run.add(
                 host,
                 HUB,

@@ -100,7 +100,9 @@ def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ..
     from .doctor import owned_in_scope, places
 
     read = {h: places(h, scope) for h in INSTALLERS}
-    hub_id = str(Path(hub.root).absolute()) if hub is not None else None
-    owned = owned_in_scope(state, scope.kind, read, scope.home, hub=hub_id)
+    from .state import Owner
+
+    owner = Owner.of_hub(hub) if hub is not None else None
+    owned = owned_in_scope(state, scope.kind, read, scope.home, hub=owner)
     found = {h for entries in owned.values() for o in entries.values() for h in o.host.split(",")}
     return tuple(h for h in INSTALLERS if h in found)

@@ -8,8 +8,10 @@ since the plan (exit 3), and writes through one journaled transaction.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,12 +24,12 @@ from . import jsonedit, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
-from .journal import tree_digest
+from .journal import file_digest, tree_digest
 from .plan import ChangeKind
 from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock, read_folder
 from .scope import Scope
 from .secrets import env_file_warnings, refuse_leaks, secret_values
-from .state import STATE_FILE, Owned, State
+from .state import STATE_FILE, Owned, Owner, State
 from .treecache import TreeCache
 
 
@@ -56,6 +58,7 @@ class TargetChange:
     files: tuple[tuple[str, bytes, int], ...] = ()
     entries: tuple[str, ...] = ()
     before_files: tuple[tuple[str, bytes, int], ...] = ()
+    prune: tuple[str, ...] = ()  # empty folders memhub created for it, removed after it
 
     def to_json(self) -> dict[str, Any]:
         after = fingerprint_bytes(self.after) if self.after is not None else None
@@ -65,6 +68,7 @@ class TargetChange:
             "actual": self.actual,
             "after": after,
             "entries": list(self.entries),
+            **({"prune": list(self.prune)} if self.prune else {}),
         }
 
 
@@ -78,13 +82,15 @@ class InstallPlan:
     coverage: tuple[CoverageRow, ...]
     conflicts: tuple[str, ...]
     state_after: State = field(repr=False, default_factory=State)
-    # what re-merging a document needs when a host rewrites it under us (CAS)
-    inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = field(
+    # what re-merging a document needs when a host rewrites it under us (CAS): the
+    # entries, the owned ones, and the base it returns to when nothing else changed it
+    inputs: dict[str, tuple[list[Entry], dict[str, Owned], dict[str, Any] | None]] = field(
         repr=False, default_factory=dict
     )
     state: State = field(repr=False, default_factory=State)
     adopt: bool = False
     warnings: tuple[str, ...] = ()
+    owner: Owner = Owner("")
 
     @property
     def pending(self) -> tuple[TargetChange, ...]:
@@ -93,20 +99,56 @@ class InstallPlan:
 
 @dataclass(frozen=True, slots=True)
 class _Claim:
-    """Who plans: the ownership state read, and the hub, scope and --adopt of this run."""
+    """Who plans: the ownership state read, and the owner, scope and --adopt of this run."""
 
     state: State
-    hub: str
+    owner: Owner
     scope: str
     adopt: bool
 
     def blocked(self, target: str, entry: Entry) -> bool:
         """Whether an existing entry of this name belongs to someone else (a conflict)."""
         owner = self.state.owner(target, entry.key)
-        return (owner is None or owner.hub != self.hub) and not self.adopt
+        return (owner is None or not self.owner.owns(owner.hub)) and not self.adopt
 
-    def own(self, entry: Entry) -> Owned:
-        return Owned(self.hub, entry.host, entry.digest, self.scope)
+    def own(self, target: str, entry: Entry, current: Any = None) -> Owned:
+        """The state record for `entry`; taking over what is there (`current`, not None)
+        keeps its pre-image, which removing the entry puts back."""
+        owner = self.state.owner(target, entry.key)
+        if owner is not None and self.owner.owns(owner.hub):
+            pre = owner.pre
+        elif current is None:
+            pre = None
+        else:
+            pre = _pre_image(current, owner)
+        return Owned(self.owner.id, entry.host, entry.digest, self.scope, pre)
+
+
+def _pre_image(current: Any, owner: Owned | None) -> str:
+    """What an adopted entry was and who owned it, as JSON for the state (its key order
+    kept, so that it comes back exactly as it was)."""
+    record = {"value": current, "owner": owner.to_json() if owner else None}
+    return json.dumps(record, ensure_ascii=False, default=str)
+
+
+def _pre(owned: Owned) -> dict[str, Any] | None:
+    return None if owned.pre is None else json.loads(owned.pre)
+
+
+def _tree_value(files: Iterable[tuple[str, bytes, int]]) -> dict[str, Any]:
+    """A folder as JSON data (a pre-image in the state)."""
+    return {rel: [base64.b64encode(data).decode(), mode] for rel, data, mode in files}
+
+
+def _tree_files(value: dict[str, Any]) -> tuple[tuple[str, bytes, int], ...]:
+    return tuple((rel, base64.b64decode(d), mode) for rel, (d, mode) in sorted(value.items()))
+
+
+def _restored_owner(key: str, pre: dict[str, Any] | None) -> dict[str, Owned]:
+    """The previous owner of an adopted entry, given back its entry."""
+    if pre is None or not pre.get("owner"):
+        return {}
+    return {key: Owned(**pre["owner"])}
 
 
 def fingerprint_bytes(content: bytes) -> str:
@@ -148,49 +190,127 @@ def plan_install(
     remove_all: bool = False,
 ) -> InstallPlan:
     """What applying `hub` (or, with `remove_all`, uninstalling it) to `hosts` would change."""
-    hub_id = str(Path(hub.root).absolute())
     wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts)
+    plan = _plan_entries(Owner.of_hub(hub), wanted, scope, hosts, home, adopt)
+    if not remove_all:
+        # An uninstall only removes memhub's entries or puts back what the person had.
+        refuse_leaks(_writes(list(plan.changes)), secret_values(hub, scope.env or None))
+    return replace(
+        plan,
+        revision=hub_revision(hub),
+        coverage=tuple(coverage),
+        warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
+    )
+
+
+def plan_uninstall_plugin(
+    plugin: str, scope: Scope, hosts: Sequence[str], home: Path
+) -> InstallPlan:
+    """What removing every entry of `plugin` (any hub id) would change; needs no hub."""
+    return _plan_entries(Owner(plugin), [], scope, hosts, home, adopt=False)
+
+
+def _plan_entries(
+    owner: Owner,
+    wanted: list[Entry],
+    scope: Scope,
+    hosts: Sequence[str],
+    home: Path,
+    adopt: bool,
+) -> InstallPlan:
     state = State.load(home)
     trees = TreeCache.load(home)
-    owned = state.owned_by(hub_id, tuple(hosts), scope.id)
-    claim = _Claim(state, hub_id, scope.id, adopt)
+    owned = state.owned_by(owner.owns, tuple(hosts), scope.id)
+    claim = _Claim(state, owner, scope.id, adopt)
     by_target: dict[str, list[Entry]] = {}
     for entry in _merge_shared(wanted):
         by_target.setdefault(entry.target, []).append(entry)
     changes: list[TargetChange] = []
     conflicts: list[str] = []
-    inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = {}
-    new_state = State({t: dict(e) for t, e in state.targets.items()})
+    inputs: dict[str, tuple[list[Entry], dict[str, Owned], dict[str, Any] | None]] = {}
+    new_state = State(
+        {t: dict(e) for t, e in state.targets.items()},
+        {t: dict(b) for t, b in state.bases.items()},
+    )
     for target in sorted(set(by_target) | set(owned)):
         desired = by_target.get(target, [])
         mine = owned.get(target, {})
         kind = desired[0].format if desired else _format_of(mine)
-        inputs[target] = (desired, mine)
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
             change, target_conflicts, keep = _plan_document(target, desired, mine, claim)
-        changes.append(change)
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
         new_state.targets[target] = entries
-    refuse_leaks(_writes(changes), secret_values(hub, scope.env or None))
+        change, base, restore = _settle_base(change, state, bool(entries))
+        if base is None:
+            new_state.bases.pop(target, None)
+        else:
+            new_state.bases[target] = base
+        inputs[target] = (desired, mine, restore)
+        changes.append(change)
     trees.save()  # a cache of folder signatures, not an install write
     return InstallPlan(
-        hub=hub_id,
-        revision=hub_revision(hub),
+        hub=owner.id,
+        revision="",
         scope=scope,
         hosts=tuple(hosts),
         changes=tuple(changes),
-        coverage=tuple(coverage),
+        coverage=(),
         conflicts=tuple(conflicts),
         state_after=new_state,
         inputs=inputs,
         state=state,
         adopt=adopt,
-        warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
+        owner=owner,
     )
+
+
+def _settle_base(
+    change: TargetChange, state: State, owned_after: bool
+) -> tuple[TargetChange, dict[str, Any] | None, dict[str, Any] | None]:
+    """(the change, the target's base after it, the base it returns to) for one target.
+
+    A base is what the target was before memhub's first write (its bytes, and the folders
+    memhub made for it) and the digest of memhub's last write. While the target still has
+    that digest nobody else changed it, so when memhub's last entry goes the target returns
+    to its base byte for byte; once someone else changed it, only entries are removed.
+    """
+    target, document = change.path, change.format != "tree"
+    base = state.bases.get(target)
+    if document and base is not None and base.get("last") != change.actual:
+        base = None  # changed by someone else since memhub's last write: no way back
+    if not owned_after:
+        if base is None:
+            return change, None, None
+        prune = tuple(base.get("dirs", ()))
+        if not document:
+            return replace(change, prune=prune), None, None
+        pre = base.get("pre")
+        after = None if pre is None else base64.b64decode(pre)
+        change = replace(change, after=after, kind=_kind(change.before, after), prune=prune)
+        return change, None, base
+    if state.targets.get(target):  # memhub wrote here before: the base stays the first one
+        if base is None or not document:
+            return change, base, None
+        return change, {**base, "last": file_digest(change.after)}, None
+    first: dict[str, Any] = {"dirs": [str(d) for d in _missing_parents(Path(target))]}
+    if document:
+        pre = None if change.before is None else base64.b64encode(change.before).decode()
+        first.update(pre=pre, last=file_digest(change.after))
+    return change, first, None
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The folders above `path` that do not exist yet, innermost first."""
+    missing = []
+    folder = path.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def _writes(changes: list[TargetChange]) -> Iterable[tuple[str, bytes | None, bytes | None]]:
@@ -278,8 +398,14 @@ def _edit_document(
     keep: dict[str, Owned] = {}
     desired_keys = {e.key for e in desired}
     for key, owned in mine.items():
-        if key not in desired_keys:
+        if key in desired_keys:
+            continue
+        pre = _pre(owned)
+        if pre is None:
             editor.remove(key, owned.digest)
+        else:  # an adopted entry: what was there comes back, with its owner
+            editor.restore(key, owned.digest, pre["value"])
+            keep.update(_restored_owner(key, pre))
     for entry in desired:
         current = editor.current(entry)
         owner = claim.state.owner(target, entry.key)
@@ -288,7 +414,7 @@ def _edit_document(
                 editor.put(entry)
             continue
         if current is not _MISSING and claim.blocked(target, entry):
-            who = f"hub {owner.hub}" if owner else "you or the host"
+            who = f"memhub plugin {owner.hub}" if owner else "you or the host"
             what = "an identical hook in " if entry.kind == "json-item" else ""
             conflicts.append(
                 f"{target}: {what}{'/'.join(entry.path)} exists and is owned by {who} "
@@ -297,7 +423,7 @@ def _edit_document(
             continue
         if current is _MISSING or value_digest(current) != entry.digest:
             editor.put(entry)
-        keep[entry.key] = claim.own(entry)
+        keep[entry.key] = claim.own(target, entry, None if current is _MISSING else current)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
     if (before is None and not keep) or (fmt == "text" and not after_text):
@@ -322,6 +448,8 @@ def _plan_tree(
     trees: TreeCache,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
+    if os.path.islink(path):
+        return _linked_tree(target, desired)
     known = trees.lookup(target)
     # A folder as it was when it last held exactly the wanted files need not be read again.
     trusted = known is not None and bool(desired) and known[0] == desired[0].digest
@@ -339,9 +467,7 @@ def _plan_tree(
             trees.record(target, tree_value_digest(current), actual)
         exists = path.exists()
     if not desired:
-        kind: ChangeKind = "delete" if exists else "unchanged"
-        change = TargetChange(target, kind, "tree", actual, entries=tuple(mine))
-        return replace(change, before_files=before_files), [], {}
+        return _tree_removal(target, mine, exists, actual, before_files)
     (entry,) = desired
     if exists and claim.blocked(target, entry):
         message = f"{target}: the folder exists and memhub does not own it (apply with --adopt)"
@@ -356,7 +482,52 @@ def _plan_tree(
         entries=(entry.key,),
         before_files=before_files,
     )
-    return change, [], {entry.key: claim.own(entry)}
+    taken = {"files": _tree_value(before_files)} if exists else None
+    return change, [], {entry.key: claim.own(target, entry, taken)}
+
+
+def _linked_tree(
+    target: str, desired: list[Entry]
+) -> tuple[TargetChange, list[str], dict[str, Owned]]:
+    """A skill folder that is a link is the person's (a dotfiles checkout, say): memhub
+    neither writes through it into what it points to nor replaces it, even with --adopt,
+    and an uninstall leaves it (and what it points to) alone."""
+    change = TargetChange(target, "unchanged", "tree", fingerprint(Path(target)))
+    if not desired:
+        return change, [], {}
+    message = (
+        f"{target}: is a link to {os.readlink(target)}; memhub neither writes through a "
+        "link nor replaces one (not even with --adopt). Fix: remove the link (what it "
+        "points to stays) and apply again, or rename the skill in the hub"
+    )
+    return change, [message], {}
+
+
+def _tree_removal(
+    target: str,
+    mine: dict[str, Owned],
+    exists: bool,
+    actual: str,
+    before_files: tuple[tuple[str, bytes, int], ...],
+) -> tuple[TargetChange, list[str], dict[str, Owned]]:
+    """Removing an owned folder: it goes, or, if memhub adopted it, its pre-image returns."""
+    pre = next((p for p in map(_pre, mine.values()) if p is not None), None)
+    if pre is None:
+        kind: ChangeKind = "delete" if exists else "unchanged"
+        change = TargetChange(target, kind, "tree", actual, entries=tuple(mine))
+        return replace(change, before_files=before_files), [], {}
+    files = _tree_files(pre["value"]["files"])
+    same = exists and {r: (d, m) for r, d, m in before_files} == {r: (d, m) for r, d, m in files}
+    change = TargetChange(
+        target,
+        "unchanged" if same else ("update" if exists else "create"),
+        "tree",
+        actual,
+        files=files,
+        entries=tuple(mine),
+        before_files=before_files,
+    )
+    return change, [], _restored_owner(next(iter(mine)), pre)
 
 
 def _same_files(
@@ -424,6 +595,19 @@ class _JsonEditor:
         elif kind == "json-key" and self._get(path) is not _MISSING:
             self.text = jsonedit.remove_key(self.text, path)
 
+    def restore(self, key: str, digest: str, value: Any) -> None:
+        """Put an adopted entry's pre-image back (an adopted hook was identical: it stays)."""
+        kind, _, rest = key.partition(":")
+        path = tuple(rest.split("#", 1)[0].split("/"))
+        if kind == "json-item":
+            items = self._get(path)
+            if not any(
+                value_digest(i) == digest for i in (items if isinstance(items, list) else [])
+            ):
+                self.text = jsonedit.append_item(self.text, path, value)
+        else:
+            self.text = jsonedit.set_key(self.text, path, value)
+
 
 class _TomlEditor:
     """Entry edits on one TOML document, through tomlkit (comments and layout kept)."""
@@ -449,6 +633,9 @@ class _TomlEditor:
         path = tuple(key.partition(":")[2].split("/"))
         self.text = tomledit.remove_table(self.text, path)
 
+    def restore(self, key: str, digest: str, value: Any) -> None:
+        self.text = tomledit.set_table(self.text, tuple(key.partition(":")[2].split("/")), value)
+
 
 class _TextEditor:
     """Entry edits on one Markdown file: memhub's marked blocks, every other byte kept."""
@@ -467,6 +654,9 @@ class _TextEditor:
 
     def remove(self, key: str, digest: str) -> None:
         self.text = textblock.remove(self.text, key.partition(":")[2])
+
+    def restore(self, key: str, digest: str, value: Any) -> None:
+        self.text = textblock.put(self.text, key.partition(":")[2], value)
 
 
 _EDITORS: dict[str, Any] = {"json": _JsonEditor, "toml": _TomlEditor, "text": _TextEditor}
@@ -516,7 +706,8 @@ def apply_install(
         if saved is not None:
             check_fresh(saved, fresh)
         state_path = home / STATE_FILE
-        if not fresh.pending and fresh.state.same_entries(fresh.state_after):
+        quiet = fresh.state.same_entries(fresh.state_after) and not fresh.state.migrated
+        if not fresh.pending and quiet:
             return fresh  # nothing to write: no journal, no run to undo
         with Transaction(home, command="apply") as tx:
             for change in fresh.pending:
@@ -532,21 +723,37 @@ def apply_install(
                     tx.delete(target, expect=change.actual)
                 else:
                     tx.write_merged(target, _remerge(fresh, change.path))
+            for folder in prune_order(fresh.pending):
+                tx.remove_empty_dir(Path(folder))
             tx.write(state_path, fresh.state_after.to_bytes(), mode=0o600)
     return replace(fresh)
 
 
+def _untouched(current: bytes | None, base: dict[str, Any]) -> bool:
+    """Whether a file still holds exactly what memhub last wrote to it."""
+    return file_digest(current) == base.get("last")
+
+
+def prune_order(changes: Iterable[TargetChange]) -> list[str]:
+    """The folders to remove if empty, deepest first, each once."""
+    folders = {folder for change in changes for folder in change.prune}
+    return sorted(folders, key=lambda f: (-len(Path(f).parts), f))
+
+
 def _remerge(plan: InstallPlan, target: str) -> Any:
-    """The CAS merge for one document: the same entry edits, on whatever bytes are there now."""
-    desired, mine = plan.inputs[target]
+    """The CAS merge for one document: the same entry edits, on whatever bytes are there now
+    (or the target's base, while it still holds exactly what memhub last wrote)."""
+    desired, mine, restore = plan.inputs[target]
 
     def merge(current: bytes | None) -> bytes:
+        if restore is not None and restore.get("pre") is not None and _untouched(current, restore):
+            return base64.b64decode(restore["pre"])
         before: Any = _MISSING if current is None else current
         change, conflicts, _ = _plan_document(
             target,
             desired,
             mine,
-            _Claim(plan.state, plan.hub, plan.scope.id, plan.adopt),
+            _Claim(plan.state, plan.owner, plan.scope.id, plan.adopt),
             before=before,
         )
         if conflicts:

@@ -106,6 +106,37 @@ def _planner(
     return make_plan, hub
 
 
+def _plugin_planner(
+    plugin: str, scope: str, project: Path | None, hosts: str | None
+) -> Callable[[], Any]:
+    """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
+    from .install import plan_uninstall_plugin
+    from .scope import Scope
+    from .state import State, memhub_home, owner_plugin
+
+    scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
+    chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
+    state = State.load(memhub_home())
+    applied = {
+        owner_plugin(o.hub)
+        for entries in state.targets.values()
+        for o in entries.values()
+        if o.scope == scope_obj.id
+    }
+    if plugin not in applied:
+        known = ", ".join(sorted(p for p in applied if p)) or "none"
+        raise MemhubError(
+            f"{memhub_home() / 'state.json'}: memhub installed nothing for plugin {plugin!r} "
+            f"in {scope_obj.id} scope (plugins installed there: {known}). Fix: check the "
+            "name and --scope/--project"
+        )
+
+    def make_plan() -> Any:
+        return plan_uninstall_plugin(plugin, scope_obj, chosen, memhub_home())
+
+    return make_plan
+
+
 def _plan(
     hub_path: Path,
     scope: str,
@@ -119,7 +150,7 @@ def _plan(
 
 
 def _print_plan(plan: Any, as_json: bool) -> None:
-    from .install import plan_record
+    from .install import plan_record, prune_order
 
     if as_json:
         record = plan_record(plan)
@@ -130,11 +161,13 @@ def _print_plan(plan: Any, as_json: bool) -> None:
         return
     # Unchanged targets are counted, not listed: a hub of a thousand skills has thousands.
     rows = [(c.kind, c.path) for c in plan.changes if c.kind != "unchanged"]
+    # folders memhub made for what goes, removed once empty
+    rows += [("rmdir", f"{folder}/") for folder in prune_order(plan.pending)]
     if rows:
         width = max(len(k) for k, _ in rows)
         for kind, path in rows:
             click.echo(f"{kind.rjust(width)}  {path}")
-    unchanged = len(plan.changes) - len(rows)
+    unchanged = sum(1 for c in plan.changes if c.kind == "unchanged")
     if unchanged:
         click.echo(f"{unchanged} target(s) unchanged")
     for conflict in plan.conflicts:
@@ -226,15 +259,33 @@ def register(cli: click.Group) -> None:
             return remembered("apply", hub, scope, project, hosts, adopt, full)
 
     @cli.command("uninstall")
-    @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
+    @click.argument("hub", required=False, type=click.Path(path_type=Path))
     @install_options
+    @click.option(
+        "--plugin",
+        "plugin",
+        metavar="NAME",
+        help="Remove what memhub installed for plugin NAME, without its hub "
+        "(hosts default to all).",
+    )
     def uninstall_command(
-        hub: Path, scope: str, project: Path | None, hosts: str | None, adopt: bool, as_json: bool
+        hub: Path | None,
+        scope: str,
+        project: Path | None,
+        hosts: str | None,
+        adopt: bool,
+        as_json: bool,
+        plugin: str | None,
     ) -> int:
-        """Remove only the entries this hub owns; everything else stays as it is."""
+        """Remove only the entries this hub (or --plugin NAME) owns; everything else stays."""
         from .install import apply_install
 
-        make_plan, _ = _planner(hub, scope, project, hosts, adopt, remove_all=True)
+        if plugin is not None:
+            if hub is not None:
+                raise click.UsageError("give a HUB or --plugin NAME, not both")
+            make_plan = _plugin_planner(plugin, scope, project, hosts)
+        else:
+            make_plan, _ = _planner(hub or Path("."), scope, project, hosts, adopt, remove_all=True)
         done = apply_install(_home(), make_plan)
         _print_plan(done, as_json)
         return 0

@@ -725,6 +725,10 @@ class Transaction:
         except OSError as err:
             raise _write_error(target, err) from err
 
+    def remove_empty_dir(self, path: Path) -> bool:
+        """Remove `path` if it is an empty folder (one memhub made, its last file gone)."""
+        return self._remove_dir(path)
+
     def _remove_dir(self, path: Path) -> bool:
         """Remove an empty folder memhub created; journaled, so a rollback recreates it."""
         target = Path(os.path.abspath(path))

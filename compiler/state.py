@@ -1,13 +1,22 @@
-"""Ownership state: which entries of which files memhub wrote, for which hub.
+"""Ownership state: which entries of which files memhub wrote, for which plugin.
 
 One JSON file under MEMHUB_HOME. An entry is owned when the state names it; apply may
 replace or remove only owned entries, and drift is an owned entry whose digest changed.
+
+The owner is the plugin's identity (its name, and the hub's `id:` when it has one), never
+the hub folder's path: a moved or re-cloned hub is the same owner. States written before
+(version 1) named the hub folder; they are read and migrated (see `_migrate`).
+
+Besides the entries, the state keeps per target what it was before memhub's first write
+(`bases`), so that removing memhub's last entry returns the file byte for byte when
+nothing else changed it, and an adopted entry keeps its pre-image (`Owned.pre`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +24,8 @@ from typing import Any
 from memhub.hubspec.errors import MemhubError
 
 STATE_FILE = "state.json"
-STATE_VERSION = 1
+STATE_VERSION = 2
+_LEGACY_HUB_BYTES = 1 << 20  # a hub.yaml read to migrate a version 1 owner
 
 
 def memhub_home(env: dict[str, str] | None = None) -> Path:
@@ -25,22 +35,68 @@ def memhub_home(env: dict[str, str] | None = None) -> Path:
     return Path(configured) if configured else Path(source.get("HOME") or Path.home()) / ".memhub"
 
 
+def owner_id(plugin: str, hub_id: str | None = None) -> str:
+    """How the state names an owner: `<plugin>`, or `<plugin>@<hub id>`."""
+    return f"{plugin}@{hub_id}" if hub_id else plugin
+
+
+def owner_plugin(recorded: str) -> str | None:
+    """The plugin name of a recorded owner; None for a version 1 hub-folder path."""
+    return None if os.path.isabs(recorded) else recorded.partition("@")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Who plans: a plugin identity, and the hub folder older states named it by.
+
+    An owner without a hub id claims every recorded owner of its plugin name (an id only
+    tells apart two hubs that both carry one), so `uninstall --plugin NAME` and a hub that
+    gained an id later still own what they applied.
+    """
+
+    id: str
+    root: str | None = None
+
+    @classmethod
+    def of_hub(cls, hub: Any) -> Owner:
+        return cls(owner_id(hub.plugin.name, hub.id), str(Path(hub.root).absolute()))
+
+    def owns(self, recorded: str) -> bool:
+        if recorded == self.id or (self.root is not None and recorded == self.root):
+            return True
+        if os.path.isabs(recorded):
+            return False
+        name, _, rid = recorded.partition("@")
+        mine, _, cid = self.id.partition("@")
+        return name == mine and (not rid or not cid or rid == cid)
+
+
 @dataclass(frozen=True, slots=True)
 class Owned:
-    """One owned entry: the hub that owns it, its host, the digest memhub wrote, and the
-    scope it was installed for (`user`, or `project:<folder>`)."""
+    """One owned entry: its owner (`owner_id`), its host, the digest memhub wrote, the scope
+    it was installed for (`user`, or `project:<folder>`), and, for an entry memhub adopted,
+    its pre-image (`pre`: canonical JSON of what was there and who owned it)."""
 
     hub: str
     host: str
     digest: str
     scope: str = "user"
+    pre: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"hub": self.hub, "host": self.host, "digest": self.digest, "scope": self.scope}
+        if self.pre is not None:
+            data["pre"] = self.pre
+        return data
 
 
 @dataclass(slots=True)
 class State:
-    """target path -> entry key -> Owned."""
+    """target path -> entry key -> Owned; target path -> its base (see `Base`)."""
 
     targets: dict[str, dict[str, Owned]] = field(default_factory=dict)
+    bases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    migrated: bool = False  # read from an older version: the next apply writes it anew
 
     @classmethod
     def load(cls, home: Path) -> State:
@@ -62,19 +118,20 @@ class State:
             target: {key: Owned(**owned) for key, owned in entries.items()}
             for target, entries in raw.get("targets", {}).items()
         }
-        return cls(targets)
+        bases = {t: dict(b) for t, b in raw.get("bases", {}).items()}
+        if raw.get("version", 1) < STATE_VERSION:
+            return cls(_migrate(targets), bases, migrated=True)
+        return cls(targets, bases)
 
     def to_bytes(self) -> bytes:
         data: dict[str, Any] = {
             "version": STATE_VERSION,
             "targets": {
-                target: {
-                    key: {"hub": o.hub, "host": o.host, "digest": o.digest, "scope": o.scope}
-                    for key, o in sorted(entries.items())
-                }
+                target: {key: o.to_json() for key, o in sorted(entries.items())}
                 for target, entries in sorted(self.targets.items())
                 if entries
             },
+            "bases": {t: b for t, b in sorted(self.bases.items()) if self.targets.get(t)},
         }
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -87,16 +144,56 @@ class State:
     def owner(self, target: str, key: str) -> Owned | None:
         return self.targets.get(target, {}).get(key)
 
-    def owned_by(self, hub: str, hosts: tuple[str, ...], scope: str) -> dict[str, dict[str, Owned]]:
-        """The entries this hub owns on these hosts in this scope, by target (shared ones
-        only when every host sharing them is among `hosts`)."""
+    def owned_by(
+        self, owns: Callable[[str], bool], hosts: tuple[str, ...], scope: str
+    ) -> dict[str, dict[str, Owned]]:
+        """The entries an owner (`owns`, see Owner.owns) has on these hosts in this scope, by
+        target (shared ones only when every host sharing them is among `hosts`)."""
         found: dict[str, dict[str, Owned]] = {}
         for target, entries in self.targets.items():
             mine = {
                 k: o
                 for k, o in entries.items()
-                if o.hub == hub and o.scope == scope and set(o.host.split(",")) <= set(hosts)
+                if owns(o.hub) and o.scope == scope and set(o.host.split(",")) <= set(hosts)
             }
             if mine:
                 found[target] = mine
         return found
+
+
+def _migrate(targets: dict[str, dict[str, Owned]]) -> dict[str, dict[str, Owned]]:
+    """Version 1 named each owner by its hub folder's path: name it by the plugin identity
+    found in that folder's hub.yaml. A folder that is gone keeps its path, which the hub
+    still at that path claims (Owner.root)."""
+    found: dict[str, str] = {}
+    for entries in targets.values():
+        for owned in entries.values():
+            if os.path.isabs(owned.hub) and owned.hub not in found:
+                found[owned.hub] = _identity_at(Path(owned.hub)) or owned.hub
+    return {
+        target: {key: _renamed(o, found) for key, o in entries.items()}
+        for target, entries in targets.items()
+    }
+
+
+def _renamed(owned: Owned, names: dict[str, str]) -> Owned:
+    new = names.get(owned.hub, owned.hub)
+    return owned if new == owned.hub else Owned(new, owned.host, owned.digest, owned.scope)
+
+
+def _identity_at(folder: Path) -> str | None:
+    """The owner id of the hub in `folder`, None when there is no readable hub there."""
+    from memhub.hubspec.yamlsrc import YamlProblems, parse_yaml  # the hub's own parser
+
+    try:
+        path = folder / "hub.yaml"
+        if path.stat().st_size > _LEGACY_HUB_BYTES:
+            return None
+        data, _ = parse_yaml(path.read_text("utf-8"), str(path))
+        name = data["plugin"]["name"]
+        hub_id = data.get("id")
+    except (OSError, ValueError, YamlProblems, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(name, str) or not (hub_id is None or isinstance(hub_id, str)):
+        return None
+    return owner_id(name, hub_id)

@@ -1,0 +1,278 @@
+"""Ownership and uninstall: adopted entries come back, files return byte for byte, and the
+owner is the plugin's identity (name + hub id), not the hub folder's path."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+import tomlkit
+from memhub.compiler.cli import main
+
+from tests.hubs import REPO
+
+HUB = REPO / "tests" / "data" / "install"
+ALL = "claude,codex,cursor,gemini"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Path:
+    target = tmp_path / "team-hub"
+    shutil.copytree(HUB, target)
+    return target
+
+
+def claude_json() -> Path:
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ".claude.json"
+
+
+def tree(root: Path) -> dict[str, tuple[str, bytes | str, int]]:
+    """Every file, folder and link under `root` (memhub's own home left out), exactly."""
+    found: dict[str, tuple[str, bytes | str, int]] = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".memhub"]
+        for name in dirs + files:
+            path = Path(dirpath, name)
+            rel = path.relative_to(root).as_posix()
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                found[rel] = ("link", os.readlink(path), 0)
+            elif stat.S_ISDIR(info.st_mode):
+                found[rel] = ("dir", b"", stat.S_IMODE(info.st_mode))
+            else:
+                found[rel] = ("file", path.read_bytes(), stat.S_IMODE(info.st_mode))
+    return found
+
+
+def set_id(hub: Path, hub_id: str) -> None:
+    text = (hub / "hub.yaml").read_text()
+    (hub / "hub.yaml").write_text(text.replace("version: 1\n", f"version: 1\nid: {hub_id}\n", 1))
+
+
+# -- adopt records the pre-image; uninstall restores it --------------------------------
+
+
+def test_an_adopted_server_comes_back_as_it_was_after_uninstall(
+    hub: Path, home: Path, capsys
+) -> None:
+    theirs = {"command": "theirs", "args": ["--mine"], "env": {"LEVEL": "1"}}
+    claude_json().write_text(json.dumps({"mcpServers": {"probe-stdio": theirs}}, indent=2))
+    (home / ".codex").mkdir()
+    (home / ".codex/config.toml").write_text(
+        '[mcp_servers.probe-stdio]\ncommand = "theirs"  # my server\n'
+    )
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex", "--adopt")[0] == 0
+    data = json.loads(claude_json().read_text())
+    assert data["mcpServers"]["probe-stdio"]["command"] == "python3"
+    # Claude Code rewrites its file on every start: the way back is entry by entry.
+    data["numStartups"] = 7
+    claude_json().write_text(json.dumps(data, indent=2))
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude,codex")[0] == 0
+    after = json.loads(claude_json().read_text())
+    assert after["mcpServers"]["probe-stdio"] == theirs
+    assert after["numStartups"] == 7
+    codex = tomlkit.parse((home / ".codex/config.toml").read_text()).unwrap()
+    assert codex["mcp_servers"]["probe-stdio"] == {"command": "theirs"}
+    state = json.loads((home / ".memhub/state.json").read_text())
+    assert state["targets"] == {}, "nothing is owned once the hub is uninstalled"
+
+
+def test_an_entry_adopted_from_another_plugin_goes_back_to_it(
+    hub: Path, tmp_path: Path, home: Path, capsys
+) -> None:
+    other = tmp_path / "other-hub"
+    shutil.copytree(HUB, other)
+    yaml_text = (other / "hub.yaml").read_text().replace("install-probe", "other-probe")
+    (other / "hub.yaml").write_text(yaml_text.replace("instructions: INSTRUCTIONS.md\n", ""))
+    assert run(capsys, "apply", str(other), "--hosts", "claude")[0] == 0
+    first = claude_json().read_bytes()
+    assert run(capsys, "apply", str(hub), "--hosts", "claude", "--adopt")[0] == 0
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert claude_json().read_bytes() == first
+    code, out, err = run(capsys, "plan", str(other), "--hosts", "claude", "--json")
+    assert code == 0, err
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+
+
+def test_an_adopted_skill_folder_comes_back_after_uninstall(hub: Path, home: Path, capsys) -> None:
+    mine = home / ".claude/skills/tidy"
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("---\nname: tidy\ndescription: my own\n---\nMine.\n")
+    (mine / "run.sh").write_text("#!/bin/sh\necho mine\n")
+    (mine / "run.sh").chmod(0o755)
+    before = tree(mine)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude", "--adopt")[0] == 0
+    assert "Mine." not in (mine / "SKILL.md").read_text()
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert tree(mine) == before
+
+
+def test_a_linked_skill_folder_is_never_written_through_nor_deleted(
+    hub: Path, home: Path, capsys
+) -> None:
+    dotfiles = home / "dotfiles/skills/tidy"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "SKILL.md").write_text("---\nname: tidy\ndescription: dotfiles\n---\nMine.\n")
+    skills = home / ".claude/skills"
+    skills.mkdir(parents=True)
+    (skills / "tidy").symlink_to(dotfiles)
+    before = tree(home)
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude", "--adopt")
+    assert code == 2
+    assert f"{skills / 'tidy'}: is a link to {dotfiles}" in err
+    assert "remove the link" in err and "Traceback" not in err
+    assert tree(home) == before, "nothing is written on a refusal"
+    # A folder memhub installed and the person then replaced by a link is theirs too.
+    (skills / "tidy").unlink()
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    shutil.rmtree(skills / "tidy")
+    (skills / "tidy").symlink_to(dotfiles)
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert (skills / "tidy").is_symlink()
+    assert (dotfiles / "SKILL.md").read_text().endswith("Mine.\n")
+
+
+# -- uninstall returns each file to what it was before memhub's first write ------------
+
+
+def test_uninstall_returns_the_home_byte_for_byte(hub: Path, home: Path, capsys) -> None:
+    claude_json().write_text('{\n  "mcpServers": {}\n}\n')
+    (home / ".claude/settings.json").write_text('{"hooks": {}, "model": "opus"}')
+    (home / ".cursor").mkdir()
+    (home / ".cursor/mcp.json").write_text("{}")
+    (home / ".gemini").mkdir()
+    (home / ".gemini/settings.json").write_text("")  # empty, yet a file of the person's
+    before = tree(home)
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    assert (home / ".codex/config.toml").is_file() and (home / ".agents/skills/tidy").is_dir()
+    code, out, err = run(capsys, "uninstall", str(hub), "--hosts", ALL)
+    assert code == 0, err
+    assert tree(home) == before
+    assert "delete" in out
+
+
+def test_uninstall_removes_only_entries_once_someone_else_changed_the_file(
+    hub: Path, home: Path, capsys
+) -> None:
+    settings = home / ".claude/settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"model": "opus"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    data = json.loads(settings.read_text())
+    data["theme"] = "dark"
+    settings.write_text(json.dumps(data))
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert json.loads(settings.read_text()) == {"model": "opus", "theme": "dark"}
+
+
+def test_undo_of_an_uninstall_brings_back_files_and_folders(hub: Path, home: Path, capsys) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "codex")[0] == 0
+    applied = tree(home)
+    assert run(capsys, "uninstall", str(hub), "--hosts", "codex")[0] == 0
+    assert not (home / ".codex").exists() and not (home / ".agents").exists()
+    assert run(capsys, "undo")[0] == 0
+    assert tree(home) == applied
+
+
+# -- the owner is the plugin's identity, not the hub folder ----------------------------
+
+
+def test_a_moved_hub_is_the_same_owner(hub: Path, home: Path, capsys) -> None:
+    before = tree(home)
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    moved = hub.with_name("acme-hub")
+    hub.rename(moved)
+    code, out, err = run(capsys, "plan", str(moved), "--hosts", ALL, "--json")
+    assert code == 0, err
+    assert json.loads(out)["conflicts"] == []
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert run(capsys, "uninstall", str(moved), "--hosts", ALL)[0] == 0
+    assert tree(home) == before
+
+
+def test_the_hub_id_tells_two_hubs_of_one_plugin_name_apart(
+    hub: Path, tmp_path: Path, home: Path, capsys
+) -> None:
+    set_id(hub, "team-1")
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    clone = tmp_path / "clone"
+    shutil.copytree(hub, clone)
+    code, out, _ = run(capsys, "plan", str(clone), "--hosts", "claude", "--json")
+    assert code == 0 and json.loads(out)["conflicts"] == [], "a re-clone is the same owner"
+    stranger = tmp_path / "stranger"
+    shutil.copytree(HUB, stranger)
+    set_id(stranger, "someone-else")
+    code, _, err = run(capsys, "plan", str(stranger), "--hosts", "claude")
+    assert code == 2
+    assert "owned by memhub plugin install-probe@team-1" in err
+
+
+def test_uninstall_by_plugin_name_needs_no_hub(hub: Path, home: Path, capsys) -> None:
+    before = tree(home)
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    shutil.rmtree(hub)
+    code, _, err = run(capsys, "uninstall", "--plugin", "nope")
+    assert code == 2
+    assert "nothing for plugin 'nope'" in err and "install-probe" in err
+    code, _, err = run(capsys, "uninstall", "--plugin", "install-probe")
+    assert code == 0, err
+    assert tree(home) == before
+
+
+def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
+    hub: Path, home: Path, capsys
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state_file = home / ".memhub/state.json"
+    state = json.loads(state_file.read_text())
+    legacy = {
+        "version": 1,
+        "targets": {
+            target: {
+                key: {k: v for k, v in {**owned, "hub": str(hub)}.items() if k != "pre"}
+                for key, owned in entries.items()
+            }
+            for target, entries in state["targets"].items()
+        },
+    }
+    state_file.write_text(json.dumps(legacy, indent=2))
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    migrated = json.loads(state_file.read_text())
+    assert migrated["version"] == 2
+    owners = {o["hub"] for e in migrated["targets"].values() for o in e.values()}
+    assert owners == {"install-probe"}
+    moved = hub.with_name("acme-hub")
+    hub.rename(moved)
+    code, out, err = run(capsys, "plan", str(moved), "--hosts", "claude", "--json")
+    assert code == 0 and json.loads(out)["conflicts"] == [], err
+
+
+def test_init_writes_a_hub_id_and_a_bad_one_is_refused(tmp_path: Path, capsys) -> None:
+    assert run(capsys, "init", str(tmp_path / "a"))[0] == 0
+    assert run(capsys, "init", str(tmp_path / "b"))[0] == 0
+    ids = [re.search(r"^id: (\S+)$", (tmp_path / n / "hub.yaml").read_text(), re.M) for n in "ab"]
+    assert all(ids) and ids[0][1] != ids[1][1]  # type: ignore[index]
+    hub_yaml = tmp_path / "a/hub.yaml"
+    hub_yaml.write_text(re.sub(r"^id: \S+$", "id: not/ok", hub_yaml.read_text(), flags=re.M))
+    code, _, err = run(capsys, "validate", str(tmp_path / "a"))
+    assert code == 2
+    assert "hub.yaml:" in err and "id" in err and "Traceback" not in err
