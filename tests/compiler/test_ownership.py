@@ -204,6 +204,9 @@ def test_a_moved_hub_is_the_same_owner(hub: Path, home: Path, capsys) -> None:
     assert code == 0, err
     assert json.loads(out)["conflicts"] == []
     assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    code, out, err = run(capsys, "doctor", str(moved), "--hosts", ALL, "--json")
+    hub_checks = [c for c in json.loads(out)["checks"] if c["name"] == "hub"]
+    assert hub_checks and {c["status"] for c in hub_checks} == {"ok"}, hub_checks
     assert run(capsys, "uninstall", str(moved), "--hosts", ALL)[0] == 0
     assert tree(home) == before
 
