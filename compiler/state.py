@@ -163,13 +163,20 @@ class State:
 
 def _migrate(targets: dict[str, dict[str, Owned]]) -> dict[str, dict[str, Owned]]:
     """Version 1 named each owner by its hub folder's path: name it by the plugin identity
-    found in that folder's hub.yaml. A folder that is gone keeps its path, which the hub
-    still at that path claims (Owner.root)."""
+    found in that folder's hub.yaml, else by the name of its instructions block (the block
+    is named after the plugin). An owner neither gives keeps its path, which the hub still
+    at that path claims (Owner.root)."""
+    blocks: dict[str, str] = {}
+    for entries in targets.values():
+        for key, owned in entries.items():
+            if key.startswith("text-block:"):
+                blocks.setdefault(owned.hub, key.partition(":")[2])
     found: dict[str, str] = {}
     for entries in targets.values():
         for owned in entries.values():
             if os.path.isabs(owned.hub) and owned.hub not in found:
-                found[owned.hub] = _identity_at(Path(owned.hub)) or owned.hub
+                identity = _identity_at(Path(owned.hub)) or blocks.get(owned.hub)
+                found[owned.hub] = identity or owned.hub
     return {
         target: {key: _renamed(o, found) for key, o in entries.items()}
         for target, entries in targets.items()

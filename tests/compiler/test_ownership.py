@@ -240,11 +240,8 @@ def test_uninstall_by_plugin_name_needs_no_hub(hub: Path, home: Path, capsys) ->
     assert tree(home) == before
 
 
-def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
-    hub: Path, home: Path, capsys
-) -> None:
-    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
-    state_file = home / ".memhub/state.json"
+def as_version_1(state_file: Path, hub: Path) -> None:
+    """Rewrite the state as memhub before plugin identities wrote it: owners by hub path."""
     state = json.loads(state_file.read_text())
     legacy = {
         "version": 1,
@@ -257,6 +254,14 @@ def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
         },
     }
     state_file.write_text(json.dumps(legacy, indent=2))
+
+
+def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
+    hub: Path, home: Path, capsys
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state_file = home / ".memhub/state.json"
+    as_version_1(state_file, hub)
     code, out, err = run(capsys, "apply", str(hub), "--hosts", "claude")
     assert code == 0, err
     migrated = json.loads(state_file.read_text())
@@ -267,6 +272,18 @@ def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
     hub.rename(moved)
     code, out, err = run(capsys, "plan", str(moved), "--hosts", "claude", "--json")
     assert code == 0 and json.loads(out)["conflicts"] == [], err
+
+
+def test_a_version_1_owner_whose_hub_is_gone_is_named_by_its_instructions_block(
+    hub: Path, home: Path, capsys
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex")[0] == 0
+    as_version_1(home / ".memhub/state.json", hub)
+    shutil.rmtree(hub)
+    code, _, err = run(capsys, "uninstall", "--plugin", "install-probe")
+    assert code == 0, err
+    assert "probe-stdio" not in (home / ".codex/config.toml").read_text()
+    assert json.loads((home / ".memhub/state.json").read_text())["targets"] == {}
 
 
 def test_init_writes_a_hub_id_and_a_bad_one_is_refused(tmp_path: Path, capsys) -> None:
