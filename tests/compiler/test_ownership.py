@@ -8,12 +8,20 @@ import os
 import re
 import shutil
 import stat
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomlkit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from memhub.compiler.cli import main
+from memhub.compiler.install import apply_install, plan_install
+from memhub.compiler.scope import Scope
+from memhub.hubspec import load
 
+from tests.compiler import test_install_properties as props
 from tests.hubs import REPO
 
 HUB = REPO / "tests" / "data" / "install"
@@ -296,3 +304,48 @@ def test_init_writes_a_hub_id_and_a_bad_one_is_refused(tmp_path: Path, capsys) -
     code, _, err = run(capsys, "validate", str(tmp_path / "a"))
     assert code == 2
     assert "hub.yaml:" in err and "id" in err and "Traceback" not in err
+
+
+# -- property: apply then uninstall gives back every byte ------------------------------
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    json_doc=props.json_docs,
+    toml_text=props.toml_docs(),
+    empty_servers=st.booleans(),
+    codex_exists=st.booleans(),
+)
+def test_apply_then_uninstall_returns_generated_configs_byte_for_byte(
+    json_doc: tuple[dict[str, Any], Any, bool, bool],
+    toml_text: str,
+    empty_servers: bool,
+    codex_exists: bool,
+) -> None:
+    data, indent, with_servers, ascii_only = json_doc
+    if empty_servers and not with_servers:
+        data = {**data, "mcpServers": {}}  # the person's own empty object stays
+    json_text = props.render_json((data, indent, with_servers, ascii_only))
+    with tempfile.TemporaryDirectory(prefix="memhub-own-") as tmp:
+        root = Path(tmp)
+        (root / "hub").mkdir()
+        (root / "hub" / "hub.yaml").write_text(props.HUB_YAML)
+        home, memhub_home = root / "home", root / "home" / ".memhub"
+        claude_json = home / ".claude" / ".claude.json"
+        claude_json.parent.mkdir(parents=True)
+        claude_json.write_bytes(json_text.encode())
+        if codex_exists:
+            (home / ".codex").mkdir()
+            (home / ".codex" / "config.toml").write_bytes(toml_text.encode())
+        before = tree(home)
+        env = {"CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex")}
+        scope = Scope("user", home, None, env)
+        hub = load(root / "hub")
+        for remove_all in (False, True):
+            apply_install(
+                memhub_home,
+                lambda r=remove_all: plan_install(
+                    hub, scope, ("claude", "codex"), memhub_home, remove_all=r
+                ),
+            )
+        assert tree(home) == before
