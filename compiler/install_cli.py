@@ -112,19 +112,13 @@ def _plugin_planner(
     """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
     from .install import plan_uninstall_plugin
     from .scope import Scope
-    from .state import State, memhub_home, owner_plugin
+    from .state import memhub_home
 
     scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
     chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
-    state = State.load(memhub_home())
-    applied = {
-        owner_plugin(o.hub)
-        for entries in state.targets.values()
-        for o in entries.values()
-        if o.scope == scope_obj.id
-    }
-    if plugin not in applied:
-        known = ", ".join(sorted(p for p in applied if p)) or "none"
+    known = _installed_plugins(scope_obj.id)
+    if plugin not in known.split(", "):
+        known = known or "none"
         raise MemhubError(
             f"{memhub_home() / 'state.json'}: memhub installed nothing for plugin {plugin!r} "
             f"in {scope_obj.id} scope (plugins installed there: {known}). Fix: check the "
@@ -135,6 +129,20 @@ def _plugin_planner(
         return plan_uninstall_plugin(plugin, scope_obj, chosen, memhub_home())
 
     return make_plan
+
+
+def _installed_plugins(scope_id: str | None) -> str:
+    """The plugins the state names as owners (in one scope, or any), comma-separated."""
+    from .state import State, memhub_home, owner_plugin
+
+    state = State.load(memhub_home())
+    names = {
+        owner_plugin(o.hub)
+        for entries in state.targets.values()
+        for o in entries.values()
+        if scope_id is None or o.scope == scope_id
+    }
+    return ", ".join(sorted(n for n in names if n))
 
 
 def _plan(
@@ -285,7 +293,14 @@ def register(cli: click.Group) -> None:
                 raise click.UsageError("give a HUB or --plugin NAME, not both")
             make_plan = _plugin_planner(plugin, scope, project, hosts)
         else:
-            make_plan, _ = _planner(hub or Path("."), scope, project, hosts, adopt, remove_all=True)
+            hub = hub or Path(".")
+            if not (hub.is_file() or (hub / "hub.yaml").is_file()):
+                raise MemhubError(
+                    f"{hub}: no hub here. Fix: pass the hub folder, or run `memhub uninstall "
+                    f"--plugin NAME` to remove what a plugin installed without its hub "
+                    f"(installed: {_installed_plugins(None) or 'none'})"
+                )
+            make_plan, _ = _planner(hub, scope, project, hosts, adopt, remove_all=True)
         done = apply_install(_home(), make_plan)
         _print_plan(done, as_json)
         return 0

@@ -240,6 +240,9 @@ def test_uninstall_by_plugin_name_needs_no_hub(hub: Path, home: Path, capsys) ->
     before = tree(home)
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
     shutil.rmtree(hub)
+    code, _, err = run(capsys, "uninstall", str(hub), "--hosts", ALL)
+    assert code == 2
+    assert f"{hub}: no hub here" in err and "--plugin NAME" in err and "install-probe" in err
     code, _, err = run(capsys, "uninstall", "--plugin", "nope")
     assert code == 2
     assert "nothing for plugin 'nope'" in err and "install-probe" in err
