@@ -232,6 +232,7 @@ def _plan_entries(
         {t: dict(e) for t, e in state.targets.items()},
         {t: dict(b) for t, b in state.bases.items()},
     )
+    made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
     for target in sorted(set(by_target) | set(owned)):
         desired = by_target.get(target, [])
         mine = owned.get(target, {})
@@ -244,7 +245,7 @@ def _plan_entries(
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
         new_state.targets[target] = entries
-        change, base, restore = _settle_base(change, state, bool(entries))
+        change, base, restore = _settle_base(change, state, bool(entries), made)
         if base is None:
             new_state.bases.pop(target, None)
         else:
@@ -269,7 +270,7 @@ def _plan_entries(
 
 
 def _settle_base(
-    change: TargetChange, state: State, owned_after: bool
+    change: TargetChange, state: State, owned_after: bool, made: set[str]
 ) -> tuple[TargetChange, dict[str, Any] | None, dict[str, Any] | None]:
     """(the change, the target's base after it, the base it returns to) for one target.
 
@@ -296,21 +297,22 @@ def _settle_base(
         if base is None or not document:
             return change, base, None
         return change, {**base, "last": file_digest(change.after)}, None
-    first: dict[str, Any] = {"dirs": [str(d) for d in _missing_parents(Path(target))]}
+    first: dict[str, Any] = {"dirs": [str(d) for d in _made_parents(Path(target), made)]}
     if document:
         pre = None if change.before is None else base64.b64encode(change.before).decode()
         first.update(pre=pre, last=file_digest(change.after))
     return change, first, None
 
 
-def _missing_parents(path: Path) -> list[Path]:
-    """The folders above `path` that do not exist yet, innermost first."""
-    missing = []
+def _made_parents(path: Path, made: set[str]) -> list[Path]:
+    """The folders above `path` that memhub makes for it, or made for another target
+    (`made`), innermost first: whichever of their targets goes last removes them."""
+    found = []
     folder = path.parent
-    while not os.path.lexists(folder) and folder != folder.parent:
-        missing.append(folder)
+    while folder != folder.parent and (str(folder) in made or not os.path.lexists(folder)):
+        found.append(folder)
         folder = folder.parent
-    return missing
+    return found
 
 
 def _writes(changes: list[TargetChange]) -> Iterable[tuple[str, bytes | None, bytes | None]]:

@@ -177,6 +177,29 @@ def test_uninstall_returns_the_home_byte_for_byte(hub: Path, home: Path, capsys)
     assert "delete" in out
 
 
+@pytest.mark.parametrize("first_out", ["first", "second"])
+def test_two_plugins_sharing_files_leave_them_byte_for_byte_in_either_order(
+    first_out: str, hub: Path, tmp_path: Path, home: Path, capsys
+) -> None:
+    other = tmp_path / "other-hub"
+    shutil.copytree(HUB, other)
+    text = (other / "hub.yaml").read_text().replace("install-probe", "other-probe")
+    text = text.replace("probe-", "other-").replace("echo ", "echo other-")
+    (other / "hub.yaml").write_text(text)
+    shutil.move(other / "skills/tidy", other / "skills/neat")
+    skill = other / "skills/neat/SKILL.md"
+    skill.write_text(skill.read_text().replace("name: tidy", "name: neat"))
+    claude_json().write_text('{"theme": "dark"}\n')
+    before = tree(home)
+    hubs = [other, hub]
+    for each in hubs:
+        assert run(capsys, "apply", str(each), "--hosts", ALL)[0] == 0
+    for each in hubs if first_out == "first" else reversed(hubs):
+        code, _, err = run(capsys, "uninstall", str(each), "--hosts", ALL)
+        assert code == 0, err
+    assert tree(home) == before
+
+
 def test_uninstall_removes_only_entries_once_someone_else_changed_the_file(
     hub: Path, home: Path, capsys
 ) -> None:
