@@ -297,23 +297,6 @@ def register(cli: click.Group) -> None:
                 click.echo(f"restored  {path}")
         return 0
 
-    @cli.command("restore")
-    @click.option(
-        "--originals",
-        is_flag=True,
-        required=True,
-        help="Return every file memhub touched to its first-touch original.",
-    )
-    def restore_command(originals: bool) -> int:
-        """Put back the originals memhub kept before its first write (current state archived)."""
-        from .safewrite import operation_lock, restore_originals
-
-        home = _home()
-        with operation_lock(home):
-            for path in restore_originals(home):
-                click.echo(f"restored  {path}")
-        return 0
-
 
 def remembered(
     command: str,

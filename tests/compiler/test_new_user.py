@@ -121,3 +121,120 @@ def test_a_hub_whose_hosts_have_no_cli_on_path_is_refused_naming_them(
     code, _, err = run(capsys, "plan", str(hub))
     assert code == 2
     assert "hub.yaml: `hosts:` (agent-plugins) names no host memhub installs into" in err
+
+
+# -- restore previews, confirms, archives, and brings an archive back ------------------------
+
+
+def _claude_json() -> Path:
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ".claude.json"
+
+
+SEED = '{\n  "numStartups": 1\n}\n'
+
+
+def _applied_then_edited(hub: Path, capsys) -> str:
+    """Apply to Claude over a seeded .claude.json, then add a server of the person's own."""
+    _claude_json().write_text(SEED)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    data = json.loads(_claude_json().read_text())
+    data["mcpServers"]["added-later"] = {"command": "mine", "args": []}
+    edited = json.dumps(data, indent=2) + "\n"
+    _claude_json().write_text(edited)
+    return edited
+
+
+def test_restore_originals_previews_and_needs_yes_without_a_terminal(
+    tmp_path: Path, capsys
+) -> None:
+    hub = tmp_path / "hub"
+    shutil.copytree(HUB, hub)
+    edited = _applied_then_edited(hub, capsys)
+    code, out, err = run(capsys, "restore", "--originals")
+    assert code == 1, err
+    assert f"update  {_claude_json()}" in out
+    assert "- mcpServers.added-later" in out and "- mcpServers.probe-stdio" in out
+    assert "--yes" in err and "nothing written" in err
+    assert _claude_json().read_text() == edited
+    assert run(capsys, "restore", "--originals", "--dry-run")[0] == 0
+    code, out, err = run(capsys, "restore", "--originals", "--json")
+    assert code == 1
+    doc = json.loads(out)
+    [claude] = [c for c in doc["changes"] if c["path"] == str(_claude_json())]
+    assert {"op": "remove", "key": "mcpServers.added-later"} in claude["keys"]
+    assert doc["restored"] is False and doc["archive"] is None
+    assert "mine" not in out, "values stay hidden (they may be secrets)"
+    assert _claude_json().read_text() == edited
+
+
+def test_restore_prints_its_archive_and_restore_archive_brings_it_back(
+    tmp_path: Path, capsys
+) -> None:
+    hub = tmp_path / "hub"
+    shutil.copytree(HUB, hub)
+    edited = _applied_then_edited(hub, capsys)
+    code, out, err = run(capsys, "restore", "--originals", "--yes")
+    assert code == 0, err
+    assert _claude_json().read_text() == SEED
+    [line] = [x for x in out.splitlines() if x.startswith("archived the state it replaced as ")]
+    archive = line.split()[6]
+    assert f"`memhub restore --archive {archive}` brings it back" in line
+    code, out, err = run(capsys, "restore", "--archive", "no-such-id", "--yes")
+    assert code == 2 and archive in err and "Traceback" not in err
+    code, out, err = run(capsys, "restore", "--archive", archive, "--yes")
+    assert code == 0, err
+    assert _claude_json().read_text() == edited, "the person's server is back"
+    assert "- mcpServers.added-later" not in out and "+ mcpServers.added-later" in out
+    code, _, err = run(capsys, "restore", "--originals")
+    assert code == 1, "each restore archives again and previews again"
+    code, _, err = run(capsys, "restore", "--originals", "--archive", archive)
+    assert code == 2 and "exactly one" in err
+
+
+def test_restore_refuses_a_path_changed_after_its_preview(tmp_path: Path, capsys) -> None:
+    from memhub.compiler.safewrite import StaleTargetError, plan_restore, restore
+
+    hub = tmp_path / "hub"
+    shutil.copytree(HUB, hub)
+    _applied_then_edited(hub, capsys)
+    home = Path(os.environ["MEMHUB_HOME"])
+    shown = plan_restore(home)
+    later = _claude_json().read_text().replace("added-later", "added-after-the-preview")
+    _claude_json().write_text(later)
+    with pytest.raises(StaleTargetError, match="changed since the preview"):
+        restore(home, shown)
+    assert _claude_json().read_text() == later
+    assert not (home / "recovery" / "archives").exists()
+
+
+def _on_a_terminal(answer: bytes, *args: str) -> tuple[int, str]:
+    """Run memhub with a real pseudo-terminal as stdin and answer its prompt."""
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    memhub = Path(sys.executable).parent / "memhub"
+    with subprocess.Popen(
+        [str(memhub), *args], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    ) as proc:
+        os.close(follower)
+        os.write(leader, answer + b"\n")
+        output, _ = proc.communicate(timeout=60)
+    os.close(leader)
+    return proc.returncode, output.decode()
+
+
+def test_restore_asks_on_a_terminal(tmp_path: Path, capsys) -> None:
+    hub = tmp_path / "hub"
+    shutil.copytree(HUB, hub)
+    edited = _applied_then_edited(hub, capsys)
+    code, output = _on_a_terminal(b"n", "restore", "--originals")
+    assert code == 1 and "Restore these" in output and "nothing written" in output
+    assert _claude_json().read_text() == edited
+    code, output = _on_a_terminal(b"y", "restore", "--originals")
+    assert code == 0, output
+    assert "archived the state it replaced as " in output
+    assert _claude_json().read_text() == SEED
