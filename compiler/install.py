@@ -279,9 +279,17 @@ def _edit_document(
     desired_keys = {e.key for e in desired}
     for key, owned in mine.items():
         if key not in desired_keys:
-            editor.remove(key, owned.digest)
+            if owned.adopted is not None and isinstance(editor, _TextEditor):
+                editor.unwrap(key, owned.adopted)
+            else:
+                editor.remove(key, owned.digest)
     for entry in desired:
         current = editor.current(entry)
+        if current is _MISSING and entry.kind == "text-block" and entry.key not in mine:
+            adopted = editor.adopt(entry)
+            if adopted is not None:
+                keep[entry.key] = replace(claim.own(entry), adopted=adopted)
+                continue
         owner = claim.state.owner(target, entry.key)
         if entry.kind == "json-default":
             if current is _MISSING:
@@ -297,7 +305,9 @@ def _edit_document(
             continue
         if current is _MISSING or value_digest(current) != entry.digest:
             editor.put(entry)
-        keep[entry.key] = claim.own(entry)
+        previous = mine.get(entry.key)
+        adopted = previous.adopted if previous is not None else None
+        keep[entry.key] = replace(claim.own(entry), adopted=adopted)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
     if (before is None and not keep) or (fmt == "text" and not after_text):
@@ -468,6 +478,18 @@ class _TextEditor:
     def remove(self, key: str, digest: str) -> None:
         self.text = textblock.remove(self.text, key.partition(":")[2])
 
+    def adopt(self, entry: Entry) -> str | None:
+        """Wrap the person's own copy of the block's text in place; the text wrapped."""
+        found = textblock.adopt(self.text, entry.path[0], entry.value)
+        if found is None:
+            return None
+        self.text, original = found
+        return original
+
+    def unwrap(self, key: str, original: str) -> None:
+        """An adopted block goes: the person's text it wrapped stays, as it was."""
+        self.text = textblock.unwrap(self.text, key.partition(":")[2], original)
+
 
 _EDITORS: dict[str, Any] = {"json": _JsonEditor, "toml": _TomlEditor, "text": _TextEditor}
 PARSE_ERRORS = (jsonedit.JsonEditError, tomledit.TomlEditError, textblock.TextBlockError)
@@ -626,11 +648,13 @@ def _revert_entries(
                 conflicts.append(f"{target}: memhub block {rest}")
                 continue
             previous = textblock.get(old, rest)
-            text = (
-                textblock.put(text, rest, previous)
-                if previous is not None
-                else textblock.remove(text, rest)
-            )
+            adopted = after[key].adopted if key in after else None
+            if previous is not None:
+                text = textblock.put(text, rest, previous)
+            elif adopted is not None:
+                text = textblock.unwrap(text, rest, adopted)
+            else:
+                text = textblock.remove(text, rest)
             continue
         if kind == "json-item":
             if key in after:

@@ -34,6 +34,9 @@ class Owned:
     host: str
     digest: str
     scope: str = "user"
+    # A text block memhub adopted in place from the person's own copy of its text: that
+    # text, put back when the block goes (see textblock.adopt)
+    adopted: str | None = None
 
 
 @dataclass(slots=True)
@@ -68,10 +71,7 @@ class State:
         data: dict[str, Any] = {
             "version": STATE_VERSION,
             "targets": {
-                target: {
-                    key: {"hub": o.hub, "host": o.host, "digest": o.digest, "scope": o.scope}
-                    for key, o in sorted(entries.items())
-                }
+                target: {key: _owned_record(o) for key, o in sorted(entries.items())}
                 for target, entries in sorted(self.targets.items())
                 if entries
             },
@@ -100,3 +100,10 @@ class State:
             if mine:
                 found[target] = mine
         return found
+
+
+def _owned_record(owned: Owned) -> dict[str, str]:
+    record = {"hub": owned.hub, "host": owned.host, "digest": owned.digest, "scope": owned.scope}
+    if owned.adopted is not None:
+        record["adopted"] = owned.adopted
+    return record

@@ -238,3 +238,53 @@ def test_restore_asks_on_a_terminal(tmp_path: Path, capsys) -> None:
     assert code == 0, output
     assert "archived the state it replaced as " in output
     assert _claude_json().read_text() == SEED
+
+
+# -- import then apply: the person's instruction text is adopted, not written twice ----------
+
+MY_TEXT = "# My rules\n\nAlways run the tests before you commit.\n"
+
+
+def test_import_then_apply_adopts_the_instruction_text_instead_of_duplicating_it(
+    tmp_path: Path, capsys
+) -> None:
+    claude_md = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "CLAUDE.md"
+    claude_md.parent.mkdir(parents=True)
+    claude_md.write_text(MY_TEXT)
+    hub = tmp_path / "hub"
+    code, _, err = run(capsys, "import", "--into", str(hub), "--hosts", "claude", "--yes")
+    assert code == 0, err
+    assert (hub / "instructions" / "AGENTS.md").read_text() == MY_TEXT
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude,codex")
+    assert code == 0, err
+    text = claude_md.read_text()
+    assert text.count("Always run the tests") == 1, text
+    assert text == f"<!-- memhub:begin {hub.name} -->\n{MY_TEXT}<!-- memhub:end {hub.name} -->\n"
+    codex_md = Path(os.environ["CODEX_HOME"]) / "AGENTS.md"
+    assert codex_md.read_text().count("Always run the tests") == 1
+    code, out, _ = run(capsys, "plan", str(hub), "--hosts", "claude,codex", "--json")
+    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    # the hub is the source now: an edit reaches the adopted block, in place
+    edited = MY_TEXT + "Keep commits small.\n"
+    (hub / "instructions" / "AGENTS.md").write_text(edited)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex")[0] == 0
+    text = claude_md.read_text()
+    assert text.count("Always run the tests") == 1 and "Keep commits small." in text
+    # uninstall gives the person their own text back, as it was before memhub
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude,codex")[0] == 0
+    assert claude_md.read_text() == MY_TEXT
+    assert not codex_md.exists()
+
+
+def test_adopting_needs_the_whole_text_verbatim_outside_every_block() -> None:
+    from memhub.compiler import textblock
+
+    around = "intro\n" + MY_TEXT + "outro"
+    new, wrapped = textblock.adopt(around, "hub", MY_TEXT) or ("", "")
+    assert wrapped == MY_TEXT
+    assert new == "intro\n" + textblock.render("hub", MY_TEXT) + "outro"
+    assert textblock.unwrap(new, "hub", wrapped) == around
+    assert textblock.adopt("x" + MY_TEXT, "hub", MY_TEXT) is None, "not at a line start"
+    assert textblock.adopt(MY_TEXT.replace("tests", "test"), "hub", MY_TEXT) is None
+    inside = textblock.render("other", MY_TEXT)
+    assert textblock.adopt(inside, "hub", MY_TEXT) is None, "another plugin's block"
