@@ -260,7 +260,7 @@ def register(cli: click.Group) -> None:
             if not as_json:
                 click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
                 for host in done.hosts:
-                    for step in INSTALLERS[host].after_install_steps(hub_model):
+                    for step in INSTALLERS[host].after_install_steps(hub_model, done.scope):
                         click.echo(f"next ({host}): {step}")
             return 0, done, hub_model
 
