@@ -164,6 +164,9 @@ def preview_text(plan: RestorePlan) -> str:
         if plan.source == ORIGINALS
         else f"archive {plan.source}"
     )
+    if not plan.records and not plan.folders:
+        kept = "kept no originals yet" if plan.source == ORIGINALS else "an empty archive"
+        return f"memhub restore: {kept}; nothing to restore\n"
     if not plan.changes and not plan.folders:
         return f"memhub restore: every path already matches the {what}; nothing to restore\n"
     lines = [f"memhub restore: {_count(plan)} go back to the {what}", ""]

@@ -288,3 +288,9 @@ def test_adopting_needs_the_whole_text_verbatim_outside_every_block() -> None:
     assert textblock.adopt(MY_TEXT.replace("tests", "test"), "hub", MY_TEXT) is None
     inside = textblock.render("other", MY_TEXT)
     assert textblock.adopt(inside, "hub", MY_TEXT) is None, "another plugin's block"
+
+
+def test_restore_with_nothing_kept_says_so_and_writes_nothing(capsys) -> None:
+    code, out, _ = run(capsys, "restore", "--originals")
+    assert code == 0 and "kept no originals yet; nothing to restore" in out
+    assert not (Path(os.environ["MEMHUB_HOME"]) / "recovery").exists()
