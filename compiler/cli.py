@@ -15,7 +15,7 @@ from typing import Any
 import click
 from memhub.hubspec import MemhubError
 
-from . import capture_cli, doctor_cli, import_cli, install_cli, sessions_cli
+from . import capture_cli, doctor_cli, import_cli, install_cli, restore_cli, sessions_cli
 from .build import Build, build
 from .hosts import ADAPTERS
 from .output import write_build
@@ -263,6 +263,7 @@ def hosts_command(as_json: bool) -> int:
 
 install_cli.register(cli)
 import_cli.register(cli)
+restore_cli.register(cli)
 doctor_cli.register(cli)
 sessions_cli.register(cli)
 capture_cli.register(cli)

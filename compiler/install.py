@@ -403,13 +403,20 @@ def _edit_document(
         if key in desired_keys:
             continue
         pre = _pre(owned)
-        if pre is None:
+        if owned.adopted is not None and isinstance(editor, _TextEditor):
+            editor.unwrap(key, owned.adopted)  # the person's text it wrapped stays
+        elif pre is None:
             editor.remove(key, owned.digest)
         else:  # an adopted entry: what was there comes back, with its owner
             editor.restore(key, owned.digest, pre["value"])
             keep.update(_restored_owner(key, pre))
     for entry in desired:
         current = editor.current(entry)
+        if current is _MISSING and entry.kind == "text-block" and entry.key not in mine:
+            adopted = editor.adopt(entry)
+            if adopted is not None:
+                keep[entry.key] = replace(claim.own(target, entry), adopted=adopted)
+                continue
         owner = claim.state.owner(target, entry.key)
         if entry.kind == "json-default":
             if current is _MISSING:
@@ -425,7 +432,10 @@ def _edit_document(
             continue
         if current is _MISSING or value_digest(current) != entry.digest:
             editor.put(entry)
-        keep[entry.key] = claim.own(target, entry, None if current is _MISSING else current)
+        previous = mine.get(entry.key)
+        adopted = previous.adopted if previous is not None else None
+        taken = None if current is _MISSING else current
+        keep[entry.key] = replace(claim.own(target, entry, taken), adopted=adopted)
     after_text = editor.text
     after = after_text.encode("utf-8") if after_text or before is not None else None
     if (before is None and not keep) or (fmt == "text" and not after_text):
@@ -660,6 +670,18 @@ class _TextEditor:
     def restore(self, key: str, digest: str, value: Any) -> None:
         self.text = textblock.put(self.text, key.partition(":")[2], value)
 
+    def adopt(self, entry: Entry) -> str | None:
+        """Wrap the person's own copy of the block's text in place; the text wrapped."""
+        found = textblock.adopt(self.text, entry.path[0], entry.value)
+        if found is None:
+            return None
+        self.text, original = found
+        return original
+
+    def unwrap(self, key: str, original: str) -> None:
+        """An adopted block goes: the person's text it wrapped stays, as it was."""
+        self.text = textblock.unwrap(self.text, key.partition(":")[2], original)
+
 
 _EDITORS: dict[str, Any] = {"json": _JsonEditor, "toml": _TomlEditor, "text": _TextEditor}
 PARSE_ERRORS = (jsonedit.JsonEditError, tomledit.TomlEditError, textblock.TextBlockError)
@@ -835,11 +857,13 @@ def _revert_entries(
                 conflicts.append(f"{target}: memhub block {rest}")
                 continue
             previous = textblock.get(old, rest)
-            text = (
-                textblock.put(text, rest, previous)
-                if previous is not None
-                else textblock.remove(text, rest)
-            )
+            adopted = after[key].adopted if key in after else None
+            if previous is not None:
+                text = textblock.put(text, rest, previous)
+            elif adopted is not None:
+                text = textblock.unwrap(text, rest, adopted)
+            else:
+                text = textblock.remove(text, rest)
             continue
         if kind == "json-item":
             if key in after:

@@ -8,7 +8,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,27 @@ from .hosts import INSTALLERS
 from .report import table
 
 
-def parse_hosts(value: str | None) -> tuple[str, ...]:
-    """`--hosts a,b`, else the hosts whose CLI is on PATH."""
+def parse_hosts(value: str | None, bound: Sequence[str] | None = None) -> tuple[str, ...]:
+    """`--hosts a,b`, else the hosts whose CLI is on PATH (among `bound`, when given)."""
+    return choose_hosts(value, bound).hosts
+
+
+@dataclass(frozen=True, slots=True)
+class HostChoice:
+    """The hosts an install command works on, and one line saying why those."""
+
+    hosts: tuple[str, ...]
+    why: str
+
+    def line(self) -> str:
+        return f"hosts: {', '.join(self.hosts)} ({self.why})"
+
+
+def choose_hosts(
+    value: str | None, bound: Sequence[str] | None = None, hub_file: str = "hub.yaml"
+) -> HostChoice:
+    """`--hosts a,b` as given; else the hosts in `bound` (the hub's `hosts:`) whose CLI is on
+    PATH. A hub written for Claude alone must not land in Codex because codex is installed."""
     if value:
         hosts = tuple(h.strip() for h in value.split(",") if h.strip())
         unknown = [h for h in hosts if h not in INSTALLERS]
@@ -29,18 +49,36 @@ def parse_hosts(value: str | None) -> tuple[str, ...]:
                 f"unknown host {', '.join(unknown)}; use some of: {', '.join(INSTALLERS)}",
                 param_hint="--hosts",
             )
-        return hosts
-    found = tuple(
-        name
-        for name, host in INSTALLERS.items()
-        if any(shutil.which(exe) for exe in host.executables)
-    )
-    if not found:
-        names = ", ".join(exe for host in INSTALLERS.values() for exe in host.executables)
+        return HostChoice(hosts, "as named by --hosts")
+    candidates = [name for name in INSTALLERS if bound is None or name in bound]
+    if not candidates:
         raise MemhubError(
-            f"no host CLI ({names}) found on PATH. Fix: name the hosts with --hosts claude,codex"
+            f"{hub_file}: `hosts:` ({', '.join(bound or ())}) names no host memhub installs "
+            f"into ({', '.join(INSTALLERS)}). Fix: add one to `hosts:`, or name them with "
+            "--hosts claude,codex"
         )
-    return found
+    found = tuple(name for name in candidates if _on_path(name))
+    missing = [name for name in candidates if name not in found]
+    if not found:
+        names = ", ".join(exe for name in candidates for exe in INSTALLERS[name].executables)
+        fix = f"Fix: name the hosts with --hosts {','.join(candidates[:2])}"
+        if bound is None:
+            raise MemhubError(f"no host CLI ({names}) found on PATH. {fix}")
+        raise MemhubError(
+            f"{hub_file}: `hosts:` lists {', '.join(candidates)}, and none of their CLIs "
+            f"({names}) is on PATH. {fix}, or add a host whose CLI is installed to `hosts:`"
+        )
+    why = "the hub's `hosts:` whose CLI is on PATH" if bound is not None else "CLI on PATH"
+    if missing:
+        why += f"; not on PATH: {', '.join(missing)}"
+    left_out = [name for name in INSTALLERS if name not in candidates and _on_path(name)]
+    if left_out:
+        why += f"; on PATH but not in `hosts:`: {', '.join(left_out)}"
+    return HostChoice(found, why + "; --hosts chooses")
+
+
+def _on_path(host: str) -> bool:
+    return any(shutil.which(exe) for exe in INSTALLERS[host].executables)
 
 
 def scope_option(help: str, default: str | None = "user") -> Any:
@@ -66,7 +104,11 @@ def install_options(command: Any) -> Any:
     options = [
         scope_option("Install into your home (user) or a checkout (project)."),
         project_option(),
-        click.option("--hosts", "hosts", help="Comma-separated hosts (default: those on PATH)."),
+        click.option(
+            "--hosts",
+            "hosts",
+            help="Comma-separated hosts (default: the hub's `hosts:` whose CLI is on PATH).",
+        ),
         click.option(
             "--adopt",
             is_flag=True,
@@ -96,7 +138,11 @@ def _planner(
 
     hub = load(hub_path, cache=memhub_home() / "cache")
     scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
-    chosen = parse_hosts(hosts)
+    # uninstall removes what was applied, so the hub's list (which may have shrunk) is no bound
+    bound = None if remove_all else hub.hosts
+    choice = choose_hosts(hosts, bound, str(Path(hub.root, "hub.yaml")))
+    click.echo(choice.line(), err=True)
+    chosen = choice.hosts
 
     def make_plan() -> Any:
         return plan_install(
@@ -115,7 +161,14 @@ def _plugin_planner(
     from .state import memhub_home
 
     scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
-    chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
+    # what a plugin installed may sit in a host whose CLI is gone since: all hosts
+    choice = (
+        choose_hosts(hosts)
+        if hosts
+        else HostChoice(tuple(INSTALLERS), "every host, for --plugin; --hosts chooses")
+    )
+    click.echo(choice.line(), err=True)
+    chosen = choice.hosts
     known = _installed_plugins(scope_obj.id)
     if plugin not in known.split(", "):
         known = known or "none"
@@ -255,7 +308,7 @@ def register(cli: click.Group) -> None:
             if not as_json:
                 click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
                 for host in done.hosts:
-                    for step in INSTALLERS[host].after_install_steps(hub_model):
+                    for step in INSTALLERS[host].after_install_steps(hub_model, done.scope):
                         click.echo(f"next ({host}): {step}")
             return 0, done, hub_model
 
@@ -314,23 +367,6 @@ def register(cli: click.Group) -> None:
         home = _home()
         with operation_lock(home):
             for path in undo_install(home):
-                click.echo(f"restored  {path}")
-        return 0
-
-    @cli.command("restore")
-    @click.option(
-        "--originals",
-        is_flag=True,
-        required=True,
-        help="Return every file memhub touched to its first-touch original.",
-    )
-    def restore_command(originals: bool) -> int:
-        """Put back the originals memhub kept before its first write (current state archived)."""
-        from .safewrite import operation_lock, restore_originals
-
-        home = _home()
-        with operation_lock(home):
-            for path in restore_originals(home):
                 click.echo(f"restored  {path}")
         return 0
 

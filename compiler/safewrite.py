@@ -29,7 +29,8 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -50,7 +51,9 @@ __all__ = [
     "fingerprint",
     "lock_held",
     "operation_lock",
+    "plan_restore",
     "recover",
+    "restore",
     "restore_originals",
     "undo_last",
 ]
@@ -1033,29 +1036,127 @@ def _archive(home: Path, paths: list[str]) -> tuple[Path, dict[str, str]]:
     return archive, found
 
 
-def restore_originals(home: Path) -> list[Path]:
-    """Put back every first-touch original (current state archived first); returns changes."""
+ORIGINALS = "originals"
+"""The source of `memhub restore --originals`; any other source names an archive."""
+
+
+@dataclass(frozen=True, slots=True)
+class RestorePlan:
+    """What a restore would change, read before asking: shown, confirmed, then re-checked.
+
+    `records` holds the recorded state (kind, sha, stored, mode, modes) of every path the
+    source knows; `current` the fingerprint of each now. Only paths whose two differ change.
+    """
+
+    source: str
+    store: Path
+    records: Mapping[str, Mapping[str, Any]]
+    current: Mapping[str, str]
+    folders: tuple[str, ...] = ()
+
+    @property
+    def changes(self) -> list[str]:
+        """The paths the restore would write, in record order."""
+        return [p for p, r in self.records.items() if self.current[p] != r["sha"]]
+
+    def stored(self, path: str) -> bytes | Tree | None:
+        """The recorded copy of `path`: bytes, a folder's files, or None when absent."""
+        record = self.records[path]
+        if record["sha"] == ABSENT or record["kind"] == ABSENT:
+            return None
+        if record["kind"] == "tree":
+            return _load(
+                lambda: jr.load_tree(self.store, record["stored"], record["modes"], record["sha"])
+            )
+        return _load(lambda: jr.load_file(self.store, record["stored"], record["sha"]))
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreResult:
+    changed: list[Path]
+    archive: str | None
+    """The id of the archive holding the state the restore replaced (None: nothing changed)."""
+
+
+class UnknownArchiveError(MemhubError):
+    """`restore --archive ID` names no archive memhub keeps."""
+
+    exit_code = 2
+
+
+def archive_ids(home: Path) -> list[str]:
+    """The archives `restore` made, oldest first (ids sort by time)."""
+    folder = jr.archives_dir(_home(home))
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / "manifest.json").is_file())
+
+
+def plan_restore(home: Path, archive: str | None = None) -> RestorePlan:
+    """What `restore --originals` (or, with `archive`, `restore --archive ID`) would do.
+
+    Finishes any run a crash left open first, so the preview shows what the restore meets.
+    """
     home = _home(home)
-    with operation_lock(home):
-        recover(home)
+    recover(home)
+    if archive is None:
         originals = Originals(home)
-        records = originals.records()
-        made = sorted(
-            (p for p, r in records.items() if r["kind"] == "newdir"),
+        all_records = originals.records()
+        records = {p: r for p, r in all_records.items() if r["kind"] != "newdir"}
+        folders = sorted(
+            (p for p, r in all_records.items() if r["kind"] == "newdir"),
             key=lambda p: (-len(Path(p).parts), p),
         )
-        kept = [p for p in records if records[p]["kind"] != "newdir"]
-        if not kept:
-            return []
+        current = {p: fingerprint(Path(p)) for p in records}
+        return RestorePlan(ORIGINALS, originals.folder, records, current, tuple(folders))
+    known = archive_ids(home)
+    if archive not in known:
+        listed = f"use one of: {', '.join(known)} (newest last)" if known else "none exists yet"
+        raise UnknownArchiveError(
+            f"{jr.archives_dir(home) / archive}: no such archive. Fix: {listed}"
+        )
+    folder = jr.archives_dir(home) / archive
+    try:
+        records = json.loads((folder / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError) as err:
+        raise WriteError(
+            f"{folder / 'manifest.json'}: unreadable ({err}); nothing was restored"
+        ) from err
+    current = {p: fingerprint(Path(p)) for p in records}
+    return RestorePlan(archive, folder, records, current)
+
+
+def restore(home: Path, shown: RestorePlan) -> RestoreResult:
+    """Carry out a restore that was shown: refuse, writing nothing, if any path differs from
+    what the preview read; archive the current state first, then put back each recorded one.
+    """
+    home = _home(home)
+    with operation_lock(home):
+        fresh = plan_restore(home, None if shown.source == ORIGINALS else shown.source)
+        for path in dict.fromkeys([*fresh.current, *shown.current]):
+            if fresh.current.get(path) != shown.current.get(path):
+                raise StaleTargetError(
+                    f"{path}: changed since the preview was shown; nothing was written. "
+                    "Fix: run `memhub restore` again and review the new preview",
+                    Path(path),
+                )
+        if not fresh.changes and not fresh.folders:
+            return RestoreResult([], None)
         try:
-            archive, current = _archive(home, kept)
+            archive, current = _archive(home, list(fresh.records))
         except OSError as err:
             raise WriteError(f"{jr.archives_dir(home)}: cannot archive ({err})") from err
-        with Transaction(home, command="restore", meta={"archive": archive.name}) as tx:
-            for path in kept:
-                if current[path] != records[path]["sha"]:
-                    tx._put_state(Path(path), records[path], originals.folder, current[path])
-            for folder in made:
+        meta = {"archive": archive.name, "source": fresh.source}
+        with Transaction(home, command="restore", meta=meta) as tx:
+            for path in fresh.changes:
+                state = dict(fresh.records[path])
+                tx._put_state(Path(path), state, fresh.store, current[path])
+            for folder in fresh.folders:
                 tx._remove_dir(Path(folder))
             changed = list(dict.fromkeys(tx.changed))
-        return changed
+        return RestoreResult(changed, archive.name)
+
+
+def restore_originals(home: Path) -> list[Path]:
+    """Put back every first-touch original (current state archived first); returns changes."""
+    return restore(home, plan_restore(home)).changed

@@ -8,12 +8,14 @@ value.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
-from memhub.hubspec.errors import MemhubError
+from memhub.hubspec.errors import MemhubError, Origin
 from memhub.hubspec.model import Hub
 from memhub.hubspec.refs import references
 
@@ -42,11 +44,41 @@ def env_file_values(hub: Hub) -> dict[str, str]:
     return {k: v for k, v in dotenv_values(path, interpolate=False).items() if v is not None}
 
 
+# Hub fields that are not hub.yaml values: skill and instruction files are copied as text
+# (a `${env:X}` there is prose, never substituted), `root` is where the hub sits.
+_NOT_VALUES = frozenset({"root", "skills", "instructions"})
+
+
 def referenced_names(hub: Hub) -> list[str]:
-    """Every NAME the hub references as `${env:NAME}`, in order of first use."""
-    text = Path(hub.root, "hub.yaml").read_text("utf-8")
-    names = [ref.name for ref in references(text) if ref.kind == "env"]
+    """Every NAME the hub's values reference as `${env:NAME}`, in hub order.
+
+    Only loaded values count: a `${env:NAME}` in a YAML comment or a mapping key is text a
+    person wrote about references, not one (`memhub init`'s starter hub has such a comment).
+    """
+    names = [
+        ref.name
+        for field in dataclasses.fields(hub)
+        if field.name not in _NOT_VALUES
+        for text in _strings(getattr(hub, field.name))
+        for ref in references(text)
+        if ref.kind == "env"
+    ]
     return list(dict.fromkeys(names))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string value inside a model value (mapping values, not keys; no positions)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _strings(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, Origin):
+        for field in dataclasses.fields(value):
+            yield from _strings(getattr(value, field.name))
 
 
 def secret_values(hub: Hub, environ: Mapping[str, str] | None = None) -> dict[str, str]:

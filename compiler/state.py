@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +82,16 @@ class Owned:
     digest: str
     scope: str = "user"
     pre: str | None = None
+    # A text block memhub adopted in place from the person's own copy of its text: that
+    # text, put back when the block goes (see textblock.adopt)
+    adopted: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"hub": self.hub, "host": self.host, "digest": self.digest, "scope": self.scope}
         if self.pre is not None:
             data["pre"] = self.pre
+        if self.adopted is not None:
+            data["adopted"] = self.adopted
         return data
 
 
@@ -185,7 +190,7 @@ def _migrate(targets: dict[str, dict[str, Owned]]) -> dict[str, dict[str, Owned]
 
 def _renamed(owned: Owned, names: dict[str, str]) -> Owned:
     new = names.get(owned.hub, owned.hub)
-    return owned if new == owned.hub else Owned(new, owned.host, owned.digest, owned.scope)
+    return owned if new == owned.hub else replace(owned, hub=new)
 
 
 def _identity_at(folder: Path) -> str | None:

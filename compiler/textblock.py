@@ -100,6 +100,37 @@ def put(text: str, name: str, body: str) -> str:
     return text + "\n" + block  # always one blank line, so `remove` knows what it added
 
 
+def adopt(text: str, name: str, body: str) -> tuple[str, str] | None:
+    """`text` with the person's own copy of `body` wrapped, where it stands, as block
+    `name`, and the exact text wrapped; None unless `body` is there verbatim, whole lines,
+    outside every block. (An imported CLAUDE.md becomes the hub's instructions; applying
+    them back must not write the same text a second time.)"""
+    core = body.rstrip("\n")
+    if not core.strip():
+        return None
+    spans = list(blocks(text).values())
+    start = text.find(core)
+    while start >= 0:
+        end = start + len(core)
+        whole_lines = (start == 0 or text[start - 1] == "\n") and (
+            end == len(text) or text[end] == "\n"
+        )
+        outside = all(end <= s.start or start >= s.end for s in spans)
+        if whole_lines and outside:
+            end = _after_line(text, end) if end < len(text) else end
+            return text[:start] + render(name, body) + text[end:], text[start:end]
+        start = text.find(core, start + 1)
+    return None
+
+
+def unwrap(text: str, name: str, original: str) -> str:
+    """`text` with block `name` replaced by the person's text it was adopted from."""
+    span = blocks(text).get(name)
+    if span is None:
+        return text
+    return text[: span.start] + original + text[span.end :]
+
+
 def remove(text: str, name: str) -> str:
     """`text` without block `name`; the blank line `put` added before it goes too."""
     span = blocks(text).get(name)

@@ -243,7 +243,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
-def after_install_steps(hub: Hub) -> list[str]:
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
     """What only Claude Code's UI can do after an install."""
     steps = ["restart Claude Code (or run /reload-plugins) so it reads the new settings"]
     if any(isinstance(s, RemoteServer) and s.oauth for s in hub.mcp_servers):

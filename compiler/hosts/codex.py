@@ -293,7 +293,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
-def after_install_steps(hub: Hub) -> list[str]:
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
     """What only Codex's UI can do after an install (memhub never trusts hooks for you)."""
     steps = ["restart Codex"]
     if hub.hooks:

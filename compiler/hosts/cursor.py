@@ -268,7 +268,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
-def after_install_steps(hub: Hub) -> list[str]:
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
     """What only Cursor's UI can do after an install."""
     return ["restart Cursor; enable the new MCP servers under Settings > MCP if they are off"]
 

@@ -10,6 +10,7 @@ extension's files. Installs still write references only inside a server's `env`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -56,8 +57,8 @@ name = "gemini"
 title = "Gemini CLI"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables = ("gemini",)
-# variables that move where this host keeps its files (none: always under HOME)
-placing_env: tuple[str, ...] = ()
+# variables that move where this host keeps its files (its config is always under HOME)
+placing_env: tuple[str, ...] = ("GEMINI_CLI_TRUSTED_FOLDERS_PATH",)  # named in next steps
 summary = (
     "Gemini CLI extension (gemini/<plugin>/gemini-extension.json, hooks/hooks.json, GEMINI.md); "
     "settings.json and skills folders (installs)"
@@ -243,9 +244,40 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
-def after_install_steps(hub: Hub) -> list[str]:
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
     """What only Gemini CLI can do after an install."""
-    return ["restart Gemini CLI; project-level hooks ask for confirmation the first time"]
+    steps = ["restart Gemini CLI; project-level hooks ask for confirmation the first time"]
+    if scope is not None and (hub.mcp_servers or hub.hooks):
+        steps.append(trust_step(scope))
+    return steps
+
+
+def trusted_folders_file(scope: Scope) -> Path:
+    """Where Gemini CLI keeps the folders a person trusts (gemini 0.61: Storage)."""
+    configured = scope.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    return Path(configured) if configured else scope.home / ".gemini" / "trustedFolders.json"
+
+
+def trust_step(scope: Scope) -> str:
+    """How to trust a folder. In one it has not trusted, Gemini CLI lists every MCP server
+    (user-level ones too) as Disabled and starts none, and ignores the folder's settings and
+    hooks; `/permissions`, the trust dialog and trustedFolders.json are its three ways in.
+    The same words every run (no trust lookup): a no-op apply replays what it printed."""
+    file = trusted_folders_file(scope)
+    if scope.kind == "project" and scope.project is not None:
+        folder = str(scope.project)
+        return (
+            f"trust {folder} in Gemini CLI, or it shows these MCP servers as Disabled there and "
+            "ignores the folder's settings and hooks: start `gemini` in it and choose "
+            f'"Trust folder", or run /permissions there, or add "{folder}": "TRUST_FOLDER" '
+            f"to {file}"
+        )
+    return (
+        "Gemini CLI starts MCP servers only in folders you trust (elsewhere `gemini mcp list` "
+        'shows them Disabled): start `gemini` in each folder you work in and choose "Trust '
+        'folder", or run /permissions there, or add "/path/to/folder": "TRUST_FOLDER" '
+        f"(TRUST_PARENT for every folder beside it) to {file}"
+    )
 
 
 # --- doctor: what decides whether Gemini CLI runs the hooks memhub installed (hosts.md 4.2) --
