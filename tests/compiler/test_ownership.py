@@ -290,6 +290,24 @@ def as_version_1(state_file: Path, hub: Path) -> None:
     state_file.write_text(json.dumps(legacy, indent=2))
 
 
+def test_uninstall_by_plugin_name_keeps_to_its_scope(
+    hub: Path, tmp_path: Path, home: Path, capsys
+) -> None:
+    project = tmp_path / "checkout"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# my project\n")
+    before = tree(project)
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    user_scope = tree(home)
+    scoped = ("--scope", "project", "--project", str(project))
+    assert run(capsys, "apply", str(hub), "--hosts", ALL, *scoped)[0] == 0
+    assert (project / ".mcp.json").is_file()
+    code, _, err = run(capsys, "uninstall", "--plugin", "install-probe", *scoped)
+    assert code == 0, err
+    assert tree(project) == before
+    assert tree(home) == user_scope
+
+
 def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
     hub: Path, home: Path, capsys
 ) -> None:
