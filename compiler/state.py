@@ -75,7 +75,7 @@ class Owner:
 class Owned:
     """One owned entry: its owner (`owner_id`), its host, the digest memhub wrote, the scope
     it was installed for (`user`, or `project:<folder>`), and, for an entry memhub adopted,
-    its pre-image (`pre`: canonical JSON of what was there and who owned it)."""
+    its pre-image (`pre`: JSON of what was there and who owned it)."""
 
     hub: str
     host: str
@@ -97,7 +97,8 @@ class Owned:
 
 @dataclass(slots=True)
 class State:
-    """target path -> entry key -> Owned; target path -> its base (see `Base`)."""
+    """target path -> entry key -> Owned; target path -> its base: the bytes before memhub's
+    first write, the folders it made, the digest of its last write (install._settle_base)."""
 
     targets: dict[str, dict[str, Owned]] = field(default_factory=dict)
     bases: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -110,7 +111,7 @@ class State:
             return cls()
         try:
             return cls.from_bytes(path.read_bytes())
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise MemhubError(
                 f"{path}: unreadable memhub state ({exc}). Fix: restore it from "
                 f"{home / 'recovery'} or move it aside to start over"
