@@ -393,3 +393,11 @@ def test_apply_then_uninstall_returns_generated_configs_byte_for_byte(
                 ),
             )
         assert tree(home) == before
+
+
+def test_a_state_of_the_wrong_shape_is_one_clear_error(hub: Path, home: Path, capsys) -> None:
+    (home / ".memhub").mkdir()
+    (home / ".memhub/state.json").write_text('{"version": 2, "targets": {"x": {"k": {"a": 1}}}}')
+    code, _, err = run(capsys, "plan", str(hub), "--hosts", "claude")
+    assert code == 2
+    assert "state.json: unreadable memhub state" in err and "Traceback" not in err
