@@ -149,10 +149,10 @@ def _owner() -> str:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text("utf-8")
-    except FileNotFoundError:
-        return None
+    """A file of DIR (.env, .gitignore); a FIFO there is refused, never read (blocking)."""
+    from . import targetfs
+
+    return targetfs.read_text(path)
 
 
 # -- preview -----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
-from . import jsonedit, textblock, tomledit
+from . import jsonedit, targetfs, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
@@ -166,10 +166,15 @@ def plan_install(
         mine = owned.get(target, {})
         kind = desired[0].format if desired else _format_of(mine)
         inputs[target] = (desired, mine)
+        # Before anything is read: a FIFO, a link loop, a link out of the project or a
+        # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
+        real, _ = targetfs.locate(target, folder=kind == "tree", within=_project(scope))
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
             change, target_conflicts, keep = _plan_document(target, desired, mine, claim)
+        if change.kind != "unchanged":
+            targetfs.require_writable(real)
         changes.append(change)
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
@@ -191,6 +196,11 @@ def plan_install(
         adopt=adopt,
         warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
     )
+
+
+def _project(scope: Scope) -> Path | None:
+    """The folder no project-scope write may leave through a link (None at user scope)."""
+    return scope.project if scope.kind == "project" else None
 
 
 def _writes(changes: list[TargetChange]) -> Iterable[tuple[str, bytes | None, bytes | None]]:
@@ -229,10 +239,8 @@ def _format_of(owned: dict[str, Owned]) -> str:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """A target's bytes, None when absent; never blocks on a FIFO (see targetfs)."""
+    return targetfs.read_file(path)[0]
 
 
 def _kind(before: bytes | None, after: bytes | None) -> ChangeKind:
@@ -518,7 +526,7 @@ def apply_install(
         state_path = home / STATE_FILE
         if not fresh.pending and fresh.state.same_entries(fresh.state_after):
             return fresh  # nothing to write: no journal, no run to undo
-        with Transaction(home, command="apply") as tx:
+        with Transaction(home, command="apply", within=_project(fresh.scope)) as tx:
             for change in fresh.pending:
                 target = Path(change.path)
                 if change.format == "tree":

@@ -22,7 +22,7 @@ from typing import Any
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.refs import reference_problems
 
-from . import jsonedit, textblock
+from . import jsonedit, targetfs, textblock
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, EntryKind
 from .scope import Scope
@@ -266,12 +266,9 @@ class Reader:
 
 
 def _read_text(path: Path) -> str | None:
-    """A file's UTF-8 text, None when absent (or not a regular file)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+    """A file's UTF-8 text, None when absent; a FIFO, device, folder or link loop there is
+    refused (exit 2) without blocking (see targetfs)."""
+    return targetfs.read_text(path)
 
 
 # -- shapes ------------------------------------------------------------------------------

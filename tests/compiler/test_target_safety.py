@@ -8,8 +8,10 @@ regression fails the test instead of blocking the suite.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +99,231 @@ def test_marker_like_lines_that_memhub_does_not_read_as_markers_are_fine(hub: Pa
     )
     code, _, err = run(capsys, "validate", str(hub))
     assert code == 0, err
+
+
+# -- project scope: links out of the project ------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "checkout"
+    folder.mkdir()
+    return folder
+
+
+def claude_json() -> Path:
+    """Claude keeps .claude.json inside CLAUDE_CONFIG_DIR when set (the tests set it)."""
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ".claude.json"
+
+
+@pytest.mark.parametrize("command", ["apply", "plan", "diff"])
+def test_project_scope_refuses_an_instruction_file_linked_out_of_the_project(
+    hub: Path, home: Path, project: Path, command: str, capsys
+) -> None:
+    bashrc = home / ".bashrc"
+    bashrc.write_text("export PATH=$PATH:~/bin\n")
+    (project / "AGENTS.md").symlink_to(bashrc)
+    before = files_under(home), files_under(project)
+    args = ("--scope", "project", "--project", str(project), "--hosts", "codex")
+    code, out, err = run(capsys, command, str(hub), *args)
+    assert code == 2, out + err
+    assert f"{project / 'AGENTS.md'}: is a link to {bashrc}, which leaves the project" in err
+    assert "Fix:" in err and "Traceback" not in err
+    assert (files_under(home), files_under(project)) == before, "nothing is written"
+    assert "memhub" not in out, "no diff of a file outside the project is shown"
+
+
+def test_project_scope_refuses_a_skills_folder_linked_out_of_the_project(
+    hub: Path, home: Path, project: Path, capsys
+) -> None:
+    ssh = home / ".ssh"
+    ssh.mkdir()
+    (ssh / "config").write_text("Host *\n")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "skills").symlink_to(ssh, target_is_directory=True)
+    before = files_under(home), files_under(project)
+    args = ("--scope", "project", "--project", str(project), "--hosts", "claude")
+    code, _, err = run(capsys, "apply", str(hub), *args)
+    assert code == 2
+    assert f"{project / '.claude' / 'skills'}: is a link to {ssh}, which leaves the project" in err
+    assert (files_under(home), files_under(project)) == before
+    assert sorted(p.name for p in ssh.iterdir()) == ["config"]
+
+
+def test_a_link_that_stays_inside_the_project_is_written_through(
+    hub: Path, project: Path, capsys
+) -> None:
+    (project / "AGENTS.md").write_text("# Team notes\n")
+    (project / "CLAUDE.md").symlink_to("AGENTS.md")
+    args = ("--scope", "project", "--project", str(project), "--hosts", "claude")
+    code, _, err = run(capsys, "apply", str(hub), *args)
+    assert code == 0, err
+    assert (project / "CLAUDE.md").is_symlink()
+    text = (project / "AGENTS.md").read_text()
+    assert text.startswith("# Team notes\n") and "memhub:begin install-probe" in text
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_a_dangling_link_is_never_written_through(
+    hub: Path, home: Path, project: Path, tmp_path: Path, scope: str, capsys
+) -> None:
+    nowhere = tmp_path / "nowhere" / "deeper" / "CLAUDE.md"
+    if scope == "project":
+        link = project / "CLAUDE.md"
+        args = ("--scope", "project", "--project", str(project))
+    else:
+        link = claude_json()
+        args = ("--scope", "user")
+    link.symlink_to(nowhere)
+    code, _, err = run(capsys, "apply", str(hub), *args, "--hosts", "claude")
+    assert code == 2
+    assert f"{link}: is a link to {nowhere}, which does not exist" in err and "Fix:" in err
+    assert not (tmp_path / "nowhere").exists(), "no file or folder is created where it points"
+    assert link.is_symlink()
+
+
+def test_a_user_scope_dotfile_link_is_written_through_and_kept(
+    hub: Path, home: Path, capsys
+) -> None:
+    real = home / "dotfiles" / "claude.json"
+    real.parent.mkdir()
+    real.write_text('{"numStartups": 3}\n')
+    claude_json().symlink_to(real)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    assert claude_json().is_symlink()
+    assert "probe-stdio" in json.loads(real.read_text())["mcpServers"]
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert claude_json().is_symlink() and real.read_text() == '{"numStartups": 3}\n'
+
+
+# -- targets that are not regular files -------------------------------------------------------
+
+
+def make_fifo(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+
+
+def make_device(path: Path) -> None:
+    """A character device node (the null device's numbers), made where the test says."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+
+
+SPECIAL = {"fifo": (make_fifo, "is a FIFO"), "device": (make_device, "is a character device")}
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIAL))
+@pytest.mark.parametrize("command", ["apply", "plan", "diff", "doctor", "import"])
+def test_a_special_file_target_is_refused_without_blocking(
+    hub: Path, home: Path, tmp_path: Path, kind: str, command: str
+) -> None:
+    make, said = SPECIAL[kind]
+    make(claude_json())
+    if command == "import":
+        args = ["import", "--into", str(tmp_path / "imported"), "--hosts", "claude", "--yes"]
+    else:
+        args = [command, str(hub), "--scope", "user", "--hosts", "claude"]
+    code, err = run_child(*args)
+    assert code == 2, err
+    assert f"{claude_json()}: {said}" in err and "Fix:" in err and "Traceback" not in err
+    info = os.lstat(claude_json())
+    assert stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode), "left as it was"
+    assert not (tmp_path / "imported").exists()
+
+
+@pytest.mark.parametrize("command", ["undo", "restore"])
+def test_undo_and_restore_refuse_a_target_turned_into_a_fifo_without_blocking(
+    hub: Path, home: Path, capsys, command: str
+) -> None:
+    claude_json().write_text("{}\n")
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    claude_json().unlink()
+    make_fifo(claude_json())
+    code, err = run_child(*(["undo"] if command == "undo" else ["restore", "--originals"]))
+    assert code == 2, err
+    assert f"{claude_json()}: is a FIFO" in err
+    assert stat.S_ISFIFO(os.lstat(claude_json()).st_mode)
+
+
+def make_loop(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(path.name)
+
+
+def make_folder(path: Path) -> None:
+    path.mkdir(parents=True)
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [(make_loop, "is a symbolic link loop"), (make_folder, "is a folder where memhub")],
+    ids=["loop", "folder"],
+)
+@pytest.mark.parametrize("command", ["apply", "doctor", "import"])
+def test_a_link_loop_or_folder_at_the_target_is_exit_2_not_a_crash(
+    hub: Path, tmp_path: Path, make, said: str, command: str, capsys
+) -> None:
+    make(claude_json())
+    if command == "import":
+        args = ["import", "--into", str(tmp_path / "imported"), "--hosts", "claude", "--yes"]
+    else:
+        args = [command, str(hub), "--hosts", "claude"]
+    code, _, err = run(capsys, *args)
+    assert code == 2, err
+    assert f"{claude_json()}: {said}" in err and "Fix:" in err
+
+
+@pytest.mark.parametrize("variable", ["CLAUDE_CONFIG_DIR", "CODEX_HOME"])
+def test_a_host_folder_that_is_a_file_is_exit_2_naming_it(
+    hub: Path, home: Path, variable: str, capsys
+) -> None:
+    folder = Path(os.environ[variable])
+    folder.write_text("not a folder\n")
+    host = "claude" if variable == "CLAUDE_CONFIG_DIR" else "codex"
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", host)
+    assert code == 2, err
+    assert f"{folder}: is a file where memhub needs a folder" in err
+    assert variable in err and "Fix:" in err
+    assert folder.read_text() == "not a folder\n"
+
+
+# -- read-only and foreign-owned targets -----------------------------------------------------
+
+ORIGINAL = '{"numStartups": 3}\n'
+
+
+def test_a_read_only_target_is_refused_with_the_chmod_fix(hub: Path, capsys) -> None:
+    claude_json().write_text(ORIGINAL)
+    claude_json().chmod(0o444)
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2
+    assert f"{claude_json()}: is read-only (mode 0444)" in err
+    assert f"chmod u+w {claude_json()}" in err
+    assert claude_json().read_text() == ORIGINAL
+    assert stat.S_IMODE(claude_json().stat().st_mode) == 0o444
+
+
+def test_a_read_only_target_needing_no_change_is_fine_but_undo_refuses(hub: Path, capsys) -> None:
+    claude_json().write_text(ORIGINAL)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    claude_json().chmod(0o444)
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    code, _, err = run(capsys, "undo")
+    assert code == 2 and "is read-only" in err, "undo would replace it: refused too"
+    assert stat.S_IMODE(claude_json().stat().st_mode) == 0o444
+
+
+def test_a_target_owned_by_another_user_is_refused(hub: Path, capsys) -> None:
+    claude_json().write_text(ORIGINAL)
+    other = os.geteuid() + 4242
+    os.chown(claude_json(), other, -1)
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2
+    assert f"{claude_json()}: is owned by uid {other}, not by you" in err
+    assert "Fix:" in err and "chown" in err
+    assert claude_json().read_text() == ORIGINAL
+    assert claude_json().stat().st_uid == other
