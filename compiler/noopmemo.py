@@ -73,11 +73,24 @@ def secrets_digest(names: Iterable[str], env: Mapping[str, str], env_file: Path)
     return digest.hexdigest()
 
 
+def _followed(paths: list[str]) -> list[str]:
+    """Each path, and where it resolves when a link is on its way: editing a linked target
+    (`~/.claude.json -> ~/dotfiles/claude.json`) changes the file behind the link, not the
+    link's own stat, and must still make the next run plan again."""
+    found = []
+    for path in paths:
+        found.append(path)
+        real = os.path.realpath(path)
+        if real != os.path.abspath(path):
+            found.append(real)
+    return found
+
+
 def _signature(paths: list[str]) -> tuple[str, int] | None:
     """One signature over many paths: each folder with its whole listing, each file alone."""
     digest = hashlib.sha256()
     newest = 0
-    for path in paths:
+    for path in _followed(paths):
         sig = statsig.tree_signature(path)
         if sig is None:
             try:

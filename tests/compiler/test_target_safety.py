@@ -327,3 +327,22 @@ def test_a_target_owned_by_another_user_is_refused(hub: Path, capsys) -> None:
     assert "Fix:" in err and "chown" in err
     assert claude_json().read_text() == ORIGINAL
     assert claude_json().stat().st_uid == other
+
+
+def test_an_edit_behind_a_dotfile_link_is_seen_by_the_next_no_op_run(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    from memhub.hubspec import statsig
+
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # everything here was written a moment ago
+    real = home / "dotfiles" / "claude.json"
+    real.parent.mkdir()
+    real.write_text("{}\n")
+    claude_json().symlink_to(real)
+    for _ in range(3):  # applied, then a no-op that is remembered, then replayed
+        assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    real.write_text("{}\n")  # the person's dotfile manager puts back its own copy
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    assert f"update  {claude_json()}" in out
+    assert "probe-stdio" in json.loads(real.read_text())["mcpServers"]
