@@ -439,6 +439,8 @@ class Transaction:
         self.command = command
         self.meta = dict(meta or {})
         self.within = within
+        if within is not None:  # so that undoing this run stays inside the project too
+            self.meta.setdefault("within", str(within))
         self.run_id = ""
         self.changed: list[Path] = []
         self._journal: Journal | None = None
@@ -976,7 +978,13 @@ def undo_last(home: Path, resolve: Resolver | None = None) -> list[Path]:
                     changed.remove((path, _want, found))
         if changed:
             raise UndoConflictError(run.run_id, changed)
-        with Transaction(home, command="undo", meta={"undoes": run.run_id}) as tx:
+        within = run.meta.get("within")
+        with Transaction(
+            home,
+            command="undo",
+            meta={"undoes": run.run_id},
+            within=Path(within) if within else None,
+        ) as tx:
             for path, entry in reversed(first.items()):
                 if entry["kind"] == "dir":
                     if entry["before"] == ABSENT:

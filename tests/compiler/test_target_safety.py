@@ -346,3 +346,19 @@ def test_an_edit_behind_a_dotfile_link_is_seen_by_the_next_no_op_run(
     assert code == 0, err
     assert f"update  {claude_json()}" in out
     assert "probe-stdio" in json.loads(real.read_text())["mcpServers"]
+
+
+def test_undo_of_a_project_apply_writes_nothing_through_a_link_out_of_the_project(
+    hub: Path, home: Path, project: Path, capsys
+) -> None:
+    args = ("--scope", "project", "--project", str(project), "--hosts", "codex")
+    assert run(capsys, "apply", str(hub), *args)[0] == 0
+    notes = home / "notes" / "AGENTS.md"  # moved out and linked back, bytes unchanged
+    notes.parent.mkdir()
+    shutil.move(project / "AGENTS.md", notes)
+    (project / "AGENTS.md").symlink_to(notes)
+    kept = notes.read_bytes()
+    code, _, err = run(capsys, "undo")
+    assert code == 2, err
+    assert f"{project / 'AGENTS.md'}: is a link to {notes}, which leaves the project" in err
+    assert notes.read_bytes() == kept, "the file outside the project is left alone"
