@@ -67,10 +67,20 @@ def _special(path: Path, mode: int) -> TargetError:
 
 
 def _loop(path: Path) -> TargetError:
+    """The error for a link loop, named at the first path on the way that loops."""
+    looping = next((p for p in (*reversed(path.parents), path) if _loops(p)), path)
     return TargetError(
-        f"{path}: is a symbolic link loop (it never reaches a file). "
-        f"Fix: remove the link (`rm {path}`) or point it at a real file"
+        f"{looping}: is a symbolic link loop (it never reaches a file or folder). "
+        f"Fix: remove the link (`rm {looping}`) or point it at a real one"
     )
+
+
+def _loops(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False
 
 
 def _file_in_the_way(path: Path) -> TargetError:

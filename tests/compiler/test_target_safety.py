@@ -362,3 +362,12 @@ def test_undo_of_a_project_apply_writes_nothing_through_a_link_out_of_the_projec
     assert code == 2, err
     assert f"{project / 'AGENTS.md'}: is a link to {notes}, which leaves the project" in err
     assert notes.read_bytes() == kept, "the file outside the project is left alone"
+
+
+def test_a_link_loop_on_the_way_is_named_where_it_loops(hub: Path, capsys) -> None:
+    skills = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "skills"
+    skills.parent.mkdir(parents=True)
+    skills.symlink_to("skills")
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2, err
+    assert f"memhub: {skills}: is a symbolic link loop" in err and f"rm {skills}`" in err
