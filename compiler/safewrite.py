@@ -1038,6 +1038,17 @@ def _archive(home: Path, paths: list[str]) -> tuple[Path, dict[str, str]]:
     return archive, found
 
 
+def _run_projects(home: Path, runs: set[str]) -> dict[str, Path | None]:
+    """The project each of `runs` wrote inside (its journal's `within`), None at user scope."""
+    found: dict[str, Path | None] = {}
+    for path in jr.journal_paths(home):
+        run = path.name.removesuffix(jr.JOURNAL_SUFFIX)
+        if run in runs:
+            within = Journal.load(path).meta.get("within")
+            found[run] = Path(within) if within else None
+    return found
+
+
 def restore_originals(home: Path) -> list[Path]:
     """Put back every first-touch original (current state archived first); returns changes."""
     home = _home(home)
@@ -1056,10 +1067,14 @@ def restore_originals(home: Path) -> list[Path]:
             archive, current = _archive(home, kept)
         except OSError as err:
             raise WriteError(f"{jr.archives_dir(home)}: cannot archive ({err})") from err
+        projects = _run_projects(home, {records[p]["run"] for p in kept})
         with Transaction(home, command="restore", meta={"archive": archive.name}) as tx:
             for path in kept:
                 if current[path] != records[path]["sha"]:
+                    # each original stays inside the project of the run that first touched it
+                    tx.within = projects.get(records[path]["run"])
                     tx._put_state(Path(path), records[path], originals.folder, current[path])
+            tx.within = None
             for folder in made:
                 tx._remove_dir(Path(folder))
             changed = list(dict.fromkeys(tx.changed))

@@ -234,6 +234,29 @@ def test_a_special_file_target_is_refused_without_blocking(
     assert not (tmp_path / "imported").exists()
 
 
+# `memhub restore --originals` may ask first; the function it runs is what reads targets.
+RESTORE = (
+    "import sys; from pathlib import Path; from memhub.compiler import safewrite, targetfs\n"
+    "try:\n    safewrite.restore_originals(Path(sys.argv[1]))\n"
+    "except targetfs.TargetError as exc:\n"
+    "    print(f'memhub: {exc}', file=sys.stderr)\n    sys.exit(exc.exit_code)"
+)
+
+
+def restore_child(timeout: float = 30) -> tuple[int, str]:
+    """restore_originals in its own process, killed after `timeout` s."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", RESTORE, os.environ["MEMHUB_HOME"]],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"restore_originals still running after {timeout} s (blocked)")
+    return done.returncode, done.stderr
+
+
 @pytest.mark.parametrize("command", ["undo", "restore"])
 def test_undo_and_restore_refuse_a_target_turned_into_a_fifo_without_blocking(
     hub: Path, home: Path, capsys, command: str
@@ -242,7 +265,7 @@ def test_undo_and_restore_refuse_a_target_turned_into_a_fifo_without_blocking(
     assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
     claude_json().unlink()
     make_fifo(claude_json())
-    code, err = run_child(*(["undo"] if command == "undo" else ["restore", "--originals"]))
+    code, err = run_child("undo") if command == "undo" else restore_child()
     assert code == 2, err
     assert f"{claude_json()}: is a FIFO" in err
     assert stat.S_ISFIFO(os.lstat(claude_json()).st_mode)
@@ -371,3 +394,21 @@ def test_a_link_loop_on_the_way_is_named_where_it_loops(hub: Path, capsys) -> No
     code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
     assert code == 2, err
     assert f"memhub: {skills}: is a symbolic link loop" in err and f"rm {skills}`" in err
+
+
+def test_restoring_originals_writes_nothing_through_a_link_out_of_the_project(
+    hub: Path, home: Path, project: Path, capsys
+) -> None:
+    from memhub.compiler.safewrite import restore_originals
+    from memhub.compiler.targetfs import TargetError
+
+    args = ("--scope", "project", "--project", str(project), "--hosts", "codex")
+    assert run(capsys, "apply", str(hub), *args)[0] == 0
+    notes = home / "notes" / "AGENTS.md"
+    notes.parent.mkdir()
+    shutil.move(project / "AGENTS.md", notes)
+    (project / "AGENTS.md").symlink_to(notes)
+    kept = notes.read_bytes()
+    with pytest.raises(TargetError, match="which leaves the project"):
+        restore_originals(Path(os.environ["MEMHUB_HOME"]))
+    assert notes.read_bytes() == kept, "the original (no AGENTS.md) is not restored out there"
