@@ -32,7 +32,15 @@ from pathlib import Path
 
 from memhub.hubspec.errors import MemhubError
 
-__all__ = ["TargetError", "examine", "locate", "read_file", "read_text", "require_writable"]
+__all__ = [
+    "TargetError",
+    "contain",
+    "examine",
+    "locate",
+    "read_file",
+    "read_text",
+    "require_writable",
+]
 
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -140,20 +148,23 @@ def _leaving_link(path: Path, root: Path, top: Path) -> Path:
     return path
 
 
-def _contain(path: Path, within: Path) -> Path:
-    """`path`'s real location; a path inside `within` must resolve inside it too."""
-    real = Path(os.path.realpath(path))
+def contain(path: Path | str, within: Path) -> Path:
+    """`path`'s real location; a path inside `within` (the project) must resolve inside it
+    too, else TargetError naming the link that leaves. Paths outside `within` pass."""
+    named = Path(os.path.abspath(path))
+    real = Path(os.path.realpath(named))
     root = Path(os.path.abspath(within))
-    if not path.is_relative_to(root):
+    if not named.is_relative_to(root):
         return real  # not a project file (memhub's own records): nothing to contain
     top = Path(os.path.realpath(root))
     if real.is_relative_to(top):
         return real
-    link = _leaving_link(path, root, top)
+    link = _leaving_link(named, root, top)
     points = os.readlink(link) if os.path.islink(link) else real
     raise TargetError(
         f"{link}: is a link to {points}, which leaves the project {root} "
-        f"(it resolves to {real}); memhub writes nothing through it at project scope. "
+        f"(it resolves to {real}); at project scope memhub neither reads nor writes "
+        "through it. "
         "Fix: replace the link with a real file or folder inside the project, or remove it"
     )
 
@@ -171,7 +182,7 @@ def locate(
     """
     named = Path(os.path.abspath(path))
     info = _stat(named, dangling_ok=False)
-    real = _contain(named, within) if within is not None else Path(os.path.realpath(named))
+    real = contain(named, within) if within is not None else Path(os.path.realpath(named))
     if info is None:
         return real, None
     if stat.S_ISDIR(info.st_mode) and not folder:

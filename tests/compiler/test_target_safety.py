@@ -412,3 +412,21 @@ def test_restoring_originals_writes_nothing_through_a_link_out_of_the_project(
     with pytest.raises(TargetError, match="which leaves the project"):
         restore_originals(Path(os.environ["MEMHUB_HOME"]))
     assert notes.read_bytes() == kept, "the original (no AGENTS.md) is not restored out there"
+
+
+@pytest.mark.parametrize("linked", ["CLAUDE.md", ".claude/skills"])
+def test_a_project_import_reads_nothing_through_a_link_out_of_the_project(
+    home: Path, project: Path, tmp_path: Path, linked: str, capsys
+) -> None:
+    secret = home / "keys" / "ssh" / "SKILL.md"  # skill-shaped: a followed link imports it
+    secret.parent.mkdir(parents=True)
+    secret.write_text("---\nname: ssh\ndescription: private key notes\n---\nprivate-7f3a\n")
+    link = project / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(secret if linked == "CLAUDE.md" else secret.parent.parent)
+    into = tmp_path / "imported"
+    args = ("--into", str(into), "--hosts", "claude", "--scope", "project", "--yes")
+    code, out, err = run(capsys, "import", *args, "--project", str(project))
+    assert code == 2, out + err
+    assert f"{link}: is a link to" in err and "which leaves the project" in err
+    assert "private-7f3a" not in out + err and not into.exists()
