@@ -165,7 +165,7 @@ def test_a_link_that_stays_inside_the_project_is_written_through(
     assert text.startswith("# Team notes\n") and "memhub:begin install-probe" in text
 
 
-@pytest.mark.parametrize("scope", ["project", "user"])
+@pytest.mark.parametrize("scope", ["project", "user", "user-folder"])
 def test_a_dangling_link_is_never_written_through(
     hub: Path, home: Path, project: Path, tmp_path: Path, scope: str, capsys
 ) -> None:
@@ -173,8 +173,11 @@ def test_a_dangling_link_is_never_written_through(
     if scope == "project":
         link = project / "CLAUDE.md"
         args = ("--scope", "project", "--project", str(project))
-    else:
+    elif scope == "user":
         link = claude_json()
+        args = ("--scope", "user")
+    else:  # the host's whole folder is the dangling link (CLAUDE_CONFIG_DIR)
+        link = Path(os.environ["CLAUDE_CONFIG_DIR"])
         args = ("--scope", "user")
     link.symlink_to(nowhere)
     code, _, err = run(capsys, "apply", str(hub), *args, "--hosts", "claude")
