@@ -161,6 +161,7 @@ def plan_install(
     conflicts: list[str] = []
     inputs: dict[str, tuple[list[Entry], dict[str, Owned]]] = {}
     new_state = State({t: dict(e) for t, e in state.targets.items()})
+    folders: targetfs.Folders = {}
     for target in sorted(set(by_target) | set(owned)):
         desired = by_target.get(target, [])
         mine = owned.get(target, {})
@@ -168,7 +169,9 @@ def plan_install(
         inputs[target] = (desired, mine)
         # Before anything is read: a FIFO, a link loop, a link out of the project or a
         # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
-        real, _ = targetfs.locate(target, folder=kind == "tree", within=_project(scope))
+        real, _ = targetfs.locate(
+            target, folder=kind == "tree", within=_project(scope), folders=folders
+        )
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:

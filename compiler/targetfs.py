@@ -114,13 +114,13 @@ def _dangling_link(path: Path) -> Path | None:
     return probe if os.path.islink(probe) and not os.path.exists(probe) else None
 
 
-def _stat(path: Path, *, dangling_ok: bool) -> os.stat_result | None:
+def _stat(path: Path | str, *, dangling_ok: bool) -> os.stat_result | None:
     """What `path` names, links followed; None when absent. Refuses loops, a file where a
     folder is needed and (unless `dangling_ok`) a dangling link on the way."""
     try:
         return os.stat(path)
     except FileNotFoundError:
-        link = None if dangling_ok else _dangling_link(path)
+        link = None if dangling_ok else _dangling_link(Path(path))
         if link is not None:
             raise TargetError(
                 f"{link}: is a link to {os.readlink(link)}, which does not exist; memhub never "
@@ -129,10 +129,10 @@ def _stat(path: Path, *, dangling_ok: bool) -> os.stat_result | None:
             ) from None
         return None
     except NotADirectoryError:
-        raise _file_in_the_way(path) from None
+        raise _file_in_the_way(Path(path)) from None
     except OSError as err:
         if err.errno == errno.ELOOP:
-            raise _loop(path) from None
+            raise _loop(Path(path)) from None
         raise TargetError(
             f"{path}: cannot be examined ({err.strerror}). Fix: check its permissions"
         ) from None
@@ -148,18 +148,39 @@ def _leaving_link(path: Path, root: Path, top: Path) -> Path:
     return path
 
 
-def contain(path: Path | str, within: Path) -> Path:
+Folders = dict[str, str]
+"""Real paths of folders already resolved in one plan (many targets share a folder)."""
+
+
+def _realpath(named: str, folders: Folders | None) -> str:
+    """`os.path.realpath(named)` (an absolute path), its folder resolved once per plan.
+    Strings, not Paths: a plan of a thousand skills calls this thousands of times."""
+    if folders is None or os.path.islink(named):
+        return os.path.realpath(named)
+    parent, name = os.path.split(named)
+    real = folders.get(parent)
+    if real is None:
+        real = folders[parent] = os.path.realpath(parent)
+    return os.path.join(real, name)
+
+
+def _under(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or inside it (both absolute and normalised)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def contain(path: Path | str, within: Path, folders: Folders | None = None) -> Path:
     """`path`'s real location; a path inside `within` (the project) must resolve inside it
     too, else TargetError naming the link that leaves. Paths outside `within` pass."""
-    named = Path(os.path.abspath(path))
-    real = Path(os.path.realpath(named))
-    root = Path(os.path.abspath(within))
-    if not named.is_relative_to(root):
-        return real  # not a project file (memhub's own records): nothing to contain
-    top = Path(os.path.realpath(root))
-    if real.is_relative_to(top):
-        return real
-    link = _leaving_link(named, root, top)
+    named = os.path.abspath(path)
+    real = _realpath(named, folders)
+    root = os.path.abspath(within)
+    if not _under(named, root):
+        return Path(real)  # not a project file (memhub's own records): nothing to contain
+    top = _realpath(root, folders)
+    if _under(real, top):
+        return Path(real)
+    link = _leaving_link(Path(named), Path(root), Path(top))
     points = os.readlink(link) if os.path.islink(link) else real
     raise TargetError(
         f"{link}: is a link to {points}, which leaves the project {root} "
@@ -170,19 +191,26 @@ def contain(path: Path | str, within: Path) -> Path:
 
 
 def locate(
-    path: Path | str, *, folder: bool = False, within: Path | None = None
+    path: Path | str,
+    *,
+    folder: bool = False,
+    within: Path | None = None,
+    folders: Folders | None = None,
 ) -> tuple[Path, os.stat_result | None]:
     """Where a write to `path` lands (links resolved) and what is there now (None: absent).
 
     Refuses (TargetError) everything the module docstring lists except the read-only and
     ownership checks, which `require_writable` makes once a write is certain (a target
-    that would not change may be read-only). `folder`:
-    the target is a folder (a skill), not a file. `within`: the project root at project
-    scope.
+    that would not change may be read-only). `folder`: the target is a folder (a skill),
+    not a file. `within`: the project root at project scope. `folders`: a cache of
+    resolved folders for one plan only (a plan of a thousand skills resolves
+    `~/.claude/skills` once, not a thousand times).
     """
-    named = Path(os.path.abspath(path))
+    named = os.path.abspath(path)
     info = _stat(named, dangling_ok=False)
-    real = contain(named, within) if within is not None else Path(os.path.realpath(named))
+    real = (
+        contain(named, within, folders) if within is not None else Path(_realpath(named, folders))
+    )
     if info is None:
         return real, None
     if stat.S_ISDIR(info.st_mode) and not folder:
@@ -196,7 +224,7 @@ def locate(
             "(memhub creates the folder), or leave this host out with --hosts"
         )
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        raise _special(named, info.st_mode)
+        raise _special(Path(named), info.st_mode)
     return real, info
 
 
