@@ -169,15 +169,13 @@ def plan_install(
         inputs[target] = (desired, mine)
         # Before anything is read: a FIFO, a link loop, a link out of the project or a
         # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
-        real, _ = targetfs.locate(
-            target, folder=kind == "tree", within=_project(scope), folders=folders
-        )
+        targetfs.check(target, folder=kind == "tree", within=_project(scope), folders=folders)
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
             change, target_conflicts, keep = _plan_document(target, desired, mine, claim)
         if change.kind != "unchanged":
-            targetfs.require_writable(real)
+            targetfs.require_writable(Path(target))  # stat follows a link to its file
         changes.append(change)
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}

@@ -34,6 +34,7 @@ from memhub.hubspec.errors import MemhubError
 
 __all__ = [
     "TargetError",
+    "check",
     "contain",
     "examine",
     "locate",
@@ -155,7 +156,12 @@ Folders = dict[str, str]
 def _realpath(named: str, folders: Folders | None) -> str:
     """`os.path.realpath(named)` (an absolute path), its folder resolved once per plan.
     Strings, not Paths: a plan of a thousand skills calls this thousands of times."""
-    if folders is None or os.path.islink(named):
+    if folders is None:
+        return os.path.realpath(named)
+    known = folders.get(named)
+    if known is not None:
+        return known
+    if os.path.islink(named):
         return os.path.realpath(named)
     parent, name = os.path.split(named)
     real = folders.get(parent)
@@ -178,6 +184,8 @@ def contain(path: Path | str, within: Path, folders: Folders | None = None) -> P
     if not _under(named, root):
         return Path(real)  # not a project file (memhub's own records): nothing to contain
     top = _realpath(root, folders)
+    if folders is not None:
+        folders[root] = top  # the project root is the same folder for every target
     if _under(real, top):
         return Path(real)
     link = _leaving_link(Path(named), Path(root), Path(top))
@@ -191,41 +199,57 @@ def contain(path: Path | str, within: Path, folders: Folders | None = None) -> P
 
 
 def locate(
-    path: Path | str,
-    *,
-    folder: bool = False,
-    within: Path | None = None,
-    folders: Folders | None = None,
+    path: Path | str, *, folder: bool = False, within: Path | None = None
 ) -> tuple[Path, os.stat_result | None]:
     """Where a write to `path` lands (links resolved) and what is there now (None: absent).
 
     Refuses (TargetError) everything the module docstring lists except the read-only and
     ownership checks, which `require_writable` makes once a write is certain (a target
     that would not change may be read-only). `folder`: the target is a folder (a skill),
-    not a file. `within`: the project root at project scope. `folders`: a cache of
-    resolved folders for one plan only (a plan of a thousand skills resolves
-    `~/.claude/skills` once, not a thousand times).
+    not a file. `within`: the project root at project scope.
     """
     named = os.path.abspath(path)
     info = _stat(named, dangling_ok=False)
-    real = (
-        contain(named, within, folders) if within is not None else Path(_realpath(named, folders))
-    )
+    real = contain(named, within) if within is not None else Path(os.path.realpath(named))
+    _check_kind(named, info, folder)
+    return real, info
+
+
+def check(
+    path: Path | str,
+    *,
+    folder: bool = False,
+    within: Path | None = None,
+    folders: Folders | None = None,
+) -> None:
+    """`locate`'s refusals without computing where a write would land, for planning: a
+    plan of a thousand skills checks thousands of targets. `folders`: resolved folders
+    cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times)."""
+    named = os.path.abspath(path)
+    info = _stat(named, dangling_ok=False)
+    if within is not None:
+        contain(named, within, folders)
+    _check_kind(named, info, folder)
+
+
+def _check_kind(named: str, info: os.stat_result | None, folder: bool) -> None:
+    """Refuse a target of the wrong kind: a folder for a file, a file for a folder, or a
+    FIFO, socket or device."""
     if info is None:
-        return real, None
-    if stat.S_ISDIR(info.st_mode) and not folder:
+        return
+    if stat.S_ISDIR(info.st_mode) if folder else stat.S_ISREG(info.st_mode):
+        return
+    if stat.S_ISDIR(info.st_mode):
         raise TargetError(
             f"{named}: is a folder where memhub writes a file. Fix: move the folder away "
             "(memhub creates the file), or leave this host out with --hosts"
         )
-    if stat.S_ISREG(info.st_mode) and folder:
+    if stat.S_ISREG(info.st_mode):
         raise TargetError(
             f"{named}: is a file where memhub manages a folder. Fix: move the file away "
             "(memhub creates the folder), or leave this host out with --hosts"
         )
-    if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        raise _special(Path(named), info.st_mode)
-    return real, info
+    raise _special(Path(named), info.st_mode)
 
 
 def examine(path: Path | str) -> os.stat_result | None:
