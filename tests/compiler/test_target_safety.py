@@ -201,6 +201,20 @@ def test_a_user_scope_dotfile_link_is_written_through_and_kept(
     assert claude_json().is_symlink() and real.read_text() == '{"numStartups": 3}\n'
 
 
+def test_a_user_scope_skills_folder_link_is_written_through_and_kept(
+    hub: Path, home: Path, capsys
+) -> None:
+    skills = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "skills"
+    real = home / "dotfiles" / "claude-skills"
+    real.mkdir(parents=True)
+    skills.parent.mkdir(parents=True)
+    skills.symlink_to(real, target_is_directory=True)
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    assert skills.is_symlink() and (real / "tidy" / "SKILL.md").is_file()
+    assert run(capsys, "undo")[0] == 0
+    assert skills.is_symlink() and not (real / "tidy").exists()
+
+
 # -- targets that are not regular files -------------------------------------------------------
 
 
