@@ -47,7 +47,7 @@ from memhub.hubspec.model import (
 )
 from memhub.hubspec.skills import read_skill
 
-from . import jsonedit, tomledit
+from . import jsonedit, targetfs, tomledit
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS
 from .install import TargetParseError, current_digest, gather_entries
@@ -195,11 +195,11 @@ class Documents:
         if path.suffix not in (".json", ".toml"):
             return None, None
         try:
-            text = path.read_text("utf-8")
-        except FileNotFoundError:
-            return None, None
-        except (OSError, UnicodeDecodeError) as exc:
+            text = targetfs.read_text(path)  # a FIFO or folder there is refused, not read
+        except UnicodeDecodeError as exc:
             return None, f"cannot be read: {exc}"
+        if text is None:
+            return None, None
         try:
             return (jsonedit.parse(text) if path.suffix == ".json" else tomledit.parse(text)), None
         except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:

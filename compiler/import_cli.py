@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from memhub.hubspec import MemhubError
 
-from . import journal
+from . import journal, targetfs
 from .errors import OutputError
 from .hosts import INSTALLERS
 from .install_cli import parse_hosts, project_option, scope_option
@@ -149,10 +149,8 @@ def _owner() -> str:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text("utf-8")
-    except FileNotFoundError:
-        return None
+    """A file of DIR (.env, .gitignore); a FIFO there is refused, never read (blocking)."""
+    return targetfs.read_text(path)
 
 
 # -- preview -----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
-from . import jsonedit, textblock, tomledit
+from . import jsonedit, targetfs, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
@@ -233,10 +233,14 @@ def _plan_entries(
         {t: dict(b) for t, b in state.bases.items()},
     )
     made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
+    folders: targetfs.Folders = {}
     for target in sorted(set(by_target) | set(owned)):
         desired = by_target.get(target, [])
         mine = owned.get(target, {})
         kind = desired[0].format if desired else _format_of(mine)
+        # Before anything is read: a FIFO, a link loop, a link out of the project or a
+        # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
+        targetfs.check(target, folder=kind == "tree", within=_project(scope), folders=folders)
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
@@ -251,6 +255,8 @@ def _plan_entries(
         else:
             new_state.bases[target] = base
         inputs[target] = (desired, mine, restore)
+        if change.kind != "unchanged":
+            targetfs.require_writable(Path(target))  # stat follows a link to its file
         changes.append(change)
     trees.save()  # a cache of folder signatures, not an install write
     return InstallPlan(
@@ -315,6 +321,11 @@ def _made_parents(path: Path, made: set[str]) -> list[Path]:
     return found
 
 
+def _project(scope: Scope) -> Path | None:
+    """The folder no project-scope write may leave through a link (None at user scope)."""
+    return scope.project if scope.kind == "project" else None
+
+
 def _writes(changes: list[TargetChange]) -> Iterable[tuple[str, bytes | None, bytes | None]]:
     """(file, before, after) for every file a plan would write, folders file by file."""
     for change in changes:
@@ -351,10 +362,8 @@ def _format_of(owned: dict[str, Owned]) -> str:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """A target's bytes, None when absent; never blocks on a FIFO (see targetfs)."""
+    return targetfs.read_file(path)[0]
 
 
 def _kind(before: bytes | None, after: bytes | None) -> ChangeKind:
@@ -733,7 +742,7 @@ def apply_install(
         quiet = fresh.state.same_entries(fresh.state_after) and not fresh.state.migrated
         if not fresh.pending and quiet:
             return fresh  # nothing to write: no journal, no run to undo
-        with Transaction(home, command="apply") as tx:
+        with Transaction(home, command="apply", within=_project(fresh.scope)) as tx:
             for change in fresh.pending:
                 target = Path(change.path)
                 if change.format == "tree":

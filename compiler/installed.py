@@ -22,7 +22,7 @@ from typing import Any
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.refs import reference_problems
 
-from . import jsonedit, textblock
+from . import jsonedit, targetfs, textblock
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, EntryKind
 from .scope import Scope
@@ -205,6 +205,7 @@ class Reader:
     # -- skills ------------------------------------------------------------------------
     def skills(self, folder: Path) -> None:
         """Every valid `<folder>/<name>/SKILL.md` skill (hidden folders and files ignored)."""
+        self._inside(folder)
         if not folder.is_dir():
             return
         for entry in sorted(folder.iterdir(), key=lambda p: p.name):
@@ -248,7 +249,14 @@ class Reader:
         self._instructions.append(InstalledInstructions(self.host, str(path), text))
         return True
 
+    def _inside(self, path: Path) -> None:
+        """At project scope nothing is read through a link that leaves the project: what it
+        points at (`CLAUDE.md -> ~/.ssh/id_ed25519`) would be copied into the new hub."""
+        if self.scope.kind == "project" and self.scope.project is not None:
+            targetfs.contain(path, self.scope.project)
+
     def _text(self, path: Path) -> str | None:
+        self._inside(path)
         try:
             return _read_text(path)
         except UnicodeDecodeError:
@@ -266,12 +274,9 @@ class Reader:
 
 
 def _read_text(path: Path) -> str | None:
-    """A file's UTF-8 text, None when absent (or not a regular file)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
+    """A file's UTF-8 text, None when absent; a FIFO, device, folder or link loop there is
+    refused (exit 2) without blocking (see targetfs)."""
+    return targetfs.read_text(path)
 
 
 # -- shapes ------------------------------------------------------------------------------

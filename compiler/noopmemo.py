@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,23 +74,48 @@ def secrets_digest(names: Iterable[str], env: Mapping[str, str], env_file: Path)
     return digest.hexdigest()
 
 
+def _lstat_signature(info: os.stat_result) -> tuple[str, int]:
+    """A file's (or link's) own signature from its lstat."""
+    return (
+        f"{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_ctime_ns}",
+        max(info.st_mtime_ns, info.st_ctime_ns),
+    )
+
+
+def _path_signature(path: str) -> tuple[str, int] | None:
+    """One path's signature, None when absent: a folder with its whole listing, else its
+    lstat (links on the way are followed by lstat itself). A path that is itself a link
+    also signs what it resolves to: an edit of `~/dotfiles/claude.json` behind
+    `~/.claude.json` leaves the link's own stat as it was."""
+    sig = statsig.tree_signature(path)
+    if sig is not None:
+        return sig
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    sig = _lstat_signature(info)
+    if not stat.S_ISLNK(info.st_mode):
+        return sig
+    real = os.path.realpath(path)
+    behind = statsig.tree_signature(real)
+    if behind is None:
+        try:
+            behind = _lstat_signature(os.lstat(real))
+        except OSError:  # dangling, or a loop realpath gave up on
+            behind = ("absent", 0)
+    return f"{sig[0]}\0{real}\0{behind[0]}", max(sig[1], behind[1])
+
+
 def _signature(paths: list[str]) -> tuple[str, int] | None:
     """One signature over many paths: each folder with its whole listing, each file alone."""
     digest = hashlib.sha256()
     newest = 0
     for path in paths:
-        sig = statsig.tree_signature(path)
+        sig = _path_signature(path)
         if sig is None:
-            try:
-                info = os.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
-                digest.update(f"{path}\0absent\n".encode())
-                continue
-            sig = (
-                f"{info.st_mode}\0{info.st_size}\0{info.st_ino}\0{info.st_mtime_ns}"
-                f"\0{info.st_ctime_ns}",
-                max(info.st_mtime_ns, info.st_ctime_ns),
-            )
+            digest.update(f"{path}\0absent\n".encode())
+            continue
         digest.update(f"{path}\0{sig[0]}\n".encode("utf-8", "surrogateescape"))
         newest = max(newest, sig[1])
     return digest.hexdigest(), newest

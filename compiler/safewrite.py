@@ -39,6 +39,7 @@ import filelock
 from memhub.hubspec.errors import MemhubError
 
 from . import journal as jr
+from . import targetfs
 from .journal import ABSENT, Journal, Originals, Tree
 
 __all__ = [
@@ -239,13 +240,9 @@ def operation_lock(home: Path, timeout: float = 30.0) -> Iterator[Path]:
 
 
 def _read_file(path: Path) -> tuple[bytes | None, int | None]:
-    """A file's bytes and permission bits, (None, None) when absent."""
-    try:
-        with open(path, "rb") as handle:
-            mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
-            return handle.read(), mode
-    except (FileNotFoundError, NotADirectoryError):
-        return None, None
+    """A file's bytes and permission bits, (None, None) when absent; never blocks (a FIFO,
+    device or folder is refused, see targetfs)."""
+    return targetfs.read_file(path)
 
 
 def _walk(folder: Path, *, strict: bool) -> Tree:
@@ -280,9 +277,8 @@ def read_folder(path: Path) -> Tree | None:
 
 def _read_tree(path: Path) -> tuple[Tree | None, int | None]:
     """A folder's files and the folder's own mode, (None, None) when absent."""
-    try:
-        info = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
+    info = targetfs.examine(path)
+    if info is None:
         return None, None
     if not stat.S_ISDIR(info.st_mode):
         raise WriteError(f"{path}: is a file where memhub manages a folder. Fix: move it away")
@@ -291,9 +287,8 @@ def _read_tree(path: Path) -> tuple[Tree | None, int | None]:
 
 def fingerprint(path: Path) -> str:
     """`sha256:<hex>` of a file's bytes (or of a folder's files), `absent` when missing."""
-    try:
-        info = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
+    info = targetfs.examine(path)
+    if info is None:
         return ABSENT
     if stat.S_ISDIR(info.st_mode):
         return jr.tree_digest(_walk(Path(path), strict=False))
@@ -435,11 +430,20 @@ class Transaction:
     """One journaled run of changes under the operation lock: all of it, or none of it."""
 
     def __init__(
-        self, home: Path, command: str = "apply", *, meta: dict[str, Any] | None = None
+        self,
+        home: Path,
+        command: str = "apply",
+        *,
+        meta: dict[str, Any] | None = None,
+        within: Path | None = None,
     ) -> None:
+        """`within`: at project scope, the project; no write leaves it through a link."""
         self.home = _home(home)
         self.command = command
         self.meta = dict(meta or {})
+        self.within = within
+        if within is not None:  # so that undoing this run stays inside the project too
+            self.meta.setdefault("within", str(within))
         self.run_id = ""
         self.changed: list[Path] = []
         self._journal: Journal | None = None
@@ -552,16 +556,13 @@ class Transaction:
         journal = self._require_open()
         if retries < 0:
             raise ValueError("retries must be 0 or more")
-        target = Path(os.path.realpath(path))
+        target, _ = targetfs.locate(path, within=self.within)
         seq, token = len(journal.entries), secrets.token_hex(4)
         temp = jr.sibling(target, token, "tmp")
         made: list[str] = []
         entry: dict[str, Any] | None = None
         for _attempt in range(retries + 1):
-            try:
-                current, cur_mode = _read_file(target)
-            except IsADirectoryError:
-                raise WriteError(f"{target}: is a folder where memhub writes a file") from None
+            current, cur_mode = _read_file(target)
             before = jr.file_digest(current)
             if expect is not None and before != expect:
                 raise _stale(target, expect, before)
@@ -581,6 +582,7 @@ class Transaction:
                 if entry is not None:  # an earlier attempt's intent: it never happened
                     self._skip(journal, entry, target)
                 return False
+            targetfs.require_writable(target)
             missing = _missing_dirs(target.parent) if new is not None else []
             made += [str(d) for d in missing]
             try:
@@ -658,13 +660,14 @@ class Transaction:
     ) -> bool:
         """Read, journal, build beside, re-check, swap in (or rename away) a folder."""
         journal = self._require_open()
-        target = Path(os.path.realpath(path))
+        target, _ = targetfs.locate(path, folder=True, within=self.within)
         current, cur_mode = _read_tree(target)
         before = jr.tree_digest(current) if current is not None else ABSENT
         if expect is not None and before != expect:
             raise _stale(target, expect, before)
         if files == current and (files is None or root_mode in (None, cur_mode)):
             return False
+        targetfs.require_writable(target)
         private = _private_folder(target.parent)
         new_root = (
             root_mode
@@ -982,7 +985,13 @@ def undo_last(home: Path, resolve: Resolver | None = None) -> list[Path]:
                     changed.remove((path, _want, found))
         if changed:
             raise UndoConflictError(run.run_id, changed)
-        with Transaction(home, command="undo", meta={"undoes": run.run_id}) as tx:
+        within = run.meta.get("within")
+        with Transaction(
+            home,
+            command="undo",
+            meta={"undoes": run.run_id},
+            within=Path(within) if within else None,
+        ) as tx:
             for path, entry in reversed(first.items()):
                 if entry["kind"] == "dir":
                     if entry["before"] == ABSENT:
@@ -1034,6 +1043,17 @@ def _archive(home: Path, paths: list[str]) -> tuple[Path, dict[str, str]]:
         found[path] = record["sha"]
     jr.write_private(archive / "manifest.json", json.dumps(manifest, indent=2).encode() + b"\n")
     return archive, found
+
+
+def _run_projects(home: Path, runs: set[str]) -> dict[str, Path | None]:
+    """The project each of `runs` wrote inside (its journal's `within`), None at user scope."""
+    found: dict[str, Path | None] = {}
+    for path in jr.journal_paths(home):
+        run = path.name.removesuffix(jr.JOURNAL_SUFFIX)
+        if run in runs:
+            within = Journal.load(path).meta.get("within")
+            found[run] = Path(within) if within else None
+    return found
 
 
 ORIGINALS = "originals"
@@ -1147,10 +1167,15 @@ def restore(home: Path, shown: RestorePlan) -> RestoreResult:
         except OSError as err:
             raise WriteError(f"{jr.archives_dir(home)}: cannot archive ({err})") from err
         meta = {"archive": archive.name, "source": fresh.source}
+        runs = {r["run"] for p in fresh.changes if (r := fresh.records[p]).get("run")}
+        projects = _run_projects(home, runs)
         with Transaction(home, command="restore", meta=meta) as tx:
             for path in fresh.changes:
                 state = dict(fresh.records[path])
+                # each original stays inside the project of the run that first touched it
+                tx.within = projects.get(state.get("run", ""))
                 tx._put_state(Path(path), state, fresh.store, current[path])
+            tx.within = None
             for folder in fresh.folders:
                 tx._remove_dir(Path(folder))
             changed = list(dict.fromkeys(tx.changed))

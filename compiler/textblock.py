@@ -10,12 +10,13 @@ person's and stays as it is. Markers are HTML comments, so rendered Markdown hid
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from memhub.hubspec.vocabulary import BLOCK_MARKER
 
 BEGIN = "<!-- memhub:begin {name} -->"
 END = "<!-- memhub:end {name} -->"
-_MARKER = re.compile(r"^<!-- memhub:(begin|end) ([A-Za-z0-9._-]+) -->[ \t]*\r?$", re.MULTILINE)
+_MARKER = BLOCK_MARKER
 
 
 class TextBlockError(ValueError):

@@ -29,7 +29,7 @@ from .model import (
 from .refs import has_credential, literal_secret, reference_problems
 from .schema_check import schema_problems
 from .skills import read_skill
-from .vocabulary import TOOL_EVENTS
+from .vocabulary import BLOCK_MARKER, TOOL_EVENTS
 from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, parse_yaml
 
 HUB_FILE = "hub.yaml"
@@ -393,9 +393,30 @@ class _Checker:
         except UnicodeDecodeError:
             self.problem(("instructions",), f"{value!r} is not UTF-8 text", "save it as UTF-8")
             return None
+        if not self._no_block_markers(target, text):
+            return None
         return Instructions(
             text=text, source=value, origin=self.positions.of_value(("instructions",))
         )
+
+    def _no_block_markers(self, file: Path, text: str) -> bool:
+        """Instructions holding memhub's own block marker lines are refused: written into a
+        marked block, such a line ends (or nests) the block early, so every later apply and
+        uninstall would refuse the instruction file as broken."""
+        found = BLOCK_MARKER.search(text)
+        if found is None:
+            return True
+        line = text.count("\n", 0, found.start()) + 1
+        self.problems.append(
+            Problem(
+                Origin(str(file), line, 1),
+                "instructions",
+                f"the line {found.group(0).strip()!r} is a memhub block marker; memhub wraps "
+                "the instructions in these markers itself",
+                "remove the line, or change it (for example indent it or drop the `<!--`)",
+            )
+        )
+        return False
 
     def _hooks(self, raw: list[dict[str, Any]]) -> tuple[Hook, ...]:
         from memhub.runtime.handlers import HANDLERS

@@ -23,6 +23,10 @@ TOOL_CLASSES: tuple[str, ...] = ("shell", "edit", "read", "search", "web", "mcp"
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A line memhub reads as one of its own block markers in an instruction file
+# (compiler/textblock.py); hub instructions may not contain one, or the block they are
+# written into would end early and the file be refused on every later apply.
+BLOCK_MARKER = re.compile(r"^<!-- memhub:(begin|end) ([A-Za-z0-9._-]+) -->[ \t]*\r?$", re.MULTILINE)
 
 NAME_MAX = 64
 SKILL_DESCRIPTION_MAX = 1024
