@@ -8,11 +8,13 @@ URLs) is flagged anywhere.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from memhub.compiler.cli import main
+from memhub.hubspec import HubError, load
 from memhub.runtime import credentials
 from memhub.runtime.redact import redact_text
 
@@ -105,3 +107,113 @@ def test_no_negative_is_flagged_or_redacted(case: dict[str, Any]) -> None:
     assert redact_text(text) == text
     if case["where"] in ("env", "header"):
         assert credentials.literal_for_key(case["key"], case["value"]) is None
+
+
+# -- the hub loader ---------------------------------------------------------------------------
+
+HUB_HEAD = {
+    "version": 1,
+    "plugin": {"name": "corpus", "version": "0.1.0", "description": "credential corpus"},
+    "marketplace": {"name": "m", "owner": {"name": "o"}},
+}
+
+
+def place(cases: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A hub holding each case where it appears (a hook command for text), and the key
+    path each case's problem must name."""
+    servers: dict[str, Any] = {}
+    hooks: list[dict[str, Any]] = []
+    paths: dict[str, str] = {}
+    for index, case in enumerate(cases):
+        name = f"c{index}"
+        where = case["where"]
+        if where == "args":
+            servers[name] = {"command": "tool", "args": case["args"]}
+            paths[case["id"]] = f"mcp.servers.{name}.args["
+        elif where == "env":
+            servers[name] = {"command": "tool", "env": {case["key"]: case["value"]}}
+            paths[case["id"]] = f"mcp.servers.{name}.env.{case['key']}"
+        elif where == "header":
+            servers[name] = {
+                "url": "https://mcp.example.com/mcp",
+                "headers": {case["key"]: case["value"]},
+            }
+            paths[case["id"]] = f"mcp.servers.{name}.headers.{case['key']}"
+        elif where == "url" and case["text"].startswith("http"):
+            servers[name] = {"url": case["text"]}
+            paths[case["id"]] = f"mcp.servers.{name}.url"
+        else:
+            paths[case["id"]] = f"hooks[{len(hooks)}].command"
+            hooks.append({"id": name, "event": "turn_end", "command": case["text"]})
+    hub = {**HUB_HEAD, "mcp": {"servers": servers}, "hooks": hooks}
+    return hub, paths
+
+
+def write_hub(root: Path, data: dict[str, Any]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    return root
+
+
+def test_validate_flags_every_positive_where_it_is(tmp_path: Path) -> None:
+    data, paths = place(positives())
+    root = write_hub(tmp_path / "hub", data)
+    with pytest.raises(HubError) as caught:
+        load(root)
+    shown = [str(p) for p in caught.value.problems]
+    missed = [i for i, path in paths.items() if not any(f": {path}" in s for s in shown)]
+    assert missed == []
+    hub_file = str(root / "hub.yaml")
+    for line in shown:
+        position, _, rest = line.partition(": ")
+        assert position.startswith(hub_file + ":") and position.count(":") >= 2, line
+        assert "Fix:" in rest
+    secrets = [c["secret"] for c in positives()]
+    assert not [s for s in secrets if any(s in line for line in shown)], "no value in a message"
+
+
+def test_validate_accepts_every_negative(tmp_path: Path) -> None:
+    data, _ = place(negatives())
+    load(write_hub(tmp_path / "hub", data))
+
+
+def test_validate_cli_refuses_a_literal_in_overrides_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "ghp_" + "Qw3rTy7uI9oP" * 3
+    data = {
+        **HUB_HEAD,
+        "mcp": {"servers": {"gh": {"url": "https://mcp.example.com/mcp"}}},
+        "overrides": {
+            "claude": {"mcp_servers": {"gh": {"headers": {"X-Token": token}}}},
+            "codex": {"mcp_servers": {"gh": {"bearer_token": "s3cr3t-b3arer-value"}}},
+        },
+    }
+    root = write_hub(tmp_path / "hub", data)
+    before = sorted(p.name for p in root.iterdir())
+    code, out, err = run(capsys, "validate", str(root))
+    assert code == 2
+    assert "Traceback" not in err and token not in out + err
+    assert "overrides.claude.mcp_servers.gh.headers.X-Token" in err
+    assert "overrides.codex.mcp_servers.gh.bearer_token" in err
+    assert f"{root / 'hub.yaml'}:" in err and "${env:" in err
+    assert sorted(p.name for p in root.iterdir()) == before
+
+
+def test_references_in_overrides_stay_valid(tmp_path: Path) -> None:
+    data = {
+        **HUB_HEAD,
+        "mcp": {"servers": {"gh": {"url": "https://mcp.example.com/mcp"}}},
+        "overrides": {
+            "codex": {
+                "mcp_servers": {
+                    "gh": {
+                        "bearer_token_env_var": "GH_TOKEN",
+                        "env_http_headers": {"X-Api-Key": "GH_API_KEY"},
+                        "startup_timeout_sec": 20,
+                    }
+                }
+            }
+        },
+    }
+    load(write_hub(tmp_path / "hub", data))
