@@ -7,6 +7,8 @@ URLs) is flagged anywhere.
 
 from __future__ import annotations
 
+import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -217,3 +219,67 @@ def test_references_in_overrides_stay_valid(tmp_path: Path) -> None:
         },
     }
     load(write_hub(tmp_path / "hub", data))
+
+
+# -- memhub import ----------------------------------------------------------------------------
+
+IMPORTABLE = ("args", "env", "header", "url", "command")
+
+
+def claude_server(case: dict[str, Any]) -> dict[str, Any]:
+    """The case as a person wrote it in ~/.claude.json (Claude's `${NAME}` references)."""
+
+    def host(text: str) -> str:
+        return text.replace("${env:", "${")
+
+    where = case["where"]
+    if where == "args":
+        return {"command": "tool", "args": [host(a) for a in case["args"]]}
+    if where == "env":
+        return {"command": "tool", "env": {case["key"]: host(case["value"])}}
+    if where == "header":
+        return {
+            "type": "http",
+            "url": "https://mcp.example.com/mcp",
+            "headers": {case["key"]: host(case["value"])},
+        }
+    if where == "url" and case["text"].startswith("http"):
+        return {"type": "http", "url": host(case["text"])}
+    return {"command": "bash", "args": ["-c", host(case["text"])]}
+
+
+def hub_form(case: dict[str, Any]) -> dict[str, Any]:
+    """What import must write for a negative case: the same server, unchanged."""
+    server = claude_server(case)
+    text = json.dumps({k: v for k, v in server.items() if k != "type"})
+    text = text.replace("${", "${env:")
+    spec = json.loads(text)
+    if server.get("type") == "http":
+        spec = {"url": spec.pop("url"), **spec}
+    return spec
+
+
+def test_import_moves_every_positive_to_env_and_keeps_every_negative(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [c for c in corpus() if c["where"] in IMPORTABLE]
+    servers = {f"c{i}": claude_server(c) for i, c in enumerate(cases)}
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True)
+    (folder / ".claude.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+    into = tmp_path / "imported"
+    code, out, err = run(capsys, "import", "--hosts", "claude", "--into", str(into), "--yes")
+    assert code == 0, err
+    hub_text = (into / "hub.yaml").read_text()
+    env_text = (into / ".env").read_text()
+    secrets = [c["secret"] for c in cases if "secret" in c]
+    leaked = [c["id"] for c in cases if "secret" in c and c["secret"] in hub_text + out + err]
+    assert leaked == []
+    kept = [s for s in secrets if s in env_text]
+    assert len(kept) >= len(secrets) - 1, "only the URL password goes as a Basic header"
+    imported = yaml.safe_load(hub_text)["mcp"]["servers"]
+    for index, case in enumerate(cases):
+        if "secret" not in case:
+            assert imported[f"c{index}"] == hub_form(case), case["id"]
+    code, _, err = run(capsys, "validate", str(into))
+    assert code == 0, err
