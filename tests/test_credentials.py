@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomlkit
 import yaml
 from memhub.compiler.cli import main
+from memhub.compiler.secrets import SecretLeakError, refuse_leaks
 from memhub.hubspec import HubError, load
 from memhub.runtime import credentials
 from memhub.runtime.redact import redact_text
@@ -283,3 +286,58 @@ def test_import_moves_every_positive_to_env_and_keeps_every_negative(
             assert imported[f"c{index}"] == hub_form(case), case["id"]
     code, _, err = run(capsys, "validate", str(into))
     assert code == 0, err
+
+
+# -- apply's value check ----------------------------------------------------------------------
+
+
+def host_documents(case: dict[str, Any]) -> dict[str, bytes]:
+    """The case as memhub would write it into a JSON and a TOML host file."""
+    server = claude_server(case)
+    if case["where"] in ("text", "config", "command"):
+        server = {"command": case["text"]}  # one string, as a hook command is written
+    return {
+        ".claude.json": json.dumps({"mcpServers": {"s": server}}, indent=2).encode(),
+        "config.toml": tomlkit.dumps({"mcp_servers": {"s": server}}).encode(),
+    }
+
+
+@pytest.mark.parametrize("case", positives(), ids=ids(positives()))
+def test_apply_refuses_writing_each_positive(case: dict[str, Any]) -> None:
+    for target, after in host_documents(case).items():
+        with pytest.raises(SecretLeakError) as caught:
+            refuse_leaks([(target, None, after)], {})
+        assert case["secret"] not in str(caught.value)
+
+
+@pytest.mark.parametrize("case", negatives(), ids=ids(negatives()))
+def test_apply_writes_each_negative(case: dict[str, Any]) -> None:
+    for target, after in host_documents(case).items():
+        refuse_leaks([(target, None, after)], {})
+
+
+def test_apply_keeps_a_credential_the_person_wrote_themselves() -> None:
+    case = positives()[0]
+    (target, after), *_ = host_documents(case).items()
+    refuse_leaks([(target, after, after + b"\n")], {})
+
+
+@pytest.mark.parametrize("value", ['pa"ss-w0rd-2024', "C:\\keys\\k3y-2024", 'q\\"x\\y-2024'])
+def test_apply_value_check_compares_decoded_strings(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A .env value with `"` or `\\` is written escaped; the check still sees it."""
+    hub = tmp_path / "hub"
+    shutil.copytree(REPO / "tests" / "data" / "install", hub)
+    (hub / ".env").write_text(f"PROBE_TOKEN='{value}'\n")
+    text = (hub / "hub.yaml").read_text()
+    note = json.dumps(value)
+    text += f"overrides:\n  claude:\n    mcp_servers:\n      probe-stdio: {{note: {note}}}\n"
+    (hub / "hub.yaml").write_text(text)
+    home = Path(os.environ["HOME"])
+    before = sorted(p for p in home.rglob("*") if ".memhub" not in p.parts)
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 2, out + err
+    assert "the write would contain the value of ${env:PROBE_TOKEN}" in err
+    assert value not in out + err and "Traceback" not in err
+    assert sorted(p for p in home.rglob("*") if ".memhub" not in p.parts) == before
