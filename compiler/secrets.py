@@ -171,22 +171,23 @@ _Setting = tuple[str, ...]
 
 def _settings(target: str, data: bytes | None) -> Counter[_Setting]:
     found: Counter[_Setting] = Counter()
-    _collect(_parsed(target, data), "", found)
+    _collect(_parsed(target, data), "", "", found)
     return found
 
 
-def _collect(value: object, key: str, out: Counter[_Setting]) -> None:
+def _collect(value: object, key: str, parent: str, out: Counter[_Setting]) -> None:
     if isinstance(value, str):
-        out[("key", key, value)] += 1
+        if not credentials.names_a_variable(parent, value):
+            out[("key", key, value)] += 1
     elif isinstance(value, dict):
         for name, item in value.items():
-            _collect(item, str(name), out)
+            _collect(item, str(name), key, out)
     elif isinstance(value, list):
         if value and all(isinstance(item, str) for item in value):
             out[("line", " ".join(value))] += 1
             return
         for item in value:
-            _collect(item, key, out)
+            _collect(item, key, parent, out)
 
 
 def _secrets_in(setting: _Setting) -> list[tuple[str, str]]:

@@ -218,7 +218,7 @@ class _Checker:
             for key, item in value.items():
                 if isinstance(item, str):
                     why = credentials.literal_for_key(str(key), item)
-                    if why and not _names_a_variable(parent, item):
+                    if why and not credentials.names_a_variable(parent, item):
                         self._literal_credential((*path, key), why.removeprefix("it contains "))
                 else:
                     self._check_overrides((*path, key), item, str(key))
@@ -506,17 +506,6 @@ def _suggested_name(path: KeyPath) -> str:
     if path[:2] == ("mcp", "servers") and len(path) > 2:
         return _env_name(f"{path[2]}_secret")
     return "SECRET"
-
-
-def _names_a_variable(parent: str, value: str) -> bool:
-    """`env_http_headers: {X-Api-Key: API_KEY}`: under a key about the environment, an
-    upper-case name is the variable that holds the secret, not the secret."""
-    return (
-        "env" in parent.lower()
-        and parent.lower() != "env"
-        and value.isupper()
-        and (value.replace("_", "").isalnum())
-    )
 
 
 def _env_name(key: str) -> str:

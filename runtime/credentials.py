@@ -412,3 +412,16 @@ def literal_for_key(key: str, value: str) -> str | None:
     if names_secret(key) and is_literal(value):
         return f"{key!r} names a secret but its value is a literal"
     return None
+
+
+def names_a_variable(parent: str, value: str) -> bool:
+    """`env_http_headers: {X-Api-Key: API_KEY}`: in a mapping whose key is about the
+    environment (but is not `env` itself, which holds values), an upper-case name is the
+    variable that holds the secret, not the secret."""
+    lowered = parent.lower()
+    return (
+        "env" in lowered
+        and lowered != "env"
+        and value.isupper()
+        and value.replace("_", "").isalnum()
+    )

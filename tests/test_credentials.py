@@ -341,3 +341,11 @@ def test_apply_value_check_compares_decoded_strings(
     assert "the write would contain the value of ${env:PROBE_TOKEN}" in err
     assert value not in out + err and "Traceback" not in err
     assert sorted(p for p in home.rglob("*") if ".memhub" not in p.parts) == before
+
+
+def test_apply_takes_a_variable_name_under_an_env_key_for_a_name() -> None:
+    """Codex's `env_http_headers` maps a header to the variable that holds its value."""
+    after = b'[mcp_servers.s]\nenv_http_headers = { "X-Api-Key" = "NOTION_KEY" }\n'
+    refuse_leaks([("config.toml", None, after)], {})
+    with pytest.raises(SecretLeakError):
+        refuse_leaks([("config.toml", None, after.replace(b"env_http_", b"http_"))], {})
