@@ -349,3 +349,43 @@ def test_apply_takes_a_variable_name_under_an_env_key_for_a_name() -> None:
     refuse_leaks([("config.toml", None, after)], {})
     with pytest.raises(SecretLeakError):
         refuse_leaks([("config.toml", None, after.replace(b"env_http_", b"http_"))], {})
+
+
+# -- the no-op memo ---------------------------------------------------------------------------
+
+
+def unkeyed_guess(names: list[str], value: str) -> str:
+    """What an offline guesser computes for a candidate secret value (no .env here)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\0{value}\n".encode())
+    return digest.hexdigest()
+
+
+def test_the_no_op_memo_holds_no_guessable_digest_of_secret_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhub.hubspec import statsig
+
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # everything here was written a moment ago
+    weak = "hunter2-weak"
+    monkeypatch.setenv("PROBE_TOKEN", weak)
+    hub = tmp_path / "hub"
+    shutil.copytree(REPO / "tests" / "data" / "install", hub)
+    for _ in range(2):
+        code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+        assert code == 0, err
+    memo_dir = Path(os.environ["MEMHUB_HOME"]) / "cache" / "noop"
+    memos = [json.loads(p.read_text()) for p in memo_dir.glob("*.json")]
+    assert memos, "the no-op was remembered"
+    for memo in memos:
+        assert weak not in json.dumps(memo)
+        for guess in ("password", "hunter2", weak):
+            assert memo["secrets"] != unkeyed_guess(memo["names"], guess)
+    key = memo_dir / "key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert len(key.read_bytes()) == 32
+    replay = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert replay[0] == 0 and "unchanged" in replay[1], "the memo still works"
