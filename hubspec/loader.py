@@ -223,11 +223,11 @@ class _Checker:
                 else:
                     self._check_overrides((*path, key), item, str(key))
         elif isinstance(value, list):
+            if all(isinstance(item, str) for item in value):
+                self._check_args(path, value)  # `args: ["--token", "X"]` is one line
+                return
             for index, item in enumerate(value):
-                if isinstance(item, str):
-                    self._check_token((*path, index), item)
-                else:
-                    self._check_overrides((*path, index), item, parent)
+                self._check_overrides((*path, index), item, parent)
 
     def _check_refs(
         self, path: KeyPath, value: str, *, allow_plugin: bool = True, tokens: bool = True

@@ -192,6 +192,7 @@ def test_validate_cli_refuses_a_literal_in_overrides_with_exit_2(
         "overrides": {
             "claude": {"mcp_servers": {"gh": {"headers": {"X-Token": token}}}},
             "codex": {"mcp_servers": {"gh": {"bearer_token": "s3cr3t-b3arer-value"}}},
+            "cursor": {"mcp_servers": {"gh": {"args": ["--api-key", "k3y-v4lue-2024"]}}},
         },
     }
     root = write_hub(tmp_path / "hub", data)
@@ -201,6 +202,7 @@ def test_validate_cli_refuses_a_literal_in_overrides_with_exit_2(
     assert "Traceback" not in err and token not in out + err
     assert "overrides.claude.mcp_servers.gh.headers.X-Token" in err
     assert "overrides.codex.mcp_servers.gh.bearer_token" in err
+    assert "overrides.cursor.mcp_servers.gh.args[1]" in err
     assert f"{root / 'hub.yaml'}:" in err and "${env:" in err
     assert sorted(p.name for p in root.iterdir()) == before
 
