@@ -207,9 +207,12 @@ class _Checker:
         for arg in args:
             starts.append(len(line))
             line += arg + " "
+        reported: set[int] = set()
         for found in credentials.find(line):
             index = max(i for i, start in enumerate(starts) if start <= found.start)
-            self._literal_credential((*path, index), credentials.describe(found))
+            if index not in reported:
+                reported.add(index)
+                self._literal_credential((*path, index), credentials.describe(found))
 
     def _check_overrides(self, path: KeyPath, value: Any, parent: str = "") -> None:
         """Host-only keys are written into host files as they are: no literal credentials
