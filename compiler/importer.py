@@ -25,6 +25,7 @@ from memhub.hubspec.loader import BUNDLE_HOSTS
 from memhub.hubspec.refs import has_credential, literal_secret, references
 from memhub.hubspec.schema_check import hub_schema
 from memhub.hubspec.vocabulary import ENV_NAME, MCP_SERVER_NAME
+from memhub.runtime import credentials
 
 from .artifact import FILE_MODE
 from .installed import Installed, InstalledInstructions, InstalledServer, InstalledSkill, Skipped
@@ -36,7 +37,6 @@ GITIGNORE = "# secrets: referenced as ${env:NAME} in hub.yaml, never committed\n
 ENV_HEADER = "# added by memhub import: values of the ${env:NAME} references in hub.yaml\n"
 # Only what decides which part of an already-flagged value is the secret (refs.py flags it).
 _AUTH_SCHEME = re.compile(r"(?i)^(\s*(?:bearer|basic|token)\s+)(\S+)(.*)$", re.S)
-_PIECES = re.compile(r"([\s=:,;&?/\"'<>()\[\]{}@#|]+)")
 _ENV_BARE = re.compile(r"[A-Za-z0-9_./:@+,=-]*")
 _MIN_CHECKED_SECRET = 8  # values this long must not appear in anything but .env
 
@@ -227,9 +227,7 @@ def _move_secrets(server: InstalledServer, secrets: _Secrets, notes: list[str]) 
     if "command" in spec:
         spec["command"] = tokens(spec["command"], f"{base}_COMMAND", "command")
         if "args" in spec:
-            spec["args"] = [
-                tokens(a, f"{base}_ARG{i}", f"args[{i}]") for i, a in enumerate(spec["args"])
-            ]
+            spec["args"] = _move_arg_secrets(list(spec["args"]), base, secrets, at, notes)
         for key, value in list(spec.get("env", {}).items()):
             if literal_secret(key, value):
                 spec["env"][key] = secrets.secret(value, key, at(f"env.{key}"))
@@ -245,6 +243,35 @@ def _move_secrets(server: InstalledServer, secrets: _Secrets, notes: list[str]) 
     if "description" in spec:
         spec["description"] = tokens(spec["description"], f"{base}_DESCRIPTION", "description")
     return spec
+
+
+def _move_arg_secrets(
+    args: list[str], base: str, secrets: _Secrets, at: Any, notes: list[str]
+) -> list[str]:
+    """Args with each literal credential as a reference. They are searched as the one
+    command line they make, so `["--token", "X"]` is found; a value that starts an arg
+    is the whole arg (`["--password", "two words"]`)."""
+    line, starts = "", []
+    for arg in args:
+        starts.append(len(line))
+        line += arg + " "
+    spans: list[list[tuple[int, int]]] = [[] for _ in args]
+    for found in credentials.find(line):
+        index = max(i for i, start in enumerate(starts) if start <= found.start)
+        start = found.start - starts[index]
+        end = min(found.end - starts[index], len(args[index]))
+        spans[index].append((0, len(args[index])) if start == 0 else (start, end))
+    out = []
+    for index, arg in enumerate(args):
+        if not spans[index]:
+            out.append(arg)
+            continue
+        out.append(secrets.spans(arg, spans[index], f"{base}_ARG{index}", at(f"args[{index}]")))
+        notes.append(
+            f"{at(f'args[{index}]')}: a token moved to .env; hosts that read references only "
+            "in env and headers get the reference text there, not the value"
+        )
+    return out
 
 
 def _url(spec: dict[str, Any], base: str, secrets: _Secrets, at: Any, notes: list[str]) -> str:
@@ -456,19 +483,16 @@ class _Secrets:
         return self.reference(wanted, value, where)
 
     def tokens(self, value: str, wanted: str, where: str) -> str:
-        """`value` with each credential-shaped piece as a reference (the whole value when
-        the pieces cannot be told apart)."""
-        if not has_credential(value):
-            return value
-        pieces = _PIECES.split(value)
-        out = [
-            self.reference(wanted, piece, where)
-            if index % 2 == 0 and has_credential(piece)
-            else piece
-            for index, piece in enumerate(pieces)
-        ]
-        joined = "".join(out)
-        return joined if not has_credential(joined) else self.reference(wanted, value, where)
+        """`value` with each literal credential in it (`credentials.find`) as a reference."""
+        return self.spans(value, [(f.start, f.end) for f in credentials.find(value)], wanted, where)
+
+    def spans(self, value: str, spans: list[tuple[int, int]], wanted: str, where: str) -> str:
+        """`value` with each (start, end) span as a reference to its text."""
+        out, at = [], 0
+        for start, end in spans:
+            out += [value[at:start], self.reference(wanted, value[start:end], where)]
+            at = end
+        return "".join(out) + value[at:]
 
     def env_text(self, existing: str | None) -> str | None:
         """The new `.env`: the existing text plus one line per new name; None if unchanged."""

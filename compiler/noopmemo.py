@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -23,7 +25,11 @@ from pathlib import Path
 from memhub.hubspec import statsig
 
 MEMO_DIR = Path("cache") / "noop"
-MEMO_VERSION = 1
+# 2: secret values are digested with a keyed hash (version 1 used plain SHA-256).
+MEMO_VERSION = 2
+# The per-install key of that hash: random, private to the user, never leaves the machine.
+KEY_FILE = "key"
+KEY_BYTES = 32
 # Variables that move every host's folders or memhub's own; each host adds its own.
 PLACING_ENV = ("HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
 _CODE_ROOT = Path(__file__).resolve().parent.parent
@@ -63,9 +69,33 @@ def _code_files() -> list[str]:
     return sorted(found)
 
 
-def secrets_digest(names: Iterable[str], env: Mapping[str, str], env_file: Path) -> str:
-    """Whether and what each referenced variable holds, as one digest (never the values)."""
-    digest = hashlib.sha256()
+def install_key(home: Path) -> bytes | None:
+    """This install's random memo key (created 0600 on first use); None when it cannot be
+    read or made, and then nothing is remembered.
+
+    A plain hash of the secret values would let anyone who can read a memo test guesses
+    of a weak secret offline; keyed, a guess cannot be checked without this file."""
+    path = home / MEMO_DIR / KEY_FILE
+    try:
+        info = os.lstat(path)
+        if stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077 and info.st_uid == os.getuid():
+            key = path.read_bytes()
+            if len(key) == KEY_BYTES:
+                return key
+    except OSError:
+        pass
+    key = secrets.token_bytes(KEY_BYTES)
+    statsig.save_cache(path, key)  # atomic, 0600; a bad or foreign key file is replaced
+    try:
+        return key if path.read_bytes() == key else None  # another run's key won the race
+    except OSError:
+        return None
+
+
+def secrets_digest(names: Iterable[str], env: Mapping[str, str], env_file: Path, key: bytes) -> str:
+    """Whether and what each referenced variable holds, as one keyed digest (never the
+    values, never a plain hash of them)."""
+    digest = hmac.new(key, digestmod=hashlib.sha256)
     with contextlib.suppress(OSError):
         digest.update(env_file.read_bytes())  # small; the .env's text decides its values
     for name in names:
@@ -125,6 +155,7 @@ class NoopMemo:
     """One memo file per plan key under MEMHUB_HOME/cache/noop/."""
 
     def __init__(self, home: Path, key: str) -> None:
+        self.home = home
         self.path = home / MEMO_DIR / f"{key}.json"
 
     def recall(self, env: Mapping[str, str], env_file: Path) -> Remembered | None:
@@ -134,8 +165,15 @@ class NoopMemo:
         except (OSError, ValueError):
             return None
         if not isinstance(memo, dict) or memo.get("version") != MEMO_VERSION:
+            self.forget()  # an older memo may hold an unkeyed digest of secret values
             return None
-        if memo.get("secrets") != secrets_digest(memo.get("names", []), env, env_file):
+        key = install_key(self.home)
+        if key is None:
+            return None
+        names = memo.get("names", [])
+        if not hmac.compare_digest(
+            str(memo.get("secrets")), secrets_digest(names, env, env_file, key)
+        ):
             return None
         sig = _signature(_code_files() + memo.get("paths", []))
         if sig is None or sig[0] != memo.get("signature"):
@@ -158,12 +196,15 @@ class NoopMemo:
                 self.path.unlink()  # what it remembered may no longer hold
             return
         names = list(names)
+        key = install_key(self.home)
+        if key is None:
+            return
         memo = {
             "version": MEMO_VERSION,
             "signature": sig[0],
             "paths": listed,
             "names": names,
-            "secrets": secrets_digest(names, env, env_file),
+            "secrets": secrets_digest(names, env, env_file, key),
             "stdout": outcome.stdout,
             "stderr": outcome.stderr,
             "code": outcome.code,

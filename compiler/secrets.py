@@ -9,8 +9,11 @@ value.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import stat
+import tomllib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from typing import Any
 from memhub.hubspec.errors import MemhubError, Origin
 from memhub.hubspec.model import Hub
 from memhub.hubspec.refs import references
+from memhub.runtime import credentials
 
 ENV_FILE = ".env"
 # Shorter values ("1", "debug") are settings, not secrets, and occur in files by chance.
@@ -59,26 +63,26 @@ def referenced_names(hub: Hub) -> list[str]:
         ref.name
         for field in dataclasses.fields(hub)
         if field.name not in _NOT_VALUES
-        for text in _strings(getattr(hub, field.name))
+        for text in _hub_strings(getattr(hub, field.name))
         for ref in references(text)
         if ref.kind == "env"
     ]
     return list(dict.fromkeys(names))
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _hub_strings(value: Any) -> Iterator[str]:
     """Every string value inside a model value (mapping values, not keys; no positions)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _strings(item)
+            yield from _hub_strings(item)
     elif isinstance(value, tuple | list):
         for item in value:
-            yield from _strings(item)
+            yield from _hub_strings(item)
     elif dataclasses.is_dataclass(value) and not isinstance(value, Origin):
         for field in dataclasses.fields(value):
-            yield from _strings(getattr(value, field.name))
+            yield from _hub_strings(getattr(value, field.name))
 
 
 def secret_values(hub: Hub, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -119,19 +123,136 @@ def env_file_warnings(hub: Hub, environ: Mapping[str, str] | None = None) -> lis
 def refuse_leaks(
     writes: Iterable[tuple[str, bytes | None, bytes | None]], secrets: Mapping[str, str]
 ) -> None:
-    """Refuse when any (file, before, after) would hold a secret more often after than before.
+    """Refuse when any (file, before, after) would hold a secret more often after than before,
+    or a literal credential (`memhub.runtime.credentials`) that was not there before.
 
     Counting keeps a person's own copy (a token they pasted into their config themselves)
-    from blocking memhub; only what memhub would add is refused.
+    from blocking memhub; only what memhub would add is refused. JSON and TOML files are
+    compared as the strings they decode to, so a value written escaped (a `"` or `\\` in
+    it) is still found.
     """
     for target, before, after in writes:
         if after is None:
             continue
+        added, removed = _changed_strings(target, before, after)
+        raw_before, raw_after = _raw(before), _raw(after)
         for name, value in secrets.items():
-            needle = value.encode("utf-8")
-            if after.count(needle) > (before or b"").count(needle):
+            more = _occurrences(added, value) > _occurrences(removed, value)
+            if more or raw_after.count(value) > raw_before.count(value):
                 raise SecretLeakError(
                     f"{target}: the write would contain the value of ${{env:{name}}}. "
                     "Fix: reference it as ${env:" + name + "} instead of writing the value "
                     "(nothing was written)"
                 )
+        if _structured(target):
+            literal = _added_literal(_settings(target, before), _settings(target, after))
+            if literal:
+                raise SecretLeakError(
+                    f"{target}: the write would contain {literal}. Fix: put the value in the "
+                    "hub's .env and reference it as ${env:NAME} (nothing was written)"
+                )
+
+
+def _raw(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")
+
+
+def _structured(target: str) -> bool:
+    return target.endswith((".json", ".toml"))
+
+
+def _parsed(target: str, data: bytes | None) -> object:
+    """The JSON or TOML document, or None when there is none or it does not parse."""
+    text = _raw(data)
+    if not text or not _structured(target):
+        return None
+    try:
+        return json.loads(text) if target.endswith(".json") else tomllib.loads(text)
+    except ValueError:
+        return None
+
+
+def _decoded_strings(target: str, data: bytes | None) -> Counter[str]:
+    """Every string `data` holds: decoded keys and values for JSON and TOML, else its text."""
+    parsed = _parsed(target, data)
+    if parsed is None:
+        text = _raw(data)
+        return Counter([text] if text else [])
+    found: Counter[str] = Counter()
+    _walk(parsed, found)
+    return found
+
+
+def _walk(value: object, out: Counter[str]) -> None:
+    if isinstance(value, str):
+        out[value] += 1
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            out[str(key)] += 1
+            _walk(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _walk(item, out)
+
+
+# One setting as the detector reads it: ("key", name, value) for a string under a key (an env
+# variable, a header: the key can name a secret), ("line", args) for a list of strings (args
+# make one command line: `--token X` is two of them).
+_Setting = tuple[str, ...]
+
+
+def _settings(target: str, data: bytes | None) -> Counter[_Setting]:
+    found: Counter[_Setting] = Counter()
+    _collect(_parsed(target, data), "", "", found)
+    return found
+
+
+def _collect(value: object, key: str, parent: str, out: Counter[_Setting]) -> None:
+    if isinstance(value, str):
+        if not credentials.names_a_variable(parent, value):
+            out[("key", key, value)] += 1
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            _collect(item, str(name), key, out)
+    elif isinstance(value, list):
+        if value and all(isinstance(item, str) for item in value):
+            out[("line", " ".join(value))] += 1
+            return
+        for item in value:
+            _collect(item, key, parent, out)
+
+
+def _secrets_in(setting: _Setting) -> list[tuple[str, str]]:
+    """(what, secret text) for each literal credential in one setting."""
+    if setting[0] == "line":
+        text = setting[1]
+        return [(credentials.describe(f), text[f.start : f.end]) for f in credentials.find(text)]
+    _, key, text = setting
+    why = credentials.literal_for_key(key, text)
+    return [(why.removeprefix("it contains "), text)] if why else []
+
+
+def _changed_strings(
+    target: str, before: bytes | None, after: bytes | None
+) -> tuple[Counter[str], Counter[str]]:
+    """The strings the write adds and removes (unchanged ones cancel out, which keeps the
+    check cheap on a large `~/.claude.json`)."""
+    old, new = _decoded_strings(target, before), _decoded_strings(target, after)
+    return new - old, old - new
+
+
+def _occurrences(strings: Counter[str], value: str) -> int:
+    return sum(text.count(value) * times for text, times in strings.items())
+
+
+def _added_literal(before: Counter[_Setting], after: Counter[_Setting]) -> str | None:
+    """What literal credential the write adds that the file did not hold before. Only
+    settings that change are read, which keeps this cheap on a large `~/.claude.json`."""
+    had = Counter(secret for setting in before - after for _, secret in _secrets_in(setting))
+    for setting in after - before:
+        for what, secret in _secrets_in(setting):
+            if had[secret] > 0:
+                had[secret] -= 1
+                continue
+            return what
+    return None

@@ -10,6 +10,8 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memhub.runtime import credentials
+
 from .errors import HubError, Origin, Problem
 from .model import (
     Hook,
@@ -26,7 +28,7 @@ from .model import (
     StdioServer,
     frozen_map,
 )
-from .refs import has_credential, literal_secret, reference_problems
+from .refs import literal_secret, reference_problems
 from .schema_check import schema_problems
 from .skills import read_skill
 from .vocabulary import BLOCK_MARKER, TOOL_EVENTS
@@ -123,6 +125,7 @@ class _Checker:
         instructions = self._instructions(data.get("instructions"))
         hooks = self._hooks(data.get("hooks", []))
         runtime = Runtime(**data.get("runtime", {}))
+        self._check_overrides(("overrides",), data.get("overrides", {}))
         if self.problems:
             return None
         return Hub(
@@ -185,13 +188,50 @@ class _Checker:
         )
 
     def _check_token(self, path: KeyPath, value: str) -> None:
-        if has_credential(value):
-            self.problem(
-                path,
-                "contains a credential token",
-                "move the secret into the hub's .env (or your environment) and reference it "
-                "as ${env:NAME}",
-            )
+        found = credentials.find(value)
+        if found:
+            self._literal_credential(path, credentials.describe(found[0]))
+
+    def _literal_credential(self, path: KeyPath, what: str) -> None:
+        name = _suggested_name(path)
+        self.problem(
+            path,
+            f"holds {what}; a hub is committed, its secrets are not",
+            f"put the value in the hub's .env (or your environment) as {name}=... and write "
+            f"${{env:{name}}} in its place",
+        )
+
+    def _check_args(self, path: KeyPath, args: list[str]) -> None:
+        """Args are checked as the one command line they make, so `--token X` split over
+        two args is found; the problem names the arg that holds the value."""
+        line, starts = "", []
+        for arg in args:
+            starts.append(len(line))
+            line += arg + " "
+        reported: set[int] = set()
+        for found in credentials.find(line):
+            index = max(i for i, start in enumerate(starts) if start <= found.start)
+            if index not in reported:
+                reported.add(index)
+                self._literal_credential((*path, index), credentials.describe(found))
+
+    def _check_overrides(self, path: KeyPath, value: Any, parent: str = "") -> None:
+        """Host-only keys are written into host files as they are: no literal credentials
+        there either (a token, or a literal under a key that names a secret)."""
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, str):
+                    why = credentials.literal_for_key(str(key), item)
+                    if why and not credentials.names_a_variable(parent, item):
+                        self._literal_credential((*path, key), why.removeprefix("it contains "))
+                else:
+                    self._check_overrides((*path, key), item, str(key))
+        elif isinstance(value, list):
+            if all(isinstance(item, str) for item in value):
+                self._check_args(path, value)  # `args: ["--token", "X"]` is one line
+                return
+            for index, item in enumerate(value):
+                self._check_overrides((*path, index), item, parent)
 
     def _check_refs(
         self, path: KeyPath, value: str, *, allow_plugin: bool = True, tokens: bool = True
@@ -233,7 +273,8 @@ class _Checker:
                         )
                 self._check_refs((*path, "command"), spec["command"])
                 for index, arg in enumerate(spec.get("args", [])):
-                    self._check_refs((*path, "args", index), arg)
+                    self._check_refs((*path, "args", index), arg, tokens=False)
+                self._check_args((*path, "args"), spec.get("args", []))
                 self._check_secret_map((*path, "env"), spec.get("env", {}), allow_plugin=True)
                 cwd = spec.get("cwd")
                 if cwd is not None:
@@ -259,8 +300,11 @@ class _Checker:
                             "remove it, or give the server a `command` instead of `url`",
                             at_key=True,
                         )
-                self._check_refs((*path, "url"), spec["url"], allow_plugin=False)
-                if "@" in spec["url"].split("//", 1)[-1].split("/", 1)[0]:
+                userinfo = "@" in spec["url"].split("//", 1)[-1].split("/", 1)[0]
+                self._check_refs(
+                    (*path, "url"), spec["url"], allow_plugin=False, tokens=not userinfo
+                )
+                if userinfo:
                     self.problem(
                         (*path, "url"),
                         "the URL carries user credentials",
@@ -477,6 +521,16 @@ def _person(raw: dict[str, Any] | None) -> Person | None:
     if raw is None:
         return None
     return Person(name=raw["name"], email=raw.get("email"), url=raw.get("url"))
+
+
+def _suggested_name(path: KeyPath) -> str:
+    """A variable name for the secret at `path`: its key, else its server's name."""
+    last = path[-1]
+    if isinstance(last, str) and last not in ("command", "url", "cwd", "args"):
+        return _env_name(last)
+    if path[:2] == ("mcp", "servers") and len(path) > 2:
+        return _env_name(f"{path[2]}_secret")
+    return "SECRET"
 
 
 def _env_name(key: str) -> str:

@@ -11,23 +11,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memhub.runtime import credentials
+
 from .vocabulary import ENV_NAME
 
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 PLUGIN_REFS = ("plugin_root", "plugin_data")
-
-# Token shapes of well-known credentials; a match in env or headers is a pasted secret.
-_CREDENTIAL_SHAPES = re.compile(
-    r"(?:sk-[A-Za-z0-9_-]{16,}|sk-ant-[A-Za-z0-9_-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}"
-    r"|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
-    r"|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|mhk_[A-Za-z0-9_-]{8,}"
-    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
-)
-_SECRET_NAME = re.compile(
-    r"(?i)(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|credential|auth)"
-)
-_AUTH_SCHEME = re.compile(r"(?i)^\s*(?:bearer|basic|token)\s+(\S+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,21 +64,14 @@ def reference_problems(text: str, *, allow_plugin: bool, allow_unknown: bool) ->
 
 
 def has_credential(value: str) -> bool:
-    """Whether `value` holds a well-known credential token shape (outside references)."""
-    return bool(_CREDENTIAL_SHAPES.search(REFERENCE.sub("", value)))
+    """Whether `value` holds a literal credential (`memhub.runtime.credentials`, the one
+    detector the loader, apply, import and the redactor share)."""
+    return bool(credentials.find(value))
 
 
 def literal_secret(key: str, value: str) -> str | None:
     """Why `value` (for env var or header `key`) looks like a pasted credential, else None."""
-    literal = REFERENCE.sub("", value)
-    if _CREDENTIAL_SHAPES.search(literal):
-        return "it contains a credential token"
-    scheme = _AUTH_SCHEME.match(value)
-    if scheme and not REFERENCE.fullmatch(scheme.group(1)):
-        return "it holds a literal credential after the auth scheme"
-    if _SECRET_NAME.search(key) and literal.strip() and not references(value):
-        return f"{key!r} names a secret but its value is a literal"
-    return None
+    return credentials.literal_for_key(key, value)
 
 
 def substitute(
