@@ -28,6 +28,7 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
     command_handler,
@@ -235,7 +236,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
     )
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, settings, mapped, command_handler)
     entries += skill_entries(hub, name, skills)

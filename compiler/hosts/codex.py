@@ -32,6 +32,7 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
     command_handler,
@@ -281,7 +282,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
 
     entries, rows = mcp_entries(hub, name, config, "toml-table", "mcp_servers", spec_of)
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, hooks_file, mapped, command_handler)
     entries += skill_entries(hub, name, scope.base / ".agents" / "skills")

@@ -202,15 +202,23 @@ def hook_command(hub: Hub, hook: Hook, *, host: str, root: str | None, data: str
 
 
 def dispatcher_command(
-    hub: Hub, *, host: str, host_event: str, bindings: list[str], root: str | None
+    hub: Hub,
+    *,
+    host: str,
+    host_event: str,
+    bindings: list[str],
+    root: str | None,
+    executable: str = HOOK_EXECUTABLE,
 ) -> str:
     """The one runtime process a host event starts: `<python> -S "<root>/memhub_runtime/
     hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install (no
     plugin folder there; the installed package runs) and in a bundle built with `runtime:
     vendor: never`. A binding is `handler` or `handler=class,class` (the runtime checks the
-    tool class itself)."""
+    tool class itself). `executable` is how an install names `memhub-hook`: the absolute
+    path of this installation's script (Scope.script_command), since the host's PATH need not
+    hold the venv it was installed in."""
     entry = (
-        HOOK_EXECUTABLE
+        executable
         if root is None or not hub.needs_runtime
         else f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/{HOOK_SCRIPT}"'
     )
@@ -223,6 +231,7 @@ def _dispatchers(
     mapped: list[tuple[MappedHook, list[str]]],
     matcher: Callable[[list[str]], str],
     root: str | None,
+    executable: str = HOOK_EXECUTABLE,
 ) -> list[MappedHook]:
     """Handler hooks merged into one dispatcher entry per host event, placed where the first
     of them was; `command:` hooks stay as they are. The entry's matcher covers every bound
@@ -264,7 +273,12 @@ def _dispatchers(
             origin=hooks[0].origin,
         )
         command = dispatcher_command(
-            hub, host=host, host_event=item.host_event, bindings=bindings, root=root
+            hub,
+            host=host,
+            host_event=item.host_event,
+            bindings=bindings,
+            root=root,
+            executable=executable,
         )
         result.append(
             MappedHook(merged, item.host_event, None if every_tool else matcher(names), command)
@@ -281,6 +295,7 @@ def map_hooks(
     matcher: Callable[[list[str]], str],
     root: str | None,
     data: str | None,
+    executable: str = HOOK_EXECUTABLE,
 ) -> tuple[list[MappedHook], list[CoverageRow]]:
     """Place every hub hook on this host, with one coverage row per hook.
 
@@ -343,7 +358,7 @@ def map_hooks(
             else ""  # set by _dispatchers
         )
         mapped.append((MappedHook(hook, support.host_event, host_matcher, command), names))
-    return _dispatchers(hub, host, mapped, matcher, root), rows
+    return _dispatchers(hub, host, mapped, matcher, root, executable), rows
 
 
 def grouped_hooks(

@@ -26,6 +26,7 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
     MappedHook,
@@ -242,7 +243,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
     )
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     if mapped:
         entries.append(Entry(name, str(hooks_file), "json-default", ("version",), 1))

@@ -35,6 +35,7 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
     EventSupport,
     MappedHook,
     compact,
@@ -232,7 +233,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
 
     entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, settings, mapped, _handler)
     # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
