@@ -36,16 +36,25 @@ from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
     HOOK_EXECUTABLE,
+    HTTP_NOT_LAUNCHED,
+    LAUNCH_BY_HUB,
+    LAUNCHER_EXECUTABLE,
     EventSupport,
+    Launcher,
     MappedHook,
+    bundle_launcher,
     compact,
     deep_merge,
+    env_names,
     grouped_hooks,
     hook_entries,
+    install_launcher,
     instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
+    launched,
+    launcher_artifact,
     map_hooks,
     mcp_entries,
     plugin_dir,
@@ -111,12 +120,17 @@ def matcher(names: list[str]) -> str:
 
 
 def _server(
-    hub: Hub, server: StdioServer | RemoteServer, root: str | None = None
+    hub: Hub,
+    server: StdioServer | RemoteServer,
+    root: str | None = None,
+    launcher: Launcher | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """Gemini's server shape, or None with the reason it cannot be expressed.
 
     `root` is the extension folder's reference (`${extensionPath}`); None for a
-    settings.json install, which has no plugin folder.
+    settings.json install, which has no plugin folder. `launcher`: start a stdio server
+    through memhub's launcher (the hub says `runtime: secrets: launcher`). A reason with a
+    spec is a caveat.
     """
 
     def value(text: str) -> str:
@@ -132,6 +146,23 @@ def _server(
     # gemini-extension.json when it loads them, so env references may go anywhere.
     if root is not None and any(ref.kind == "plugin_data" for v in values for ref in references(v)):
         return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
+    if isinstance(server, StdioServer) and launcher is not None:
+        # Gemini expands ${VAR} itself, but only from its own environment, and with
+        # secret-looking variables (…_TOKEN, …_KEY) redacted first; the launcher falls back
+        # to the hub's .env for what does not reach it.
+        run = launched(server, launcher, plain=value, plugin_root=root or "", plugin_data="")
+        spec = compact(
+            {
+                "command": run.command,
+                "args": run.args,
+                "env": run.env,
+                "cwd": value(server.cwd) if server.cwd and not env_names([server.cwd]) else None,
+                "description": server.description,
+            }
+        )
+        return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), (
+            f"started through memhub's launcher: {LAUNCH_BY_HUB}"
+        )
     if isinstance(server, StdioServer):
         cwd = server.cwd
         if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
@@ -163,7 +194,13 @@ def _server(
                 "description": server.description,
             }
         )
-    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), ""
+    caveat = HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""
+    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), caveat
+
+
+def _launcher(hub: Hub, launcher: Launcher) -> Launcher | None:
+    """The launcher when the hub asks for it; Gemini expands every reference itself."""
+    return launcher if hub.runtime.secrets == "launcher" else None
 
 
 def _handler(item: MappedHook) -> dict[str, Any]:
@@ -192,13 +229,14 @@ def build(hub: Hub) -> HostBuild:
     )
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
-        spec, reason = _server(hub, server, ROOT)
+        spec, reason = _server(hub, server, ROOT, _launcher(hub, bundle_launcher(hub, ROOT)))
         if spec is None:
             rows.append(server_row(name, server.name, "unsupported", "-", reason))
             continue
         servers[server.name] = spec
         kind = "stdio" if isinstance(server, StdioServer) else server.transport
-        rows.append(server_row(name, server.name, "mapped", f"{MANIFEST} mcpServers {kind}"))
+        status = "caveat" if reason else "mapped"
+        rows.append(server_row(name, server.name, status, f"{MANIFEST} mcpServers {kind}", reason))
     manifest = compact(
         {
             "name": plugin.name,  # installed as ~/.gemini/extensions/<name>/
@@ -212,6 +250,10 @@ def build(hub: Hub) -> HostBuild:
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    if hub.runtime.secrets == "launcher" and any(
+        isinstance(s, StdioServer) for s in hub.mcp_servers
+    ):
+        artifacts.append(launcher_artifact(hub, ROOT_DIR))
     if hub.instructions:
         text = hub.instructions.text.encode("utf-8")
         artifacts.append(Artifact(f"{base}/{CONTEXT_FILE}", text, owners=(name,)))
@@ -225,11 +267,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
 
+    launcher = _launcher(hub, install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE)))
+
     def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
-        spec, reason = _server(hub, server)
+        spec, reason = _server(hub, server, None, launcher)
         if spec is None:
             return None, server_row(name, server.name, "unsupported", "-", reason)
-        return spec, server_row(name, server.name, "mapped", "settings.json mcpServers")
+        status = "caveat" if reason else "mapped"
+        return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
     entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
     mapped, hook_rows = map_hooks(
