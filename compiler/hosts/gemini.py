@@ -177,10 +177,13 @@ def _server(
             }
         )
     else:
+        # Gemini 0.61 connects a bare `url` as streamable HTTP (createUrlTransport); SSE
+        # needs `type: sse` beside it.
         url_key = "httpUrl" if server.transport == "http" else "url"
         spec = compact(
             {
                 url_key: value(server.url),
+                "type": "sse" if server.transport == "sse" else None,
                 "headers": {k: value(v) for k, v in server.headers.items()},
                 "oauth": compact(
                     {
@@ -341,7 +344,7 @@ def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | N
 def read_installed(scope: Scope) -> Installed:
     """What Gemini CLI has installed in `scope`, for `memhub import`: `mcpServers` of
     ~/.gemini/settings.json or .gemini/settings.json (`$VAR` / `${VAR}` in env become
-    `${env:VAR}`; `httpUrl` or `type: http` is streamable HTTP, a bare `url` SSE), the
+    `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url` streamable HTTP), the
     .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
     import re
@@ -374,7 +377,7 @@ def read_installed(scope: Scope) -> Installed:
         if kind not in (None, "http", "sse") or not ("url" in raw or "httpUrl" in raw):
             raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")
         url_key = "httpUrl" if "httpUrl" in raw else "url"
-        transport = "http" if url_key == "httpUrl" or kind == "http" else "sse"
+        transport = "sse" if kind == "sse" and url_key == "url" else "http"
         auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
         oauth = oauth_spec(auth.get("clientId"), scopes=auth.get("scopes"))
         headers = string_map(raw.get("headers"), "headers")

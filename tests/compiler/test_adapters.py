@@ -135,8 +135,10 @@ def test_gemini_extension_translates_references_and_drops_plugin_data() -> None:
     assert "local-tool" not in servers, "Gemini has no ${plugin_data}: left out, with a warning"
     assert servers["remote-api"]["httpUrl"] == "https://api.example.com/mcp"
     assert servers["remote-api"]["headers"]["Authorization"] == "Bearer ${EXAMPLE_API_TOKEN}"
+    # Gemini 0.61 connects a bare `url` as streamable HTTP; SSE needs `type: sse`.
     assert servers["legacy-sse"] == {
         "url": "https://sse.example.com/events",
+        "type": "sse",
         "headers": {"X-Api-Key": "${SSE_KEY}"},
     }
     hooks = doc("gemini/full-probe/hooks/hooks.json")["hooks"]
