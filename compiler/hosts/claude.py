@@ -306,6 +306,28 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
     ]
 
 
+# --- doctor: Claude Code's own loader (tests/e2e/test_doctor_host_loaders.py) --------------
+
+# `claude mcp list` prints "MCP config diagnostics" naming each entry Claude skips, with its
+# own reason. (It also health-checks each server, as Claude does when it starts.)
+LOADER_ARGS = ("mcp", "list")
+LOADER_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+_SKIPPED = re.compile(r"\[(?:Warning|Error)\] (?:\[[^\]]*\] )?(.*(?:Skipped|[Ii]nvalid).*)$")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Claude Code's words for each config entry it refuses, else None."""
+    found = [m.group(1).strip() for line in stdout.splitlines() if (m := _SKIPPED.search(line))]
+    if returncode != 0:
+        found.append(stderr.strip() or f"claude {' '.join(LOADER_ARGS)} exited {returncode}")
+    return "; ".join(found) or None
+
+
 def read_installed(scope: Scope) -> Installed:
     """What Claude Code has installed in `scope`, for `memhub import`: the MCP servers of
     ~/.claude.json (user scope), or of .mcp.json and the project's local servers in

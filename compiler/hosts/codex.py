@@ -467,6 +467,22 @@ def hook_trust(
     return found
 
 
+# --- doctor: Codex's own loader (tests/e2e/test_doctor_host_loaders.py) --------------------
+
+# Parses the whole config as every codex command does (and starts no server): 0.171 exits 1
+# and loads nothing when one entry is wrong, naming it on stderr.
+LOADER_ARGS = ("mcp", "list", "--json")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Codex's own message when it refuses its config, else None."""
+    if returncode == 0:
+        return None
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    words = " ".join(line for line in lines if not line.startswith("WARNING:"))
+    return words or f"codex {' '.join(LOADER_ARGS)} exited {returncode}"
+
+
 def read_installed(scope: Scope) -> Installed:
     """What Codex has installed in `scope`, for `memhub import`: `[mcp_servers.*]` of
     $CODEX_HOME/config.toml (user) or .codex/config.toml (project), the .agents/skills

@@ -9,6 +9,7 @@ extension's files. Installs still write references only inside a server's `env`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -339,6 +340,33 @@ def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | N
         if listed:
             return f"{file}: hooksConfig.disabled lists {', '.join(listed)}"
     return None
+
+
+# --- doctor: Gemini CLI's own loader (tests/e2e/test_doctor_host_loaders.py) ---------------
+
+# `gemini mcp list` validates settings.json against its schema. Run outside any trusted
+# folder (doctor gives it an empty one at user scope) it lists servers without starting them.
+LOADER_ARGS = ("mcp", "list")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Gemini CLI's words when it refuses a settings file, else None. A schema error is
+    printed (exit 0, the entry ignored) as "Invalid configuration in FILE: ... Please fix";
+    a file that does not parse exits non-zero."""
+    text = _ANSI.sub("", stderr + "\n" + stdout)
+    found, block = [], None
+    for line in text.splitlines():
+        if line.startswith("Invalid configuration in"):
+            block = [line.strip()]
+        elif block is not None and line.startswith("Please fix"):
+            found.append(" ".join(block))
+            block = None
+        elif block is not None and line.strip():
+            block.append(line.strip())
+    if returncode != 0:
+        found.append(_ANSI.sub("", stderr).strip() or f"gemini exited {returncode}")
+    return "; ".join(found) or None
 
 
 def read_installed(scope: Scope) -> Installed:
