@@ -31,6 +31,7 @@ from .common import (
     HOOK_EXECUTABLE,
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
+    LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
@@ -123,7 +124,7 @@ def _server(
         spec: dict[str, Any] = compact(
             {"type": "stdio", "command": run.command, "args": run.args, "env": run.env}
         )
-        reason = f"started through memhub's launcher: {LAUNCH_BY_HUB}"
+        reason = f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
         return deep_merge(spec, extra), server_row(
             name, server.name, "caveat", ".mcp.json stdio", reason
         )
@@ -223,9 +224,7 @@ def build(hub: Hub) -> HostBuild:
         artifacts.append(
             Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
         )
-        if any(isinstance(s, StdioServer) for s in hub.mcp_servers) and (
-            hub.runtime.secrets == "launcher"
-        ):
+        if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
             artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}

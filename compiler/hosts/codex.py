@@ -34,6 +34,7 @@ from .base import CoverageRow, HostBuild
 from .common import (
     HOOK_EXECUTABLE,
     LAUNCH_BY_HUB,
+    LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
@@ -156,7 +157,7 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
             "env_vars": run.names,
             "cwd": _plain(cwd) if cwd else None,
         }
-        return compact(spec), f"started through memhub's launcher: {reason}"
+        return compact(spec), f"{LAUNCHED_BY}: {reason}"
     spec: dict[str, Any] = {
         "command": _plain(server.command),
         "args": [_plain(a) for a in server.args],
@@ -313,7 +314,7 @@ def build(hub: Hub) -> HostBuild:
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
-    if any(launcher.command == s.get("command") for s in servers.values()):
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     rows += instructions_row(
         hub,

@@ -157,6 +157,7 @@ def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Arti
 LAUNCHER_SCRIPT = "launcher.py"
 LAUNCHER_EXECUTABLE = "memhub-launch"  # the console script beside memhub-hook
 LAUNCH_BY_HUB = "the hub asks for the launcher (runtime: secrets: launcher)"
+LAUNCHED_BY = "started through memhub's launcher"  # how each launched server's caveat starts
 HTTP_NOT_LAUNCHED = (
     "an HTTP server cannot go through memhub's launcher (runtime: secrets: launcher); the "
     "host reads its references from its own environment"

@@ -39,6 +39,7 @@ from .common import (
     HOOK_EXECUTABLE,
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
+    LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     EventSupport,
     Launcher,
@@ -162,7 +163,7 @@ def _server(
             }
         )
         return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), (
-            f"started through memhub's launcher: {LAUNCH_BY_HUB}"
+            f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
         )
     if isinstance(server, StdioServer):
         cwd = server.cwd
@@ -254,9 +255,7 @@ def build(hub: Hub) -> HostBuild:
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
-    if hub.runtime.secrets == "launcher" and any(
-        isinstance(s, StdioServer) for s in hub.mcp_servers
-    ):
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, ROOT_DIR))
     if hub.instructions:
         text = hub.instructions.text.encode("utf-8")

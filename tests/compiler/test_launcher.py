@@ -144,13 +144,15 @@ def test_secrets_launcher_starts_every_stdio_server_through_the_launcher(
     )
     (hub / ".env").write_text("SAME=from-the-env-file\n")
     (hub / ".env").chmod(0o600)
-    printed = apply(capsys, hub, "codex,claude,gemini")
+    printed = apply(capsys, hub, "codex,claude,gemini,cursor")
     claude = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json").read_text())
     gemini = json.loads((Path(os.environ["HOME"]) / ".gemini" / "settings.json").read_text())
+    cursor = json.loads((Path(os.environ["HOME"]) / ".cursor" / "mcp.json").read_text())
     specs = {
         "codex": codex_servers()["dump"],
         "claude": claude["mcpServers"]["dump"],
         "gemini": gemini["mcpServers"]["dump"],
+        "cursor": cursor["mcpServers"]["dump"],
     }
     for host, spec in specs.items():
         assert spec["command"] == str(SCRIPTS / "memhub-launch"), host
@@ -159,7 +161,7 @@ def test_secrets_launcher_starts_every_stdio_server_through_the_launcher(
         proc = start_like_codex(spec, {"HOME": str(tmp_path)})  # no SAME in the environment
         assert proc.returncode == 0, (host, proc.stderr)
         assert json.loads(out.read_text())["env"]["SAME"] == "from-the-env-file", host
-    assert printed.count("runtime: secrets: launcher") >= 3
+    assert printed.count("runtime: secrets: launcher") >= 4
 
 
 def test_codex_leaves_out_an_http_server_whose_url_holds_a_reference(
@@ -206,3 +208,51 @@ def test_the_codex_bundle_ships_the_launcher_and_forwards_names_only(tmp_path: P
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text())["env"]["RENAMED"] == "orig-value-42"
+
+
+# Where each host's bundle keeps its MCP servers, and how it names its plugin folder.
+BUNDLE_SERVERS = {
+    "claude": ("plugins/launch-probe/.mcp.json", "${CLAUDE_PLUGIN_ROOT}"),
+    "codex": ("plugins/launch-probe/.codex-plugin/plugin.json", "${PLUGIN_ROOT}"),
+    "cursor": ("plugins/launch-probe/.cursor-plugin/plugin.json", "${CURSOR_PLUGIN_ROOT}"),
+    "gemini": ("gemini/launch-probe/gemini-extension.json", "${extensionPath}"),
+}
+
+
+def test_secrets_launcher_bundles_start_servers_through_the_vendored_launcher(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "seen.json"
+    hub = load(
+        hub_with(
+            tmp_path, dump_server(out, '{SAME: "${env:SAME}"}'), "runtime: {secrets: launcher}\n"
+        )
+    )
+    result = build(hub, list(BUNDLE_SERVERS))
+    for host, (path, root_ref) in BUNDLE_SERVERS.items():
+        manifest = json.loads(result.artifact(path).content)  # type: ignore[union-attr]
+        spec = manifest["mcpServers"]["dump"]
+        folder = path.split("/")[0] + "/launch-probe"
+        launcher = result.artifact(f"{folder}/memhub_runtime/launcher.py")
+        assert launcher is not None, host
+        assert spec["args"][:2] == ["-S", f"{root_ref}/memhub_runtime/launcher.py"], host
+        root = tmp_path / host
+        (root / "memhub_runtime").mkdir(parents=True)
+        (root / "memhub_runtime" / "launcher.py").write_bytes(launcher.content)
+        out.unlink(missing_ok=True)
+        proc = subprocess.run(
+            [sys.executable, *(a.replace(root_ref, str(root)) for a in spec["args"])],
+            env={"PATH": BARE_PATH, "SAME": f"{host}-value"},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert proc.returncode == 0, (host, proc.stderr)
+        assert json.loads(out.read_text())["env"]["SAME"] == f"{host}-value", host
+
+
+def test_a_bundle_with_no_launched_server_ships_no_launcher(tmp_path: Path) -> None:
+    # python3 is also the command a bundle starts its launcher with: not a launched server.
+    server = '    plain:\n      command: python3\n      env: {SAME: "${env:SAME}"}\n'
+    result = build(load(hub_with(tmp_path, server)), list(BUNDLE_SERVERS))
+    assert not [a.path for a in result.artifacts if a.path.endswith("/launcher.py")]
