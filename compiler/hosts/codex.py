@@ -56,6 +56,7 @@ from .common import (
     launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     plugin_metadata,
     server_row,
@@ -214,7 +215,9 @@ def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]
     if server.oauth:
         spec["oauth"] = {"client_id": server.oauth.client_id}
         spec["scopes"] = list(server.oauth.scopes)
-    return compact(spec), "; ".join(reasons)
+        # Codex's callback port is one top-level setting (mcp_oauth_callback_port).
+        reasons.append(oauth_not_carried("Codex", server, ("scopes",)))
+    return compact(spec), "; ".join(r for r in reasons if r)
 
 
 def _server(

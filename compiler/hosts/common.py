@@ -249,6 +249,23 @@ def launched(
     return Launched(launcher.command, args, env, names)
 
 
+def oauth_not_carried(host_title: str, server: RemoteServer, carried: Iterable[str]) -> str:
+    """The caveat for the hub's OAuth settings a host has no per-server field for ("" when
+    it carries all that are set). `carried` names the fields the host does carry."""
+    oauth = server.oauth
+    if oauth is None:
+        return ""
+    given = {
+        "callback_port": oauth.callback_port is not None,
+        "auth_server_metadata_url": oauth.auth_server_metadata_url is not None,
+        "scopes": bool(oauth.scopes),
+    }
+    dropped = [key for key, is_set in given.items() if is_set and key not in set(carried)]
+    if not dropped:
+        return ""
+    return f"{host_title} has no per-server OAuth {', '.join(dropped)}; not carried"
+
+
 def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:
     """The runtime package copied as it is into `<root>/<plugin>/memhub_runtime/`."""
     if not hub.needs_runtime:

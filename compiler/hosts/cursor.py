@@ -48,6 +48,7 @@ from .common import (
     launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     server_row,
     skill_entries,
@@ -162,7 +163,12 @@ def _server(
     )
     if "auth" in spec:
         spec["auth"] = compact(spec["auth"])
-    status, reason = ("caveat", HTTP_NOT_LAUNCHED) if by_launcher else ("mapped", "")
+    reasons = [
+        HTTP_NOT_LAUNCHED if by_launcher else "",
+        oauth_not_carried("Cursor", server, ("scopes",)),
+    ]
+    reason = "; ".join(r for r in reasons if r)
+    status = "caveat" if reason else "mapped"
     return deep_merge(spec, extra), server_row(
         name, server.name, status, "plugin.json mcpServers remote", reason
     )

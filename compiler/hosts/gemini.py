@@ -59,6 +59,7 @@ from .common import (
     launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     server_row,
     skill_entries,
@@ -115,6 +116,10 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
     "agent": ("invoke_agent",),
 }
 MS_PER_SECOND = 1000
+
+
+# Gemini's OAuth callback path; its port comes from `redirectUri` (default: a free port).
+REDIRECT_PATH = "/oauth/callback"
 
 
 def matcher(names: list[str]) -> str:
@@ -192,6 +197,11 @@ def _server(
                         "enabled": True,
                         "clientId": server.oauth.client_id,
                         "scopes": list(server.oauth.scopes),
+                        # Gemini listens on the port of its redirect URI (oauth-flow.ts)
+                        "redirectUri": f"http://localhost:{server.oauth.callback_port}"
+                        f"{REDIRECT_PATH}"
+                        if server.oauth.callback_port
+                        else None,
                     }
                 )
                 if server.oauth
@@ -199,7 +209,10 @@ def _server(
                 "description": server.description,
             }
         )
-    caveat = HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""
+    caveats = [HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""]
+    if isinstance(server, RemoteServer):
+        caveats.append(oauth_not_carried("Gemini CLI", server, ("scopes", "callback_port")))
+    caveat = "; ".join(c for c in caveats if c)
     return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), caveat
 
 
@@ -374,7 +387,6 @@ def read_installed(scope: Scope) -> Installed:
     `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url` streamable HTTP), the
     .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
-    import re
 
     reference = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
 
@@ -406,7 +418,11 @@ def read_installed(scope: Scope) -> Installed:
         url_key = "httpUrl" if "httpUrl" in raw else "url"
         transport = "sse" if kind == "sse" and url_key == "url" else "http"
         auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
-        oauth = oauth_spec(auth.get("clientId"), scopes=auth.get("scopes"))
+        redirect = re.fullmatch(
+            r"http://localhost:(\d+)" + re.escape(REDIRECT_PATH), str(auth.get("redirectUri"))
+        )
+        port = int(redirect.group(1)) if redirect else None
+        oauth = oauth_spec(auth.get("clientId"), port, scopes=auth.get("scopes"))
         headers = string_map(raw.get("headers"), "headers")
         spec = remote_spec(
             nonempty(raw.get(url_key), url_key), transport, headers, oauth, description
@@ -414,7 +430,7 @@ def read_installed(scope: Scope) -> Installed:
         notes: list[str] = []
         mapped = ("type", url_key, "headers", "description", *(("oauth",) if oauth else ()))
         extras = extras_of(raw, mapped)
-        rest = extras_of(auth, ("clientId", "scopes"))
+        rest = extras_of(auth, ("clientId", "scopes", *(("redirectUri",) if redirect else ())))
         if oauth and rest:
             extras["oauth"] = rest
         return spec, extras, notes

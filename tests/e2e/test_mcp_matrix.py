@@ -144,6 +144,8 @@ def test_codex_loads_every_feature(codex_cli: Path, applied: tuple[Any, str]) ->
     oauth = hub["http-oauth"]["oauth"]
     assert config["mcp_servers"]["http-oauth"]["oauth"] == {"client_id": oauth["client_id"]}
     assert config["mcp_servers"]["http-oauth"]["scopes"] == oauth["scopes"]
+    # Codex's callback port is one top-level setting, and it has no metadata URL: caveats.
+    assert "callback_port, auth_server_metadata_url" in row(printed, "codex", "http-oauth")
     assert config["model_provider"] == CODEX_PROVIDER  # the person's own settings stay
     assert "${" not in json.dumps(config["mcp_servers"]), "Codex expands no ${...}"
 
@@ -168,7 +170,8 @@ def test_claude_loads_every_feature(claude_cli: Path, applied: tuple[Any, str]) 
         for header, value in server.get("headers", {}).items():
             assert f"    {header}: {claude_value(value)}" in proc.stdout, proc.stdout
         if "oauth" in server:
-            assert got.get("OAuth") == "client_id configured", proc.stdout
+            port = server["oauth"]["callback_port"]
+            assert got.get("OAuth") == f"client_id configured, callback_port {port}", proc.stdout
     # Claude Code has no cwd for stdio servers: a caveat of apply, nothing written for it.
     assert "no cwd" in row(printed, "claude", "with-cwd"), printed
     claude = json.loads((home.claude_dir / ".claude.json").read_text())["mcpServers"]
@@ -187,7 +190,7 @@ def test_claude_loads_every_feature(claude_cli: Path, applied: tuple[Any, str]) 
 
 
 def test_gemini_loads_every_feature(gemini_cli: Path, applied: tuple[Any, str]) -> None:
-    home, _ = applied
+    home, printed = applied
     # Outside any trusted folder Gemini lists the servers without starting them.
     proc = run([gemini_cli, "mcp", "list"], env=home.env, cwd=home.root)
     assert proc.returncode == 0, describe(proc)
@@ -202,6 +205,11 @@ def test_gemini_loads_every_feature(gemini_cli: Path, applied: tuple[Any, str]) 
             want[name] = (claude_value(server["url"]), server.get("transport", "http"))
     assert got == want, describe(proc)
     settings = json.loads((home.home / ".gemini" / "settings.json").read_text())["mcpServers"]
+    # Gemini listens for the OAuth callback on its redirect URI's port; no metadata URL.
+    port = servers()["http-oauth"]["oauth"]["callback_port"]
+    redirect = settings["http-oauth"]["oauth"]["redirectUri"]
+    assert redirect == f"http://localhost:{port}/oauth/callback", settings["http-oauth"]
+    assert "auth_server_metadata_url" in row(printed, "gemini", "http-oauth"), printed
     for name, values in overrides("gemini").items():
         for key, value in values.items():
             assert settings[name][key] == value, (name, settings[name])
