@@ -237,3 +237,77 @@ def test_codex_starts_launched_servers_with_their_values(
     # The values reached the servers only: no host file holds them.
     for path in (home.codex_home / "config.toml", home.claude_dir / ".claude.json"):
         assert not any(v in path.read_text() for v in TOKENS.values()), path
+
+
+# A hub asking for the launcher for every server: the value lives only in the hub's .env,
+# as for a host started from a desktop launcher, which never saw the shell's environment.
+LAUNCHER_HUB = """version: 1
+plugin: {name: launcher-secrets, version: 0.1.0, description: Every server via the launcher}
+marketplace: {name: probe-market, owner: {name: Probe}}
+runtime: {secrets: launcher}
+mcp:
+  servers:
+    seen:
+      command: python3
+      args: ["-c", "import os; open(os.environ['HOME'] + '/seen-dotenv', 'w').write(os.environ['MATRIX_API_KEY'])"]
+      env: {MATRIX_API_KEY: "${env:MATRIX_DOTENV_SECRET}"}
+"""
+DOTENV_VALUE = "from-the-hub-dotenv-42"
+
+
+def test_secrets_launcher_gives_each_host_the_env_file_value(
+    claude_cli: Path,
+    codex_cli: Path,
+    gemini_cli: Path,
+    isolated_home: Any,
+    git_repo: Path,
+    fake_anthropic,
+    fake_responses,
+    fake_gemini,
+) -> None:
+    home = isolated_home
+    hub = home.root / "launcher-hub"
+    hub.mkdir()
+    (hub / "hub.yaml").write_text(LAUNCHER_HUB)
+    (hub / ".env").write_text(f"MATRIX_DOTENV_SECRET={DOTENV_VALUE}\n")
+    (hub / ".env").chmod(0o600)
+    (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
+    (home.home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home.home / ".gemini" / "settings.json").write_text(GEMINI_SETTINGS)
+    argv = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(hub), "--hosts", HOSTS]
+    proc = run(argv, env=home.env, cwd=home.root)
+    assert proc.returncode == 0, describe(proc)
+    assert all(row(proc.stdout, h, "seen") for h in ("claude", "codex", "gemini")), proc.stdout
+
+    sessions = {
+        "claude": (
+            [claude_cli, "-p", "hello", "--output-format", "json", "--allowedTools", "Bash"],
+            home.with_env(
+                ANTHROPIC_BASE_URL=fake_anthropic.base_url,
+                ANTHROPIC_API_KEY="sk-memhub-e2e-fake",
+                IS_SANDBOX="1",
+            ),
+        ),
+        "codex": (
+            [codex_cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "hello"],
+            home.with_env(MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake"),
+        ),
+        "gemini": (
+            [gemini_cli, "-m", "fake-model", "-p", "hello", "--yolo", "--skip-trust", "-o", "json"],
+            home.with_env(
+                GEMINI_API_KEY="memhub-e2e-fake", GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url
+            ),
+        ),
+    }
+    seen = home.home / "seen-dotenv"
+    for host, (argv, env) in sessions.items():
+        seen.unlink(missing_ok=True)
+        proc = run(argv, env=env, cwd=git_repo, timeout=SESSION_TIMEOUT_S)
+        assert proc.returncode == 0, (host, describe(proc))
+        assert seen.exists() and seen.read_text() == DOTENV_VALUE, (host, describe(proc))
+    for path in (
+        home.codex_home / "config.toml",
+        home.claude_dir / ".claude.json",
+        home.home / ".gemini" / "settings.json",
+    ):
+        assert DOTENV_VALUE not in path.read_text(), path
