@@ -110,6 +110,18 @@ def expand(template: str, value: Callable[[str], str]) -> str:
     return _TEMPLATE.sub(replace, template)
 
 
+def to_hub(template: str) -> str:
+    """A launcher template in the hub's syntax again (`%{env:NAME}` -> `${env:NAME}`), for
+    `memhub import` reading back a server memhub started through the launcher."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(2) is None:
+            return "%{"
+        return ("%{env:" if match.group(1) else "${env:") + match.group(2) + "}"
+
+    return _TEMPLATE.sub(replace, template)
+
+
 def parse_args(argv: list[str]) -> tuple[dict[str, str | None], list[str], list[str]]:
     """(--hub, --server, --cwd), the --env KEY=TEMPLATE items, and the server's argv."""
     options: dict[str, str | None] = {"hub": None, "server": None, "cwd": None}

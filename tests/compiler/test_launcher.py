@@ -256,3 +256,29 @@ def test_a_bundle_with_no_launched_server_ships_no_launcher(tmp_path: Path) -> N
     server = '    plain:\n      command: python3\n      env: {SAME: "${env:SAME}"}\n'
     result = build(load(hub_with(tmp_path, server)), list(BUNDLE_SERVERS))
     assert not [a.path for a in result.artifacts if a.path.endswith("/launcher.py")]
+
+
+def test_import_reads_a_launched_server_back_as_the_hub_wrote_it(tmp_path: Path, capsys) -> None:
+    """A launched entry memhub does not own (another machine's, or a lost state.json) comes
+    back from `memhub import` as the original server, not as a call of the launcher."""
+    import shutil
+
+    import yaml
+
+    hub = hub_with(
+        tmp_path,
+        "    gh:\n      command: npx\n      args: [server-github, '--org=${env:GH_ORG}']\n"
+        '      env: {GITHUB_PERSONAL_ACCESS_TOKEN: "${env:GH_TOK}", LEVEL: debug}\n',
+    )
+    apply(capsys, hub, "codex")
+    shutil.rmtree(Path(os.environ["MEMHUB_HOME"]))  # memhub no longer owns the entry
+    into = tmp_path / "imported"
+    code = main(["import", "--hosts", "codex", "--into", str(into), "--yes"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    server = yaml.safe_load((into / "hub.yaml").read_text())["mcp"]["servers"]["gh"]
+    assert server == {
+        "command": "npx",
+        "args": ["server-github", "--org=${env:GH_ORG}"],
+        "env": {"LEVEL": "debug", "GITHUB_PERSONAL_ACCESS_TOKEN": "${env:GH_TOK}"},
+    }
