@@ -23,8 +23,9 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 
-# %{env:NAME}, or %%{ for a literal %{ (the compiler escapes a hub's literal %{ that way)
-_TEMPLATE = re.compile(r"%(%)?\{env:([A-Za-z_][A-Za-z0-9_]*)\}|%%\{")
+# %{env:NAME}, %{plugin_root}, or %%{ for a literal %{ (the compiler escapes a hub's
+# literal %{ that way)
+_TEMPLATE = re.compile(r"%(%)?\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|(plugin_root))\}|%%\{")
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$")
 EXIT_BAD_INPUT = 2
 EXIT_NOT_FOUND = 127
@@ -97,15 +98,24 @@ def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callab
     return value
 
 
+def plugin_root() -> str:
+    """The plugin folder a vendored copy sits in (`<root>/memhub_runtime/launcher.py`).
+    Codex expands no `${PLUGIN_ROOT}` in a plugin server's command line, so the launcher
+    finds the folder from where it was started."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def expand(template: str, value: Callable[[str], str]) -> str:
-    """`template` with each `%{env:NAME}` replaced by NAME's value and `%%{` by `%{`."""
+    """`template` with each `%{env:NAME}` replaced by NAME's value, `%{plugin_root}` by the
+    plugin folder and `%%{` by `%{`."""
 
     def replace(match: re.Match[str]) -> str:
-        if match.group(2) is None:
+        name, root = match.group(2), match.group(3)
+        if name is None and root is None:
             return "%{"
         if match.group(1):
-            return "%{env:" + match.group(2) + "}"
-        return value(match.group(2))
+            return "%{" + (f"env:{name}" if name else "plugin_root") + "}"
+        return value(name) if name else plugin_root()
 
     return _TEMPLATE.sub(replace, template)
 
@@ -115,9 +125,11 @@ def to_hub(template: str) -> str:
     `memhub import` reading back a server memhub started through the launcher."""
 
     def replace(match: re.Match[str]) -> str:
-        if match.group(2) is None:
+        name, root = match.group(2), match.group(3)
+        if name is None and root is None:
             return "%{"
-        return ("%{env:" if match.group(1) else "${env:") + match.group(2) + "}"
+        body = f"env:{name}" if name else "plugin_root"
+        return ("%{" if match.group(1) else "${") + body + "}"
 
     return _TEMPLATE.sub(replace, template)
 

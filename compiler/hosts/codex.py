@@ -37,9 +37,9 @@ from .common import (
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
+    PLUGIN_ROOT_TEMPLATE,
     EventSupport,
     Launcher,
-    bundle_launcher,
     command_handler,
     compact,
     deep_merge,
@@ -59,6 +59,7 @@ from .common import (
     oauth_not_carried,
     plugin_dir,
     plugin_metadata,
+    relative_bundle_launcher,
     server_row,
     skill_entries,
 )
@@ -148,16 +149,18 @@ def _launch_reason(hub: Hub, server: StdioServer) -> str:
 def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str, Any], str]:
     reason = _launch_reason(hub, server)
     if reason:
-        run = launched(server, launcher, plain=_plain, plugin_root=ROOT, plugin_data=DATA)
-        cwd = server.cwd if server.cwd and not env_names([server.cwd]) else None
+        root = PLUGIN_ROOT_TEMPLATE if launcher.cwd is not None else ROOT
+        run = launched(server, launcher, plain=_plain, plugin_root=root, plugin_data=DATA)
         spec = {
             "command": run.command,
             "args": run.args,
             "env": run.env,
             # Codex starts servers with a filtered environment: forward what the launcher reads
             "env_vars": run.names,
-            "cwd": _plain(cwd) if cwd else None,
+            "cwd": run.cwd,
         }
+        if launcher.cwd is not None and not server.cwd:
+            reason += "; the server starts in the plugin folder, not the session's"
         return compact(spec), f"{LAUNCHED_BY}: {reason}"
     spec: dict[str, Any] = {
         "command": _plain(server.command),
@@ -251,7 +254,9 @@ def build(hub: Hub) -> HostBuild:
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
     servers: dict[str, Any] = {}
-    launcher = bundle_launcher(hub, ROOT)
+    # Codex expands no ${PLUGIN_ROOT} in a plugin server's command line (0.171, proven in
+    # tests/e2e/test_mcp_matrix.py) but starts a relative cwd in the plugin folder.
+    launcher = relative_bundle_launcher(hub)
     for server in hub.mcp_servers:
         spec, reason = _server(hub, server, launcher)
         if spec is None:

@@ -166,10 +166,12 @@ HTTP_NOT_LAUNCHED = (
 
 @dataclass(frozen=True, slots=True)
 class Launcher:
-    """How one host file starts memhub's launcher: the command and its first arguments."""
+    """How one host file starts memhub's launcher: the command and its first arguments;
+    `cwd`: the folder the host must start it in (the hub's cwd then goes to the launcher)."""
 
     command: str
     lead: tuple[str, ...]
+    cwd: str | None = None
 
 
 def install_launcher(hub: Hub, script: str) -> Launcher:
@@ -182,6 +184,16 @@ def install_launcher(hub: Hub, script: str) -> Launcher:
 def bundle_launcher(hub: Hub, root: str) -> Launcher:
     """A bundle's launcher: the vendored copy in `<root>/memhub_runtime/` (no pip install)."""
     return Launcher(hub.runtime.python, ("-S", f"{root}/{RUNTIME_PACKAGE}/{LAUNCHER_SCRIPT}"))
+
+
+PLUGIN_ROOT_TEMPLATE = "%{plugin_root}"  # the launcher finds its plugin folder itself
+
+
+def relative_bundle_launcher(hub: Hub) -> Launcher:
+    """A bundle's launcher for a host that expands no plugin-folder reference in a server's
+    command line but starts a plugin server's relative `cwd` in the plugin folder (Codex):
+    started there, by relative path; `%{plugin_root}` stands for the folder."""
+    return Launcher(hub.runtime.python, ("-S", f"./{RUNTIME_PACKAGE}/{LAUNCHER_SCRIPT}"), ".")
 
 
 def launcher_artifact(hub: Hub, root: str) -> Artifact:
@@ -219,6 +231,7 @@ class Launched:
     args: list[str]
     env: dict[str, str]  # values without a reference, in host syntax
     names: list[str]  # the variables the launcher reads (a host that filters must pass them)
+    cwd: str | None  # the host's cwd for the launcher process
 
 
 def launched(
@@ -230,7 +243,8 @@ def launched(
     plugin_data: str,
 ) -> Launched:
     """`server` started by `launcher`: its command line, env values and cwd holding a
-    reference become launcher arguments; the rest stays in the host's own keys (`plain`)."""
+    reference become launcher arguments; the rest stays in the host's own keys (`plain`).
+    A launcher with a `cwd` of its own takes the server's cwd as an argument."""
 
     def template(text: str) -> str:
         return launch_template(text, plugin_root=plugin_root, plugin_data=plugin_data)
@@ -242,11 +256,14 @@ def launched(
             args += ["--env", f"{key}={template(value)}"]
         else:
             env[key] = plain(value)
-    if server.cwd and env_names([server.cwd]):
+    cwd = launcher.cwd
+    if server.cwd and (launcher.cwd is not None or env_names([server.cwd])):
         args += ["--cwd", template(server.cwd)]
+    elif server.cwd:
+        cwd = plain(server.cwd)
     args += ["--", template(server.command), *(template(a) for a in server.args)]
     names = env_names([server.command, *server.args, *server.env.values(), server.cwd or ""])
-    return Launched(launcher.command, args, env, names)
+    return Launched(launcher.command, args, env, names, cwd)
 
 
 def oauth_not_carried(host_title: str, server: RemoteServer, carried: Iterable[str]) -> str:

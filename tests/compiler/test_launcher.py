@@ -191,16 +191,17 @@ def test_the_codex_bundle_ships_the_launcher_and_forwards_names_only(tmp_path: P
     spec = manifest["mcpServers"]["dump"]
     assert spec["env_vars"] == ["ORIGINAL"]
     assert spec["command"] == "python3"
-    assert spec["args"][:2] == ["-S", "${PLUGIN_ROOT}/memhub_runtime/launcher.py"]
+    # Codex expands no ${PLUGIN_ROOT} there, but starts a relative cwd in the plugin folder.
+    assert (spec["args"][:2], spec["cwd"]) == (["-S", "./memhub_runtime/launcher.py"], ".")
     launcher = result.artifact("plugins/launch-probe/memhub_runtime/launcher.py")
     assert launcher is not None
     # The vendored copy runs on its own, stdlib only, as the host starts it.
     root = tmp_path / "plugin"
     (root / "memhub_runtime").mkdir(parents=True)
     (root / "memhub_runtime" / "launcher.py").write_bytes(launcher.content)
-    args = [a.replace("${PLUGIN_ROOT}", str(root)) for a in spec["args"]]
     proc = subprocess.run(
-        [sys.executable, *args],
+        [sys.executable, *spec["args"]],
+        cwd=root / spec["cwd"],
         env={"PATH": BARE_PATH, "ORIGINAL": "orig-value-42"},
         capture_output=True,
         text=True,
@@ -213,7 +214,7 @@ def test_the_codex_bundle_ships_the_launcher_and_forwards_names_only(tmp_path: P
 # Where each host's bundle keeps its MCP servers, and how it names its plugin folder.
 BUNDLE_SERVERS = {
     "claude": ("plugins/launch-probe/.mcp.json", "${CLAUDE_PLUGIN_ROOT}"),
-    "codex": ("plugins/launch-probe/.codex-plugin/plugin.json", "${PLUGIN_ROOT}"),
+    "codex": ("plugins/launch-probe/.codex-plugin/plugin.json", "."),
     "cursor": ("plugins/launch-probe/.cursor-plugin/plugin.json", "${CURSOR_PLUGIN_ROOT}"),
     "gemini": ("gemini/launch-probe/gemini-extension.json", "${extensionPath}"),
 }
@@ -240,8 +241,13 @@ def test_secrets_launcher_bundles_start_servers_through_the_vendored_launcher(
         (root / "memhub_runtime").mkdir(parents=True)
         (root / "memhub_runtime" / "launcher.py").write_bytes(launcher.content)
         out.unlink(missing_ok=True)
+        relative = root_ref == "."  # started in the plugin folder (Codex)
         proc = subprocess.run(
-            [sys.executable, *(a.replace(root_ref, str(root)) for a in spec["args"])],
+            [
+                sys.executable,
+                *(a if relative else a.replace(root_ref, str(root)) for a in spec["args"]),
+            ],
+            cwd=root / spec["cwd"] if relative else None,
             env={"PATH": BARE_PATH, "SAME": f"{host}-value"},
             capture_output=True,
             text=True,

@@ -311,3 +311,33 @@ def test_secrets_launcher_gives_each_host_the_env_file_value(
         home.home / ".gemini" / "settings.json",
     ):
         assert DOTENV_VALUE not in path.read_text(), path
+
+
+def test_codex_plugin_starts_servers_through_the_vendored_launcher(
+    codex_cli: Path, isolated_home: Any, git_repo: Path, fake_responses, tmp_path: Path
+) -> None:
+    """The bundle form: the matrix hub built as a Codex plugin, installed from its marketplace
+    offline; one session starts the plugin's launched servers through the vendored
+    `memhub_runtime/launcher.py`, and they receive their values."""
+    home = isolated_home
+    out = tmp_path / "bundle"
+    argv = [sys.executable, "-m", "memhub.compiler.cli", "build", str(HUB), "--out", str(out)]
+    proc = run([*argv, "--host", "codex"], env=home.env, cwd=home.root)
+    assert proc.returncode == 0, describe(proc)
+    (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
+    data = yaml.safe_load((HUB / "hub.yaml").read_text())
+    ref = f"{data['plugin']['name']}@{data['marketplace']['name']}"
+    for step in (["marketplace", "add", str(out)], ["add", ref, "--json"]):
+        proc = run([codex_cli, "plugin", *step], env=home.env, cwd=home.root)
+        assert proc.returncode == 0, describe(proc)
+    argv = [codex_cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "hello"]
+    env = home.with_env(MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake", **TOKENS)
+    proc = run(argv, env=env, cwd=git_repo, timeout=SESSION_TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    seen = {name: home.home / f"seen-{name}" for name in LAUNCHED}
+    got = {name: path.read_text() if path.exists() else None for name, path in seen.items()}
+    assert got == {
+        "env-renamed": TOKENS["MATRIX_GH_TOKEN"],
+        "env-embedded": "Bearer " + TOKENS["MATRIX_TOKEN"],
+        "arg-reference": "--token=" + TOKENS["MATRIX_TOKEN"],
+    }, describe(proc)

@@ -75,3 +75,24 @@ def test_a_missing_server_command_says_how_to_fix_it(capsys: pytest.CaptureFixtu
     code = launcher.main(["--server", "s", "--", "/nonexistent/memhub-probe-server"])
     assert code == 127
     assert "cannot start '/nonexistent/memhub-probe-server'" in capsys.readouterr().err
+
+
+def test_plugin_root_is_the_folder_the_vendored_launcher_sits_in(tmp_path: Path) -> None:
+    """Codex expands no ${PLUGIN_ROOT} in a plugin server's command line: the vendored
+    launcher resolves %{plugin_root} from its own place, `<root>/memhub_runtime/`."""
+    root = tmp_path / "plugin"
+    (root / "memhub_runtime").mkdir(parents=True)
+    (root / "memhub_runtime" / "launcher.py").write_bytes(Path(launcher.__file__).read_bytes())
+    template = launch_template(
+        "${plugin_root}/bin/tool", plugin_root="%{plugin_root}", plugin_data=""
+    )
+    start = [sys.executable, "-S", str(root / "memhub_runtime" / "launcher.py"), "--server", "s"]
+    proc = subprocess.run(
+        [*start, "--", sys.executable, "-c", "import sys; print(sys.argv[1])", template],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{root}/bin/tool"
+    assert launcher.to_hub(template) == "${plugin_root}/bin/tool"
