@@ -133,6 +133,9 @@ def _launch_reason(hub: Hub, server: StdioServer) -> str:
     refuses the whole config otherwise), so only `KEY: ${env:KEY}` maps natively."""
     if hub.runtime.secrets == "launcher":
         return LAUNCH_BY_HUB
+    values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    if any(ref.kind == "plugin_root" for v in values for ref in references(v)):
+        return "Codex expands no ${PLUGIN_ROOT} in a plugin server's command line"
     for key, value in server.env.items():
         source = env_only(value)
         if source is not None and source != key:
@@ -146,7 +149,13 @@ def _launch_reason(hub: Hub, server: StdioServer) -> str:
     return ""
 
 
-def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str, Any], str]:
+def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str, Any] | None, str]:
+    values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    if any(ref.kind == "plugin_data" for v in values for ref in references(v)):
+        return None, (
+            "Codex gives a plugin's MCP server no data folder (no ${PLUGIN_DATA} expansion or "
+            "variable in 0.171); left out"
+        )
     reason = _launch_reason(hub, server)
     if reason:
         root = PLUGIN_ROOT_TEMPLATE if launcher.cwd is not None else ROOT

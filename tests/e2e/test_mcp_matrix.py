@@ -341,3 +341,53 @@ def test_codex_plugin_starts_servers_through_the_vendored_launcher(
         "env-embedded": "Bearer " + TOKENS["MATRIX_TOKEN"],
         "arg-reference": "--token=" + TOKENS["MATRIX_TOKEN"],
     }, describe(proc)
+
+
+PLUGIN_HUB = """version: 1
+plugin: {name: plugin-folders, version: 0.1.0, description: Plugin folder references}
+marketplace: {name: probe-market, owner: {name: Probe}}
+mcp:
+  servers:
+    root-probe:
+      command: python3
+      args: ["-c", "import os, sys; open(os.environ['HOME'] + '/seen-root', 'w').write(sys.argv[1])", "${plugin_root}/bin/tool"]
+"""
+RAW_PROBE = (
+    "import os, sys; open(os.environ['HOME'] + '/seen-raw', 'w').write(sys.argv[1] + ' ' "
+    "+ os.environ.get('PLUGIN_DATA', '-'))"
+)
+
+
+def test_codex_plugin_servers_get_plugin_root_from_the_launcher_only(
+    codex_cli: Path, isolated_home: Any, git_repo: Path, fake_responses, tmp_path: Path
+) -> None:
+    """Codex 0.171 expands neither ${PLUGIN_ROOT} nor ${PLUGIN_DATA} in a plugin server's
+    command line and sets no such variable (a raw probe server shows it), so memhub starts
+    a server naming ${plugin_root} through the launcher, and leaves out one naming
+    ${plugin_data}. The launched probe receives the real plugin folder."""
+    home = isolated_home
+    hub, out = tmp_path / "hub", tmp_path / "bundle"
+    hub.mkdir()
+    (hub / "hub.yaml").write_text(PLUGIN_HUB)
+    argv = [sys.executable, "-m", "memhub.compiler.cli", "build", str(hub), "--out", str(out)]
+    proc = run([*argv, "--host", "codex"], env=home.env, cwd=home.root)
+    assert proc.returncode == 0, describe(proc)
+    manifest_path = out / "plugins" / "plugin-folders" / ".codex-plugin" / "plugin.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["mcpServers"]["raw-probe"] = {  # what memhub wrote before: the host's oracle
+        "command": "python3",
+        "args": ["-c", RAW_PROBE, "${PLUGIN_DATA}/cache"],
+    }
+    manifest_path.write_text(json.dumps(manifest))
+    (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
+    for step in (["marketplace", "add", str(out)], ["add", "plugin-folders@probe-market"]):
+        proc = run([codex_cli, "plugin", *step], env=home.env, cwd=home.root)
+        assert proc.returncode == 0, describe(proc)
+    argv = [codex_cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "hello"]
+    proc = run(argv, env=home.with_env(MEMHUB_E2E_FAKE_KEY="sk-fake"), cwd=git_repo)
+    assert proc.returncode == 0, describe(proc)
+    raw, root = home.home / "seen-raw", home.home / "seen-root"
+    assert raw.exists() and raw.read_text() == "${PLUGIN_DATA}/cache -", describe(proc)
+    installed = home.codex_home / "plugins" / "cache" / "probe-market" / "plugin-folders"
+    assert root.exists(), describe(proc)
+    assert Path(root.read_text()) == next(installed.iterdir()) / "bin" / "tool"
