@@ -15,6 +15,9 @@ trusts a hook on the person's behalf). The checks, each a `Check` record per fin
   limits (`hubspec.skills.read_skill`).
 - `mcp-scopes`: one MCP server name defined in both user and project scope (a warning).
 - `hub`: with a hub, each entry it wants applied, current, and nothing left over.
+- `host-loader`: each host whose CLI is on PATH loads its own config (the adapter's
+  `LOADER_ARGS`, e.g. `codex mcp list --json`), offline and with a timeout; a refusal fails
+  with the host's own words. A host whose CLI is not on PATH is skipped, never failed.
 
 Which owned entries belong to a scope is decided by place: user scope holds the entries in the
 files and folders each host reads for the user (computed by the host's own `install_entries`),
@@ -27,6 +30,8 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -59,6 +64,16 @@ STATUSES: tuple[Status, ...] = ("ok", "warn", "fail")
 
 PARSE, DRIFT, LOCATION, HOOKS_ON = "parse", "drift", "location", "hooks-on"
 TRUST, COMMAND, SKILL, MCP_SCOPES, HUB = "hook-trust", "hook-command", "skill", "mcp-scopes", "hub"
+LOADER = "host-loader"
+LOADER_TIMEOUT_S = 60
+# Offline: a host CLI's own requests (updates, telemetry, server probes) go to a closed
+# loopback port through the proxy variables every one of them honours.
+_OFFLINE_PROXY = "http://127.0.0.1:9"
+_OFFLINE = {
+    **{name: _OFFLINE_PROXY for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")},
+    "NO_PROXY": "",
+    "no_proxy": "",
+}
 
 TRUST_FIX = "open codex, run /hooks and trust it (only memhub's handlers, never 'Trust all')"
 
@@ -380,7 +395,56 @@ def run_doctor(
         _check_scopes(run, host, mine[host], places(host, other), other)
     if hub is not None and owner is not None:
         _check_hub(run, hub, owner, hosts, owned)
+    for host in hosts:
+        _check_loader(run, host)
     return run.checks
+
+
+def _host_executable(host: str, env: Mapping[str, str]) -> str | None:
+    names = getattr(INSTALLERS[host], "executables", ())
+    return next((found for n in names if (found := shutil.which(n, path=env.get("PATH")))), None)
+
+
+def _check_loader(run: _Run, host: str) -> None:
+    """Ask the host's own CLI to load its config: the only oracle for what it accepts."""
+    adapter = INSTALLERS[host]
+    args = getattr(adapter, "LOADER_ARGS", None)
+    exe = _host_executable(host, run.env) if args else None
+    if args is None or exe is None:
+        return  # no loader, or not installed here: nothing to ask, and not a failure
+    shown = " ".join([os.path.basename(exe), *args])
+    env = {**run.env, **_OFFLINE, **getattr(adapter, "LOADER_ENV", {})}
+    with tempfile.TemporaryDirectory(prefix="memhub-doctor-") as empty:
+        # User scope: an empty folder, so no project config (and no trusted folder) joins in.
+        cwd = str(run.scope.base) if run.scope.kind == "project" else empty
+        try:
+            proc = subprocess.run(
+                [exe, *args],
+                env=env,
+                cwd=cwd,
+                capture_output=True,
+                text=True,
+                timeout=LOADER_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            run.add(host, LOADER, "warn", exe, f"`{shown}` gave no answer in {LOADER_TIMEOUT_S} s")
+            return
+        except OSError as exc:
+            run.add(host, LOADER, "warn", exe, f"`{shown}` did not start: {exc.strerror}")
+            return
+    refusal = adapter.loader_refusal(proc.returncode, proc.stdout, proc.stderr)
+    if refusal is None:
+        run.add(host, LOADER, "ok", exe, f"`{shown}` loads the config")
+        return
+    run.add(
+        host,
+        LOADER,
+        "fail",
+        exe,
+        f"`{shown}` refuses the config: {refusal}",
+        "fix the entry it names; if memhub wrote it, `memhub undo` reverts the last apply",
+    )
 
 
 def _label(owned: Owned, hosts: Mapping[str, Places]) -> str:

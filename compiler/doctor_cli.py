@@ -48,7 +48,8 @@ def register(cli: click.Group) -> None:
         /hooks (memhub never trusts them for you: an untrusted hook is a failure, because
         Codex skips it); each hook's command on PATH; skill folders copied, not linked, with
         valid SKILL.md names and descriptions; the same MCP server in user and project scope
-        (a warning). With HUB (or a hub.yaml in the current folder), also that everything the
+        (a warning); each host whose CLI is on PATH loading its config with its own loader
+        (offline, e.g. `codex mcp list --json`; a refusal fails, quoting the host). With HUB (or a hub.yaml in the current folder), also that everything the
         hub wants is applied and current.
 
         Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or

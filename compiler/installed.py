@@ -12,6 +12,7 @@ importing them would make the hub import its own output.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -192,6 +193,7 @@ class Reader:
                 continue
             try:
                 spec, extras, notes = convert(name, raw)
+                spec = unlaunched(spec)
                 check_references(spec)
             except NotImportable as exc:
                 self.skip(what, where, str(exc))
@@ -280,6 +282,39 @@ def _read_text(path: Path) -> str | None:
 
 
 # -- shapes ------------------------------------------------------------------------------
+
+
+def unlaunched(spec: dict[str, Any]) -> dict[str, Any]:
+    """A stdio server memhub started through its launcher (`memhub-launch ... -- CMD ARGS`,
+    or a bundle's `python3 -S .../memhub_runtime/launcher.py ...`), read back as the hub
+    server it came from; any other spec as it is."""
+    from memhub.runtime import launcher
+
+    command, args = spec.get("command", ""), list(spec.get("args") or [])
+    if os.path.basename(command) == "memhub-launch":
+        rest = args
+    elif args[:1] == ["-S"] and len(args) > 1 and args[1].endswith("/memhub_runtime/launcher.py"):
+        rest = args[2:]
+    else:
+        return spec
+    try:
+        options, env_items, argv = launcher.parse_args(rest)
+    except launcher.LaunchError as exc:
+        raise NotImportable(f"a memhub launcher entry that does not parse: {exc}") from exc
+    env = dict(spec.get("env") or {})
+    templates = {}
+    for item in env_items:
+        key, _, template = item.partition("=")
+        templates[key] = launcher.to_hub(template)
+    words = [launcher.to_hub(word) for word in argv]
+    cwd = launcher.to_hub(options["cwd"]) if options["cwd"] else spec.get("cwd")
+    # What a host forwarded only for the launcher to read (Codex env_vars) is no env of its own.
+    read = set(re.findall(r"\$\{env:(\w+)\}", " ".join([*templates.values(), *words, cwd or ""])))
+    for key in [k for k in env if k in read and k not in templates]:
+        if env[key] == "${env:" + key + "}":
+            del env[key]
+    env.update(templates)
+    return stdio_spec(words[0], words[1:], env, cwd, spec.get("description"))
 
 
 def stdio_spec(

@@ -3,12 +3,39 @@
 from __future__ import annotations
 
 import os
+import shlex
+import sys
+import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 ScopeKind = Literal["user", "project"]
+
+# The console script every installed hook runs; the launcher is its sibling.
+HOOK_SCRIPT = "memhub-hook"
+
+
+def installation_scripts() -> Path | None:
+    """The folder holding the console scripts of the memhub that is running now.
+
+    Hooks and launchers run without the shell of the person who applied them (and often
+    without the venv's bin on PATH), so installs name these scripts by absolute path. Where
+    pip put them depends on how this memhub was installed: the interpreter's scripts folder
+    (a venv, a system or pipx install), the user scheme's (`pip install --user`), or beside
+    the `memhub` script that was started. The first of these holding `memhub-hook` wins;
+    None when none does (a source tree run without installing).
+    """
+    candidates = [sysconfig.get_path("scripts")]
+    if sysconfig.get_preferred_scheme("user") in sysconfig.get_scheme_names():
+        candidates.append(sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user")))
+    if sys.argv and sys.argv[0]:
+        candidates.append(os.path.dirname(os.path.abspath(sys.argv[0])))
+    for folder in candidates:
+        if folder and os.path.isfile(os.path.join(folder, HOOK_SCRIPT)):
+            return Path(folder)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +46,8 @@ class Scope:
     home: Path
     project: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    # This installation's console scripts (installation_scripts); None: name them bare.
+    scripts: Path | None = None
 
     @classmethod
     def from_environment(cls, kind: ScopeKind, project: Path | None = None) -> Scope:
@@ -26,7 +55,15 @@ class Scope:
         home = Path(env.get("HOME") or Path.home())
         if kind == "project":
             project = (project or Path.cwd()).absolute()
-        return cls(kind, home, project, env)
+        return cls(kind, home, project, env, installation_scripts())
+
+    def script(self, name: str) -> str:
+        """How a host file names console script `name`: its absolute path when known."""
+        return os.fspath(self.scripts / name) if self.scripts is not None else name
+
+    def script_command(self, name: str) -> str:
+        """`script(name)` as the first word of a shell command (quoted when it must be)."""
+        return shlex.quote(self.script(name))
 
     def env_dir(self, name: str, default: Path) -> Path:
         """A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME)."""

@@ -11,6 +11,7 @@ from .errors import Origin
 
 RemoteTransport = Literal["http", "sse"]
 VendorPolicy = Literal["auto", "always", "never"]
+SecretsPolicy = Literal["host", "launcher"]
 
 
 def frozen_map(data: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
@@ -183,6 +184,9 @@ class Runtime:
 
     python: str = "python3"
     vendor: VendorPolicy = "auto"
+    # host: each host resolves references itself where it can; launcher: every stdio server
+    # starts through memhub's launcher (hosts started from a desktop have no shell env)
+    secrets: SecretsPolicy = "host"
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,7 +318,8 @@ _ANY_GATE = re.compile(
 
 # -- what is not a credential ----------------------------------------------------------------
 _REFERENCE = re.compile(
-    r"\$\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|^\{[^{}]*\}$|^<[^<>]*>$"
+    # `%{env:X}` is memhub's launcher template: a name the launcher resolves at start.
+    r"\$\{[^}]*\}|%\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|^\{[^{}]*\}$|^<[^<>]*>$"
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:(?:your|my|insert|enter|replace|put|add)[\w.-]*|x{3,}|[*.#_-]+|none|null|nil"

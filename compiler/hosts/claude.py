@@ -28,18 +28,28 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
+    HTTP_NOT_LAUNCHED,
+    LAUNCH_BY_HUB,
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
+    Launcher,
+    bundle_launcher,
     command_handler,
     compact,
     deep_merge,
     grouped_hooks,
     hook_entries,
     icon_path,
+    install_launcher,
     instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
+    launched,
+    launcher_artifact,
     map_hooks,
     mcp_entries,
     plugin_dir,
@@ -102,10 +112,24 @@ def _env(value: str) -> str:
     return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
 
 
-def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any], CoverageRow]:
+def _server(
+    hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
+) -> tuple[dict[str, Any], CoverageRow]:
     extra = hub.override("claude", "mcp_servers").get(server.name, {})
+    by_launcher = hub.runtime.secrets == "launcher"
+    if isinstance(server, StdioServer) and by_launcher:
+        # Claude Code expands ${VAR} itself, but only from the environment it was started
+        # with; the launcher also reads the hub's .env (a desktop start has no shell env).
+        run = launched(server, launcher, plain=_env, plugin_root=ROOT, plugin_data=DATA)
+        spec: dict[str, Any] = compact(
+            {"type": "stdio", "command": run.command, "args": run.args, "env": run.env}
+        )
+        reason = f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
+        return deep_merge(spec, extra), server_row(
+            name, server.name, "caveat", ".mcp.json stdio", reason
+        )
     if isinstance(server, StdioServer):
-        spec: dict[str, Any] = {"type": "stdio", "command": _env(server.command)}
+        spec = {"type": "stdio", "command": _env(server.command)}
         if server.args:
             spec["args"] = [_env(a) for a in server.args]
         if server.env:
@@ -133,8 +157,9 @@ def _server(hub: Hub, server: StdioServer | RemoteServer) -> tuple[dict[str, Any
                 "scopes": " ".join(server.oauth.scopes),
             }
         )
+    status, reason = ("caveat", HTTP_NOT_LAUNCHED) if by_launcher else ("mapped", "")
     return deep_merge(spec, extra), server_row(
-        name, server.name, "mapped", f".mcp.json {server.transport}"
+        name, server.name, status, f".mcp.json {server.transport}", reason
     )
 
 
@@ -194,11 +219,13 @@ def build(hub: Hub) -> HostBuild:
     if hub.mcp_servers:
         servers = {}
         for server in hub.mcp_servers:
-            servers[server.name], row = _server(hub, server)
+            servers[server.name], row = _server(hub, server, bundle_launcher(hub, ROOT))
             rows.append(row)
         artifacts.append(
             Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
         )
+        if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
+            artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
@@ -231,11 +258,19 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
             scope.base / ".claude" / "skills",
         )
         memory = scope.base / "CLAUDE.md"
+    launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
     entries, rows = mcp_entries(
-        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
+        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
     )
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, settings, mapped, command_handler)
     entries += skill_entries(hub, name, skills)
@@ -268,6 +303,28 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
         for file in dict.fromkeys(files)
         if (read(file) or {}).get("disableAllHooks") is True
     ]
+
+
+# --- doctor: Claude Code's own loader (tests/e2e/test_doctor_host_loaders.py) --------------
+
+# `claude mcp list` prints "MCP config diagnostics" naming each entry Claude skips, with its
+# own reason. (It also health-checks each server, as Claude does when it starts.)
+LOADER_ARGS = ("mcp", "list")
+LOADER_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+_SKIPPED = re.compile(r"\[(?:Warning|Error)\] (?:\[[^\]]*\] )?(.*(?:Skipped|[Ii]nvalid).*)$")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Claude Code's words for each config entry it refuses, else None."""
+    found = [m.group(1).strip() for line in stdout.splitlines() if (m := _SKIPPED.search(line))]
+    if returncode != 0:
+        found.append(stderr.strip() or f"claude {' '.join(LOADER_ARGS)} exited {returncode}")
+    return "; ".join(found) or None
 
 
 def read_installed(scope: Scope) -> Installed:

@@ -32,22 +32,34 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
+    LAUNCH_BY_HUB,
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
+    PLUGIN_ROOT_TEMPLATE,
     EventSupport,
+    Launcher,
     command_handler,
     compact,
     deep_merge,
+    env_names,
     grouped_hooks,
     hook_entries,
     icon_path,
+    install_launcher,
     instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
+    launched,
+    launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     plugin_metadata,
+    relative_bundle_launcher,
     server_row,
     skill_entries,
 )
@@ -113,32 +125,82 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
-def _stdio(server: StdioServer) -> tuple[dict[str, Any], str]:
-    reason = ""
+def _launch_reason(hub: Hub, server: StdioServer) -> str:
+    """Why Codex must start `server` through memhub's launcher ("" when it need not).
+
+    Codex expands no reference anywhere in config.toml and forwards a variable only under
+    its own name (`env_vars`: its `source` is `local` or `remote`, not a variable; 0.171
+    refuses the whole config otherwise), so only `KEY: ${env:KEY}` maps natively."""
+    if hub.runtime.secrets == "launcher":
+        return LAUNCH_BY_HUB
+    values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    if any(ref.kind == "plugin_root" for v in values for ref in references(v)):
+        return "Codex expands no ${PLUGIN_ROOT} in a plugin server's command line"
+    for key, value in server.env.items():
+        source = env_only(value)
+        if source is not None and source != key:
+            return f"env {key} reads ${{env:{source}}}: Codex passes a variable only under its own name"
+        if source is None and env_names([value]):
+            return f"env {key} builds a value around ${{env:...}}, which Codex does not expand"
+    words = [("command", server.command), *(("args", a) for a in server.args)]
+    for what, value in [*words, ("cwd", server.cwd or "")]:
+        if env_names([value]):
+            return f"{what} holds ${{env:...}}, which Codex does not expand"
+    return ""
+
+
+def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str, Any] | None, str]:
+    values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    if any(ref.kind == "plugin_data" for v in values for ref in references(v)):
+        return None, (
+            "Codex gives a plugin's MCP server no data folder (no ${PLUGIN_DATA} expansion or "
+            "variable in 0.171); left out"
+        )
+    reason = _launch_reason(hub, server)
+    if reason:
+        root = PLUGIN_ROOT_TEMPLATE if launcher.cwd is not None else ROOT
+        run = launched(server, launcher, plain=_plain, plugin_root=root, plugin_data=DATA)
+        spec = {
+            "command": run.command,
+            "args": run.args,
+            "env": run.env,
+            # Codex starts servers with a filtered environment: forward what the launcher reads
+            "env_vars": run.names,
+            "cwd": run.cwd,
+        }
+        if launcher.cwd is not None and not server.cwd:
+            reason += "; the server starts in the plugin folder, not the session's"
+        return compact(spec), f"{LAUNCHED_BY}: {reason}"
     spec: dict[str, Any] = {
         "command": _plain(server.command),
         "args": [_plain(a) for a in server.args],
+        "env": {k: _plain(v) for k, v in server.env.items() if env_only(v) is None},
+        "env_vars": [k for k, v in server.env.items() if env_only(v) is not None],
+        "cwd": _plain(server.cwd) if server.cwd else None,
     }
-    env: dict[str, str] = {}
-    forwarded: list[Any] = []
-    for key, value in server.env.items():
-        source = env_only(value)
-        if source is not None:
-            forwarded.append(key if source == key else {"name": key, "source": source})
-        elif references(value) and any(r.kind == "env" for r in references(value)):
-            reason = f"env {key}: Codex cannot build a value around ${{env:...}}; it was left out"
-        else:
-            env[key] = _plain(value)
-    spec["env"] = env
-    spec["env_vars"] = forwarded
-    spec["cwd"] = _plain(server.cwd) if server.cwd else None
-    return compact(spec), reason
+    return compact(spec), ""
 
 
-def _remote(server: RemoteServer) -> tuple[dict[str, Any], str]:
+def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]:
+    """Codex's streamable-HTTP entry, or None with the reason when it cannot be expressed.
+
+    Codex has names-only fields for a whole-value header (`env_http_headers`) and a bearer
+    token (`bearer_token_env_var`); a reference anywhere else cannot be carried, and an HTTP
+    server cannot be started through the (stdio) launcher."""
+    if env_names([server.url]):
+        return None, (
+            "the URL holds ${env:...}, which Codex does not expand (and an HTTP server cannot "
+            "go through memhub's launcher); left out. Fix: write the URL literally, or move "
+            "the secret into a header"
+        )
     reasons = []
     if server.transport == "sse":
         reasons.append("Codex speaks streamable HTTP only; the SSE server is reached as HTTP")
+    if hub.runtime.secrets == "launcher":
+        reasons.append(
+            "an HTTP server cannot go through memhub's launcher; Codex reads its variables "
+            "from its own environment"
+        )
     spec: dict[str, Any] = {"url": server.url}
     headers: dict[str, str] = {}
     env_headers: dict[str, str] = {}
@@ -165,7 +227,17 @@ def _remote(server: RemoteServer) -> tuple[dict[str, Any], str]:
     if server.oauth:
         spec["oauth"] = {"client_id": server.oauth.client_id}
         spec["scopes"] = list(server.oauth.scopes)
-    return compact(spec), "; ".join(reasons)
+        # Codex's callback port is one top-level setting (mcp_oauth_callback_port).
+        reasons.append(oauth_not_carried("Codex", server, ("scopes",)))
+    return compact(spec), "; ".join(r for r in reasons if r)
+
+
+def _server(
+    hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
+) -> tuple[dict[str, Any] | None, str]:
+    if isinstance(server, StdioServer):
+        return _stdio(hub, server, launcher)
+    return _remote(hub, server)
 
 
 def _plain(value: str) -> str:
@@ -191,8 +263,14 @@ def build(hub: Hub) -> HostBuild:
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
     servers: dict[str, Any] = {}
+    # Codex expands no ${PLUGIN_ROOT} in a plugin server's command line (0.171, proven in
+    # tests/e2e/test_mcp_matrix.py) but starts a relative cwd in the plugin folder.
+    launcher = relative_bundle_launcher(hub)
     for server in hub.mcp_servers:
-        spec, reason = _stdio(server) if isinstance(server, StdioServer) else _remote(server)
+        spec, reason = _server(hub, server, launcher)
+        if spec is None:
+            rows.append(server_row(name, server.name, "unsupported", "-", reason))
+            continue
         servers[server.name] = deep_merge(
             spec, hub.override(name, "mcp_servers").get(server.name, {})
         )
@@ -253,6 +331,8 @@ def build(hub: Hub) -> HostBuild:
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
+        artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     rows += instructions_row(
         hub,
         name,
@@ -272,8 +352,12 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         codex_home = scope.base / ".codex"
     config, hooks_file = codex_home / "config.toml", codex_home / "hooks.json"
 
-    def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any], CoverageRow]:
-        spec, reason = _stdio(server) if isinstance(server, StdioServer) else _remote(server)
+    launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
+
+    def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
+        spec, reason = _server(hub, server, launcher)
+        if spec is None:
+            return None, server_row(name, server.name, "unsupported", "-", reason)
         spec = deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
         status = "caveat" if reason else "mapped"
         where = f"{config.name} [mcp_servers.{server.name}]"
@@ -281,7 +365,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
 
     entries, rows = mcp_entries(hub, name, config, "toml-table", "mcp_servers", spec_of)
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, hooks_file, mapped, command_handler)
     entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
@@ -392,6 +483,22 @@ def hook_trust(
             status = "modified"
         found.append((key, status))
     return found
+
+
+# --- doctor: Codex's own loader (tests/e2e/test_doctor_host_loaders.py) --------------------
+
+# Parses the whole config as every codex command does (and starts no server): 0.171 exits 1
+# and loads nothing when one entry is wrong, naming it on stderr.
+LOADER_ARGS = ("mcp", "list", "--json")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Codex's own message when it refuses its config, else None."""
+    if returncode == 0:
+        return None
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    words = " ".join(line for line in lines if not line.startswith("WARNING:"))
+    return words or f"codex {' '.join(LOADER_ARGS)} exited {returncode}"
 
 
 def read_installed(scope: Scope) -> Installed:

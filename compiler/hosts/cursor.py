@@ -26,18 +26,29 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
+    HTTP_NOT_LAUNCHED,
+    LAUNCH_BY_HUB,
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
     NATIVE_ROOT,
     EventSupport,
+    Launcher,
     MappedHook,
+    bundle_launcher,
     compact,
     deep_merge,
     icon_path,
+    install_launcher,
     instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
+    launched,
+    launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     server_row,
     skill_entries,
@@ -97,7 +108,7 @@ def _value(value: str) -> str:
 
 
 def _server(
-    hub: Hub, server: StdioServer | RemoteServer
+    hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
 ) -> tuple[dict[str, Any] | None, CoverageRow]:
     values = (
         [server.command, *server.args, *server.env.values(), server.cwd or ""]
@@ -113,6 +124,18 @@ def _server(
             "Cursor has no plugin data folder for ${plugin_data}",
         )
     extra = hub.override(name, "mcp_servers").get(server.name, {})
+    by_launcher = hub.runtime.secrets == "launcher"
+    if isinstance(server, StdioServer) and by_launcher:
+        # Cursor expands ${env:NAME} from its own environment only; a desktop start has no
+        # shell environment, and the launcher also reads the hub's .env.
+        run = launched(server, launcher, plain=_value, plugin_root=ROOT, plugin_data="")
+        spec = compact({"command": run.command, "args": run.args, "env": run.env})
+        reasons = [f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"]
+        if server.cwd:
+            reasons.append("Cursor has no cwd for stdio servers")
+        return deep_merge(spec, extra), server_row(
+            name, server.name, "caveat", "plugin.json mcpServers stdio", "; ".join(reasons)
+        )
     if isinstance(server, StdioServer):
         spec = compact(
             {
@@ -140,8 +163,14 @@ def _server(
     )
     if "auth" in spec:
         spec["auth"] = compact(spec["auth"])
+    reasons = [
+        HTTP_NOT_LAUNCHED if by_launcher else "",
+        oauth_not_carried("Cursor", server, ("scopes",)),
+    ]
+    reason = "; ".join(r for r in reasons if r)
+    status = "caveat" if reason else "mapped"
     return deep_merge(spec, extra), server_row(
-        name, server.name, "mapped", "plugin.json mcpServers remote"
+        name, server.name, status, "plugin.json mcpServers remote", reason
     )
 
 
@@ -169,7 +198,7 @@ def build(hub: Hub) -> HostBuild:
     )
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
-        spec, row = _server(hub, server)
+        spec, row = _server(hub, server, bundle_launcher(hub, ROOT))
         rows.append(row)
         if spec is not None:
             servers[server.name] = spec
@@ -231,6 +260,8 @@ def build(hub: Hub) -> HostBuild:
             Artifact(f"{base}/rules/{plugin.name}.mdc", rule.encode("utf-8"), owners=(name,))
         )
         rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
+        artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
@@ -238,11 +269,19 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     """~/.cursor (user) or .cursor (project): mcp.json, hooks.json (version 1), skills/."""
     folder = scope.base / ".cursor"
     mcp_file, hooks_file = folder / "mcp.json", folder / "hooks.json"
+    launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
     entries, rows = mcp_entries(
-        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s)
+        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
     )
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     if mapped:
         entries.append(Entry(name, str(hooks_file), "json-default", ("version",), 1))

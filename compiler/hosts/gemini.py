@@ -9,6 +9,7 @@ extension's files. Installs still write references only inside a server's `env`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,18 +37,30 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
+    HOOK_EXECUTABLE,
+    HTTP_NOT_LAUNCHED,
+    LAUNCH_BY_HUB,
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
     EventSupport,
+    Launcher,
     MappedHook,
+    bundle_launcher,
     compact,
     deep_merge,
+    env_names,
     grouped_hooks,
     hook_entries,
+    install_launcher,
     instruction_entries,
     instructions_row,
     json_artifact,
     json_bytes,
+    launched,
+    launcher_artifact,
     map_hooks,
     mcp_entries,
+    oauth_not_carried,
     plugin_dir,
     server_row,
     skill_entries,
@@ -106,17 +119,26 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
 MS_PER_SECOND = 1000
 
 
+# Gemini's OAuth callback path; its port comes from `redirectUri` (default: a free port).
+REDIRECT_PATH = "/oauth/callback"
+
+
 def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
 def _server(
-    hub: Hub, server: StdioServer | RemoteServer, root: str | None = None
+    hub: Hub,
+    server: StdioServer | RemoteServer,
+    root: str | None = None,
+    launcher: Launcher | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """Gemini's server shape, or None with the reason it cannot be expressed.
 
     `root` is the extension folder's reference (`${extensionPath}`); None for a
-    settings.json install, which has no plugin folder.
+    settings.json install, which has no plugin folder. `launcher`: start a stdio server
+    through memhub's launcher (the hub says `runtime: secrets: launcher`). A reason with a
+    spec is a caveat.
     """
 
     def value(text: str) -> str:
@@ -132,6 +154,23 @@ def _server(
     # gemini-extension.json when it loads them, so env references may go anywhere.
     if root is not None and any(ref.kind == "plugin_data" for v in values for ref in references(v)):
         return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
+    if isinstance(server, StdioServer) and launcher is not None:
+        # Gemini expands ${VAR} itself, but only from its own environment, and with
+        # secret-looking variables (…_TOKEN, …_KEY) redacted first; the launcher falls back
+        # to the hub's .env for what does not reach it.
+        run = launched(server, launcher, plain=value, plugin_root=root or "", plugin_data="")
+        spec = compact(
+            {
+                "command": run.command,
+                "args": run.args,
+                "env": run.env,
+                "cwd": value(server.cwd) if server.cwd and not env_names([server.cwd]) else None,
+                "description": server.description,
+            }
+        )
+        return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), (
+            f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
+        )
     if isinstance(server, StdioServer):
         cwd = server.cwd
         if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
@@ -146,16 +185,24 @@ def _server(
             }
         )
     else:
+        # Gemini 0.61 connects a bare `url` as streamable HTTP (createUrlTransport); SSE
+        # needs `type: sse` beside it.
         url_key = "httpUrl" if server.transport == "http" else "url"
         spec = compact(
             {
                 url_key: value(server.url),
+                "type": "sse" if server.transport == "sse" else None,
                 "headers": {k: value(v) for k, v in server.headers.items()},
                 "oauth": compact(
                     {
                         "enabled": True,
                         "clientId": server.oauth.client_id,
                         "scopes": list(server.oauth.scopes),
+                        # Gemini listens on the port of its redirect URI (oauth-flow.ts)
+                        "redirectUri": f"http://localhost:{server.oauth.callback_port}"
+                        f"{REDIRECT_PATH}"
+                        if server.oauth.callback_port
+                        else None,
                     }
                 )
                 if server.oauth
@@ -163,7 +210,16 @@ def _server(
                 "description": server.description,
             }
         )
-    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), ""
+    caveats = [HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""]
+    if isinstance(server, RemoteServer):
+        caveats.append(oauth_not_carried("Gemini CLI", server, ("scopes", "callback_port")))
+    caveat = "; ".join(c for c in caveats if c)
+    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), caveat
+
+
+def _launcher(hub: Hub, launcher: Launcher) -> Launcher | None:
+    """The launcher when the hub asks for it; Gemini expands every reference itself."""
+    return launcher if hub.runtime.secrets == "launcher" else None
 
 
 def _handler(item: MappedHook) -> dict[str, Any]:
@@ -192,13 +248,14 @@ def build(hub: Hub) -> HostBuild:
     )
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
-        spec, reason = _server(hub, server, ROOT)
+        spec, reason = _server(hub, server, ROOT, _launcher(hub, bundle_launcher(hub, ROOT)))
         if spec is None:
             rows.append(server_row(name, server.name, "unsupported", "-", reason))
             continue
         servers[server.name] = spec
         kind = "stdio" if isinstance(server, StdioServer) else server.transport
-        rows.append(server_row(name, server.name, "mapped", f"{MANIFEST} mcpServers {kind}"))
+        status = "caveat" if reason else "mapped"
+        rows.append(server_row(name, server.name, status, f"{MANIFEST} mcpServers {kind}", reason))
     manifest = compact(
         {
             "name": plugin.name,  # installed as ~/.gemini/extensions/<name>/
@@ -212,6 +269,8 @@ def build(hub: Hub) -> HostBuild:
     if mapped:
         hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
         artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
+        artifacts.append(launcher_artifact(hub, ROOT_DIR))
     if hub.instructions:
         text = hub.instructions.text.encode("utf-8")
         artifacts.append(Artifact(f"{base}/{CONTEXT_FILE}", text, owners=(name,)))
@@ -225,15 +284,25 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
 
+    launcher = _launcher(hub, install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE)))
+
     def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
-        spec, reason = _server(hub, server)
+        spec, reason = _server(hub, server, None, launcher)
         if spec is None:
             return None, server_row(name, server.name, "unsupported", "-", reason)
-        return spec, server_row(name, server.name, "mapped", "settings.json mcpServers")
+        status = "caveat" if reason else "mapped"
+        return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
     entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
     mapped, hook_rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=None, data=None
+        hub,
+        host=name,
+        events=EVENTS,
+        tools=TOOLS,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
     )
     entries += hook_entries(name, settings, mapped, _handler)
     # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
@@ -317,13 +386,39 @@ def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | N
     return None
 
 
+# --- doctor: Gemini CLI's own loader (tests/e2e/test_doctor_host_loaders.py) ---------------
+
+# `gemini mcp list` validates settings.json against its schema. Run outside any trusted
+# folder (doctor gives it an empty one at user scope) it lists servers without starting them.
+LOADER_ARGS = ("mcp", "list")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Gemini CLI's words when it refuses a settings file, else None. A schema error is
+    printed (exit 0, the entry ignored) as "Invalid configuration in FILE: ... Please fix";
+    a file that does not parse exits non-zero."""
+    text = _ANSI.sub("", stderr + "\n" + stdout)
+    found, block = [], None
+    for line in text.splitlines():
+        if line.startswith("Invalid configuration in"):
+            block = [line.strip()]
+        elif block is not None and line.startswith("Please fix"):
+            found.append(" ".join(block))
+            block = None
+        elif block is not None and line.strip():
+            block.append(line.strip())
+    if returncode != 0:
+        found.append(_ANSI.sub("", stderr).strip() or f"gemini exited {returncode}")
+    return "; ".join(found) or None
+
+
 def read_installed(scope: Scope) -> Installed:
     """What Gemini CLI has installed in `scope`, for `memhub import`: `mcpServers` of
     ~/.gemini/settings.json or .gemini/settings.json (`$VAR` / `${VAR}` in env become
-    `${env:VAR}`; `httpUrl` or `type: http` is streamable HTTP, a bare `url` SSE), the
+    `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url` streamable HTTP), the
     .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
-    import re
 
     reference = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
 
@@ -353,9 +448,13 @@ def read_installed(scope: Scope) -> Installed:
         if kind not in (None, "http", "sse") or not ("url" in raw or "httpUrl" in raw):
             raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")
         url_key = "httpUrl" if "httpUrl" in raw else "url"
-        transport = "http" if url_key == "httpUrl" or kind == "http" else "sse"
+        transport = "sse" if kind == "sse" and url_key == "url" else "http"
         auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
-        oauth = oauth_spec(auth.get("clientId"), scopes=auth.get("scopes"))
+        redirect = re.fullmatch(
+            r"http://localhost:(\d+)" + re.escape(REDIRECT_PATH), str(auth.get("redirectUri"))
+        )
+        port = int(redirect.group(1)) if redirect else None
+        oauth = oauth_spec(auth.get("clientId"), port, scopes=auth.get("scopes"))
         headers = string_map(raw.get("headers"), "headers")
         spec = remote_spec(
             nonempty(raw.get(url_key), url_key), transport, headers, oauth, description
@@ -363,7 +462,7 @@ def read_installed(scope: Scope) -> Installed:
         notes: list[str] = []
         mapped = ("type", url_key, "headers", "description", *(("oauth",) if oauth else ()))
         extras = extras_of(raw, mapped)
-        rest = extras_of(auth, ("clientId", "scopes"))
+        rest = extras_of(auth, ("clientId", "scopes", *(("redirectUri",) if redirect else ())))
         if oauth and rest:
             extras["oauth"] = rest
         return spec, extras, notes

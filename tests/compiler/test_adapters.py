@@ -44,8 +44,10 @@ def test_claude_translates_references_and_oauth() -> None:
 
 def test_codex_passes_secrets_as_variable_names_only() -> None:
     servers = doc("/.codex-plugin/plugin.json")["mcpServers"]
-    assert servers["local-tool"]["env"] == {"LOG_LEVEL": "info"}
-    assert servers["local-tool"]["env_vars"] == ["TOOL_TOKEN"]
+    # Codex 0.171 gives a plugin server no ${PLUGIN_DATA} (tests/e2e/test_mcp_matrix.py).
+    assert "local-tool" not in servers
+    rows = {(r.component, r.id): r for r in built("full").coverage if r.host == "codex"}
+    assert rows[("mcp", "local-tool")].status == "unsupported"
     assert servers["remote-api"]["bearer_token_env_var"] == "EXAMPLE_API_TOKEN"
     assert servers["remote-api"]["http_headers"] == {"X-Client": "memhub-probe"}
     assert servers["legacy-sse"]["env_http_headers"] == {"X-Api-Key": "SSE_KEY"}
@@ -135,8 +137,10 @@ def test_gemini_extension_translates_references_and_drops_plugin_data() -> None:
     assert "local-tool" not in servers, "Gemini has no ${plugin_data}: left out, with a warning"
     assert servers["remote-api"]["httpUrl"] == "https://api.example.com/mcp"
     assert servers["remote-api"]["headers"]["Authorization"] == "Bearer ${EXAMPLE_API_TOKEN}"
+    # Gemini 0.61 connects a bare `url` as streamable HTTP; SSE needs `type: sse`.
     assert servers["legacy-sse"] == {
         "url": "https://sse.example.com/events",
+        "type": "sse",
         "headers": {"X-Api-Key": "${SSE_KEY}"},
     }
     hooks = doc("gemini/full-probe/hooks/hooks.json")["hooks"]
