@@ -8,6 +8,7 @@ value.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from collections.abc import Iterable, Mapping
@@ -20,6 +21,12 @@ from memhub.hubspec.refs import references
 ENV_FILE = ".env"
 # Shorter values ("1", "debug") are settings, not secrets, and occur in files by chance.
 MIN_SECRET_LENGTH = 8
+
+
+class EnvFileError(MemhubError):
+    """The hub's .env cannot be read as text."""
+
+    exit_code = 2
 
 
 class SecretLeakError(MemhubError):
@@ -36,10 +43,31 @@ def env_file_values(hub: Hub) -> dict[str, str]:
     """NAME=value pairs of the hub's .env (python-dotenv's parser: quotes, export, comments)."""
     path = env_file(hub)
     if not path.is_file():
+        if path.exists():  # a FIFO would block the read forever, a folder fails it
+            raise EnvFileError(
+                f"{path}: not a regular file. Fix: make .env a plain text file of NAME=value "
+                "lines, or remove it (nothing was written)"
+            )
         return {}
     from dotenv import dotenv_values
 
-    return {k: v for k, v in dotenv_values(path, interpolate=False).items() if v is not None}
+    text = _env_text(path)
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _env_text(path: Path) -> str:
+    """The .env's text; bytes that are not UTF-8 are refused with their line, since a value
+    decoded some other way would be checked (and passed to servers) as different bytes."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise EnvFileError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}). "
+            "Fix: save .env as UTF-8 (nothing was written)"
+        ) from None
 
 
 def referenced_names(hub: Hub) -> list[str]:
