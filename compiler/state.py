@@ -49,7 +49,7 @@ class State:
             return cls()
         try:
             return cls.from_bytes(path.read_bytes())
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError) as exc:
             raise MemhubError(
                 f"{path}: unreadable memhub state ({exc}). Fix: restore it from "
                 f"{home / 'recovery'} or move it aside to start over"
@@ -58,6 +58,7 @@ class State:
     @classmethod
     def from_bytes(cls, data: bytes) -> State:
         raw = json.loads(data.decode("utf-8"))
+        _check_shape(raw)
         targets = {
             target: {key: Owned(**owned) for key, owned in entries.items()}
             for target, entries in raw.get("targets", {}).items()
@@ -100,3 +101,20 @@ class State:
             if mine:
                 found[target] = mine
         return found
+
+
+def _check_shape(raw: Any) -> None:
+    """ValueError naming the first part of the document that is not the state's shape
+    (`{"targets": {file: {entry: {...}}}}`), so a hand-edited or truncated state is
+    refused with where it went wrong instead of crashing later."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"the document is a JSON {type(raw).__name__}, not an object")
+    targets = raw.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ValueError(f"`targets` is a JSON {type(targets).__name__}, not an object")
+    for target, entries in targets.items():
+        if not isinstance(entries, dict):
+            raise ValueError(f"`targets[{target!r}]` is not an object of entries")
+        for key, owned in entries.items():
+            if not isinstance(owned, dict):
+                raise ValueError(f"`targets[{target!r}][{key!r}]` is not an object")
