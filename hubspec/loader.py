@@ -6,7 +6,10 @@ path and a fix; a hub that loads is safe to compile.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -60,6 +63,26 @@ def load(path: str | os.PathLike[str], *, cache: Path | None = None) -> Hub:
 
     `cache`: a folder where checked skills are kept between runs (see skillcache).
     """
+    with _gc_paused():
+        return _load(path, cache)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while loading: the YAML nodes, positions and model are
+    millions of young objects that all stay alive, so each collection re-scans every one of
+    them and the load grew superlinear (20k servers 2.2 s, 40k 6.7 s). Nothing allocated here
+    is garbage until the load is over; the collector runs again afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:
     hub_file = find_hub_file(path)
     root = hub_file.parent
     shown = str(hub_file)
