@@ -241,7 +241,11 @@ def register(cli: click.Group) -> None:
 
     @cli.command("undo")
     def undo_command() -> int:
-        """Revert the last apply or uninstall as one unit (refuses if a later change touched it)."""
+        """Revert the last apply or uninstall as one unit (refuses if a later change touched it).
+
+        Run again to step further back, through the last 10 applies and uninstalls: memhub
+        keeps the journals and pre-images of those only (older ones are pruned after each
+        run; the first-touch originals of `restore --originals` are always kept)."""
         from .install import undo_install
         from .safewrite import operation_lock
 

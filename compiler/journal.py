@@ -499,13 +499,19 @@ class Originals:
 
 
 def prune_runs(home: Path, keep: int = MAX_RUNS_KEPT) -> None:
-    """Forget all but the newest `keep` runs, then drop pre-images no kept run names.
-
-    A run that is still open is kept whatever its age (recover needs its pre-images).
-    Call it under the operation lock, after a commit.
+    """Forget runs older than the newest `keep` applies/uninstalls (undo runs in between do
+    not count, so undoing does not shorten how far undo reaches), then drop pre-images no
+    kept run names. A run that is still open is kept whatever its age (recover needs its
+    pre-images). Call it under the operation lock, after a commit.
     """
-    paths = journal_paths(home)
-    for path in paths[: max(len(paths) - keep, 0)]:
+    counted = 0
+    prunable: list[Path] = []
+    for path in reversed(journal_paths(home)):
+        if counted >= keep:
+            prunable.append(path)
+        elif Journal.load(path).command != "undo":
+            counted += 1
+    for path in prunable:
         if is_open(path):
             continue
         legacy = _legacy_run_store(home, path.name.removesuffix(JOURNAL_SUFFIX))
