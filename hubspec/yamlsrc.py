@@ -290,11 +290,14 @@ def _scalar(
         return loader.construct_object(node, deep=True)
     except (yaml.YAMLError, ValueError, OverflowError) as exc:
         # ValueError: an integer past Python's 4,300-digit limit, a date like 2024-13-45.
+        what = f"unreadable value: {exc}"
+        if "digits" in str(exc) and str(node.value).lstrip("+-").isdigit():
+            what = f"an integer of {len(str(node.value).lstrip('+-'))} digits is too long to read"
         problems.append(
             Problem(
                 _origin(positions.file, node.start_mark),
                 format_path(path),
-                f"unreadable value: {exc}",
+                what,
                 "write a plain string, number or boolean",
             )
         )
