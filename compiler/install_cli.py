@@ -300,6 +300,9 @@ def remembered(
     host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
     memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))
     env_file = hub_file.parent / ".env"
+    from .secrets import check_env_file
+
+    check_env_file(env_file)  # the memo hashes the .env: a FIFO there would block the read
     hit = memo.recall(os.environ, env_file)
     if hit is not None:
         sys.stdout.write(hit.stdout)

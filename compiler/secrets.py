@@ -42,18 +42,26 @@ def env_file(hub: Hub) -> Path:
 def env_file_values(hub: Hub) -> dict[str, str]:
     """NAME=value pairs of the hub's .env (python-dotenv's parser: quotes, export, comments)."""
     path = env_file(hub)
-    if not path.is_file():
-        if path.exists():  # a FIFO would block the read forever, a folder fails it
-            raise EnvFileError(
-                f"{path}: not a regular file. Fix: make .env a plain text file of NAME=value "
-                "lines, or remove it (nothing was written)"
-            )
+    if not check_env_file(path):
         return {}
     from dotenv import dotenv_values
 
     text = _env_text(path)
     values = dotenv_values(stream=io.StringIO(text), interpolate=False)
     return {k: v for k, v in values.items() if v is not None}
+
+
+def check_env_file(path: Path) -> bool:
+    """Whether `path` is a .env to read (False: there is none); anything but a regular
+    file is refused, since reading a FIFO would block forever and a folder cannot be read."""
+    if path.is_file():
+        return True
+    if path.exists():
+        raise EnvFileError(
+            f"{path}: not a regular file. Fix: make .env a plain text file of NAME=value "
+            "lines, or remove it (nothing was written)"
+        )
+    return False
 
 
 def _env_text(path: Path) -> str:
