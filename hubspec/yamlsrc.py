@@ -108,7 +108,7 @@ class _BoundedSafeLoader(yaml.SafeLoader):
 
 # libyaml's loader is several times faster; the pure-Python one words errors consistently,
 # so a document libyaml rejects is parsed again by it for the message.
-_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", None) or _BoundedSafeLoader
 
 
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
@@ -116,7 +116,7 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     try:
         return _parse(text, file, _FAST_LOADER)
     except YamlProblems:
-        if _FAST_LOADER is yaml.SafeLoader or len(text) > _REPARSE_LIMIT:
+        if _FAST_LOADER is _BoundedSafeLoader or len(text) > _REPARSE_LIMIT:
             raise
     return _parse(text, file, _BoundedSafeLoader)
 

@@ -489,3 +489,34 @@ def test_hostile_input_is_refused_fast(c: Case, tmp_path: Path) -> None:
     assert not list(env.memhub_home.glob("logs/crash-*")), "a crash log was written"
     assert snapshot(tmp_path) == before, "something was written for refused input"
     assert elapsed < LIMIT_S, f"took {elapsed:.2f} s (limit {LIMIT_S} s)"
+
+
+# --------------------------------------------------------------------------------------------
+# Both YAML loaders (libyaml, and the pure-Python one used without it) bound the same input
+# --------------------------------------------------------------------------------------------
+
+STRUCTURAL = {
+    "alias-bomb": (_bomb(9), "alias bomb"),
+    "recursive-alias": (MINIMAL + "hosts: &h [*h]\n", "recursive alias"),
+    "recursive-merge": (MINIMAL + "x: &o\n  a: 1\n  <<: *o\n", "recursive merge"),
+    "deep-flow": (MINIMAL + "x: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
+    "deep-block": (MINIMAL + "".join("  " * i + f"k{i}:\n" for i in range(3000)) + "  v\n", ""),
+}
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "pure-python"])
+@pytest.mark.parametrize("label", list(STRUCTURAL))
+def test_each_yaml_loader_refuses_structural_bombs_fast(
+    label: str, loader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhub.hubspec import yamlsrc
+
+    if loader == "pure-python":  # as on a machine whose PyYAML has no libyaml
+        monkeypatch.setattr(yamlsrc, "_FAST_LOADER", yamlsrc._BoundedSafeLoader)
+    text, expect = STRUCTURAL[label]
+    start = time.monotonic()
+    with pytest.raises(yamlsrc.YamlProblems) as refused:
+        yamlsrc.parse_yaml(text, "hub.yaml")
+    assert time.monotonic() - start < LIMIT_S
+    message = str(refused.value)
+    assert "hub.yaml:" in message and expect in message, message
