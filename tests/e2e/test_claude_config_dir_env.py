@@ -1,4 +1,4 @@
-"""An empty CLAUDE_CONFIG_DIR is unset, for memhub as for Claude Code itself.
+"""Host folders the environment moves: an empty CLAUDE_CONFIG_DIR, a relative CODEX_HOME.
 
 memhub used to treat `CLAUDE_CONFIG_DIR=` as set for `.claude.json` (writing
 `~/.claude/.claude.json`) and as unset for settings. The real `claude` CLI is the oracle:
@@ -61,3 +61,28 @@ def test_empty_config_dir_puts_servers_where_claude_reads_them(
     got = run([claude_cli, "mcp", "get", "probe-server"], env=env, cwd=tmp_path)
     assert got.returncode == 0, describe(got)
     assert "User config" in got.stdout, describe(got)
+
+
+def test_relative_codex_home_is_refused_because_codex_resolves_it_per_folder(
+    codex_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    """The real codex reads a relative CODEX_HOME against the folder it starts in, so one
+    value names a different folder per checkout; memhub refuses it instead of guessing."""
+    env = isolated_home.with_env(CODEX_HOME="rel-codex-home")
+    for name in ("first", "second"):
+        folder = tmp_path / name
+        (folder / "rel-codex-home").mkdir(parents=True)
+        added = run([codex_cli, "mcp", "add", f"srv-{name}", "--", "true"], env=env, cwd=folder)
+        assert added.returncode == 0, describe(added)
+        config = (folder / "rel-codex-home" / "config.toml").read_text("utf-8")
+        assert f"srv-{name}" in config, config
+
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    (hub / "hub.yaml").write_text(HUB, "utf-8")
+    apply = ["apply", str(hub), "--scope", "user", "--hosts", "codex"]
+    refused = run([sys.executable, "-m", "memhub.compiler.cli", *apply], env=env, cwd=tmp_path)
+    assert refused.returncode == 2, describe(refused)
+    assert "CODEX_HOME='rel-codex-home' is a relative path" in refused.stderr, describe(refused)
+    assert "Traceback" not in refused.stderr
+    assert not (tmp_path / "rel-codex-home").exists()
