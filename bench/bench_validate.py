@@ -3,7 +3,8 @@
 For each size (default 20,000, 40,000 and 400,000 servers, one skill, one hook) the hub is
 generated with gen_hub.py, then timed two ways: `load` in this process (parse, schema,
 model) and the real `memhub validate` CLI as a subprocess (load + build). The report gives
-seconds and seconds per 1,000 servers; linear scaling keeps the last column flat. The
+wall seconds, CPU seconds (user + system, steadier on a shared machine) and CPU ms per 1,000
+servers; linear scaling keeps the ms/1k columns flat. The
 subprocess gets `--timeout` seconds (default 120) and is reported as "timeout" past it.
 A report, not a test: exit 0 unless --check is given and the per-server time of the largest
 size is more than 1.5x that of the smallest.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,16 +32,23 @@ import gen_hub  # noqa: E402
 LINEAR_SLACK = 1.5
 
 
-def time_load(hub: Path) -> float:
+def time_load(hub: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one in-process load."""
     from memhub.hubspec import load
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     load(hub)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def time_cli(hub: Path, timeout: float) -> float | None:
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_cli(hub: Path, timeout: float) -> tuple[float, float] | None:
+    """(wall, CPU) seconds of `memhub validate` as a subprocess; None past the timeout."""
+    start, cpu = time.perf_counter(), _children_cpu()
     try:
         done = subprocess.run(
             [sys.executable, "-m", "memhub.compiler.cli", "validate", str(hub)],
@@ -54,20 +63,32 @@ def time_cli(hub: Path, timeout: float) -> float | None:
         raise SystemExit(
             f"validate failed on {hub} (exit {done.returncode}): {done.stderr[-2000:]}"
         )
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - cpu
 
 
 def measure(size: int, root: Path, timeout: float) -> dict[str, Any]:
     hub = gen_hub.generate(root / f"hub-{size}", skills=1, servers=size, hooks=1)
     megabytes = (hub / "hub.yaml").stat().st_size / 1e6
     print(f"{size} servers ({megabytes:.1f} MB): timing ...", file=sys.stderr, flush=True)
-    load_s = time_load(hub)
-    cli_s = time_cli(hub, timeout)
-    return {"servers": size, "hub_mb": round(megabytes, 1), "load_s": load_s, "validate_s": cli_s}
+    load_s, load_cpu = time_load(hub)
+    cli = time_cli(hub, timeout)
+    return {
+        "servers": size,
+        "hub_mb": round(megabytes, 1),
+        "load_s": load_s,
+        "load_cpu_s": load_cpu,
+        "validate_s": None if cli is None else cli[0],
+        "validate_cpu_s": None if cli is None else cli[1],
+    }
 
 
 def per_thousand(seconds: float | None, size: int) -> str:
-    return "-" if seconds is None else f"{seconds / size * 1000:.3f}"
+    """CPU milliseconds per 1,000 servers."""
+    return "-" if seconds is None else f"{seconds / size * 1e6:.1f}"
+
+
+def seconds(value: float | None) -> str:
+    return "timeout" if value is None else f"{value:.2f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,18 +105,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(
-            f"{'servers':>8} {'MB':>6} {'load s':>8} {'ms/1k':>7} {'validate s':>11} {'ms/1k':>7}"
+            f"{'servers':>8} {'MB':>6} | {'load s':>7} {'cpu s':>7} {'ms/1k':>6} | "
+            f"{'validate s':>10} {'cpu s':>7} {'ms/1k':>6}"
         )
         for row in rows:
-            cli = row["validate_s"]
+            n = row["servers"]
             print(
-                f"{row['servers']:>8} {row['hub_mb']:>6} {row['load_s']:>8.2f} "
-                f"{per_thousand(row['load_s'], row['servers']):>7} "
-                f"{'timeout' if cli is None else f'{cli:.2f}':>11} "
-                f"{per_thousand(cli, row['servers']):>7}"
+                f"{n:>8} {row['hub_mb']:>6} | {row['load_s']:>7.2f} {row['load_cpu_s']:>7.2f} "
+                f"{per_thousand(row['load_cpu_s'], n):>6} | {seconds(row['validate_s']):>10} "
+                f"{seconds(row['validate_cpu_s']):>7} {per_thousand(row['validate_cpu_s'], n):>6}"
             )
     first, last = rows[0], rows[-1]
-    linear = last["load_s"] / last["servers"] <= LINEAR_SLACK * first["load_s"] / first["servers"]
+    per_server = [row["load_cpu_s"] / row["servers"] for row in (first, last)]
+    linear = per_server[1] <= LINEAR_SLACK * per_server[0]
     return 1 if args.check and not linear else 0
 
 
