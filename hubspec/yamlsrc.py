@@ -77,8 +77,8 @@ class YamlProblems(Exception):
 
 
 # Bounds no real document comes near, so hostile YAML is refused before it costs anything:
-# nesting (each level is a Python stack frame below), the values aliases may add on top of
-# what the text itself spells (a billion-laughs bomb expands 9 aliases per level).
+# nesting (each level is a Python stack frame below), and the values aliases may add beyond
+# as many as the text itself spells (a billion-laughs bomb expands 9 aliases per level).
 MAX_DEPTH = 100
 MAX_ALIAS_VALUES = 100_000
 # The pure-Python loader re-parses a rejected document only to word the error; past this size
@@ -149,7 +149,7 @@ def _parse(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[A
     positions = Positions(file)
     if node is None:
         return None, positions
-    walk = _Walk(loader, positions, len(text) + MAX_ALIAS_VALUES)
+    walk = _Walk(loader, positions)
     try:
         data = walk.build(node, ())
     except _Refused as exc:
@@ -178,35 +178,46 @@ class _Refused(Exception):
 
 class _Walk:
     """Node graph -> plain data, bounded: a value holding itself (a recursive alias), nesting
-    past MAX_DEPTH, or more values than the text spells plus MAX_ALIAS_VALUES (aliases
-    re-used over and over) stops the walk, so the cost is linear in the text, never in the
-    expansion."""
+    past MAX_DEPTH, or aliases adding more than MAX_ALIAS_VALUES values beyond those the text
+    spells stops the walk, so its cost follows the text (at most twice it, plus the bound),
+    never the expansion.
 
-    def __init__(self, loader: Any, positions: Positions, budget: int) -> None:
+    An alias is the same node object met again: the values built beneath a collection seen
+    before are the ones aliases add (an alias of a scalar adds one value and cannot grow)."""
+
+    def __init__(self, loader: Any, positions: Positions) -> None:
         self.loader = loader
         self.positions = positions
         self.problems: list[Problem] = []
-        self.budget = budget
         self.open: set[int] = set()  # ids of the collections being built (the current chain)
+        self.seen: set[int] = set()  # ids of every collection built so far
+        self.replaying = 0  # how many re-met collections the walk is inside
+        self.added = 0  # values built inside them
+        self.spelled = 0  # values built outside them: what the text itself spells
 
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
         origin = _origin(self.positions.file, node.start_mark)
         self.positions.values[path] = origin
-        self.budget -= 1
-        if self.budget < 0:
-            raise _Refused(
-                Problem(
-                    origin,
-                    format_path(path),
-                    f"aliases expand to more than {MAX_ALIAS_VALUES:,} values (an alias bomb?)",
-                    "write the values out, or reuse an anchor a few times only",
+        if not self.replaying:
+            self.spelled += 1
+        else:
+            self.added += 1
+            if self.added > MAX_ALIAS_VALUES + self.spelled:
+                raise _Refused(
+                    Problem(
+                        origin,
+                        format_path(path),
+                        f"aliases expand to more than {MAX_ALIAS_VALUES:,} values beyond "
+                        f"the {self.spelled:,} the file spells (an alias bomb?)",
+                        "write the values out, or reuse an anchor a few times only",
+                    )
                 )
-            )
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node, path, self.loader, self.positions, self.problems)
         if len(path) >= MAX_DEPTH:
             raise _Refused(_too_deep(origin))
-        if id(node) in self.open:
+        key = id(node)
+        if key in self.open:
             raise _Refused(
                 Problem(
                     origin,
@@ -215,13 +226,17 @@ class _Walk:
                     "point the alias at an anchor outside the value it sits in",
                 )
             )
-        self.open.add(id(node))
+        replay = key in self.seen
+        self.seen.add(key)
+        self.open.add(key)
+        self.replaying += replay
         try:
             if isinstance(node, yaml.MappingNode):
                 return self._mapping(node, path)
             return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
         finally:
-            self.open.discard(id(node))
+            self.open.discard(key)
+            self.replaying -= replay
 
     def _mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
         loader, positions, problems = self.loader, self.positions, self.problems

@@ -520,3 +520,18 @@ def test_each_yaml_loader_refuses_structural_bombs_fast(
     assert time.monotonic() - start < LIMIT_S
     message = str(refused.value)
     assert "hub.yaml:" in message and expect in message, message
+
+
+def test_generous_alias_reuse_is_accepted() -> None:
+    """1,000 servers sharing one 60-item args list through an alias: 60,000 values added by
+    aliases, under the bound; the bound is for bombs, not for a hub that shares a block."""
+    from memhub.hubspec import yamlsrc
+
+    shared = "[" + ", ".join(f'"--flag-{i}"' for i in range(60)) + "]"
+    servers = "".join(
+        f"    s{n}:\n      command: x\n      args: {'&shared ' + shared if n == 0 else '*shared'}\n"
+        for n in range(1000)
+    )
+    data, _ = yamlsrc.parse_yaml(MINIMAL + "mcp:\n  servers:\n" + servers, "hub.yaml")
+    assert len(data["mcp"]["servers"]) == 1000
+    assert data["mcp"]["servers"]["s999"]["args"][59] == "--flag-59"
