@@ -210,7 +210,7 @@ def _server_lines(index: int) -> list[str]:
             out.append("      oauth:")
             out.append(f"        client_id: {s(f'benchClient{index:04d}Public')}")
             if index % 2:
-                out.append(f"        callback_port: {8000 + index}")
+                out.append(f"        callback_port: {8000 + index % 50000}")
                 out.append(
                     "        auth_server_metadata_url: "
                     + s(

@@ -834,7 +834,16 @@ def undo_install(home: Path) -> list[Path]:
         )
         if now is None or not (after or before):
             return None
-        reverted, conflicts = _revert_entries(target, pre, now, before, after)
+        try:
+            reverted, conflicts = _revert_entries(target, pre, now, before, after)
+        except (*PARSE_ERRORS, UnicodeDecodeError) as exc:
+            # The host (or a person) left the file unparseable since the run: its entries
+            # cannot be found to revert, and writing the pre-image would lose their edits.
+            raise TargetParseError(
+                f"{target}: cannot undo, the file no longer parses ({exc}). Fix: repair the "
+                "file and run `memhub undo` again, or run `memhub restore --originals` "
+                "(nothing was written)"
+            ) from None
         if conflicts:
             raise UndoEntryConflict(
                 "cannot undo: entries changed after memhub wrote them:\n  "

@@ -371,7 +371,11 @@ def register(cli: click.Group) -> None:
 
     @cli.command("undo")
     def undo_command() -> int:
-        """Revert the last apply or uninstall as one unit (refuses if a later change touched it)."""
+        """Revert the last apply or uninstall as one unit (refuses if a later change touched it).
+
+        Run again to step further back, through the last 10 applies and uninstalls: memhub
+        keeps the journals and pre-images of those only (older ones are pruned after each
+        run; the first-touch originals of `restore --originals` are always kept)."""
         from .install import undo_install
         from .safewrite import operation_lock
 
@@ -409,6 +413,9 @@ def remembered(
     host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
     memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))
     env_file = hub_file.parent / ".env"
+    from .secrets import check_env_file
+
+    check_env_file(env_file)  # the memo hashes the .env: a FIFO there would block the read
     hit = memo.recall(os.environ, env_file)
     if hit is not None:
         sys.stdout.write(hit.stdout)

@@ -6,7 +6,9 @@ Layout (files 0600, folders 0700):
     journal/<run-id>.jsonl            one run's write-ahead journal, one JSON record a line
     recovery/originals/index.jsonl    path -> first-touch original, append-only
     recovery/originals/<key>-<run>    the stored original (a file, or a folder for a tree)
-    recovery/runs/<run-id>/<sha256>   pre-images of one run, named by their digest
+    recovery/objects/<sha256>         pre-images of every run, named (and so kept once) by
+                                      their digest; runs journaled before this layout keep
+                                      theirs in recovery/runs/<run-id>/<sha256>
     recovery/archives/<id>/           the state `restore --originals` replaced (manifest.json)
 
 Every record is made durable (fsync of the file and of its folder) before the change it
@@ -56,9 +58,26 @@ def originals_dir(home: Path) -> Path:
     return home / "recovery" / "originals"
 
 
-def run_store(home: Path, run_id: str) -> Path:
-    """Where one run keeps its pre-images."""
+# Undo steps back through at most this many runs: older journals and the pre-images only
+# they name are pruned after each commit, so recovery/ stops growing with every apply.
+MAX_RUNS_KEPT = 10
+
+
+def objects_dir(home: Path) -> Path:
+    """The content-addressed pre-image store every run shares."""
+    return home / "recovery" / "objects"
+
+
+def _legacy_run_store(home: Path, run_id: str) -> Path:
     return home / "recovery" / "runs" / run_id
+
+
+def run_store(home: Path, run_id: str) -> Path:
+    """Where one run keeps its pre-images: the shared store, where the same bytes are one
+    file however many runs saw them (a 16 MB .claude.json is not copied per apply); a run
+    journaled before that layout still has its own folder."""
+    legacy = _legacy_run_store(home, run_id)
+    return legacy if legacy.is_dir() else objects_dir(home)
 
 
 def archives_dir(home: Path) -> Path:
@@ -283,7 +302,7 @@ def load_tree(folder: Path, name: str, modes: Mapping[str, int], digest: str) ->
 
 def sweep_temps(home: Path, run_ids: list[str] | None = None) -> None:
     """Remove temp files a crash left in memhub's folders (and in the named runs' stores)."""
-    folders = [home, journal_dir(home), originals_dir(home), archives_dir(home)]
+    folders = [home, journal_dir(home), originals_dir(home), archives_dir(home), objects_dir(home)]
     folders += [run_store(home, run_id) for run_id in run_ids or []]
     for folder in folders:
         if not folder.is_dir():
@@ -474,3 +493,48 @@ class Originals:
             record.update(kind="newdir" if newdir else ABSENT, stored=None, sha=ABSENT)
         append_records(self.index, [record])
         self.records()[path] = record
+
+
+# -- pruning --------------------------------------------------------------------------------
+
+
+def prune_runs(home: Path, keep: int = MAX_RUNS_KEPT) -> None:
+    """Forget runs older than the newest `keep` applies/uninstalls (undo runs in between do
+    not count, so undoing does not shorten how far undo reaches), then drop pre-images no
+    kept run names. A run that is still open is kept whatever its age (recover needs its
+    pre-images). Call it under the operation lock, after a commit.
+    """
+    counted = 0
+    prunable: list[Path] = []
+    for path in reversed(journal_paths(home)):
+        if counted >= keep:
+            prunable.append(path)
+        elif Journal.load(path).command != "undo":
+            counted += 1
+    for path in prunable:
+        if is_open(path):
+            continue
+        legacy = _legacy_run_store(home, path.name.removesuffix(JOURNAL_SUFFIX))
+        if legacy.is_dir():
+            _remove_tree(legacy)
+        _discard(path)
+    folder = objects_dir(home)
+    if not folder.is_dir():
+        return
+    wanted = {
+        entry["pre"]
+        for path in journal_paths(home)
+        for entry in Journal.load(path).entries
+        if isinstance(entry.get("pre"), str)
+    }
+    removed = False
+    for item in folder.iterdir():
+        if item.name in wanted or item.name.startswith("."):  # dot-names: sweep_temps' temps
+            continue
+        if item.is_dir() and not item.is_symlink():
+            _remove_tree(item)
+        else:
+            _discard(item)
+        removed = True
+    if removed:
+        fsync_dir(folder)

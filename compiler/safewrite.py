@@ -478,6 +478,7 @@ class Transaction:
                 except BaseException as err:
                     self._abort(journal, err)
                     raise
+                _prune(self.home)
             else:
                 self._abort(journal, exc)
         finally:
@@ -813,6 +814,15 @@ class Transaction:
         else:
             data = _load(lambda: jr.load_file(source, state["stored"], digest))
             self._change_file(path, lambda _: data, expect=expect, mode=state["mode"], op="write")
+
+
+def _prune(home: Path) -> None:
+    """Bound recovery/ after a commit; best effort, since the run itself is done and a
+    failure here must not roll it back (the next commit prunes again)."""
+    try:
+        jr.prune_runs(home)
+    except (OSError, ValueError) as err:
+        log.warning("pruning old runs in %s failed: %s", home, err)
 
 
 def _load(read: Callable[[], Any]) -> Any:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from memhub.hubspec.errors import MemhubError
+
 ScopeKind = Literal["user", "project"]
 
 # The console script every installed hook runs; the launcher is its sibling.
@@ -36,6 +38,12 @@ def installation_scripts() -> Path | None:
         if folder and os.path.isfile(os.path.join(folder, HOOK_SCRIPT)):
             return Path(folder)
     return None
+
+
+class ScopeError(MemhubError):
+    """The environment names a host folder memhub cannot place."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +74,23 @@ class Scope:
         return shlex.quote(self.script(name))
 
     def env_dir(self, name: str, default: Path) -> Path:
-        """A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+        """A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME).
+
+        Empty is unset, as both hosts read it. A relative value is refused: the host
+        resolves it against whatever folder it is started in, so no single folder is the
+        one it reads, and memhub would write where the host later does not look."""
         value = self.env.get(name)
-        return Path(value) if value else default
+        if not value:
+            return default
+        path = Path(value)
+        if not path.is_absolute():
+            raise ScopeError(
+                f"{name}={value!r} is a relative path: the host resolves it against the "
+                f"folder it is started in, so memhub cannot know which folder it reads. "
+                f'Fix: export {name} as an absolute path (for example {name}="$PWD/{value}"), '
+                f"or unset it (nothing was written)"
+            )
+        return path
 
     @property
     def id(self) -> str:

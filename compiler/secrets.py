@@ -9,6 +9,7 @@ value.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import stat
@@ -28,6 +29,12 @@ ENV_FILE = ".env"
 MIN_SECRET_LENGTH = 8
 
 
+class EnvFileError(MemhubError):
+    """The hub's .env cannot be read as text."""
+
+    exit_code = 2
+
+
 class SecretLeakError(MemhubError):
     """A write would put a secret value into a host file."""
 
@@ -41,11 +48,40 @@ def env_file(hub: Hub) -> Path:
 def env_file_values(hub: Hub) -> dict[str, str]:
     """NAME=value pairs of the hub's .env (python-dotenv's parser: quotes, export, comments)."""
     path = env_file(hub)
-    if not path.is_file():
+    if not check_env_file(path):
         return {}
     from dotenv import dotenv_values
 
-    return {k: v for k, v in dotenv_values(path, interpolate=False).items() if v is not None}
+    text = _env_text(path)
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def check_env_file(path: Path) -> bool:
+    """Whether `path` is a .env to read (False: there is none); anything but a regular
+    file is refused, since reading a FIFO would block forever and a folder cannot be read."""
+    if path.is_file():
+        return True
+    if path.exists():
+        raise EnvFileError(
+            f"{path}: not a regular file. Fix: make .env a plain text file of NAME=value "
+            "lines, or remove it (nothing was written)"
+        )
+    return False
+
+
+def _env_text(path: Path) -> str:
+    """The .env's text; bytes that are not UTF-8 are refused with their line, since a value
+    decoded some other way would be checked (and passed to servers) as different bytes."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise EnvFileError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}). "
+            "Fix: save .env as UTF-8 (nothing was written)"
+        ) from None
 
 
 # Hub fields that are not hub.yaml values: skill and instruction files are copied as text

@@ -120,6 +120,7 @@ class State:
     @classmethod
     def from_bytes(cls, data: bytes) -> State:
         raw = json.loads(data.decode("utf-8"))
+        _check_shape(raw)
         targets = {
             target: {key: Owned(**owned) for key, owned in entries.items()}
             for target, entries in raw.get("targets", {}).items()
@@ -210,3 +211,23 @@ def _identity_at(folder: Path) -> str | None:
     if not isinstance(name, str) or not (hub_id is None or isinstance(hub_id, str)):
         return None
     return owner_id(name, hub_id)
+
+
+def _check_shape(raw: Any) -> None:
+    """ValueError naming the first part of the document that is not the state's shape
+    (`{"targets": {file: {entry: {...}}}}`), so a hand-edited or truncated state is
+    refused with where it went wrong instead of crashing later."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"the document is a JSON {type(raw).__name__}, not an object")
+    targets = raw.get("targets", {})
+    if not isinstance(targets, dict):
+        raise ValueError(f"`targets` is a JSON {type(targets).__name__}, not an object")
+    bases = raw.get("bases", {})
+    if not isinstance(bases, dict) or not all(isinstance(b, dict) for b in bases.values()):
+        raise ValueError("`bases` is not an object of objects")
+    for target, entries in targets.items():
+        if not isinstance(entries, dict):
+            raise ValueError(f"`targets[{target!r}]` is not an object of entries")
+        for key, owned in entries.items():
+            if not isinstance(owned, dict):
+                raise ValueError(f"`targets[{target!r}][{key!r}]` is not an object")

@@ -53,6 +53,9 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
     except UnicodeDecodeError:
         fail("SKILL.md is not UTF-8 text", "save it as UTF-8")
         return None
+    except OSError as exc:
+        fail(f"SKILL.md cannot be read ({exc.strerror or exc})", "make it readable (chmod u+r)")
+        return None
     split = split_front_matter(text)
     if split is None:
         fail(
@@ -155,7 +158,12 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
     files = []
     top = os.fspath(folder)
     found: list[tuple[str, str]] = []
-    for root, dirs, names in os.walk(top):
+
+    def unreadable(exc: OSError) -> None:  # os.walk would skip a folder it cannot list
+        rel = os.path.relpath(exc.filename or top, top).replace(os.sep, "/")
+        problems.append(_unreadable(f"{shown}/{rel}", exc))
+
+    for root, dirs, names in os.walk(top, onerror=unreadable):
         for name in dirs + names:
             full = os.path.join(root, name)
             found.append((os.path.relpath(full, top).replace(os.sep, "/"), full))
@@ -183,6 +191,20 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
                 )
             )
             continue
-        with open(full, "rb") as handle:
-            files.append(SkillFile(rel, handle.read(), bool(info.st_mode & stat.S_IXUSR)))
+        try:
+            with open(full, "rb") as handle:
+                content = handle.read()
+        except OSError as exc:
+            problems.append(_unreadable(f"{shown}/{rel}", exc))
+            continue
+        files.append(SkillFile(rel, content, bool(info.st_mode & stat.S_IXUSR)))
     return tuple(files)
+
+
+def _unreadable(where: str, exc: OSError) -> Problem:
+    return Problem(
+        Origin(where),
+        "",
+        f"cannot be read ({exc.strerror or exc})",
+        "make it readable (chmod u+r) or remove it from the skill folder",
+    )

@@ -76,9 +76,39 @@ class YamlProblems(Exception):
         self.problems = problems
 
 
+# Bounds no real document comes near, so hostile YAML is refused before it costs anything:
+# nesting (each level is a Python stack frame below), and the values aliases may add beyond
+# as many as the text itself spells (a billion-laughs bomb expands 9 aliases per level).
+MAX_DEPTH = 100
+MAX_ALIAS_VALUES = 100_000
+# The pure-Python loader re-parses a rejected document only to word the error; past this size
+# that re-parse would take longer than the answer is worth, so libyaml's wording is kept.
+_REPARSE_LIMIT = 1_000_000
+
+
+class _BoundedSafeLoader(yaml.SafeLoader):
+    """The pure-Python loader, refusing nesting past MAX_DEPTH instead of recursing into it."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"nested deeper than {MAX_DEPTH} levels",
+                    self.peek_event().start_mark,
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 # libyaml's loader is several times faster; the pure-Python one words errors consistently,
 # so a document libyaml rejects is parsed again by it for the message.
-_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", None) or _BoundedSafeLoader
 
 
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
@@ -86,9 +116,9 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     try:
         return _parse(text, file, _FAST_LOADER)
     except YamlProblems:
-        if _FAST_LOADER is yaml.SafeLoader:
+        if _FAST_LOADER is _BoundedSafeLoader or len(text) > _REPARSE_LIMIT:
             raise
-    return _parse(text, file, yaml.SafeLoader)
+    return _parse(text, file, _BoundedSafeLoader)
 
 
 def _parse(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[Any, Positions]:
@@ -97,6 +127,8 @@ def _parse(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[A
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         raise YamlProblems([_syntax_problem(file, exc)]) from None
+    except RecursionError:  # a safety net: MAX_DEPTH and libyaml's own limit come first
+        raise YamlProblems([_too_deep(Origin(file))]) from None
     except yaml.reader.ReaderError as exc:
         line, col = _line_col(text, exc.position)
         raise YamlProblems(
@@ -117,23 +149,102 @@ def _parse(text: str, file: str, loader_class: type[yaml.SafeLoader]) -> tuple[A
     positions = Positions(file)
     if node is None:
         return None, positions
-    problems: list[Problem] = []
-    data = _build(node, (), loader, positions, problems)
-    if problems:
-        raise YamlProblems(problems)
+    walk = _Walk(loader, positions)
+    try:
+        data = walk.build(node, ())
+    except _Refused as exc:
+        raise YamlProblems([exc.problem]) from None
+    if walk.problems:
+        raise YamlProblems(walk.problems)
     return data, positions
 
 
-def _build(
-    node: yaml.Node,
-    path: KeyPath,
-    loader: Any,
-    positions: Positions,
-    problems: list[Problem],
-) -> Any:
-    positions.values[path] = _origin(positions.file, node.start_mark)
-    if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)
+def _too_deep(origin: Origin) -> Problem:
+    return Problem(
+        origin,
+        "",
+        f"values nested deeper than {MAX_DEPTH} levels",
+        "flatten the structure; no hub key needs this depth",
+    )
+
+
+class _Refused(Exception):
+    """The document is hostile (a cycle, an alias bomb, absurd depth): stop at once."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+class _Walk:
+    """Node graph -> plain data, bounded: a value holding itself (a recursive alias), nesting
+    past MAX_DEPTH, or aliases adding more than MAX_ALIAS_VALUES values beyond those the text
+    spells stops the walk, so its cost follows the text (at most twice it, plus the bound),
+    never the expansion.
+
+    An alias is the same node object met again: the values built beneath a collection seen
+    before are the ones aliases add (an alias of a scalar adds one value and cannot grow)."""
+
+    def __init__(self, loader: Any, positions: Positions) -> None:
+        self.loader = loader
+        self.positions = positions
+        self.problems: list[Problem] = []
+        self.open: set[int] = set()  # ids of the collections being built (the current chain)
+        self.seen: set[int] = set()  # ids of every collection built so far
+        self.replaying = 0  # how many re-met collections the walk is inside
+        self.added = 0  # values built inside them
+        self.spelled = 0  # values built outside them: what the text itself spells
+
+    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+        origin = _origin(self.positions.file, node.start_mark)
+        self.positions.values[path] = origin
+        if not self.replaying:
+            self.spelled += 1
+        else:
+            self.added += 1
+            if self.added > MAX_ALIAS_VALUES + self.spelled:
+                raise _Refused(
+                    Problem(
+                        origin,
+                        format_path(path),
+                        f"aliases expand to more than {MAX_ALIAS_VALUES:,} values beyond "
+                        f"the {self.spelled:,} the file spells (an alias bomb?)",
+                        "write the values out, or reuse an anchor a few times only",
+                    )
+                )
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node, path, self.loader, self.positions, self.problems)
+        if len(path) >= MAX_DEPTH:
+            raise _Refused(_too_deep(origin))
+        key = id(node)
+        if key in self.open:
+            raise _Refused(
+                Problem(
+                    origin,
+                    format_path(path),
+                    "recursive alias: this value contains itself",
+                    "point the alias at an anchor outside the value it sits in",
+                )
+            )
+        replay = key in self.seen
+        self.seen.add(key)
+        self.open.add(key)
+        self.replaying += replay
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, path)
+            return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
+        finally:
+            self.open.discard(key)
+            self.replaying -= replay
+
+    def _mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
+        loader, positions, problems = self.loader, self.positions, self.problems
+        self._check_merges(node, {id(node)})
+        try:
+            loader.flatten_mapping(node)
+        except yaml.MarkedYAMLError as exc:
+            raise _Refused(_syntax_problem(positions.file, exc)) from None
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key_origin = _origin(positions.file, key_node.start_mark)
@@ -160,21 +271,48 @@ def _build(
                 )
                 continue
             positions.keys[(*path, key)] = key_origin
-            result[key] = _build(value_node, (*path, key), loader, positions, problems)
+            result[key] = self.build(value_node, (*path, key))
         return result
-    if isinstance(node, yaml.SequenceNode):
-        return [
-            _build(item, (*path, index), loader, positions, problems)
-            for index, item in enumerate(node.value)
-        ]
+
+    def _check_merges(self, node: yaml.MappingNode, chain: set[int]) -> None:
+        """Refuse a merge (`<<: *a`) that reaches back into itself: PyYAML's flatten_mapping
+        would recurse without end."""
+        for key_node, value_node in node.value:
+            if key_node.tag != "tag:yaml.org,2002:merge":
+                continue
+            merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for sub in merged:
+                if not isinstance(sub, yaml.MappingNode):
+                    continue  # flatten_mapping words this one
+                if id(sub) in chain or len(chain) > MAX_DEPTH:
+                    raise _Refused(
+                        Problem(
+                            _origin(self.positions.file, key_node.start_mark),
+                            "",
+                            "recursive merge: `<<` merges a mapping that contains this one",
+                            "merge an anchor defined outside this mapping",
+                        )
+                    )
+                chain.add(id(sub))
+                self._check_merges(sub, chain)
+                chain.discard(id(sub))
+
+
+def _scalar(
+    node: yaml.Node, path: KeyPath, loader: Any, positions: Positions, problems: list[Problem]
+) -> Any:
     try:
         return loader.construct_object(node, deep=True)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, OverflowError) as exc:
+        # ValueError: an integer past Python's 4,300-digit limit, a date like 2024-13-45.
+        what = f"unreadable value: {exc}"
+        if "digits" in str(exc) and str(node.value).lstrip("+-").isdigit():
+            what = f"an integer of {len(str(node.value).lstrip('+-'))} digits is too long to read"
         problems.append(
             Problem(
                 _origin(positions.file, node.start_mark),
                 format_path(path),
-                f"unreadable value: {exc}",
+                what,
                 "write a plain string, number or boolean",
             )
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -240,15 +241,20 @@ def build(hub: Hub) -> HostBuild:
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
+def _user_files(scope: Scope) -> tuple[Path, Path]:
+    """(config folder, .claude.json) at user scope. Claude keeps .claude.json beside its
+    config folder, or inside a moved one; an empty CLAUDE_CONFIG_DIR moves nothing, as in
+    Claude Code itself (`CLAUDE_CONFIG_DIR= claude mcp add -s user` writes ~/.claude.json)."""
+    config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
+    moved = bool(scope.env.get(CONFIG_DIR_ENV))
+    return config, (config / ".claude.json" if moved else scope.home / ".claude.json")
+
+
 def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
     """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills (CLAUDE_CONFIG_DIR
     moves all three); project scope: .mcp.json, .claude/settings.json, .claude/skills."""
     if scope.kind == "user":
-        config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
-        # Claude keeps .claude.json beside its config folder, or inside a moved one.
-        mcp_file = (
-            config / ".claude.json" if CONFIG_DIR_ENV in scope.env else scope.home / ".claude.json"
-        )
+        config, mcp_file = _user_files(scope)
         settings, skills = config / "settings.json", config / "skills"
         memory = config / "CLAUDE.md"
     else:
@@ -374,10 +380,7 @@ def read_installed(scope: Scope) -> Installed:
         return spec, extras, notes
 
     reader = Reader(name, scope)
-    config = scope.env_dir(CONFIG_DIR_ENV, scope.home / ".claude")
-    user_file = (
-        config / ".claude.json" if CONFIG_DIR_ENV in scope.env else scope.home / ".claude.json"
-    )
+    config, user_file = _user_files(scope)
     if scope.kind == "user":
         servers = (reader.json(user_file) or {}).get("mcpServers")
         reader.servers(user_file, servers, ("mcpServers",), "json-key", convert)
