@@ -27,6 +27,10 @@ A flush (`flush(host, session_id, transcript_path, mode)`):
   with 413 is stepped over and logged (`stepped_over` in the state), not retried forever;
 - on any other failure leaves the cursor where it was and records the error (see `health`).
 
+Capture reads only regular files under the host's own transcript folders (`admit`): a hook
+payload is untrusted input, and a path elsewhere (or a link out, or a FIFO) is refused and
+logged, never opened.
+
 Modes: `turn` (the per-turn delta, `flush: "auto"`), `commit` (after a real `git commit`,
 `gh pr create` or `gh pr merge`: everything pending, `flush: "now"`), `session_end` (the
 backstop: the whole transcript from its first byte, deduplicated by the watermark, so it
@@ -48,6 +52,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -395,11 +400,68 @@ def recent_failures(window: float = FAILURE_WINDOW_S) -> list[dict[str, Any]]:
     return out
 
 
+# --- what capture may read ------------------------------------------------------------------
+
+
+def _reader_module(host: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f".read_{host}", __package__)
+
+
+def transcript_roots(host: str) -> list[str]:
+    """The real paths of the folders where `host` keeps transcripts (the reader's roots,
+    which honour the host's own override variables: CLAUDE_CONFIG_DIR, CODEX_HOME,
+    GEMINI_CLI_HOME, HOME)."""
+    return [os.path.realpath(root) for root in _reader_module(host).roots()]
+
+
+def admit(host: str, transcript_path: str | os.PathLike[str]) -> tuple[Path | None, str | None]:
+    """(the transcript's real path, None) when capture may read it; (None, None) when it
+    does not exist (yet); (None, why) when it is refused.
+
+    The path comes from a hook payload, which anything can write: capture reads only a
+    regular file under the host's own transcript roots, after resolving every link, so a
+    payload naming `/etc/shadow`, `~/.aws/credentials` or a link to them is refused, and a
+    FIFO is refused by `stat` without ever being opened (opening one would block).
+    """
+    real = os.path.realpath(transcript_path)
+    roots = transcript_roots(host)
+    if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+        return None, (
+            f"{transcript_path} is not under {host}'s transcript folders ({', '.join(roots)})"
+        )
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"{transcript_path}: cannot stat ({exc.strerror})"
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"{transcript_path} is not a regular file"
+    return Path(real), None
+
+
+def open_transcript(path: Path) -> Any:
+    """`path` opened for reading without following a link and without blocking, checked to
+    be a regular file once open (it may have been swapped since `admit` looked)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is no longer a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 # --- flushing ---------------------------------------------------------------------------------
 
 
 class FlushResult:
-    """What one flush did. `status`: ok, nothing, disabled, skipped, busy or failed."""
+    """What one flush did. `status`: ok, nothing, disabled, skipped, busy, refused (the
+    transcript is not a regular file under the host's transcript folders) or failed."""
 
     __slots__ = ("cursor", "error", "payloads", "sent", "status", "stepped_over")
 
@@ -437,9 +499,12 @@ def flush(
     if not transcript_path:
         log(f"{host} {session_id}: {mode} flush without a transcript path")
         return FlushResult("failed", error="no transcript path")
-    path = Path(transcript_path)
-    if not path.is_file():  # not written yet (or gone): nothing to send, nothing broken
-        log(f"{host} {session_id}: {mode} flush: no transcript at {path}")
+    path, refusal = admit(host, transcript_path)
+    if refusal:
+        log(f"{host} {session_id}: {mode} flush refused: {refusal}")
+        return FlushResult("refused", error=refusal)
+    if path is None:  # not written yet (or gone): nothing to send, nothing broken
+        log(f"{host} {session_id}: {mode} flush: no transcript at {transcript_path}")
         return FlushResult("nothing", error="transcript not found")
     lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
     try:
@@ -619,16 +684,14 @@ class _Flush:
             self.watermark.close()
 
     def _reader(self) -> Any:
-        import importlib
-
-        return importlib.import_module(f".read_{self.host}", __package__)
+        return _reader_module(self.host)
 
     def _codex_allowed(self, state: dict[str, Any]) -> bool:
         """Skip Codex's own threads by `thread_source`; log a value never seen before."""
         if state.get("thread_checked"):
             return True
         try:
-            with open(self.path, "rb") as handle:
+            with open_transcript(self.path) as handle:
                 first = handle.readline(1 << 24)
         except OSError:
             return False
@@ -663,7 +726,7 @@ class _Flush:
     def _groups(self, reader: Any, start: int, size: int, context: dict[str, Any]) -> Any:
         """(`_Group` per complete line from `start` to `size`); `context` is updated in place."""
         parse = reader.parse_lines
-        with open(self.path, "rb") as handle:
+        with open_transcript(self.path) as handle:
             handle.seek(start)
             position = start  # file offset of the first byte not yet read
             parts: list[bytes] = []  # the unfinished line so far (a long line spans blocks)

@@ -82,9 +82,22 @@ def run_flush_subprocess(path: Path, mode: str = "turn", **env: str) -> subproce
     )
 
 
+def claude_project() -> Path:
+    """A project folder under Claude's transcript root (capture reads nothing elsewhere)."""
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-srv-project"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def codex_day() -> Path:
+    folder = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "01" / "02"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture
-def transcript(tmp_path: Path) -> Path:
-    return tmp_path / "sess.jsonl"
+def transcript() -> Path:
+    return claude_project() / "sess.jsonl"
 
 
 def test_grown_turn_by_turn_every_record_exactly_once(
@@ -372,7 +385,7 @@ def codex_rollout(folder: Path, sid: str, thread_source: Any, name: str | None =
 @pytest.mark.parametrize("value", ["subagent", "guardian_review", "memory_consolidation"])
 def test_codex_own_threads_are_skipped(tmp_path: Path, value: str) -> None:
     sid = "019a0000-0000-7000-8000-000000000001"
-    path = codex_rollout(tmp_path, sid, value)
+    path = codex_rollout(codex_day(), sid, value)
     result = capture.flush("codex", sid, path, "turn")
     assert result.status == "skipped"
     assert LocalStore().sessions() == []
@@ -387,7 +400,7 @@ def test_codex_user_and_unknown_threads_are_captured(
     tmp_path: Path, value: str | None, logged: bool
 ) -> None:
     sid = "019a0000-0000-7000-8000-000000000002"
-    path = codex_rollout(tmp_path, sid, value, name="Uploader retries")
+    path = codex_rollout(codex_day(), sid, value, name="Uploader retries")
     result = capture.flush("codex", sid, path, "turn")
     assert result.status == "ok" and result.sent == 3
     row = LocalStore().sessions()[0]
@@ -399,7 +412,7 @@ def test_codex_user_and_unknown_threads_are_captured(
 
 def test_codex_without_a_name_is_titled_by_its_first_prompt(tmp_path: Path) -> None:
     sid = "019a0000-0000-7000-8000-000000000003"
-    path = codex_rollout(tmp_path, sid, "user")
+    path = codex_rollout(codex_day(), sid, "user")
     capture.flush("codex", sid, path, "turn")
     row = LocalStore().sessions()[0]
     assert (row["title"], row["title_source"]) == ("Add a retry to the uploader", "prompt")
@@ -418,9 +431,9 @@ def test_backend_config(monkeypatch: pytest.MonkeyPatch) -> None:
     assert capture.backend_config()["backend"] == "local"
 
 
-def test_gemini_log_titles_and_a_legacy_recording(tmp_path: Path) -> None:
-    chats = tmp_path / "chats"
-    chats.mkdir()
+def test_gemini_log_titles_and_a_legacy_recording() -> None:
+    chats = Path(os.environ["HOME"]) / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
     log = chats / "session-2026-01-01T00-00-abcd1234.jsonl"
     lines = [
         {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z"},
@@ -532,7 +545,104 @@ def test_login_stores_the_key_privately_and_never_echoes_it(
 
 
 def test_no_transcript_is_not_a_failure(tmp_path: Path) -> None:
-    assert capture.flush("claude", "sess", tmp_path / "absent.jsonl", "turn").status == "nothing"
+    absent = claude_project() / "absent.jsonl"
+    assert capture.flush("claude", "sess", absent, "turn").status == "nothing"
     assert capture.flush("claude", "sess", None, "session_end").status == "failed"  # type: ignore[arg-type]
     assert capture.flush("claude", "sess", tmp_path, "bogus").status == "failed"
     assert capture.health() is None
+
+
+# --- capture reads only the hosts' own transcripts ------------------------------------------
+
+
+class Recording:
+    """A backend that keeps every payload it is sent (what a remote server would receive)."""
+
+    kind, url = "remote", "https://m.example/mcp"
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def import_conversation(self, header, records):
+        self.sent.extend(records)
+        return {"conversation_id": header["conversation_id"], "ack_through": records[-1]["id"]}
+
+
+def _secret(tmp_path: Path) -> Path:
+    path = tmp_path / "credentials"
+    path.write_text(claude_line("s1", text="aws_secret_access_key = hunter2"), encoding="utf-8")
+    return path
+
+
+def test_a_file_outside_the_transcript_roots_is_refused_and_logged(tmp_path: Path) -> None:
+    secret = _secret(tmp_path)
+    backend = Recording()
+    for mode in capture.MODES:
+        result = capture.flush("claude", "s1", secret, mode, backend=backend)
+        assert (result.status, result.sent) == ("refused", 0)
+    assert backend.sent == []
+    assert capture.load_state("claude", "s1") is None  # nothing recorded about it either
+    log = capture.log_path().read_text()
+    assert f"{secret} is not under claude's transcript folders" in log
+
+
+def test_a_link_from_inside_a_root_to_a_file_outside_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = claude_project() / "sess.jsonl"
+    link.symlink_to(_secret(tmp_path))
+    backend = Recording()
+    assert capture.flush("claude", "sess", link, "session_end", backend=backend).status == (
+        "refused"
+    )
+    # a root that is itself a link is resolved too: a transcript under it is admitted
+    real_config = tmp_path / "real-claude"
+    (real_config / "projects" / "p").mkdir(parents=True)
+    linked_config = tmp_path / "linked-claude"
+    linked_config.symlink_to(real_config)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(linked_config))
+    inside = real_config / "projects" / "p" / "s2.jsonl"
+    inside.write_text(claude_line("u1"), encoding="utf-8")
+    assert capture.flush("claude", "s2", inside, "turn", backend=backend).sent == 1
+    assert backend.sent[0]["id"] == "u1"
+
+
+def test_a_fifo_or_folder_under_a_root_is_refused_without_blocking() -> None:
+    fifo = claude_project() / "fifo.jsonl"
+    os.mkfifo(fifo)
+    folder = claude_project() / "folder.jsonl"
+    folder.mkdir()
+    for path in (fifo, folder):
+        started = time.monotonic()
+        result = capture.flush("claude", "sess", path, "session_end", backend=Recording())
+        assert result.status == "refused" and "not a regular file" in result.error
+        assert time.monotonic() - started < 5
+
+
+def test_each_host_root_honours_its_override_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript under the default folder is refused once the host's variable moves it."""
+    default_claude = Path(os.environ["HOME"]) / ".claude" / "projects" / "p" / "c.jsonl"
+    default_claude.parent.mkdir(parents=True)
+    default_claude.write_text(claude_line("u1"), encoding="utf-8")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    assert capture.admit("claude", default_claude) == (default_claude, None)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert capture.admit("claude", default_claude)[1]
+    rollout = codex_rollout(codex_day(), "019a0000-0000-7000-8000-00000000000a", "user")
+    assert capture.admit("codex", rollout) == (rollout, None)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "other-codex"))
+    assert capture.admit("codex", rollout)[1]
+    chats = tmp_path / "gemini-home" / ".gemini" / "tmp" / "p" / "chats"
+    chats.mkdir(parents=True)
+    chat = chats / "session-x.jsonl"
+    chat.write_text("{}\n", encoding="utf-8")
+    assert capture.admit("gemini", chat)[1]  # under HOME only, GEMINI_CLI_HOME unset
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    assert capture.admit("gemini", chat) == (chat, None)
+    cursor = Path(os.environ["HOME"]) / ".cursor" / "projects" / "p" / "agent-transcripts"
+    cursor.mkdir(parents=True)
+    (cursor / "c.jsonl").write_text("{}\n", encoding="utf-8")
+    assert capture.admit("cursor", cursor / "c.jsonl") == (cursor / "c.jsonl", None)
+    assert capture.admit("cursor", default_claude)[1]  # another host's folder is not Cursor's
