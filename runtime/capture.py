@@ -7,7 +7,8 @@ cheap: the readers, SQLite and the backends load only when a flush actually runs
 State, under `$MEMHUB_HOME/capture/`:
 
 - `<host>-<session>.json`: the session's byte cursor (`offset`, the end of the last record
-  the backend acknowledged), the reader's `context` at that offset, the payload cap, title,
+  the backend acknowledged), its `mark` (the digest of the bytes just before it, so a file
+  rewritten in place is noticed), the reader's `context` at that offset, the payload cap, title,
   counters and the last error. Written atomically (temp file + rename), 0600.
 - `<host>-<session>.lock`: an fcntl lock held for the whole flush, so concurrent hook
   processes on one session take turns.
@@ -574,6 +575,7 @@ def _new_state(host: str, session_id: str, path: Path) -> dict[str, Any]:
         "context": None,
         "initial_context": None,
         "inode": None,
+        "mark": None,
         "cap": None,
         "title": None,
         "title_source": None,
@@ -603,13 +605,23 @@ class _Item:
 
 
 class _Group:
-    """The records of one transcript line, the offset just past it, the context there."""
+    """The records of one transcript line, the offset just past it, the context there, and
+    the last bytes before that offset (`tail`, for the cursor's mark)."""
 
-    __slots__ = ("context", "end", "items", "size")
+    __slots__ = ("context", "end", "items", "size", "tail")
 
-    def __init__(self, end: int, context: str, items: list[_Item]):
-        self.end, self.context, self.items = end, context, items
+    def __init__(self, end: int, context: str, items: list[_Item], tail: bytes = b""):
+        self.end, self.context, self.items, self.tail = end, context, items, tail
         self.size = sum(item.size for item in items)
+
+
+MARK_BYTES = 256  # how much of the bytes before the cursor its mark covers
+
+
+def _mark_digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class _Flush:
@@ -661,12 +673,14 @@ class _Flush:
         if state.get("cap") is None:
             state["cap"] = _env_int("MEMHUB_CAPTURE_CAP", DEFAULT_CAP)
         offset = int(state.get("offset") or 0)
-        if state.get("inode") not in (None, info.st_ino) or info.st_size < offset:
+        rewritten = self._rewritten(info, offset)
+        if rewritten:
             log(
-                f"{self.host} {self.session_id}: transcript rewritten (size {info.st_size} <"
-                f" cursor {offset} or new file); reading it again from the start"
+                f"{self.host} {self.session_id}: transcript rewritten ({rewritten});"
+                " reading it again from the start (the watermark drops what was stored)"
             )
             offset = 0
+            state["mark"] = None
             state["context"] = None
             state["initial_context"] = _initial_context(reader, self.path)
         fresh = state.get("inode") != info.st_ino
@@ -682,6 +696,29 @@ class _Flush:
             return self._stream(reader, info.st_size)
         finally:
             self.watermark.close()
+
+    def _rewritten(self, info: os.stat_result, offset: int) -> str | None:
+        """Why the transcript is no longer the one the cursor points into, else None.
+
+        A new inode or a file shorter than the cursor is plainly another file. A file
+        rewritten in place (or truncated, then appended past the cursor) is caught by the
+        cursor's mark: the digest of the last bytes the cursor moved past. When those bytes
+        changed, the cursor points into the middle of some other record.
+        """
+        if self.state.get("inode") not in (None, info.st_ino):
+            return "a new file"
+        if info.st_size < offset:
+            return f"size {info.st_size} < cursor {offset}"
+        mark = self.state.get("mark")
+        if not offset or not isinstance(mark, dict) or mark.get("at") != offset:
+            return None
+        length = int(mark.get("len") or 0)
+        with open_transcript(self.path) as handle:
+            handle.seek(offset - length)
+            tail = handle.read(length)
+        if _mark_digest(tail) != mark.get("digest"):
+            return f"the {length} bytes before cursor {offset} changed"
+        return None
 
     def _reader(self) -> Any:
         return _reader_module(self.host)
@@ -748,7 +785,8 @@ class _Flush:
                     records = parse(self.session_id, data[cut : newline + 1], base + cut, context)
                     self._note(records)
                     items = [self._item(record) for record in records]
-                    yield _Group(base + newline + 1, json.dumps(context), items)
+                    tail = data[max(0, newline + 1 - MARK_BYTES) : newline + 1]
+                    yield _Group(base + newline + 1, json.dumps(context), items, tail)
                     cut = newline + 1
                 if cut < len(data):
                     parts = [data[cut:]]
@@ -1005,6 +1043,11 @@ class _Flush:
         if group.end > int(state["offset"]):
             state["offset"] = group.end
             state["context"] = json.loads(group.context)
+            if group.tail:
+                tail = group.tail
+                state["mark"] = {"at": group.end, "len": len(tail), "digest": _mark_digest(tail)}
+            else:
+                state["mark"] = None
         if acked:
             state["records_acked"] = int(state.get("records_acked") or 0) + len(acked)
             state["payloads"] = int(state.get("payloads") or 0) + 1

@@ -646,3 +646,50 @@ def test_each_host_root_honours_its_override_variable(
     (cursor / "c.jsonl").write_text("{}\n", encoding="utf-8")
     assert capture.admit("cursor", cursor / "c.jsonl") == (cursor / "c.jsonl", None)
     assert capture.admit("cursor", default_claude)[1]  # another host's folder is not Cursor's
+
+
+# --- a transcript rewritten in place ---------------------------------------------------------
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """Overwrite `path` on its own inode (no rename), as an editor or a host compaction may."""
+    inode = path.stat().st_ino
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.truncate(0)
+        handle.write(text)
+    assert path.stat().st_ino == inode
+
+
+def test_a_transcript_rewritten_in_place_with_longer_records_loses_none(
+    transcript: Path,
+) -> None:
+    append(transcript, "".join(claude_line(f"r{i}") for i in range(10)))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 10
+    longer = "".join(
+        claude_line(f"r{i}", text=f"rewritten, longer text of r{i}") for i in range(12)
+    )
+    _rewrite_in_place(transcript, longer)
+    assert transcript.stat().st_size > capture.load_state("claude", "sess")["offset"]
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert result.status == "ok" and result.sent == 12  # 10 new versions and 2 new records
+    stored = LocalStore().records("sess")
+    assert [r["id"] for r in stored] == [f"r{i}" for i in range(12)]
+    assert all(r["text"].startswith("rewritten") for r in stored)
+    assert not [r for r in stored if r["kind"] == "invalid"]
+    assert "bytes before cursor" in capture.log_path().read_text()
+    # the next turn goes on from the end, as usual: nothing is sent twice
+    append(transcript, claude_line("r12"))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1
+
+
+def test_truncate_then_append_past_the_cursor_loses_none(transcript: Path) -> None:
+    append(transcript, "".join(claude_line(f"old{i}") for i in range(10)))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 10
+    _rewrite_in_place(transcript, "")
+    for i in range(30):  # the host starts over and writes 30 records before the next flush
+        append(transcript, claude_line(f"new{i}"))
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert result.sent == 30
+    ids = [r["id"] for r in LocalStore().records("sess")]
+    assert ids == [f"old{i}" for i in range(10)] + [f"new{i}" for i in range(30)]
+    assert set(LocalStore().received("sess").values()) == {1}
