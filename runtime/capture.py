@@ -790,6 +790,25 @@ class _Flush:
                     cut = newline + 1
                 if cut < len(data):
                     parts = [data[cut:]]
+            if parts and self.mode == "session_end":
+                yield from self._unterminated(parse, b"".join(parts), position, context)
+
+    def _unterminated(self, parse: Any, line: bytes, end: int, context: dict[str, Any]) -> Any:
+        """The backstop's last line without its final newline: a record when it is whole
+        JSON (a host may never write that newline; `memhub sessions` counts the line too),
+        else nothing (it is half-written, and a later flush reads it whole)."""
+        from .records import INVALID, load_line
+
+        if not line.strip() or load_line(line) is INVALID:
+            return
+        records = parse(self.session_id, line + b"\n", end - len(line), context)
+        for record in records:
+            # where the line ends once its newline is written: the record keeps one version
+            # (one digest for the watermark) whether or not the host ever writes it
+            record.end = end + 1
+        self._note(records)
+        items = [self._item(record) for record in records]
+        yield _Group(end, json.dumps(context), items, line[-MARK_BYTES:])
 
     def _item(self, record: Any) -> _Item:
         from .store import canonical, digest

@@ -693,3 +693,21 @@ def test_truncate_then_append_past_the_cursor_loses_none(transcript: Path) -> No
     ids = [r["id"] for r in LocalStore().records("sess")]
     assert ids == [f"old{i}" for i in range(10)] + [f"new{i}" for i in range(30)]
     assert set(LocalStore().received("sess").values()) == {1}
+
+
+def test_the_backstop_stores_a_whole_last_line_without_its_newline(transcript: Path) -> None:
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant").rstrip("\n"))
+    _, listed = read_claude.read_session(transcript)  # what `memhub sessions` shows
+    assert [r.id for r in listed] == ["u1", "a1"]
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1  # the turn waits
+    result = capture.flush("claude", "sess", transcript, "session_end")
+    assert result.sent == 1 and result.cursor == transcript.stat().st_size
+    assert [r["id"] for r in LocalStore().records("sess")] == ["u1", "a1"]
+    # the host goes on writing (its newline first): nothing is lost or sent twice
+    append(transcript, "\n" + claude_line("u2"))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1
+    assert [r["id"] for r in LocalStore().records("sess")] == ["u1", "a1", "u2"]
+    assert set(LocalStore().received("sess").values()) == {1}
+    # a half-written last line is not a record, even for the backstop
+    append(transcript, claude_line("u3")[:30])
+    assert capture.flush("claude", "sess", transcript, "session_end").sent == 0
