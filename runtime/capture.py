@@ -822,22 +822,17 @@ class _Flush:
         return _Item(data, len(body), digest(body))
 
     def _note(self, records: list[Any]) -> None:
-        """Collect the session's name and working directory from its records."""
+        """Collect the session's name and working directory from its records, by the same
+        title rule as the readers (`records.fold_title`), so `memhub sessions` and the store
+        name a session alike."""
+        from .records import fold_title
+
         state = self.state
         for record in records:
             raw = record.raw if isinstance(getattr(record, "raw", None), dict) else {}
-            if record.kind == "title" and record.text:
-                sub = record.subtype or ""
-                source = "user" if sub == "custom-title" else "host"
-                state["titles"] = {**(state.get("titles") or {}), source: record.text}
-            elif record.kind == "set" and isinstance(raw.get("$set"), dict):
-                summary = raw["$set"].get("summary")  # Gemini's generated title
-                if isinstance(summary, str) and summary.strip():
-                    state["titles"] = {**(state.get("titles") or {}), "host": summary.strip()}
-            elif record.kind == "summary" and record.subtype is None and record.text:
-                titles = state.get("titles") or {}
-                titles.setdefault("summary", record.text)
-                state["titles"] = titles
+            titles = dict(state.get("titles") or {})
+            fold_title(titles, record)
+            state["titles"] = titles
             if state.get("cwd") is None:
                 payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else raw
                 if isinstance(payload.get("cwd"), str):
@@ -850,8 +845,11 @@ class _Flush:
                     text = self._reader().clean_prompt(text) if text else text
                 state["first_prompt"] = prompt_title(text)
 
-    @staticmethod
-    def _is_prompt(record: Any, raw: dict[str, Any]) -> bool:
+    def _is_prompt(self, record: Any, raw: dict[str, Any]) -> bool:
+        """A typed prompt, by the reader's own rule where it has one."""
+        own = getattr(self._reader(), "is_prompt", None)
+        if own is not None:
+            return bool(own(record, self.path.name.startswith("agent-")))
         return (
             record.role == "user"
             and record.kind in ("message", "event")
@@ -862,22 +860,15 @@ class _Flush:
 
     def _title(self) -> tuple[str | None, str | None]:
         """What the host calls the session (a rename first), else the first prompt."""
+        from .records import choose_title
+
         if self.given_title:
             return self.given_title, "host"
-        titles = self.state.get("titles") or {}
         if self.host == "codex":
             index = self._codex_index_title()
             if index:
                 return index, "host"
-        if titles.get("user"):
-            return titles["user"], "user"
-        if titles.get("host"):
-            return titles["host"], "host"
-        if titles.get("summary"):
-            return titles["summary"], "host"
-        if self.state.get("first_prompt"):
-            return self.state["first_prompt"], "prompt"
-        return None, None
+        return choose_title(self.state.get("titles") or {}, self.state.get("first_prompt"))
 
     def _codex_index_title(self) -> str | None:
         reader = self._reader()

@@ -22,8 +22,10 @@ from typing import Any
 from .records import (
     Record,
     Session,
+    choose_title,
     classify_blocks,
     file_ts,
+    fold_title,
     is_host_id,
     iter_file_records,
     jsonl_records,
@@ -163,7 +165,7 @@ def _record(
     )
 
 
-def _is_prompt(record: Record, subagent: bool) -> bool:
+def is_prompt(record: Record, subagent: bool) -> bool:
     """A typed prompt: a user message, not meta, not a side chain (unless in a subagent file)."""
     raw = record.raw if isinstance(record.raw, dict) else {}
     return (
@@ -209,19 +211,8 @@ def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session
             session.meta["git_branch"] = raw["gitBranch"]
         if agent_id and session.parent is None and isinstance(raw.get("sessionId"), str):
             session.parent = raw["sessionId"]
-        if record.text:
-            if record.kind == "title" and record.subtype:
-                titles[record.subtype] = record.text
-            elif record.kind == "summary" and record.subtype is None:
-                titles["summary"] = record.text
-        if first_prompt is None and _is_prompt(record, agent_id is not None):
+        fold_title(titles, record)
+        if first_prompt is None and is_prompt(record, agent_id is not None):
             first_prompt = prompt_title(record.text)
-    if "custom-title" in titles:
-        session.title, session.title_source = titles["custom-title"], "user"
-    elif "ai-title" in titles:
-        session.title, session.title_source = titles["ai-title"], "host"
-    elif "summary" in titles:
-        session.title, session.title_source = titles["summary"], "host"
-    elif first_prompt:
-        session.title, session.title_source = first_prompt, "prompt"
+    session.title, session.title_source = choose_title(titles, first_prompt)
     return session, records

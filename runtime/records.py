@@ -392,13 +392,46 @@ def iter_file_records(
 
 # --- text -------------------------------------------------------------------------------
 
+# Blocks the hosts wrap around what the user typed: the named ones, and any tag whose name
+# has a `_` or `-` (ide_selection, ide_opened_file, user_query, ...: host-made, unlike HTML)
 _WRAPPER = re.compile(
     r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
     r"local-command-stderr|local-command-caveat|environment_context|user_instructions|"
-    r"recommended_plugins|session_context)>.*?</\1>",
+    r"recommended_plugins|session_context|[a-z]+(?:[_-][a-z0-9]+)+)(?:\s[^>]*)?>.*?</\1>",
     re.S,
 )
 TITLE_MAX = 80
+
+
+def fold_title(titles: dict[str, str], record: Record) -> None:
+    """Fold one record into `titles` (title source -> text): the one title rule that
+    `memhub sessions` (the readers) and capture share, fed record by record so that a
+    whole-file read and capture's deltas agree. The latest of each source wins: "user" (a
+    rename: Claude `custom-title`), "host" (generated: Claude `ai-title`, Codex
+    `thread_name_updated`, Gemini `$set.summary`), "summary" (Claude's older summary lines).
+    """
+    if record.kind == "title" and record.text:
+        titles["user" if record.subtype == "custom-title" else "host"] = record.text
+    elif record.kind == "summary" and record.subtype is None and record.text:
+        titles["summary"] = record.text
+    elif record.kind == "set" and isinstance(record.raw, dict):
+        change = record.raw.get("$set")
+        summary = change.get("summary") if isinstance(change, dict) else None
+        if isinstance(summary, str) and summary.strip():
+            titles["host"] = summary.strip()
+
+
+def choose_title(titles: dict[str, str], first_prompt: str | None) -> tuple[str | None, str | None]:
+    """(title, title source): a rename, else the host's title, else a summary line, else
+    the first prompt (`prompt_title`), else none."""
+    if titles.get("user"):
+        return titles["user"], "user"
+    for key in ("host", "summary"):
+        if titles.get(key):
+            return titles[key], "host"
+    if first_prompt:
+        return first_prompt, "prompt"
+    return None, None
 
 
 def prompt_title(text: str | None) -> str | None:

@@ -711,3 +711,55 @@ def test_the_backstop_stores_a_whole_last_line_without_its_newline(transcript: P
     # a half-written last line is not a record, even for the backstop
     append(transcript, claude_line("u3")[:30])
     assert capture.flush("claude", "sess", transcript, "session_end").sent == 0
+
+
+# --- one title rule ----------------------------------------------------------------------
+
+
+def _grow_and_flush(source: Path, target: Path, session: str, step: int = 7) -> None:
+    """Copy `source` into `target` a few lines at a time, flushing each turn, then the end."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    for start in range(0, len(lines), step):
+        with open(target, "ab") as handle:
+            handle.write(b"".join(lines[start : start + step]))
+        while capture.flush("claude", session, target, "turn").status == "ok":
+            pass
+    capture.flush("claude", session, target, "session_end")
+
+
+def test_capture_and_sessions_name_real_sessions_alike(material: Path) -> None:
+    """Real transcripts with 4 and 15 summary lines, and sessions named by a first prompt."""
+    real = material / "claude-code" / "claude-code-log-real"
+    sources = sorted(real.glob("*/*.jsonl"))
+    assert len(sources) >= 8
+    for source in sources:
+        if not source.stat().st_size:
+            continue
+        session = source.stem
+        target = claude_project() / source.name
+        _grow_and_flush(source, target, session)
+        header, _ = read_claude.read_session(target, metadata_only=True)
+        row = next(r for r in LocalStore().sessions() if r["conversation_id"] == session)
+        assert (row["title"], row["title_source"]) == (header.title, header.title_source), source
+
+
+def test_a_prompt_after_an_ide_block_is_titled_by_what_the_user_typed(transcript: Path) -> None:
+    prompt = (
+        "<ide_opened_file>The user opened the file /srv/app/x.py in the IDE.</ide_opened_file>"
+        "<ide_selection>The user selected the lines 1 to 2 from /srv/app/x.py:\n"
+        "foo = 1\nbar = 2\n\nThis may or may not be related to the current task."
+        "</ide_selection>\nRename foo to count"
+    )
+    append(transcript, claude_line("u1", text=prompt))
+    capture.flush("claude", "sess", transcript, "turn")
+    assert LocalStore().sessions()[0]["title"] == "Rename foo to count"
+    assert read_claude.read_session(transcript)[0].title == "Rename foo to count"
+
+
+def test_the_latest_summary_line_names_the_session_everywhere(transcript: Path) -> None:
+    for index, summary in enumerate(("First summary", "Second summary")):
+        append(transcript, json.dumps({"type": "summary", "summary": summary}) + "\n")
+        append(transcript, claude_line(f"u{index}"))
+        capture.flush("claude", "sess", transcript, "turn")
+    assert read_claude.read_session(transcript)[0].title == "Second summary"
+    assert LocalStore().sessions()[0]["title"] == "Second summary"
