@@ -34,6 +34,7 @@ from .records import (
     stable_id,
     take_ts,
     usage_of,
+    usage_once,
 )
 
 HOST = "claude"
@@ -109,12 +110,13 @@ def _record(
     ts, ts_source = take_ts(obj.get("timestamp"), context)
     kind_of = obj.get("type")
     message = obj.get("message")
-    role = text = model = subtype = None
+    role = text = model = subtype = message_id = None
     usage = None
     if isinstance(message, dict) and kind_of in (None, "user", "assistant"):
         role = message.get("role") if isinstance(message.get("role"), str) else kind_of
         kind, text = classify_blocks(message.get("content"))
         model = message.get("model") if isinstance(message.get("model"), str) else None
+        message_id = message.get("id") if is_host_id(message.get("id")) else None
         raw_usage = message.get("usage")
         if isinstance(raw_usage, dict):
             usage = usage_of(
@@ -123,6 +125,7 @@ def _record(
                 cache_read_input_tokens=raw_usage.get("cache_read_input_tokens"),
                 cache_creation_input_tokens=raw_usage.get("cache_creation_input_tokens"),
             )
+            usage = usage_once(message_id, usage, context)
         if obj.get("isCompactSummary"):
             kind, subtype = "summary", "compact_summary"
     elif kind_of == "system":
@@ -162,6 +165,7 @@ def _record(
         parent=parent if isinstance(parent, str) else None,
         subtype=subtype,
         model=model,
+        message_id=message_id,
     )
 
 

@@ -31,7 +31,10 @@ or SQLite store. `Record.to_json()` is its JSON line (`"type": "record"`). Field
   record of kind "invalid" whose `raw` is the line's text.
 - `role` ("user" | "assistant" | "system" | "tool" | None), `text` (readable text or None),
   `usage` (token counters the host recorded, canonical keys `USAGE_KEYS`, or None: never
-  estimated), `sidechain` (Claude side chain / subagent record), `agent_id` (the subagent
+  estimated; counted once per API message, so summing `usage` over records is the
+  session's total: see `usage_once`), `message_id` (the host's API message id: Claude
+  writes one line per content block of a message, each repeating the message's usage so
+  far), `sidechain` (Claude side chain / subagent record), `agent_id` (the subagent
   that wrote it), `parent` (the host's parent record id), `subtype` (the host's own sub-type),
   `model`.
 - `raw`: the host's original object, unchanged.
@@ -175,6 +178,7 @@ class Record:
     parent: str | None = None
     subtype: str | None = None
     model: str | None = None
+    message_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,6 +198,7 @@ class Record:
             "sidechain": self.sidechain,
             "agent_id": self.agent_id,
             "parent": self.parent,
+            "message_id": self.message_id,
             "end": self.end,
             "raw": self.raw,
         }
@@ -284,6 +289,28 @@ def usage_of(**counters: Any) -> dict[str, int] | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0
     }
     return out or None
+
+
+def usage_once(
+    message_id: str | None, usage: dict[str, int] | None, context: dict[str, Any]
+) -> dict[str, int] | None:
+    """The part of `usage` not yet counted for its API message: the counters the host
+    wrote on an earlier line of the same message (in `context["message_usage"]`) are
+    subtracted, so each message is counted once (its last, full counters in total).
+
+    Claude repeats a message's usage on every content-block line, growing as the message
+    streams: summing it per line over-counted output tokens 3.3 times in a real session.
+    Lines of one message are consecutive, so only the latest message is remembered.
+    """
+    if usage is None or not message_id:
+        return usage
+    seen = context.get("message_usage")
+    counted: dict[str, int] = {}
+    if isinstance(seen, list) and len(seen) == 2 and seen[0] == message_id:
+        counted = seen[1] if isinstance(seen[1], dict) else {}
+    grown = {key: value - counted.get(key, 0) for key, value in usage.items()}
+    context["message_usage"] = [message_id, {**counted, **usage}]
+    return {key: value for key, value in grown.items() if value > 0} or None
 
 
 # --- lines ---------------------------------------------------------------------------------

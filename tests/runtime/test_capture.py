@@ -763,3 +763,20 @@ def test_the_latest_summary_line_names_the_session_everywhere(transcript: Path) 
         capture.flush("claude", "sess", transcript, "turn")
     assert read_claude.read_session(transcript)[0].title == "Second summary"
     assert LocalStore().sessions()[0]["title"] == "Second summary"
+
+
+def test_captured_usage_counts_each_api_message_once(material: Path) -> None:
+    """A real session whose 62 usage lines hold 17 API messages, captured 3 lines a turn
+    (so one message's lines span flushes): the store sums to each message's usage once."""
+    from tests.runtime.test_readers import _usage_per_message
+
+    source = next((material / "claude-code" / "claude-code-log-real").glob("*/ef958aa1-*.jsonl"))
+    target = claude_project() / source.name
+    _grow_and_flush(source, target, source.stem, step=3)
+    total: dict[str, int] = {}
+    for record in LocalStore().records(source.stem):
+        for key, value in (record.get("usage") or {}).items():
+            total[key] = total.get(key, 0) + value
+    expected = _usage_per_message(source)
+    assert expected["output_tokens"] == 22901
+    assert {key: total[key] for key in expected} == expected
