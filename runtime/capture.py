@@ -507,20 +507,14 @@ def flush(
     if path is None:  # not written yet (or gone): nothing to send, nothing broken
         log(f"{host} {session_id}: {mode} flush: no transcript at {transcript_path}")
         return FlushResult("nothing", error="transcript not found")
-    lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
-    try:
-        if not lock.acquire():
-            log(f"{host} {session_id}: {mode} flush skipped, another flush holds the lock")
-            return FlushResult("busy")
-    except OSError as exc:
-        log(f"{host} {session_id}: cannot lock ({exc})")
-        return FlushResult("failed", error=str(exc))
     own_backend = backend is None
     try:
         if own_backend:
             backend = open_backend()
-        return _Flush(host, session_id, path, mode, backend, title, cwd).run()
-    except Exception as exc:
+        result = _flush_locked(host, session_id, path, mode, backend, title, cwd)
+        _flush_subagents(host, path, mode, backend, cwd)
+        return result
+    except Exception as exc:  # the backend could not be opened
         slug = _slug(exc)
         log(f"{host} {session_id}: {mode} flush failed ({slug}): {_detail(exc)}")
         _record_failure(host, session_id, path, slug, exc)
@@ -529,7 +523,62 @@ def flush(
         if own_backend and backend is not None:
             with contextlib.suppress(Exception):
                 backend.close()
+
+
+def _flush_locked(
+    host: str,
+    session_id: str,
+    path: Path,
+    mode: str,
+    backend: Any,
+    title: str | None,
+    cwd: str | None,
+) -> FlushResult:
+    """One transcript's flush under its session lock."""
+    lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
+    try:
+        if not lock.acquire():
+            log(f"{host} {session_id}: {mode} flush skipped, another flush holds the lock")
+            return FlushResult("busy")
+    except OSError as exc:
+        log(f"{host} {session_id}: cannot lock ({exc})")
+        return FlushResult("failed", error=str(exc))
+    try:
+        return _Flush(host, session_id, path, mode, backend, title, cwd).run()
+    except Exception as exc:
+        slug = _slug(exc)
+        log(f"{host} {session_id}: {mode} flush failed ({slug}): {_detail(exc)}")
+        _record_failure(host, session_id, path, slug, exc)
+        return FlushResult("failed", error=f"{slug}: {_detail(exc)}")
+    finally:
         lock.release()
+
+
+def _flush_subagents(host: str, path: Path, mode: str, backend: Any, cwd: str | None) -> None:
+    """Flush the subagent transcripts the session spawned, each as a session of its own
+    (linked to its parent), in the same mode: the host's hook names only the session's
+    transcript, so without this a subagent's work is never captured. A turn flush skips the
+    ones that have not grown (one stat each); the backstop also looks for the old flat
+    layout, which costs a read of each candidate's first line."""
+    reader = _reader_module(host)
+    find = getattr(reader, "subagents", None)
+    if find is None:
+        return
+    try:
+        found = find(path, flat=mode == "session_end")
+    except OSError as exc:
+        log(f"{host} {path.name}: cannot list subagent transcripts ({exc})")
+        return
+    for sub in found:
+        sub_path, refusal = admit(host, sub)
+        if sub_path is None:
+            if refusal:
+                log(f"{host} {path.name}: subagent transcript refused: {refusal}")
+            continue
+        sub_id = reader.session_id_for(sub_path)
+        if mode == "turn" and not pending(host, sub_id, sub_path):
+            continue
+        _flush_locked(host, sub_id, sub_path, mode, backend, None, cwd)
 
 
 def _slug(exc: BaseException) -> str:
@@ -576,6 +625,7 @@ def _new_state(host: str, session_id: str, path: Path) -> dict[str, Any]:
         "initial_context": None,
         "inode": None,
         "mark": None,
+        "subagent": None,
         "cap": None,
         "title": None,
         "title_source": None,
@@ -668,6 +718,9 @@ class _Flush:
             return FlushResult(
                 "skipped" if state.get("skip") else "nothing", cursor=state.get("offset", 0)
             )
+        if state.get("subagent") is None:  # [agent id, parent session] or [None, None]
+            subagent_of = getattr(reader, "subagent_of", None)
+            state["subagent"] = list(subagent_of(self.path)) if subagent_of else [None, None]
         if state.get("initial_context") is None:
             state["initial_context"] = _initial_context(reader, self.path)
         if state.get("cap") is None:
@@ -893,6 +946,10 @@ class _Flush:
             "source": str(self.path),
             "flush": FLUSH_VALUE[self.mode],
         }
+        agent_id, parent = self.state.get("subagent") or (None, None)
+        if agent_id:  # a subagent transcript: a session of its own, linked to its parent
+            header["agent_id"] = agent_id
+            header["parent"] = conversation_id(self.host, parent) if parent else None
         if title:
             self.state["title"], self.state["title_source"] = title, source
         if self.remote:

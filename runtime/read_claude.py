@@ -30,6 +30,7 @@ from .records import (
     iter_file_records,
     jsonl_records,
     later,
+    load_line,
     prompt_title,
     stable_id,
     take_ts,
@@ -76,6 +77,43 @@ def discover(env: Mapping[str, str] | None = None) -> list[Path]:
             found.extend(sorted(project.glob("*.jsonl")))
             found.extend(sorted(project.glob("*/subagents/**/agent-*.jsonl")))
     return found
+
+
+def subagents(path: Path | str, flat: bool = False) -> list[Path]:
+    """The subagent transcripts a session's transcript `path` spawned: its
+    `<session>/subagents/[workflows/<run>/]agent-*.jsonl`, and with `flat` also the old
+    layout's `agent-*.jsonl` beside it that name the session (costlier: each file's first
+    line is read). A subagent transcript spawns none itself."""
+    path = Path(path)
+    if path.name.startswith("agent-"):
+        return []
+    folder = path.parent / path.stem / "subagents"
+    found = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
+    if flat:
+        for candidate in sorted(path.parent.glob("agent-*.jsonl")):
+            if _first_session_id(candidate) == path.stem:
+                found.append(candidate)
+    return found
+
+
+def _first_session_id(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(1 << 20)
+    except OSError:
+        return None
+    value = load_line(line) if line.strip() else None
+    session = value.get("sessionId") if isinstance(value, dict) else None
+    return session if isinstance(session, str) else None
+
+
+def subagent_of(path: Path | str) -> tuple[str | None, str | None]:
+    """(agent id, parent session id) of a subagent transcript, (None, None) otherwise."""
+    path = Path(path)
+    agent_id, parent = _subagent(path)
+    if agent_id and parent is None:
+        parent = _first_session_id(path)
+    return agent_id, parent
 
 
 def _subagent(path: Path) -> tuple[str | None, str | None]:

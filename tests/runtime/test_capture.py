@@ -780,3 +780,53 @@ def test_captured_usage_counts_each_api_message_once(material: Path) -> None:
     expected = _usage_per_message(source)
     assert expected["output_tokens"] == 22901
     assert {key: total[key] for key in expected} == expected
+
+
+# --- subagent transcripts -------------------------------------------------------------------
+
+
+def test_subagent_transcripts_are_captured_linked_to_their_parent(material: Path) -> None:
+    """A real session that spawned 6 subagents (`<session>/subagents/agent-*.jsonl`): the
+    session's own turn flush captures each as a session of its own, linked to the parent."""
+    import shutil
+
+    real = material / "claude-code" / "claude-code-log-real" / "-experiments-worktrees"
+    parent_id = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    project = claude_project()
+    shutil.copyfile(real / f"{parent_id}.jsonl", project / f"{parent_id}.jsonl")
+    shutil.copytree(real / parent_id, project / parent_id)
+    subs = sorted((project / parent_id / "subagents").glob("agent-*.jsonl"))
+    assert len(subs) == 6
+    while capture.flush("claude", parent_id, project / f"{parent_id}.jsonl", "turn").sent:
+        pass
+    store = LocalStore()
+    rows = {row["conversation_id"]: row for row in store.sessions()}
+    for sub in subs:
+        header, records = read_claude.read_session(sub)
+        row = rows[header.id]
+        assert (row["parent"], row["agent_id"]) == (parent_id, header.agent_id)
+        assert row["title"] == header.title
+        assert [r["id"] for r in store.records(header.id)] == [r.id for r in records]
+        assert set(store.received(header.id).values()) == {1}
+    # the next turn: nothing new anywhere, nothing re-sent
+    capture.flush("claude", parent_id, project / f"{parent_id}.jsonl", "turn")
+    assert all(set(store.received(s.stem).values()) == {1} for s in subs)
+
+
+def test_the_backstop_captures_old_flat_subagent_files(material: Path) -> None:
+    import shutil
+
+    real = material / "claude-code" / "claude-code-log-real"
+    agent = real / "-Users-dain-workspace-claude-code-log-sample" / "agent-3be551df.jsonl"
+    parent_id = "58edcfae-5291-436c-91e4-54fbb188a0ca"  # the session the agent file names
+    project = claude_project()
+    shutil.copyfile(agent, project / agent.name)
+    parent = project / f"{parent_id}.jsonl"
+    append(parent, claude_line("p1"))
+    capture.flush("claude", parent_id, parent, "turn")
+    assert "agent-3be551df" not in {r["conversation_id"] for r in LocalStore().sessions()}
+    capture.flush("claude", parent_id, parent, "session_end")
+    row = next(r for r in LocalStore().sessions() if r["conversation_id"] == "agent-3be551df")
+    assert (row["parent"], row["agent_id"]) == (parent_id, "3be551df")
+    _, records = read_claude.read_session(project / agent.name)
+    assert [r["id"] for r in LocalStore().records("agent-3be551df")] == [r.id for r in records]
