@@ -829,3 +829,135 @@ def test_module_and_console_script_entries(tmp_path: Path) -> None:
         [str(script), "claude", "Stop"], input=b"{}", capture_output=True, env=env
     )
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+
+
+# --- the real capture engine behind the hook --------------------------------------------------
+
+
+@pytest.fixture()
+def real_hook(tmp_path: Path) -> Hook:
+    """The runtime as a bundle ships it, capture and local store included (no stub)."""
+    package = tmp_path / "real-plugin" / "memhub_runtime"
+    package.mkdir(parents=True)
+    for source in RUNTIME.glob("*.py"):
+        shutil.copyfile(source, package / source.name)
+    return Hook(package / "hook.py", tmp_path)
+
+
+def _claude_transcript(home: Path, name: str, lines: list[dict]) -> Path:
+    path = home / ".claude" / "projects" / "-home-dev-src-app" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _line(uid: str, text: str, session: str = CLAUDE_ID, **extra: object) -> dict:
+    return {
+        "type": "user",
+        "uuid": uid,
+        "sessionId": session,
+        "timestamp": "2026-11-30T08:29:33.000Z",
+        "message": {"role": "user", "content": text},
+        **extra,
+    }
+
+
+def _stored(hook: Hook, conversation: str, count: int, wait: float = 20) -> list[dict]:
+    from memhub.runtime.store import LocalStore
+
+    deadline = time.monotonic() + wait
+    while True:
+        store = LocalStore(hook.home / "store.sqlite")
+        try:
+            records = store.records(conversation)
+            sessions = {s["conversation_id"]: s for s in store.sessions()}
+        finally:
+            store.close()
+        if len(records) >= count or time.monotonic() > deadline:
+            return [{"session": sessions.get(conversation)}, *records]
+        time.sleep(0.1)
+
+
+def _capture_log(hook: Hook, needle: str, wait: float = 20) -> str:
+    path = hook.home / "logs" / "capture.log"
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        text = path.read_text() if path.exists() else ""
+        if needle in text:
+            return text
+        time.sleep(0.1)
+    return path.read_text() if path.exists() else ""
+
+
+def test_a_turn_end_really_stores_the_turn(real_hook: Hook, tmp_path: Path) -> None:
+    path = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("u1", "Fix the login")])
+    payload = {**PAYLOADS["claude", "Stop"], "transcript_path": str(path)}
+    proc = real_hook("claude", "Stop", "capture.turn_end", stdin=payload)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    head, *records = _stored(real_hook, CLAUDE_ID, 1)
+    assert [r["id"] for r in records] == ["u1"] and head["session"]["title"] == "Fix the login"
+
+
+def test_a_hook_pointed_at_a_foreign_file_stores_nothing(real_hook: Hook, tmp_path: Path) -> None:
+    secret = tmp_path / "credentials"
+    secret.write_text(json.dumps(_line("k1", "aws_secret_access_key = hunter2")) + "\n")
+    for name, path in (("direct", secret), ("link", tmp_path / ".claude" / "projects" / "l")):
+        if name == "link":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(secret)
+        payload = {"session_id": f"s-{name}", "transcript_path": str(path)}
+        for event, handler in (("Stop", "capture.turn_end"), ("SessionEnd", "capture.session_end")):
+            assert real_hook("claude", event, handler, stdin=payload).returncode == 0
+        log = _capture_log(real_hook, f"s-{name}: session_end flush refused")
+        assert f"s-{name}: turn flush refused" in log and "not under claude's" in log
+    store = real_hook.home / "store.sqlite"
+    assert not store.exists() or not _stored(real_hook, "s-direct", 0, wait=0)[1:]
+
+
+def test_a_subagent_stop_stores_the_subagent_linked_to_its_parent(
+    real_hook: Hook, tmp_path: Path
+) -> None:
+    parent = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("p1", "Plan it")])
+    agent = _claude_transcript(
+        tmp_path,
+        f"{CLAUDE_ID}/subagents/agent-a5f1.jsonl",
+        [_line("s1", "Explore the repo", isSidechain=True, agentId="a5f1")],
+    )
+    payload = {
+        **_CLAUDE,
+        "transcript_path": str(parent),
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": "a5f1",
+        "agent_type": "Explore",
+        "agent_transcript_path": str(agent),
+        "last_assistant_message": "Found it.",
+    }
+    proc = real_hook("claude", "SubagentStop", "capture.turn_end", stdin=payload)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    head, *records = _stored(real_hook, "agent-a5f1", 1)
+    assert [r["id"] for r in records] == ["s1"]
+    assert (head["session"]["parent"], head["session"]["agent_id"]) == (CLAUDE_ID, "a5f1")
+    assert head["session"]["title"] == "Explore the repo"
+
+
+def test_a_real_commit_makes_a_commit_flush(real_hook: Hook, tmp_path: Path) -> None:
+    path = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("u1", "Commit it")])
+    payload = {**PAYLOADS["claude", "PostToolUse"], "transcript_path": str(path)}
+    assert real_hook("claude", "PostToolUse", "capture.commit=shell", stdin=payload).returncode == 0
+    assert f"claude {CLAUDE_ID}: commit +1 records" in _capture_log(real_hook, ": commit +")
+    assert [r["id"] for r in _stored(real_hook, CLAUDE_ID, 1)[1:]] == ["u1"]
+
+
+def test_subagent_stop_is_the_subagents_turn_end() -> None:
+    agent = f"{HOME}/.claude/projects/-home-dev-src-app/{CLAUDE_ID}/subagents/agent-a5f1.jsonl"
+    payload = {**_CLAUDE, "hook_event_name": "SubagentStop", "agent_transcript_path": agent}
+    event = normalise("claude", "SubagentStop", payload)
+    assert (event.name, event.session_id, event.transcript_path) == (
+        "turn_end",
+        "agent-a5f1",
+        agent,
+    )
+    # without the subagent's transcript the event stays the parent's
+    bare = normalise("claude", "SubagentStop", {**_CLAUDE, "hook_event_name": "SubagentStop"})
+    assert (bare.session_id, bare.transcript_path) == (CLAUDE_ID, CLAUDE_T)
