@@ -258,7 +258,14 @@ class _Lock:
 
 
 class Watermark:
-    """Record ids (and the digest of the version sent) each backend acknowledged."""
+    """Record ids (and the digest of the version sent) each backend acknowledged.
+
+    `acked` holds each id's latest acknowledged digest; `versions` every (id, digest) ever
+    acknowledged. A byte stream holds every version of a rewritten record (Gemini writes a
+    message again, whole, under its id), each its own line, and a record's digest covers
+    where its line ends: re-reading the stream (the backstop) must skip each version whose
+    line was acknowledged, not only the latest one, or it re-sends every older version.
+    """
 
     def __init__(self, path: Path | None = None):
         import sqlite3
@@ -274,6 +281,11 @@ class Watermark:
                     "CREATE TABLE IF NOT EXISTS acked (conversation TEXT NOT NULL,"
                     " record_id TEXT NOT NULL, digest TEXT NOT NULL, at REAL,"
                     " PRIMARY KEY (conversation, record_id))"
+                )
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS versions (conversation TEXT NOT NULL,"
+                    " record_id TEXT NOT NULL, digest TEXT NOT NULL,"
+                    " PRIMARY KEY (conversation, record_id, digest)) WITHOUT ROWID"
                 )
                 break
             except sqlite3.OperationalError:
@@ -291,6 +303,22 @@ class Watermark:
             out.update(rows)
         return out
 
+    def versions(self, conversation: str, ids: list[str]) -> dict[str, set[str]]:
+        """Every digest acknowledged for each of `ids` (the latest among them)."""
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT record_id, digest FROM acked WHERE conversation = ?"
+                f" AND record_id IN ({marks}) UNION ALL SELECT record_id, digest FROM versions"
+                f" WHERE conversation = ? AND record_id IN ({marks})",
+                (conversation, *chunk, conversation, *chunk),
+            ).fetchall()
+            for record_id, digest in rows:
+                out.setdefault(record_id, set()).add(digest)
+        return out
+
     def add(self, conversation: str, items: list[tuple[str, str]]) -> None:
         if not items:
             return
@@ -302,6 +330,10 @@ class Watermark:
                 " ON CONFLICT(conversation, record_id) DO UPDATE SET digest = excluded.digest,"
                 " at = excluded.at",
                 [(conversation, rid, sig, now) for rid, sig in items],
+            )
+            self._db.executemany(
+                "INSERT OR IGNORE INTO versions (conversation, record_id, digest) VALUES (?,?,?)",
+                [(conversation, rid, sig) for rid, sig in items],
             )
             self._db.execute("COMMIT")
         except BaseException:
@@ -544,7 +576,12 @@ def _flush_locked(
         log(f"{host} {session_id}: cannot lock ({exc})")
         return FlushResult("failed", error=str(exc))
     try:
-        return _Flush(host, session_id, path, mode, backend, title, cwd).run()
+        result = _Flush(host, session_id, path, mode, backend, title, cwd).run()
+        if mode != "turn" and not (result.sent or result.stepped_over):
+            # a work boundary or the backstop found nothing new: say so, so the log shows
+            # every commit and session-end flush that ran (a sent one logs its counts)
+            log(f"{host} {session_id}: {mode} flush: nothing new ({result.status})")
+        return result
     except Exception as exc:
         slug = _slug(exc)
         log(f"{host} {session_id}: {mode} flush failed ({slug}): {_detail(exc)}")
@@ -1017,11 +1054,19 @@ class _Flush:
                 break
         return self._done()
 
-    def _unsent(self, items: list[_Item]) -> list[_Item]:
+    def _unsent(self, items: list[_Item], stream: bool = True) -> list[_Item]:
+        """The items the backend has not acknowledged. In a byte stream, every version of
+        a rewritten record is a line of its own: one is unsent unless that very line was
+        acknowledged. A whole source holds one version per id: it is unsent unless it is
+        the latest acknowledged (a record changed back is sent again)."""
         if not items:
             return items
         assert self.watermark is not None
-        known = self.watermark.known(self.mark_key, [item.id for item in items])
+        ids = [item.id for item in items]
+        if stream:
+            acked = self.watermark.versions(self.mark_key, ids)
+            return [item for item in items if item.digest not in acked.get(item.id, ())]
+        known = self.watermark.known(self.mark_key, ids)
         return [item for item in items if known.get(item.id) != item.digest]
 
     def _send(self, payload: list[_Group], payload_bytes: int) -> str:
@@ -1164,7 +1209,7 @@ class _Flush:
         queue = groups
         while queue:
             group = queue.pop(0)
-            group.items = self._unsent(group.items)
+            group.items = self._unsent(group.items, stream=False)
             group.size = sum(item.size for item in group.items)
             if payload and payload_bytes + group.size > self.state["cap"]:
                 queue.insert(0, group)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -69,6 +70,7 @@ def _transcript(host: str, session: str | None, env: dict[str, str], cwd: Path):
 
 
 def _stored(home: Path, host: str, session: str):
+    """(session row, records, how many times the backend received each record id)."""
     from memhub.runtime.capture import conversation_id
     from memhub.runtime.store import LocalStore
 
@@ -76,9 +78,21 @@ def _stored(home: Path, host: str, session: str):
     try:
         conversation = conversation_id(host, session)
         row = next((s for s in store.sessions() if s["conversation_id"] == conversation), None)
-        return row, store.records(conversation)
+        return row, store.records(conversation), store.received(conversation)
     finally:
         store.close()
+
+
+def _versions(path: Path) -> dict[str, int]:
+    """How many versions of each record id a JSONL transcript holds (Gemini rewrites a
+    message under its id; each new version is sent once)."""
+    counts: dict[str, int] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        key = record.get("uuid") or record.get("id")
+        if isinstance(key, str):
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _gemini_line_ids(path: Path) -> list[str]:
@@ -111,7 +125,7 @@ def _assert_captured(
     deadline = time.monotonic() + CAPTURE_WAIT_S
     while True:
         header, expected = _transcript(host, session, env, cwd)
-        row, stored = _stored(home, host, header["id"])
+        row, stored, received = _stored(home, host, header["id"])
         got = [r["id"] for r in stored]
         if lines_only:
             want = _gemini_line_ids(Path(header["source"]))
@@ -126,7 +140,11 @@ def _assert_captured(
         time.sleep(1)
     logs = {p.name: p.read_text()[-3000:] for p in (home / "logs").glob("*.log")}
     assert want, f"the {host} transcript has no records: {header}"
-    assert len(got) == len(set(got)), f"duplicated records: {[i for i in got if got.count(i) > 1]}"
+    # the store keeps one row per id whatever arrives: what matters is what the backend
+    # received. Each record arrives once, a rewritten one once per version it had.
+    versions = _versions(Path(header["source"])) if header["source"].endswith(".jsonl") else {}
+    resent = {i: n for i, n in received.items() if n > max(1, versions.get(i, 1))}
+    assert not resent, f"{host}: the backend received records more than once: {resent}\n{logs}"
     missing = [r for r in expected if r["id"] not in set(got)]
     extra = [i for i in got if i not in set(want)]
     assert not missing and not extra, (
@@ -135,6 +153,10 @@ def _assert_captured(
     )
     assert title and row is not None and row["title"] == title, (row, header, logs)
     assert "hook.log" not in logs, logs["hook.log"]  # the hook entry never failed
+    # the first turn's real `git commit` made a commit flush (capture.commit)
+    capture_log = (home / "logs" / "capture.log").read_text()
+    commit = re.compile(rf"{re.escape(host)} {re.escape(header['id'])}: commit (\+|flush: )")
+    assert commit.search(capture_log), capture_log[-3000:]
 
 
 # ------------------------------------------------------------------ Claude Code

@@ -830,3 +830,27 @@ def test_the_backstop_captures_old_flat_subagent_files(material: Path) -> None:
     assert (row["parent"], row["agent_id"]) == (parent_id, "3be551df")
     _, records = read_claude.read_session(project / agent.name)
     assert [r["id"] for r in LocalStore().records("agent-3be551df")] == [r.id for r in records]
+
+
+def test_a_message_rewritten_under_its_id_is_sent_once_per_version() -> None:
+    """Gemini writes a message again, whole, under its id (as the real CLI did in the e2e):
+    the backstop re-reading the log must not send either version again."""
+    chats = Path(os.environ["HOME"]) / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
+    log = chats / "session-2026-01-01T00-00-abcd1234.jsonl"
+    first = {"id": "m1", "timestamp": "2026-01-01T00:00:01Z", "type": "gemini", "content": ""}
+    lines = [
+        {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z"},
+        first,
+        {"$set": {"lastUpdated": "2026-01-01T00:00:01Z"}},
+        {**first, "toolCalls": [{"id": "c1", "name": "run_shell_command"}]},
+    ]
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines[:2]), encoding="utf-8")
+    capture.flush("gemini", "g1", log, "turn")
+    append(log, "".join(json.dumps(x) + "\n" for x in lines[2:]))
+    capture.flush("gemini", "g1", log, "turn")
+    for _ in range(2):
+        capture.flush("gemini", "g1", log, "session_end")
+    assert LocalStore().received("gemini-g1")["m1"] == 2  # two versions, each sent once
+    (m1,) = [r for r in LocalStore().records("gemini-g1") if r["id"] == "m1"]
+    assert m1["raw"].get("toolCalls")  # the later version is the one kept
