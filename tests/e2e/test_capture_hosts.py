@@ -114,13 +114,15 @@ def _assert_captured(
     *,
     lines_only: bool = False,
     title: str | None = None,
+    committed: bool = True,
 ) -> None:
     """Wait for the detached flushes, then: every transcript record stored exactly once.
 
     `lines_only` (Gemini): compare the messages written as lines of the chat file, not the
     readers' resolved view of the chat (which also holds messages that exist only inside a
     `$set` of the whole message list, and synthesised tool responses). `title`: the title
-    expected instead of the readers' (a host that names no session: its first prompt)."""
+    expected instead of the readers' (a host that names no session: its first prompt).
+    `committed`: the session ran a real `git commit`, so a commit flush must have run."""
     home = Path(env["MEMHUB_HOME"])
     deadline = time.monotonic() + CAPTURE_WAIT_S
     while True:
@@ -156,7 +158,7 @@ def _assert_captured(
     # the first turn's real `git commit` made a commit flush (capture.commit)
     capture_log = (home / "logs" / "capture.log").read_text()
     commit = re.compile(rf"{re.escape(host)} {re.escape(header['id'])}: commit (\+|flush: )")
-    assert commit.search(capture_log), capture_log[-3000:]
+    assert not committed or commit.search(capture_log), capture_log[-3000:]
 
 
 # ------------------------------------------------------------------ Claude Code
@@ -276,3 +278,39 @@ def test_gemini_session_is_captured(
     _assert_captured("gemini", env, git_repo, None, lines_only=True)
     header, _ = _transcript("gemini", None, env, git_repo)
     assert header["title"] == "first turn: commit", header
+
+
+def test_claude_subagent_is_captured_linked_to_its_session(
+    claude_cli: Path, isolated_home, git_repo: Path, fake_anthropic
+) -> None:
+    """The real Claude Code runs a subagent: SubagentStop (bound with turn_end) captures the
+    subagent's own transcript, as the session `memhub sessions` lists, linked to its parent."""
+    env = _env(
+        isolated_home,
+        ANTHROPIC_BASE_URL=fake_anthropic.base_url,
+        ANTHROPIC_API_KEY="sk-memhub-e2e-fake",
+        IS_SANDBOX="1",
+    )
+    _apply("claude", env, isolated_home.root)
+    fake_anthropic.bash_commands = []
+    fake_anthropic.subagent_prompt = "e2e subagent: look around and report"
+    argv = [claude_cli, "-p", "delegate this", "--output-format", "json",
+            "--allowedTools", "Agent,Task"]  # fmt: skip
+    proc = run(argv, env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    session = json.loads(proc.stdout)["session_id"]
+    assert fake_anthropic.count("agent") >= 1, fake_anthropic.answers()
+    listed = _memhub(["sessions", "--host", "claude"], env, git_repo)
+    headers = [json.loads(x) for x in listed.stdout.splitlines() if '"type":"session"' in x]
+    subagents = [h for h in headers if h.get("parent") == session]
+    assert len(subagents) == 1, headers
+    sub = subagents[0]
+    assert "/subagents/" in sub["source"], sub
+    _assert_captured("claude", env, git_repo, sub["id"], committed=False)
+    _assert_captured("claude", env, git_repo, session, committed=False)
+    home = Path(env["MEMHUB_HOME"])
+    row, _, _ = _stored(home, "claude", sub["id"])
+    assert (row["parent"], row["agent_id"]) == (session, sub["agent_id"]), row
+    # SubagentStop itself ran the turn flush (its per-session marker), not only the
+    # parent's flush picking the subagent's transcript up
+    assert (home / "hooks" / "turn" / f"claude-{sub['id']}").is_file()
