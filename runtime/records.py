@@ -45,13 +45,16 @@ Host modules (`read_claude`, `read_codex`, `read_cursor`, `read_gemini`) each pr
 --------------------------------------------------------------------------------------
 - `HOST`: the host name.
 - `roots(env=None) -> list[Path]`: where the host keeps transcripts (honouring
-  `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HOME`).
+  `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `HOME`); capture reads nothing else.
 - `discover(env=None) -> list[Path]`: every transcript source under those roots.
 - `read_session(path, metadata_only=False) -> (Session, list[Record])`: the whole source.
   With `metadata_only` the list is empty (the source is still scanned for its title).
   A JSONL source's unterminated last line counts only if it parses as JSON (a transcript
   may simply lack its final newline); a half-written one is not a record.
 - `initial_context(path) -> dict`: the context for the first `parse_lines` call on `path`.
+- optional, where subagents write transcripts of their own (Claude, Cursor):
+  `subagents(path, flat=False) -> list[Path]`, the subagent transcripts a session's
+  transcript spawned, and `subagent_of(path) -> (agent id, parent session id)`.
 - `parse_lines(session_id, data, start, context) -> list[Record]` (JSONL hosts):
   `data` holds bytes of the transcript starting at byte offset `start`, which must be the
   start of a line. Every COMPLETE line of `data` (ending in b"\\n") becomes records, with ids

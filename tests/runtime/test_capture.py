@@ -854,3 +854,20 @@ def test_a_message_rewritten_under_its_id_is_sent_once_per_version() -> None:
     assert LocalStore().received("gemini-g1")["m1"] == 2  # two versions, each sent once
     (m1,) = [r for r in LocalStore().records("gemini-g1") if r["id"] == "m1"]
     assert m1["raw"].get("toolCalls")  # the later version is the one kept
+
+
+def test_cursor_subagent_transcripts_are_captured_with_their_session(material: Path) -> None:
+    import shutil
+
+    fixture = material / "cursor" / "agent-sessions" / "subagent"
+    parent_id = "11111111-2222-4333-8444-555555555555"
+    folder = Path(os.environ["HOME"]) / ".cursor" / "projects" / "x" / "agent-transcripts"
+    session = folder / parent_id
+    (session / "subagents").mkdir(parents=True)
+    shutil.copyfile(fixture / "parent.jsonl", session / f"{parent_id}.jsonl")
+    shutil.copyfile(fixture / "subagents" / "child.jsonl", session / "subagents" / "child.jsonl")
+    capture.flush("cursor", parent_id, session / f"{parent_id}.jsonl", "turn")
+    rows = {row["conversation_id"]: row for row in LocalStore().sessions()}
+    child = rows["cursor-child"]
+    assert (child["parent"], child["agent_id"]) == (f"cursor-{parent_id}", "child")
+    assert len(LocalStore().records("cursor-child")) == 2
