@@ -1,8 +1,9 @@
 """The hook entry: payload normalisation, host answers, and a process that never fails its host.
 
 Process tests run the runtime as bundles vendor it (`<tmp>/memhub_runtime/hook.py` under
-`python3 -S`) with a stub `capture.py` that records each flush, so they show what the host
-sees: exit status, stdout, how long the hook took, and what ran in the detached child.
+`python3 -S`). Tests of the process itself (exit status, stdout, timing, the detached
+child's session and descriptors) use a stub `capture.py` that records each flush; tests of
+what capture does (`real_hook`) run the real capture engine and local store behind it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -601,15 +603,42 @@ def test_capture_off_starts_no_child(hook: Hook, tmp_path: Path) -> None:
     assert hook.flushes() == []
 
 
-def test_session_end_is_a_backstop_flush(hook: Hook) -> None:
-    proc = hook("codex", "SessionEnd", "capture.session_end", stdin=PAYLOADS["codex", "SessionEnd"])
+def test_session_end_is_a_backstop_flush(real_hook: Hook, tmp_path: Path) -> None:
+    payload = _host_transcript(tmp_path, "codex", PAYLOADS["codex", "SessionEnd"])
+    proc = real_hook("codex", "SessionEnd", "capture.session_end", stdin=payload)
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
-    (flush,) = hook.flushes(wait=5, count=1)
-    assert (flush["host"], flush["mode"], flush["transcript_path"]) == (
-        "codex",
-        "session_end",
-        CODEX_T,
-    )
+    line = f"codex {CODEX_ID}: session_end +2 records"
+    assert line in _capture_log(real_hook, line)
+    assert len(_stored(real_hook, f"codex-{CODEX_ID}", 2)[1:]) == 2
+
+
+def _host_transcript(home: Path, host: str, payload: dict) -> dict:
+    """`payload` with its transcript_path on a small real transcript under the host's
+    own transcript folder in `home` (capture reads nothing elsewhere)."""
+    user = {"type": "text", "text": "Ship it"}
+    if host == "claude":
+        path = home / ".claude" / "projects" / "app" / f"{CLAUDE_ID}.jsonl"
+        lines = [_line("u1", "Ship it")]
+    elif host == "codex":
+        path = home / ".codex" / "sessions" / "2026" / "11" / "30" / Path(CODEX_T).name
+        meta = {"id": CODEX_ID, "cwd": REPO, "thread_source": "user"}
+        lines = [
+            {"timestamp": "2026-11-30T08:29:33Z", "type": "session_meta", "payload": meta},
+            {"timestamp": "2026-11-30T08:29:34Z", "type": "response_item", "payload": {
+                "type": "message", "role": "user", "content": [{"type": "input_text", "text": "Ship it"}]}},
+        ]  # fmt: skip
+    elif host == "gemini":
+        path = home / ".gemini" / "tmp" / "app" / "chats" / Path(GEMINI_T).name
+        lines = [
+            {"sessionId": GEMINI_ID, "projectHash": "app", "startTime": "2026-11-30T08:29:33Z"},
+            {"id": "m1", "timestamp": "2026-11-30T08:29:34Z", "type": "user", "content": [user]},
+        ]
+    else:
+        path = home / ".cursor" / "projects" / "app" / "agent-transcripts" / "1111" / "1111.jsonl"
+        lines = [{"role": "user", "message": {"content": [user]}}]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return {**payload, "transcript_path": str(path)}
 
 
 @pytest.mark.parametrize(
@@ -621,17 +650,25 @@ def test_session_end_is_a_backstop_flush(hook: Hook) -> None:
         ("codex", "PostToolUse", 'bash -lc "gh pr create --fill"', True),
         ("gemini", "AfterTool", "gh pr merge 3 --squash", True),
         ("cursor", "postToolUse", "cat <<EOF\ngit commit\nEOF", False),
+        ("cursor", "postToolUse", "gh pr create --fill", True),
     ],
 )
 def test_commit_flushes_only_for_a_real_commit(
-    hook: Hook, host: str, host_event: str, command: str, flushed: bool
+    real_hook: Hook, tmp_path: Path, host: str, host_event: str, command: str, flushed: bool
 ) -> None:
-    payload = json.loads(json.dumps(PAYLOADS[host, host_event]))
+    """The real capture engine behind the hook: a commit flush runs (and stores the
+    transcript) only when the command really committed or made a PR step."""
+    payload = _host_transcript(tmp_path, host, json.loads(json.dumps(PAYLOADS[host, host_event])))
     payload["tool_input"] = {"command": command}
-    proc = hook(host, host_event, "capture.commit=shell", stdin=payload)
+    proc = real_hook(host, host_event, "capture.commit=shell", stdin=payload)
     assert proc.returncode == 0 and json.loads(proc.stdout) == _answer(host, host_event)
-    found = hook.flushes(wait=5 if flushed else 0.5, count=1)
-    assert [f["mode"] for f in found] == (["commit"] if flushed else [])
+    session = {"claude": CLAUDE_ID, "codex": CODEX_ID, "gemini": GEMINI_ID}.get(host, CURSOR_ID)
+    line = f"{host} {session}: commit +"
+    log = _capture_log(real_hook, line, wait=20 if flushed else 1)
+    assert (line in log) is flushed, log
+    if flushed:  # what the transcript held was stored
+        assert re.search(rf"{re.escape(line)}[12] records", log), log
+    assert "refused" not in log and "failed" not in log, log
 
 
 def test_commit_binding_skips_other_tool_classes(hook: Hook) -> None:
