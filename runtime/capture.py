@@ -920,9 +920,10 @@ class _Flush:
         state = self.state
         for record in records:
             raw = record.raw if isinstance(getattr(record, "raw", None), dict) else {}
-            titles = dict(state.get("titles") or {})
+            titles = state.get("titles")
+            if not isinstance(titles, dict):
+                titles = state["titles"] = {}
             fold_title(titles, record)
-            state["titles"] = titles
             if state.get("cwd") is None:
                 payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else raw
                 if isinstance(payload.get("cwd"), str):
