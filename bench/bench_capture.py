@@ -68,12 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         os.environ["MEMHUB_HOME"] = str(root / "memhub")
         os.environ.pop("MEMHUB_BACKEND", None)
+        # capture reads only transcripts under the host's own roots: Claude's projects folder
+        os.environ["CLAUDE_CONFIG_DIR"] = str(root / "claude")
+        project = root / "claude" / "projects" / "bench"
+        project.mkdir(parents=True)
         from memhub.runtime import capture
 
         sessions = {}
         for label, megabytes in (("small", args.small_mb), ("large", args.big_mb)):
             session = str(uuid.uuid4())
-            path = root / f"{session}.jsonl"
+            path = project / f"{session}.jsonl"
             print(f"writing the {megabytes} MB transcript", file=sys.stderr)
             write_transcript(path, session, megabytes * 1_000_000)
             started = time.perf_counter()

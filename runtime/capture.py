@@ -7,7 +7,8 @@ cheap: the readers, SQLite and the backends load only when a flush actually runs
 State, under `$MEMHUB_HOME/capture/`:
 
 - `<host>-<session>.json`: the session's byte cursor (`offset`, the end of the last record
-  the backend acknowledged), the reader's `context` at that offset, the payload cap, title,
+  the backend acknowledged), its `mark` (the digest of the bytes just before it, so a file
+  rewritten in place is noticed), the reader's `context` at that offset, the payload cap, title,
   counters and the last error. Written atomically (temp file + rename), 0600.
 - `<host>-<session>.lock`: an fcntl lock held for the whole flush, so concurrent hook
   processes on one session take turns.
@@ -26,6 +27,10 @@ A flush (`flush(host, session_id, transcript_path, mode)`):
 - on 413 halves the session's cap (persisted) and retries smaller; a single record refused
   with 413 is stepped over and logged (`stepped_over` in the state), not retried forever;
 - on any other failure leaves the cursor where it was and records the error (see `health`).
+
+Capture reads only regular files under the host's own transcript folders (`admit`): a hook
+payload is untrusted input, and a path elsewhere (or a link out, or a FIFO) is refused and
+logged, never opened.
 
 Modes: `turn` (the per-turn delta, `flush: "auto"`), `commit` (after a real `git commit`,
 `gh pr create` or `gh pr merge`: everything pending, `flush: "now"`), `session_end` (the
@@ -48,6 +53,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -252,7 +258,14 @@ class _Lock:
 
 
 class Watermark:
-    """Record ids (and the digest of the version sent) each backend acknowledged."""
+    """Record ids (and the digest of the version sent) each backend acknowledged.
+
+    `acked` holds each id's latest acknowledged digest; `versions` every (id, digest) ever
+    acknowledged. A byte stream holds every version of a rewritten record (Gemini writes a
+    message again, whole, under its id), each its own line, and a record's digest covers
+    where its line ends: re-reading the stream (the backstop) must skip each version whose
+    line was acknowledged, not only the latest one, or it re-sends every older version.
+    """
 
     def __init__(self, path: Path | None = None):
         import sqlite3
@@ -268,6 +281,11 @@ class Watermark:
                     "CREATE TABLE IF NOT EXISTS acked (conversation TEXT NOT NULL,"
                     " record_id TEXT NOT NULL, digest TEXT NOT NULL, at REAL,"
                     " PRIMARY KEY (conversation, record_id))"
+                )
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS versions (conversation TEXT NOT NULL,"
+                    " record_id TEXT NOT NULL, digest TEXT NOT NULL,"
+                    " PRIMARY KEY (conversation, record_id, digest)) WITHOUT ROWID"
                 )
                 break
             except sqlite3.OperationalError:
@@ -285,6 +303,22 @@ class Watermark:
             out.update(rows)
         return out
 
+    def versions(self, conversation: str, ids: list[str]) -> dict[str, set[str]]:
+        """Every digest acknowledged for each of `ids` (the latest among them)."""
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT record_id, digest FROM acked WHERE conversation = ?"
+                f" AND record_id IN ({marks}) UNION ALL SELECT record_id, digest FROM versions"
+                f" WHERE conversation = ? AND record_id IN ({marks})",
+                (conversation, *chunk, conversation, *chunk),
+            ).fetchall()
+            for record_id, digest in rows:
+                out.setdefault(record_id, set()).add(digest)
+        return out
+
     def add(self, conversation: str, items: list[tuple[str, str]]) -> None:
         if not items:
             return
@@ -296,6 +330,10 @@ class Watermark:
                 " ON CONFLICT(conversation, record_id) DO UPDATE SET digest = excluded.digest,"
                 " at = excluded.at",
                 [(conversation, rid, sig, now) for rid, sig in items],
+            )
+            self._db.executemany(
+                "INSERT OR IGNORE INTO versions (conversation, record_id, digest) VALUES (?,?,?)",
+                [(conversation, rid, sig) for rid, sig in items],
             )
             self._db.execute("COMMIT")
         except BaseException:
@@ -395,11 +433,68 @@ def recent_failures(window: float = FAILURE_WINDOW_S) -> list[dict[str, Any]]:
     return out
 
 
+# --- what capture may read ------------------------------------------------------------------
+
+
+def _reader_module(host: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f".read_{host}", __package__)
+
+
+def transcript_roots(host: str) -> list[str]:
+    """The real paths of the folders where `host` keeps transcripts (the reader's roots,
+    which honour the host's own override variables: CLAUDE_CONFIG_DIR, CODEX_HOME,
+    GEMINI_CLI_HOME, HOME)."""
+    return [os.path.realpath(root) for root in _reader_module(host).roots()]
+
+
+def admit(host: str, transcript_path: str | os.PathLike[str]) -> tuple[Path | None, str | None]:
+    """(the transcript's real path, None) when capture may read it; (None, None) when it
+    does not exist (yet); (None, why) when it is refused.
+
+    The path comes from a hook payload, which anything can write: capture reads only a
+    regular file under the host's own transcript roots, after resolving every link, so a
+    payload naming `/etc/shadow`, `~/.aws/credentials` or a link to them is refused, and a
+    FIFO is refused by `stat` without ever being opened (opening one would block).
+    """
+    real = os.path.realpath(transcript_path)
+    roots = transcript_roots(host)
+    if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+        return None, (
+            f"{transcript_path} is not under {host}'s transcript folders ({', '.join(roots)})"
+        )
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"{transcript_path}: cannot stat ({exc.strerror})"
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"{transcript_path} is not a regular file"
+    return Path(real), None
+
+
+def open_transcript(path: Path) -> Any:
+    """`path` opened for reading without following a link and without blocking, checked to
+    be a regular file once open (it may have been swapped since `admit` looked)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is no longer a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 # --- flushing ---------------------------------------------------------------------------------
 
 
 class FlushResult:
-    """What one flush did. `status`: ok, nothing, disabled, skipped, busy or failed."""
+    """What one flush did. `status`: ok, nothing, disabled, skipped, busy, refused (the
+    transcript is not a regular file under the host's transcript folders) or failed."""
 
     __slots__ = ("cursor", "error", "payloads", "sent", "status", "stepped_over")
 
@@ -437,24 +532,21 @@ def flush(
     if not transcript_path:
         log(f"{host} {session_id}: {mode} flush without a transcript path")
         return FlushResult("failed", error="no transcript path")
-    path = Path(transcript_path)
-    if not path.is_file():  # not written yet (or gone): nothing to send, nothing broken
-        log(f"{host} {session_id}: {mode} flush: no transcript at {path}")
+    path, refusal = admit(host, transcript_path)
+    if refusal:
+        log(f"{host} {session_id}: {mode} flush refused: {refusal}")
+        return FlushResult("refused", error=refusal)
+    if path is None:  # not written yet (or gone): nothing to send, nothing broken
+        log(f"{host} {session_id}: {mode} flush: no transcript at {transcript_path}")
         return FlushResult("nothing", error="transcript not found")
-    lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
-    try:
-        if not lock.acquire():
-            log(f"{host} {session_id}: {mode} flush skipped, another flush holds the lock")
-            return FlushResult("busy")
-    except OSError as exc:
-        log(f"{host} {session_id}: cannot lock ({exc})")
-        return FlushResult("failed", error=str(exc))
     own_backend = backend is None
     try:
         if own_backend:
             backend = open_backend()
-        return _Flush(host, session_id, path, mode, backend, title, cwd).run()
-    except Exception as exc:
+        result = _flush_locked(host, session_id, path, mode, backend, title, cwd)
+        _flush_subagents(host, path, mode, backend, cwd)
+        return result
+    except Exception as exc:  # the backend could not be opened
         slug = _slug(exc)
         log(f"{host} {session_id}: {mode} flush failed ({slug}): {_detail(exc)}")
         _record_failure(host, session_id, path, slug, exc)
@@ -463,7 +555,67 @@ def flush(
         if own_backend and backend is not None:
             with contextlib.suppress(Exception):
                 backend.close()
+
+
+def _flush_locked(
+    host: str,
+    session_id: str,
+    path: Path,
+    mode: str,
+    backend: Any,
+    title: str | None,
+    cwd: str | None,
+) -> FlushResult:
+    """One transcript's flush under its session lock."""
+    lock = _Lock(state_path(host, session_id).with_suffix(".lock"), LOCK_WAIT_S[mode])
+    try:
+        if not lock.acquire():
+            log(f"{host} {session_id}: {mode} flush skipped, another flush holds the lock")
+            return FlushResult("busy")
+    except OSError as exc:
+        log(f"{host} {session_id}: cannot lock ({exc})")
+        return FlushResult("failed", error=str(exc))
+    try:
+        result = _Flush(host, session_id, path, mode, backend, title, cwd).run()
+        if mode != "turn" and not (result.sent or result.stepped_over):
+            # a work boundary or the backstop found nothing new: say so, so the log shows
+            # every commit and session-end flush that ran (a sent one logs its counts)
+            log(f"{host} {session_id}: {mode} flush: nothing new ({result.status})")
+        return result
+    except Exception as exc:
+        slug = _slug(exc)
+        log(f"{host} {session_id}: {mode} flush failed ({slug}): {_detail(exc)}")
+        _record_failure(host, session_id, path, slug, exc)
+        return FlushResult("failed", error=f"{slug}: {_detail(exc)}")
+    finally:
         lock.release()
+
+
+def _flush_subagents(host: str, path: Path, mode: str, backend: Any, cwd: str | None) -> None:
+    """Flush the subagent transcripts the session spawned, each as a session of its own
+    (linked to its parent), in the same mode: the host's hook names only the session's
+    transcript, so without this a subagent's work is never captured. A turn flush skips the
+    ones that have not grown (one stat each); the backstop also looks for the old flat
+    layout, which costs a read of each candidate's first line."""
+    reader = _reader_module(host)
+    find = getattr(reader, "subagents", None)
+    if find is None:
+        return
+    try:
+        found = find(path, flat=mode == "session_end")
+    except OSError as exc:
+        log(f"{host} {path.name}: cannot list subagent transcripts ({exc})")
+        return
+    for sub in found:
+        sub_path, refusal = admit(host, sub)
+        if sub_path is None:
+            if refusal:
+                log(f"{host} {path.name}: subagent transcript refused: {refusal}")
+            continue
+        sub_id = reader.session_id_for(sub_path)
+        if mode == "turn" and not pending(host, sub_id, sub_path):
+            continue
+        _flush_locked(host, sub_id, sub_path, mode, backend, None, cwd)
 
 
 def _slug(exc: BaseException) -> str:
@@ -509,6 +661,8 @@ def _new_state(host: str, session_id: str, path: Path) -> dict[str, Any]:
         "context": None,
         "initial_context": None,
         "inode": None,
+        "mark": None,
+        "subagent": None,
         "cap": None,
         "title": None,
         "title_source": None,
@@ -538,13 +692,23 @@ class _Item:
 
 
 class _Group:
-    """The records of one transcript line, the offset just past it, the context there."""
+    """The records of one transcript line, the offset just past it, the context there, and
+    the last bytes before that offset (`tail`, for the cursor's mark)."""
 
-    __slots__ = ("context", "end", "items", "size")
+    __slots__ = ("context", "end", "items", "size", "tail")
 
-    def __init__(self, end: int, context: str, items: list[_Item]):
-        self.end, self.context, self.items = end, context, items
+    def __init__(self, end: int, context: str, items: list[_Item], tail: bytes = b""):
+        self.end, self.context, self.items, self.tail = end, context, items, tail
         self.size = sum(item.size for item in items)
+
+
+MARK_BYTES = 256  # how much of the bytes before the cursor its mark covers
+
+
+def _mark_digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class _Flush:
@@ -591,17 +755,22 @@ class _Flush:
             return FlushResult(
                 "skipped" if state.get("skip") else "nothing", cursor=state.get("offset", 0)
             )
+        if state.get("subagent") is None:  # [agent id, parent session] or [None, None]
+            subagent_of = getattr(reader, "subagent_of", None)
+            state["subagent"] = list(subagent_of(self.path)) if subagent_of else [None, None]
         if state.get("initial_context") is None:
             state["initial_context"] = _initial_context(reader, self.path)
         if state.get("cap") is None:
             state["cap"] = _env_int("MEMHUB_CAPTURE_CAP", DEFAULT_CAP)
         offset = int(state.get("offset") or 0)
-        if state.get("inode") not in (None, info.st_ino) or info.st_size < offset:
+        rewritten = self._rewritten(info, offset)
+        if rewritten:
             log(
-                f"{self.host} {self.session_id}: transcript rewritten (size {info.st_size} <"
-                f" cursor {offset} or new file); reading it again from the start"
+                f"{self.host} {self.session_id}: transcript rewritten ({rewritten});"
+                " reading it again from the start (the watermark drops what was stored)"
             )
             offset = 0
+            state["mark"] = None
             state["context"] = None
             state["initial_context"] = _initial_context(reader, self.path)
         fresh = state.get("inode") != info.st_ino
@@ -618,17 +787,38 @@ class _Flush:
         finally:
             self.watermark.close()
 
-    def _reader(self) -> Any:
-        import importlib
+    def _rewritten(self, info: os.stat_result, offset: int) -> str | None:
+        """Why the transcript is no longer the one the cursor points into, else None.
 
-        return importlib.import_module(f".read_{self.host}", __package__)
+        A new inode or a file shorter than the cursor is plainly another file. A file
+        rewritten in place (or truncated, then appended past the cursor) is caught by the
+        cursor's mark: the digest of the last bytes the cursor moved past. When those bytes
+        changed, the cursor points into the middle of some other record.
+        """
+        if self.state.get("inode") not in (None, info.st_ino):
+            return "a new file"
+        if info.st_size < offset:
+            return f"size {info.st_size} < cursor {offset}"
+        mark = self.state.get("mark")
+        if not offset or not isinstance(mark, dict) or mark.get("at") != offset:
+            return None
+        length = int(mark.get("len") or 0)
+        with open_transcript(self.path) as handle:
+            handle.seek(offset - length)
+            tail = handle.read(length)
+        if _mark_digest(tail) != mark.get("digest"):
+            return f"the {length} bytes before cursor {offset} changed"
+        return None
+
+    def _reader(self) -> Any:
+        return _reader_module(self.host)
 
     def _codex_allowed(self, state: dict[str, Any]) -> bool:
         """Skip Codex's own threads by `thread_source`; log a value never seen before."""
         if state.get("thread_checked"):
             return True
         try:
-            with open(self.path, "rb") as handle:
+            with open_transcript(self.path) as handle:
                 first = handle.readline(1 << 24)
         except OSError:
             return False
@@ -663,7 +853,7 @@ class _Flush:
     def _groups(self, reader: Any, start: int, size: int, context: dict[str, Any]) -> Any:
         """(`_Group` per complete line from `start` to `size`); `context` is updated in place."""
         parse = reader.parse_lines
-        with open(self.path, "rb") as handle:
+        with open_transcript(self.path) as handle:
             handle.seek(start)
             position = start  # file offset of the first byte not yet read
             parts: list[bytes] = []  # the unfinished line so far (a long line spans blocks)
@@ -685,10 +875,30 @@ class _Flush:
                     records = parse(self.session_id, data[cut : newline + 1], base + cut, context)
                     self._note(records)
                     items = [self._item(record) for record in records]
-                    yield _Group(base + newline + 1, json.dumps(context), items)
+                    tail = data[max(0, newline + 1 - MARK_BYTES) : newline + 1]
+                    yield _Group(base + newline + 1, json.dumps(context), items, tail)
                     cut = newline + 1
                 if cut < len(data):
                     parts = [data[cut:]]
+            if parts and self.mode == "session_end":
+                yield from self._unterminated(parse, b"".join(parts), position, context)
+
+    def _unterminated(self, parse: Any, line: bytes, end: int, context: dict[str, Any]) -> Any:
+        """The backstop's last line without its final newline: a record when it is whole
+        JSON (a host may never write that newline; `memhub sessions` counts the line too),
+        else nothing (it is half-written, and a later flush reads it whole)."""
+        from .records import INVALID, load_line
+
+        if not line.strip() or load_line(line) is INVALID:
+            return
+        records = parse(self.session_id, line + b"\n", end - len(line), context)
+        for record in records:
+            # where the line ends once its newline is written: the record keeps one version
+            # (one digest for the watermark) whether or not the host ever writes it
+            record.end = end + 1
+        self._note(records)
+        items = [self._item(record) for record in records]
+        yield _Group(end, json.dumps(context), items, line[-MARK_BYTES:])
 
     def _item(self, record: Any) -> _Item:
         from .store import canonical, digest
@@ -702,22 +912,18 @@ class _Flush:
         return _Item(data, len(body), digest(body))
 
     def _note(self, records: list[Any]) -> None:
-        """Collect the session's name and working directory from its records."""
+        """Collect the session's name and working directory from its records, by the same
+        title rule as the readers (`records.fold_title`), so `memhub sessions` and the store
+        name a session alike."""
+        from .records import fold_title
+
         state = self.state
         for record in records:
             raw = record.raw if isinstance(getattr(record, "raw", None), dict) else {}
-            if record.kind == "title" and record.text:
-                sub = record.subtype or ""
-                source = "user" if sub == "custom-title" else "host"
-                state["titles"] = {**(state.get("titles") or {}), source: record.text}
-            elif record.kind == "set" and isinstance(raw.get("$set"), dict):
-                summary = raw["$set"].get("summary")  # Gemini's generated title
-                if isinstance(summary, str) and summary.strip():
-                    state["titles"] = {**(state.get("titles") or {}), "host": summary.strip()}
-            elif record.kind == "summary" and record.subtype is None and record.text:
-                titles = state.get("titles") or {}
-                titles.setdefault("summary", record.text)
-                state["titles"] = titles
+            titles = state.get("titles")
+            if not isinstance(titles, dict):
+                titles = state["titles"] = {}
+            fold_title(titles, record)
             if state.get("cwd") is None:
                 payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else raw
                 if isinstance(payload.get("cwd"), str):
@@ -730,8 +936,11 @@ class _Flush:
                     text = self._reader().clean_prompt(text) if text else text
                 state["first_prompt"] = prompt_title(text)
 
-    @staticmethod
-    def _is_prompt(record: Any, raw: dict[str, Any]) -> bool:
+    def _is_prompt(self, record: Any, raw: dict[str, Any]) -> bool:
+        """A typed prompt, by the reader's own rule where it has one."""
+        own = getattr(self._reader(), "is_prompt", None)
+        if own is not None:
+            return bool(own(record, self.path.name.startswith("agent-")))
         return (
             record.role == "user"
             and record.kind in ("message", "event")
@@ -742,22 +951,15 @@ class _Flush:
 
     def _title(self) -> tuple[str | None, str | None]:
         """What the host calls the session (a rename first), else the first prompt."""
+        from .records import choose_title
+
         if self.given_title:
             return self.given_title, "host"
-        titles = self.state.get("titles") or {}
         if self.host == "codex":
             index = self._codex_index_title()
             if index:
                 return index, "host"
-        if titles.get("user"):
-            return titles["user"], "user"
-        if titles.get("host"):
-            return titles["host"], "host"
-        if titles.get("summary"):
-            return titles["summary"], "host"
-        if self.state.get("first_prompt"):
-            return self.state["first_prompt"], "prompt"
-        return None, None
+        return choose_title(self.state.get("titles") or {}, self.state.get("first_prompt"))
 
     def _codex_index_title(self) -> str | None:
         reader = self._reader()
@@ -782,6 +984,10 @@ class _Flush:
             "source": str(self.path),
             "flush": FLUSH_VALUE[self.mode],
         }
+        agent_id, parent = self.state.get("subagent") or (None, None)
+        if agent_id:  # a subagent transcript: a session of its own, linked to its parent
+            header["agent_id"] = agent_id
+            header["parent"] = conversation_id(self.host, parent) if parent else None
         if title:
             self.state["title"], self.state["title_source"] = title, source
         if self.remote:
@@ -849,11 +1055,19 @@ class _Flush:
                 break
         return self._done()
 
-    def _unsent(self, items: list[_Item]) -> list[_Item]:
+    def _unsent(self, items: list[_Item], stream: bool = True) -> list[_Item]:
+        """The items the backend has not acknowledged. In a byte stream, every version of
+        a rewritten record is a line of its own: one is unsent unless that very line was
+        acknowledged. A whole source holds one version per id: it is unsent unless it is
+        the latest acknowledged (a record changed back is sent again)."""
         if not items:
             return items
         assert self.watermark is not None
-        known = self.watermark.known(self.mark_key, [item.id for item in items])
+        ids = [item.id for item in items]
+        if stream:
+            acked = self.watermark.versions(self.mark_key, ids)
+            return [item for item in items if item.digest not in acked.get(item.id, ())]
+        known = self.watermark.known(self.mark_key, ids)
         return [item for item in items if known.get(item.id) != item.digest]
 
     def _send(self, payload: list[_Group], payload_bytes: int) -> str:
@@ -942,6 +1156,11 @@ class _Flush:
         if group.end > int(state["offset"]):
             state["offset"] = group.end
             state["context"] = json.loads(group.context)
+            if group.tail:
+                tail = group.tail
+                state["mark"] = {"at": group.end, "len": len(tail), "digest": _mark_digest(tail)}
+            else:
+                state["mark"] = None
         if acked:
             state["records_acked"] = int(state.get("records_acked") or 0) + len(acked)
             state["payloads"] = int(state.get("payloads") or 0) + 1
@@ -991,7 +1210,7 @@ class _Flush:
         queue = groups
         while queue:
             group = queue.pop(0)
-            group.items = self._unsent(group.items)
+            group.items = self._unsent(group.items, stream=False)
             group.size = sum(item.size for item in group.items)
             if payload and payload_bytes + group.size > self.state["cap"]:
                 queue.insert(0, group)

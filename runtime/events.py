@@ -21,6 +21,7 @@ LOGICAL: dict[str, dict[str, str]] = {
         "PostToolUse": "after_tool",
         "PostToolUseFailure": "after_tool_failure",
         "Stop": "turn_end",
+        "SubagentStop": "turn_end",  # a subagent's turn, in its own transcript (see normalise)
         "PreCompact": "pre_compact",
     },
     "codex": {
@@ -207,6 +208,8 @@ def normalise(host: str, host_event: str, payload: object) -> Event:
     if host == "gemini" and not event.session_id:
         event.session_id = _text(getenv("GEMINI_SESSION_ID"))
     event.transcript_path = _text(payload.get("transcript_path"))
+    if host_event == "SubagentStop":
+        _subagent(event, payload)
     if host == "cursor" and not event.transcript_path:
         event.transcript_path = _text(getenv("CURSOR_TRANSCRIPT_PATH"))
     event.cwd = _text(payload.get("cwd"))
@@ -224,6 +227,19 @@ def normalise(host: str, host_event: str, payload: object) -> Event:
     if event.name in ("before_tool", "after_tool", "after_tool_failure"):
         _tool(event, payload)
     return event
+
+
+def _subagent(event: Event, payload: dict) -> None:
+    """Claude's SubagentStop names the parent's transcript and session, and the subagent's
+    transcript apart (`agent_transcript_path`): the turn that ended is the subagent's, so
+    the event is that transcript's, under the session id the readers give it (its file
+    name's stem, `agent-<id>`)."""
+    path = _text(payload.get("agent_transcript_path"))
+    if not path:
+        return
+    name = path.rsplit("/", 1)[-1]
+    event.transcript_path = path
+    event.session_id = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
 
 
 def _tool(event: Event, payload: dict) -> None:

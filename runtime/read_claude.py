@@ -22,16 +22,20 @@ from typing import Any
 from .records import (
     Record,
     Session,
+    choose_title,
     classify_blocks,
     file_ts,
+    fold_title,
     is_host_id,
     iter_file_records,
     jsonl_records,
     later,
+    load_line,
     prompt_title,
     stable_id,
     take_ts,
     usage_of,
+    usage_once,
 )
 
 HOST = "claude"
@@ -75,6 +79,43 @@ def discover(env: Mapping[str, str] | None = None) -> list[Path]:
     return found
 
 
+def subagents(path: Path | str, flat: bool = False) -> list[Path]:
+    """The subagent transcripts a session's transcript `path` spawned: its
+    `<session>/subagents/[workflows/<run>/]agent-*.jsonl`, and with `flat` also the old
+    layout's `agent-*.jsonl` beside it that name the session (costlier: each file's first
+    line is read). A subagent transcript spawns none itself."""
+    path = Path(path)
+    if path.name.startswith("agent-"):
+        return []
+    folder = path.parent / path.stem / "subagents"
+    found = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
+    if flat:
+        for candidate in sorted(path.parent.glob("agent-*.jsonl")):
+            if _first_session_id(candidate) == path.stem:
+                found.append(candidate)
+    return found
+
+
+def _first_session_id(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(1 << 20)
+    except OSError:
+        return None
+    value = load_line(line) if line.strip() else None
+    session = value.get("sessionId") if isinstance(value, dict) else None
+    return session if isinstance(session, str) else None
+
+
+def subagent_of(path: Path | str) -> tuple[str | None, str | None]:
+    """(agent id, parent session id) of a subagent transcript, (None, None) otherwise."""
+    path = Path(path)
+    agent_id, parent = _subagent(path)
+    if agent_id and parent is None:
+        parent = _first_session_id(path)
+    return agent_id, parent
+
+
 def _subagent(path: Path) -> tuple[str | None, str | None]:
     """(agent id, parent session id from the layout) when `path` is a subagent transcript."""
     if not path.name.startswith("agent-"):
@@ -107,12 +148,13 @@ def _record(
     ts, ts_source = take_ts(obj.get("timestamp"), context)
     kind_of = obj.get("type")
     message = obj.get("message")
-    role = text = model = subtype = None
+    role = text = model = subtype = message_id = None
     usage = None
     if isinstance(message, dict) and kind_of in (None, "user", "assistant"):
         role = message.get("role") if isinstance(message.get("role"), str) else kind_of
         kind, text = classify_blocks(message.get("content"))
         model = message.get("model") if isinstance(message.get("model"), str) else None
+        message_id = message.get("id") if is_host_id(message.get("id")) else None
         raw_usage = message.get("usage")
         if isinstance(raw_usage, dict):
             usage = usage_of(
@@ -121,6 +163,7 @@ def _record(
                 cache_read_input_tokens=raw_usage.get("cache_read_input_tokens"),
                 cache_creation_input_tokens=raw_usage.get("cache_creation_input_tokens"),
             )
+            usage = usage_once(message_id, usage, context)
         if obj.get("isCompactSummary"):
             kind, subtype = "summary", "compact_summary"
     elif kind_of == "system":
@@ -160,10 +203,11 @@ def _record(
         parent=parent if isinstance(parent, str) else None,
         subtype=subtype,
         model=model,
+        message_id=message_id,
     )
 
 
-def _is_prompt(record: Record, subagent: bool) -> bool:
+def is_prompt(record: Record, subagent: bool) -> bool:
     """A typed prompt: a user message, not meta, not a side chain (unless in a subagent file)."""
     raw = record.raw if isinstance(record.raw, dict) else {}
     return (
@@ -209,19 +253,8 @@ def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session
             session.meta["git_branch"] = raw["gitBranch"]
         if agent_id and session.parent is None and isinstance(raw.get("sessionId"), str):
             session.parent = raw["sessionId"]
-        if record.text:
-            if record.kind == "title" and record.subtype:
-                titles[record.subtype] = record.text
-            elif record.kind == "summary" and record.subtype is None:
-                titles["summary"] = record.text
-        if first_prompt is None and _is_prompt(record, agent_id is not None):
+        fold_title(titles, record)
+        if first_prompt is None and is_prompt(record, agent_id is not None):
             first_prompt = prompt_title(record.text)
-    if "custom-title" in titles:
-        session.title, session.title_source = titles["custom-title"], "user"
-    elif "ai-title" in titles:
-        session.title, session.title_source = titles["ai-title"], "host"
-    elif "summary" in titles:
-        session.title, session.title_source = titles["summary"], "host"
-    elif first_prompt:
-        session.title, session.title_source = first_prompt, "prompt"
+    session.title, session.title_source = choose_title(titles, first_prompt)
     return session, records

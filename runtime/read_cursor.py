@@ -93,6 +93,24 @@ def session_id_for(path: Path | str) -> str:
     return agent if is_host_id(agent) else path.parent.name
 
 
+def subagents(path: Path | str, flat: bool = False) -> list[Path]:
+    """The subagent transcripts beside a session's transcript (`<id>/subagents/*.jsonl`);
+    `flat` is accepted for the capture interface (Cursor has no older layout)."""
+    path = Path(path)
+    if is_store(path) or path.parent.name == "subagents":
+        return []
+    folder = path.parent / "subagents"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def subagent_of(path: Path | str) -> tuple[str | None, str | None]:
+    """(agent id, parent session id) of a subagent transcript, (None, None) otherwise."""
+    path = Path(path)
+    if path.parent.name != "subagents":
+        return None, None
+    return session_id_for(path), path.parent.parent.name
+
+
 def initial_context(path: Path | str) -> dict[str, Any]:
     return {"file_ts": file_ts(path)}
 

@@ -50,7 +50,9 @@ NOTICES = frozenset({"info", "error", "warning"})
 
 def roots(env: Mapping[str, str] | None = None) -> list[Path]:
     env = os.environ if env is None else env
-    return [Path(env.get("HOME") or Path.home()) / ".gemini" / "tmp"]
+    # Gemini CLI's own home: GEMINI_CLI_HOME replaces the home folder (paths.ts `homedir()`)
+    home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home()
+    return [Path(home) / ".gemini" / "tmp"]
 
 
 def discover(env: Mapping[str, str] | None = None) -> list[Path]:

@@ -31,7 +31,10 @@ or SQLite store. `Record.to_json()` is its JSON line (`"type": "record"`). Field
   record of kind "invalid" whose `raw` is the line's text.
 - `role` ("user" | "assistant" | "system" | "tool" | None), `text` (readable text or None),
   `usage` (token counters the host recorded, canonical keys `USAGE_KEYS`, or None: never
-  estimated), `sidechain` (Claude side chain / subagent record), `agent_id` (the subagent
+  estimated; counted once per API message, so summing `usage` over records is the
+  session's total: see `usage_once`), `message_id` (the host's API message id: Claude
+  writes one line per content block of a message, each repeating the message's usage so
+  far), `sidechain` (Claude side chain / subagent record), `agent_id` (the subagent
   that wrote it), `parent` (the host's parent record id), `subtype` (the host's own sub-type),
   `model`.
 - `raw`: the host's original object, unchanged.
@@ -42,13 +45,16 @@ Host modules (`read_claude`, `read_codex`, `read_cursor`, `read_gemini`) each pr
 --------------------------------------------------------------------------------------
 - `HOST`: the host name.
 - `roots(env=None) -> list[Path]`: where the host keeps transcripts (honouring
-  `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HOME`).
+  `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `HOME`); capture reads nothing else.
 - `discover(env=None) -> list[Path]`: every transcript source under those roots.
 - `read_session(path, metadata_only=False) -> (Session, list[Record])`: the whole source.
   With `metadata_only` the list is empty (the source is still scanned for its title).
   A JSONL source's unterminated last line counts only if it parses as JSON (a transcript
   may simply lack its final newline); a half-written one is not a record.
 - `initial_context(path) -> dict`: the context for the first `parse_lines` call on `path`.
+- optional, where subagents write transcripts of their own (Claude, Cursor):
+  `subagents(path, flat=False) -> list[Path]`, the subagent transcripts a session's
+  transcript spawned, and `subagent_of(path) -> (agent id, parent session id)`.
 - `parse_lines(session_id, data, start, context) -> list[Record]` (JSONL hosts):
   `data` holds bytes of the transcript starting at byte offset `start`, which must be the
   start of a line. Every COMPLETE line of `data` (ending in b"\\n") becomes records, with ids
@@ -175,6 +181,7 @@ class Record:
     parent: str | None = None
     subtype: str | None = None
     model: str | None = None
+    message_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,6 +201,7 @@ class Record:
             "sidechain": self.sidechain,
             "agent_id": self.agent_id,
             "parent": self.parent,
+            "message_id": self.message_id,
             "end": self.end,
             "raw": self.raw,
         }
@@ -284,6 +292,28 @@ def usage_of(**counters: Any) -> dict[str, int] | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0
     }
     return out or None
+
+
+def usage_once(
+    message_id: str | None, usage: dict[str, int] | None, context: dict[str, Any]
+) -> dict[str, int] | None:
+    """The part of `usage` not yet counted for its API message: the counters the host
+    wrote on an earlier line of the same message (in `context["message_usage"]`) are
+    subtracted, so each message is counted once (its last, full counters in total).
+
+    Claude repeats a message's usage on every content-block line, growing as the message
+    streams: summing it per line over-counted output tokens 3.3 times in a real session.
+    Lines of one message are consecutive, so only the latest message is remembered.
+    """
+    if usage is None or not message_id:
+        return usage
+    seen = context.get("message_usage")
+    counted: dict[str, int] = {}
+    if isinstance(seen, list) and len(seen) == 2 and seen[0] == message_id:
+        counted = seen[1] if isinstance(seen[1], dict) else {}
+    grown = {key: value - counted.get(key, 0) for key, value in usage.items()}
+    context["message_usage"] = [message_id, {**counted, **usage}]
+    return {key: value for key, value in grown.items() if value > 0} or None
 
 
 # --- lines ---------------------------------------------------------------------------------
@@ -392,13 +422,46 @@ def iter_file_records(
 
 # --- text -------------------------------------------------------------------------------
 
+# Blocks the hosts wrap around what the user typed: the named ones, and any tag whose name
+# has a `_` or `-` (ide_selection, ide_opened_file, user_query, ...: host-made, unlike HTML)
 _WRAPPER = re.compile(
     r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
     r"local-command-stderr|local-command-caveat|environment_context|user_instructions|"
-    r"recommended_plugins|session_context)>.*?</\1>",
+    r"recommended_plugins|session_context|[a-z]+(?:[_-][a-z0-9]+)+)(?:\s[^>]*)?>.*?</\1>",
     re.S,
 )
 TITLE_MAX = 80
+
+
+def fold_title(titles: dict[str, str], record: Record) -> None:
+    """Fold one record into `titles` (title source -> text): the one title rule that
+    `memhub sessions` (the readers) and capture share, fed record by record so that a
+    whole-file read and capture's deltas agree. The latest of each source wins: "user" (a
+    rename: Claude `custom-title`), "host" (generated: Claude `ai-title`, Codex
+    `thread_name_updated`, Gemini `$set.summary`), "summary" (Claude's older summary lines).
+    """
+    if record.kind == "title" and record.text:
+        titles["user" if record.subtype == "custom-title" else "host"] = record.text
+    elif record.kind == "summary" and record.subtype is None and record.text:
+        titles["summary"] = record.text
+    elif record.kind == "set" and isinstance(record.raw, dict):
+        change = record.raw.get("$set")
+        summary = change.get("summary") if isinstance(change, dict) else None
+        if isinstance(summary, str) and summary.strip():
+            titles["host"] = summary.strip()
+
+
+def choose_title(titles: dict[str, str], first_prompt: str | None) -> tuple[str | None, str | None]:
+    """(title, title source): a rename, else the host's title, else a summary line, else
+    the first prompt (`prompt_title`), else none."""
+    if titles.get("user"):
+        return titles["user"], "user"
+    for key in ("host", "summary"):
+        if titles.get(key):
+            return titles[key], "host"
+    if first_prompt:
+        return first_prompt, "prompt"
+    return None, None
 
 
 def prompt_title(text: str | None) -> str | None:

@@ -3,7 +3,8 @@
 Stdlib only (`sqlite3`): it runs in hook processes. One SQLite database,
 `$MEMHUB_HOME/store.sqlite` (WAL, busy timeout), holds
 
-- `sessions`: one row per conversation id (host, session id, title, cwd, timestamps);
+- `sessions`: one row per conversation id (host, session id, title, cwd, timestamps, and
+  for a subagent transcript its parent session and agent id);
 - `records`: one row per (conversation id, record id), the record's JSON as capture sent it.
   Re-sending a record is idempotent: the same id with the same content changes nothing, a
   new version of an id (Gemini rewrites messages under their id) replaces the old one and
@@ -94,7 +95,9 @@ CREATE TABLE IF NOT EXISTS sessions (
     cwd TEXT,
     source TEXT,
     created_at REAL,
-    updated_at REAL
+    updated_at REAL,
+    parent TEXT,
+    agent_id TEXT
 );
 CREATE TABLE IF NOT EXISTS records (
     conversation_id TEXT NOT NULL,
@@ -111,6 +114,13 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_order ON records (conversation_id, seq);
 """
+
+
+_ADDED_COLUMNS = (
+    ("records", "rewound", "INTEGER NOT NULL DEFAULT 0"),  # Gemini rewinds
+    ("sessions", "parent", "TEXT"),  # a subagent transcript's parent session
+    ("sessions", "agent_id", "TEXT"),
+)
 
 
 class LocalStore:
@@ -135,14 +145,13 @@ class LocalStore:
         _retry(lambda: db.execute("PRAGMA journal_mode = WAL"))
         db.execute("PRAGMA synchronous = NORMAL")
         _retry(lambda: db.executescript(_DDL))
-        columns = {row[1] for row in db.execute("PRAGMA table_info(records)")}
-        if "rewound" not in columns:  # a store written before rewinds were applied
-            with contextlib.suppress(sqlite3.OperationalError):  # another process added it
-                _retry(
-                    lambda: db.execute(
-                        "ALTER TABLE records ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0"
-                    )
-                )
+        # columns a store written by an older version lacks (another process may add them)
+        for table, column, kind in _ADDED_COLUMNS:
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                with contextlib.suppress(sqlite3.OperationalError):
+                    sql = f"ALTER TABLE {table} ADD COLUMN {column} {kind}"
+                    _retry(lambda sql=sql: db.execute(sql))
         self._db = db
         return db
 
@@ -255,7 +264,7 @@ class LocalStore:
     ) -> None:
         db.execute(
             "INSERT INTO sessions (conversation_id, session_id, host, title, title_source, cwd,"
-            " source, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)"
+            " source, created_at, updated_at, parent, agent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT(conversation_id) DO UPDATE SET"
             " session_id = COALESCE(excluded.session_id, session_id),"
             " host = COALESCE(excluded.host, host),"
@@ -263,6 +272,8 @@ class LocalStore:
             " title_source = COALESCE(excluded.title_source, title_source),"
             " cwd = COALESCE(excluded.cwd, cwd),"
             " source = COALESCE(excluded.source, source),"
+            " parent = COALESCE(excluded.parent, parent),"
+            " agent_id = COALESCE(excluded.agent_id, agent_id),"
             " updated_at = excluded.updated_at",
             (
                 conversation_id,
@@ -274,6 +285,8 @@ class LocalStore:
                 _str(header.get("source")),
                 now,
                 now,
+                _str(header.get("parent")),
+                _str(header.get("agent_id")),
             ),
         )
 
@@ -289,7 +302,7 @@ class LocalStore:
         db = self._connect()
         rows = db.execute(
             "SELECT s.conversation_id, s.session_id, s.host, s.title, s.title_source, s.cwd,"
-            " s.source, s.created_at, s.updated_at,"
+            " s.source, s.created_at, s.updated_at, s.parent, s.agent_id,"
             " (SELECT COUNT(*) FROM records r WHERE r.conversation_id = s.conversation_id)"
             " FROM sessions s ORDER BY s.updated_at DESC"
         ).fetchall()
@@ -303,6 +316,8 @@ class LocalStore:
             "source",
             "created_at",
             "updated_at",
+            "parent",
+            "agent_id",
             "records",
         )
         return [dict(zip(keys, row, strict=True)) for row in rows]

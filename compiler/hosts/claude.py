@@ -85,10 +85,12 @@ EVENTS = {
     "before_tool": EventSupport("PreToolUse"),
     "after_tool": EventSupport("PostToolUse"),
     "after_tool_failure": EventSupport("PostToolUseFailure"),
-    "turn_end": EventSupport("Stop"),
+    # a subagent's turn ends with SubagentStop: capture binds it too, so a subagent's
+    # transcript is captured when it finishes (the runtime names it as its own session)
+    "turn_end": EventSupport("Stop", handler_also=("SubagentStop",)),
     "pre_compact": EventSupport("PreCompact"),
 }
-EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+EVENT_ORDER = [e for s in EVENTS.values() for e in (s.host_event, *s.handler_also) if e]
 
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("Bash",),

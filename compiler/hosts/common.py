@@ -300,11 +300,18 @@ def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:
 
 @dataclass(frozen=True, slots=True)
 class EventSupport:
-    """How a host carries one logical event: its event name, or why it cannot."""
+    """How a host carries one logical event: its event name, or why it cannot.
+
+    `handler_also`: more host events that a runtime `handler:` hook is bound to as well,
+    where the host splits the logical event (Claude Code ends a subagent's turn with
+    SubagentStop, not Stop); the runtime normalises them (runtime/events.py). `command:`
+    hooks get only `host_event`: their scripts were written for its payload.
+    """
 
     host_event: str | None
     caveat: str = ""
     unsupported: str = ""
+    handler_also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,14 +488,18 @@ def map_hooks(
                 f"{', '.join(t for t in hook.tools if t not in missing)}"
             )
         host_matcher = matcher(names) if names else None
-        target = support.host_event + (f" [{host_matcher}]" if host_matcher else "")
+        host_events = [support.host_event]
+        if hook.handler is not None:
+            host_events.extend(support.handler_also)
+        target = "+".join(host_events) + (f" [{host_matcher}]" if host_matcher else "")
         row("caveat" if caveats else "mapped", target, "; ".join(caveats))
         command = (
             hook_command(hub, hook, host=host, root=root, data=data)
             if hook.command is not None
             else ""  # set by _dispatchers
         )
-        mapped.append((MappedHook(hook, support.host_event, host_matcher, command), names))
+        for host_event in host_events:
+            mapped.append((MappedHook(hook, host_event, host_matcher, command), names))
     return _dispatchers(hub, host, mapped, matcher, root, executable), rows
 
 

@@ -33,6 +33,7 @@ HOOKS = """hooks:
   - {id: turn-one, event: turn_end, handler: probe.one, async: true, status_message: Saving}
   - {id: turn-two, event: turn_end, handler: probe.two, async: true}
   - {id: start, event: session_start, handler: probe.one}
+  - {id: turn-script, event: turn_end, command: "echo turn"}
 """
 HOOK_FILES = {
     "claude": "plugins/hello-hub/hooks/claude-hooks.json",
@@ -92,7 +93,11 @@ def test_one_dispatcher_entry_per_host_event(hub, host: str) -> None:
     runtime = _runtime(_handlers(host, document))
     assert all(len(entries) == 1 for entries in runtime.values()), runtime
     events = MODULES[host].EVENTS
-    expected = {events[e].host_event for e in ("after_tool", "after_tool_failure", "turn_end")}
+    expected = {
+        host_event
+        for name in ("after_tool", "after_tool_failure", "turn_end")
+        for host_event in (events[name].host_event, *events[name].handler_also)
+    }
     assert set(runtime) == expected | {events["session_start"].host_event}
     # the command hook is kept as written, beside the dispatcher
     commands = [h["command"] for _, _, h in _handlers(host, document)]
@@ -121,6 +126,18 @@ def test_claude_dispatchers_carry_every_binding(hub) -> None:
         ("probe.two", None),
     ]
     assert stop["async"] is True and stop["statusMessage"] == "Saving"  # all bound were async
+    # a subagent's turn ends with SubagentStop: the same handlers run there, in their own
+    # dispatcher; a command hook stays on Stop only (its script expects Stop's payload)
+    ((matcher, subagent),) = runtime["SubagentStop"]
+    assert matcher is None
+    assert _bindings(subagent["command"], "claude", "SubagentStop") == [
+        ("probe.one", None),
+        ("probe.two", None),
+    ]
+    scripts = [
+        (e, h["command"]) for e, _, h in _handlers("claude", document) if "echo" in h["command"]
+    ]
+    assert ("Stop", "echo turn") in scripts and ("SubagentStop", "echo turn") not in scripts
     ((_, start),) = runtime["SessionStart"]
     assert "async" not in start
 
@@ -202,7 +219,13 @@ def test_the_generated_bundle_command_runs(hub, tmp_path: Path) -> None:
         target.write_bytes(artifact.content)
     document = json.loads((out / HOOK_FILES["claude"]).read_text())
     runtime = _runtime(_handlers("claude", document))
-    assert set(runtime) == {"PostToolUse", "PostToolUseFailure", "Stop", "SessionStart"}
+    assert set(runtime) == {
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SubagentStop",
+        "SessionStart",
+    }
     for event, ((_, handler),) in runtime.items():
         env = {
             "PATH": f"{os.path.dirname(sys.executable)}:{os.environ.get('PATH', '')}",

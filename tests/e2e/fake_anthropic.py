@@ -4,7 +4,9 @@ Script: ``bash_commands`` is a list of shell commands. While the conversation of
 ``POST /v1/messages`` that offers the ``Bash`` tool carries fewer ``tool_result`` blocks than
 there are commands, the answer is a ``tool_use`` call of ``Bash`` running the next command;
 otherwise it is ``final_text`` with ``end_turn``. ``count_tokens`` and non-streaming requests
-get plain JSON. Loopback, bounded and self-stopping: see fakeserver.py.
+get plain JSON. With ``subagent_prompt`` set, the main conversation (offered the Agent or
+Task tool) first delegates that prompt to a subagent, which answers ``final_text``.
+Loopback, bounded and self-stopping: see fakeserver.py.
 
 Standalone: ``python -m tests.e2e.fake_anthropic [PORT] [COMMAND ...]``.
 """
@@ -25,6 +27,7 @@ class FakeAnthropic(FakeServer):
         super().__init__()
         self.bash_commands = list(bash_commands or ["echo memhub-e2e"])
         self.final_text = final_text
+        self.subagent_prompt: str | None = None
 
     @property
     def base_url(self) -> str:
@@ -48,13 +51,21 @@ class FakeAnthropic(FakeServer):
                 "stop_reason": "end_turn", "stop_sequence": None,
                 "usage": {"input_tokens": 5, "output_tokens": 3},
             })  # fmt: skip
-        command = self._next_command(body)
+        delegate = self._delegation(body)
+        command = None if delegate else self._next_command(body)
         start = {"type": "message_start", "message": {
             "id": f"msg_fake_{n}", "type": "message", "role": "assistant", "model": model,
             "content": [], "stop_reason": None, "stop_sequence": None,
             "usage": {"input_tokens": 5, "output_tokens": 1},
         }}  # fmt: skip
-        if command is not None:
+        if delegate is not None:
+            tool, prompt = delegate
+            block = {"type": "tool_use", "id": f"toolu_fake_{n}", "name": tool, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps({
+                "description": "e2e subagent", "prompt": prompt,
+                "subagent_type": "general-purpose"})}  # fmt: skip
+            label, stop = "agent", "tool_use"
+        elif command is not None:
             block = {"type": "tool_use", "id": f"toolu_fake_{n}", "name": "Bash", "input": {}}
             delta = {"type": "input_json_delta",
                      "partial_json": json.dumps({"command": command, "description": "e2e step"})}  # fmt: skip
@@ -73,6 +84,18 @@ class FakeAnthropic(FakeServer):
                                "usage": {"output_tokens": 3}}),
             ("message_stop", {"type": "message_stop"}),
         ])  # fmt: skip
+
+    def _delegation(self, body: dict[str, Any]) -> tuple[str, str] | None:
+        """(tool, prompt) when the main conversation should now start the subagent."""
+        if not self.subagent_prompt:
+            return None
+        tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        tool = next((name for name in ("Agent", "Task") if name in tools), None)
+        messages = body.get("messages") or []
+        text = json.dumps(messages)
+        if tool is None or '"tool_result"' in text or self.subagent_prompt in text:
+            return None  # not the main agent, already delegated, or the subagent itself
+        return tool, self.subagent_prompt
 
     def _next_command(self, body: dict[str, Any]) -> str | None:
         tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}

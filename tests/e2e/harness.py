@@ -38,6 +38,9 @@ CLAUDE_EVENTS: dict[str, str] = {
     "turn_end": "Stop",
     "pre_compact": "PreCompact",
 }
+# Claude Code ends a subagent's turn with SubagentStop: runtime handler hooks on turn_end are
+# bound there too (command hooks are not: their scripts expect Stop's payload).
+CLAUDE_HANDLER_ALSO: dict[str, str] = {"turn_end": "SubagentStop"}
 
 # Logical hook event -> Codex hook event. Codex has no failure event; its PostToolUse also
 # runs after a failed Bash call (hosts.md 0.2), so after_tool_failure lands there.
@@ -108,10 +111,13 @@ class HubInfo:
     skills: frozenset[str]
     mcp_servers: frozenset[str]
     hook_events: tuple[str, ...]  # logical events, in hub order
+    handler_events: tuple[str, ...] = ()  # logical events of the runtime `handler:` hooks
 
     @property
     def claude_hook_events(self) -> frozenset[str]:
-        return frozenset(CLAUDE_EVENTS[e] for e in self.hook_events if e in CLAUDE_EVENTS)
+        events = {CLAUDE_EVENTS[e] for e in self.hook_events if e in CLAUDE_EVENTS}
+        events |= {CLAUDE_HANDLER_ALSO[e] for e in self.handler_events if e in CLAUDE_HANDLER_ALSO}
+        return frozenset(events)
 
     @property
     def codex_hook_events(self) -> frozenset[str]:
@@ -145,6 +151,7 @@ def read_hub(root: Path) -> HubInfo:
                     skills.add(name)
     servers = ((data.get("mcp") or {}).get("servers") or {}).keys()
     hooks = tuple(h["event"] for h in data.get("hooks") or [])
+    handlers = tuple(h["event"] for h in data.get("hooks") or [] if h.get("handler"))
     return HubInfo(
         root=root,
         plugin=data["plugin"]["name"],
@@ -153,6 +160,7 @@ def read_hub(root: Path) -> HubInfo:
         skills=frozenset(skills),
         mcp_servers=frozenset(servers),
         hook_events=hooks,
+        handler_events=handlers,
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -69,6 +70,7 @@ def _transcript(host: str, session: str | None, env: dict[str, str], cwd: Path):
 
 
 def _stored(home: Path, host: str, session: str):
+    """(session row, records, how many times the backend received each record id)."""
     from memhub.runtime.capture import conversation_id
     from memhub.runtime.store import LocalStore
 
@@ -76,9 +78,21 @@ def _stored(home: Path, host: str, session: str):
     try:
         conversation = conversation_id(host, session)
         row = next((s for s in store.sessions() if s["conversation_id"] == conversation), None)
-        return row, store.records(conversation)
+        return row, store.records(conversation), store.received(conversation)
     finally:
         store.close()
+
+
+def _versions(path: Path) -> dict[str, int]:
+    """How many versions of each record id a JSONL transcript holds (Gemini rewrites a
+    message under its id; each new version is sent once)."""
+    counts: dict[str, int] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        key = record.get("uuid") or record.get("id")
+        if isinstance(key, str):
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _gemini_line_ids(path: Path) -> list[str]:
@@ -100,18 +114,20 @@ def _assert_captured(
     *,
     lines_only: bool = False,
     title: str | None = None,
+    committed: bool = True,
 ) -> None:
     """Wait for the detached flushes, then: every transcript record stored exactly once.
 
     `lines_only` (Gemini): compare the messages written as lines of the chat file, not the
     readers' resolved view of the chat (which also holds messages that exist only inside a
     `$set` of the whole message list, and synthesised tool responses). `title`: the title
-    expected instead of the readers' (a host that names no session: its first prompt)."""
+    expected instead of the readers' (a host that names no session: its first prompt).
+    `committed`: the session ran a real `git commit`, so a commit flush must have run."""
     home = Path(env["MEMHUB_HOME"])
     deadline = time.monotonic() + CAPTURE_WAIT_S
     while True:
         header, expected = _transcript(host, session, env, cwd)
-        row, stored = _stored(home, host, header["id"])
+        row, stored, received = _stored(home, host, header["id"])
         got = [r["id"] for r in stored]
         if lines_only:
             want = _gemini_line_ids(Path(header["source"]))
@@ -126,7 +142,11 @@ def _assert_captured(
         time.sleep(1)
     logs = {p.name: p.read_text()[-3000:] for p in (home / "logs").glob("*.log")}
     assert want, f"the {host} transcript has no records: {header}"
-    assert len(got) == len(set(got)), f"duplicated records: {[i for i in got if got.count(i) > 1]}"
+    # the store keeps one row per id whatever arrives: what matters is what the backend
+    # received. Each record arrives once, a rewritten one once per version it had.
+    versions = _versions(Path(header["source"])) if header["source"].endswith(".jsonl") else {}
+    resent = {i: n for i, n in received.items() if n > max(1, versions.get(i, 1))}
+    assert not resent, f"{host}: the backend received records more than once: {resent}\n{logs}"
     missing = [r for r in expected if r["id"] not in set(got)]
     extra = [i for i in got if i not in set(want)]
     assert not missing and not extra, (
@@ -135,6 +155,10 @@ def _assert_captured(
     )
     assert title and row is not None and row["title"] == title, (row, header, logs)
     assert "hook.log" not in logs, logs["hook.log"]  # the hook entry never failed
+    # the first turn's real `git commit` made a commit flush (capture.commit)
+    capture_log = (home / "logs" / "capture.log").read_text()
+    commit = re.compile(rf"{re.escape(host)} {re.escape(header['id'])}: commit (\+|flush: )")
+    assert not committed or commit.search(capture_log), capture_log[-3000:]
 
 
 # ------------------------------------------------------------------ Claude Code
@@ -254,3 +278,39 @@ def test_gemini_session_is_captured(
     _assert_captured("gemini", env, git_repo, None, lines_only=True)
     header, _ = _transcript("gemini", None, env, git_repo)
     assert header["title"] == "first turn: commit", header
+
+
+def test_claude_subagent_is_captured_linked_to_its_session(
+    claude_cli: Path, isolated_home, git_repo: Path, fake_anthropic
+) -> None:
+    """The real Claude Code runs a subagent: SubagentStop (bound with turn_end) captures the
+    subagent's own transcript, as the session `memhub sessions` lists, linked to its parent."""
+    env = _env(
+        isolated_home,
+        ANTHROPIC_BASE_URL=fake_anthropic.base_url,
+        ANTHROPIC_API_KEY="sk-memhub-e2e-fake",
+        IS_SANDBOX="1",
+    )
+    _apply("claude", env, isolated_home.root)
+    fake_anthropic.bash_commands = []
+    fake_anthropic.subagent_prompt = "e2e subagent: look around and report"
+    argv = [claude_cli, "-p", "delegate this", "--output-format", "json",
+            "--allowedTools", "Agent,Task"]  # fmt: skip
+    proc = run(argv, env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    session = json.loads(proc.stdout)["session_id"]
+    assert fake_anthropic.count("agent") >= 1, fake_anthropic.answers()
+    listed = _memhub(["sessions", "--host", "claude"], env, git_repo)
+    headers = [json.loads(x) for x in listed.stdout.splitlines() if '"type":"session"' in x]
+    subagents = [h for h in headers if h.get("parent") == session]
+    assert len(subagents) == 1, headers
+    sub = subagents[0]
+    assert "/subagents/" in sub["source"], sub
+    _assert_captured("claude", env, git_repo, sub["id"], committed=False)
+    _assert_captured("claude", env, git_repo, session, committed=False)
+    home = Path(env["MEMHUB_HOME"])
+    row, _, _ = _stored(home, "claude", sub["id"])
+    assert (row["parent"], row["agent_id"]) == (session, sub["agent_id"]), row
+    # SubagentStop itself ran the turn flush (its per-session marker), not only the
+    # parent's flush picking the subagent's transcript up
+    assert (home / "hooks" / "turn" / f"claude-{sub['id']}").is_file()

@@ -82,9 +82,22 @@ def run_flush_subprocess(path: Path, mode: str = "turn", **env: str) -> subproce
     )
 
 
+def claude_project() -> Path:
+    """A project folder under Claude's transcript root (capture reads nothing elsewhere)."""
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-srv-project"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def codex_day() -> Path:
+    folder = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "01" / "02"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture
-def transcript(tmp_path: Path) -> Path:
-    return tmp_path / "sess.jsonl"
+def transcript() -> Path:
+    return claude_project() / "sess.jsonl"
 
 
 def test_grown_turn_by_turn_every_record_exactly_once(
@@ -372,7 +385,7 @@ def codex_rollout(folder: Path, sid: str, thread_source: Any, name: str | None =
 @pytest.mark.parametrize("value", ["subagent", "guardian_review", "memory_consolidation"])
 def test_codex_own_threads_are_skipped(tmp_path: Path, value: str) -> None:
     sid = "019a0000-0000-7000-8000-000000000001"
-    path = codex_rollout(tmp_path, sid, value)
+    path = codex_rollout(codex_day(), sid, value)
     result = capture.flush("codex", sid, path, "turn")
     assert result.status == "skipped"
     assert LocalStore().sessions() == []
@@ -387,7 +400,7 @@ def test_codex_user_and_unknown_threads_are_captured(
     tmp_path: Path, value: str | None, logged: bool
 ) -> None:
     sid = "019a0000-0000-7000-8000-000000000002"
-    path = codex_rollout(tmp_path, sid, value, name="Uploader retries")
+    path = codex_rollout(codex_day(), sid, value, name="Uploader retries")
     result = capture.flush("codex", sid, path, "turn")
     assert result.status == "ok" and result.sent == 3
     row = LocalStore().sessions()[0]
@@ -399,7 +412,7 @@ def test_codex_user_and_unknown_threads_are_captured(
 
 def test_codex_without_a_name_is_titled_by_its_first_prompt(tmp_path: Path) -> None:
     sid = "019a0000-0000-7000-8000-000000000003"
-    path = codex_rollout(tmp_path, sid, "user")
+    path = codex_rollout(codex_day(), sid, "user")
     capture.flush("codex", sid, path, "turn")
     row = LocalStore().sessions()[0]
     assert (row["title"], row["title_source"]) == ("Add a retry to the uploader", "prompt")
@@ -418,9 +431,9 @@ def test_backend_config(monkeypatch: pytest.MonkeyPatch) -> None:
     assert capture.backend_config()["backend"] == "local"
 
 
-def test_gemini_log_titles_and_a_legacy_recording(tmp_path: Path) -> None:
-    chats = tmp_path / "chats"
-    chats.mkdir()
+def test_gemini_log_titles_and_a_legacy_recording() -> None:
+    chats = Path(os.environ["HOME"]) / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
     log = chats / "session-2026-01-01T00-00-abcd1234.jsonl"
     lines = [
         {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z"},
@@ -532,7 +545,329 @@ def test_login_stores_the_key_privately_and_never_echoes_it(
 
 
 def test_no_transcript_is_not_a_failure(tmp_path: Path) -> None:
-    assert capture.flush("claude", "sess", tmp_path / "absent.jsonl", "turn").status == "nothing"
+    absent = claude_project() / "absent.jsonl"
+    assert capture.flush("claude", "sess", absent, "turn").status == "nothing"
     assert capture.flush("claude", "sess", None, "session_end").status == "failed"  # type: ignore[arg-type]
     assert capture.flush("claude", "sess", tmp_path, "bogus").status == "failed"
     assert capture.health() is None
+
+
+# --- capture reads only the hosts' own transcripts ------------------------------------------
+
+
+class Recording:
+    """A backend that keeps every payload it is sent (what a remote server would receive)."""
+
+    kind, url = "remote", "https://m.example/mcp"
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def import_conversation(self, header, records):
+        self.sent.extend(records)
+        return {"conversation_id": header["conversation_id"], "ack_through": records[-1]["id"]}
+
+
+def _secret(tmp_path: Path) -> Path:
+    path = tmp_path / "credentials"
+    path.write_text(claude_line("s1", text="aws_secret_access_key = hunter2"), encoding="utf-8")
+    return path
+
+
+def test_a_file_outside_the_transcript_roots_is_refused_and_logged(tmp_path: Path) -> None:
+    secret = _secret(tmp_path)
+    backend = Recording()
+    for mode in capture.MODES:
+        result = capture.flush("claude", "s1", secret, mode, backend=backend)
+        assert (result.status, result.sent) == ("refused", 0)
+    assert backend.sent == []
+    assert capture.load_state("claude", "s1") is None  # nothing recorded about it either
+    log = capture.log_path().read_text()
+    assert f"{secret} is not under claude's transcript folders" in log
+
+
+def test_a_link_from_inside_a_root_to_a_file_outside_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = claude_project() / "sess.jsonl"
+    link.symlink_to(_secret(tmp_path))
+    backend = Recording()
+    assert capture.flush("claude", "sess", link, "session_end", backend=backend).status == (
+        "refused"
+    )
+    # a root that is itself a link is resolved too: a transcript under it is admitted
+    real_config = tmp_path / "real-claude"
+    (real_config / "projects" / "p").mkdir(parents=True)
+    linked_config = tmp_path / "linked-claude"
+    linked_config.symlink_to(real_config)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(linked_config))
+    inside = real_config / "projects" / "p" / "s2.jsonl"
+    inside.write_text(claude_line("u1"), encoding="utf-8")
+    assert capture.flush("claude", "s2", inside, "turn", backend=backend).sent == 1
+    assert backend.sent[0]["id"] == "u1"
+
+
+def test_a_fifo_or_folder_under_a_root_is_refused_without_blocking() -> None:
+    fifo = claude_project() / "fifo.jsonl"
+    os.mkfifo(fifo)
+    folder = claude_project() / "folder.jsonl"
+    folder.mkdir()
+    for path in (fifo, folder):
+        started = time.monotonic()
+        result = capture.flush("claude", "sess", path, "session_end", backend=Recording())
+        assert result.status == "refused" and "not a regular file" in result.error
+        assert time.monotonic() - started < 5
+
+
+def test_each_host_root_honours_its_override_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript under the default folder is refused once the host's variable moves it."""
+    default_claude = Path(os.environ["HOME"]) / ".claude" / "projects" / "p" / "c.jsonl"
+    default_claude.parent.mkdir(parents=True)
+    default_claude.write_text(claude_line("u1"), encoding="utf-8")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    assert capture.admit("claude", default_claude) == (default_claude, None)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert capture.admit("claude", default_claude)[1]
+    rollout = codex_rollout(codex_day(), "019a0000-0000-7000-8000-00000000000a", "user")
+    assert capture.admit("codex", rollout) == (rollout, None)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "other-codex"))
+    assert capture.admit("codex", rollout)[1]
+    chats = tmp_path / "gemini-home" / ".gemini" / "tmp" / "p" / "chats"
+    chats.mkdir(parents=True)
+    chat = chats / "session-x.jsonl"
+    chat.write_text("{}\n", encoding="utf-8")
+    assert capture.admit("gemini", chat)[1]  # under HOME only, GEMINI_CLI_HOME unset
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    assert capture.admit("gemini", chat) == (chat, None)
+    cursor = Path(os.environ["HOME"]) / ".cursor" / "projects" / "p" / "agent-transcripts"
+    cursor.mkdir(parents=True)
+    (cursor / "c.jsonl").write_text("{}\n", encoding="utf-8")
+    assert capture.admit("cursor", cursor / "c.jsonl") == (cursor / "c.jsonl", None)
+    assert capture.admit("cursor", default_claude)[1]  # another host's folder is not Cursor's
+
+
+# --- a transcript rewritten in place ---------------------------------------------------------
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """Overwrite `path` on its own inode (no rename), as an editor or a host compaction may."""
+    inode = path.stat().st_ino
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.truncate(0)
+        handle.write(text)
+    assert path.stat().st_ino == inode
+
+
+def test_a_transcript_rewritten_in_place_with_longer_records_loses_none(
+    transcript: Path,
+) -> None:
+    append(transcript, "".join(claude_line(f"r{i}") for i in range(10)))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 10
+    longer = "".join(
+        claude_line(f"r{i}", text=f"rewritten, longer text of r{i}") for i in range(12)
+    )
+    _rewrite_in_place(transcript, longer)
+    assert transcript.stat().st_size > capture.load_state("claude", "sess")["offset"]
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert result.status == "ok" and result.sent == 12  # 10 new versions and 2 new records
+    stored = LocalStore().records("sess")
+    assert [r["id"] for r in stored] == [f"r{i}" for i in range(12)]
+    assert all(r["text"].startswith("rewritten") for r in stored)
+    assert not [r for r in stored if r["kind"] == "invalid"]
+    assert "bytes before cursor" in capture.log_path().read_text()
+    # the next turn goes on from the end, as usual: nothing is sent twice
+    append(transcript, claude_line("r12"))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1
+
+
+def test_truncate_then_append_past_the_cursor_loses_none(transcript: Path) -> None:
+    append(transcript, "".join(claude_line(f"old{i}") for i in range(10)))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 10
+    _rewrite_in_place(transcript, "")
+    for i in range(30):  # the host starts over and writes 30 records before the next flush
+        append(transcript, claude_line(f"new{i}"))
+    result = capture.flush("claude", "sess", transcript, "turn")
+    assert result.sent == 30
+    ids = [r["id"] for r in LocalStore().records("sess")]
+    assert ids == [f"old{i}" for i in range(10)] + [f"new{i}" for i in range(30)]
+    assert set(LocalStore().received("sess").values()) == {1}
+
+
+def test_the_backstop_stores_a_whole_last_line_without_its_newline(transcript: Path) -> None:
+    append(transcript, claude_line("u1") + claude_line("a1", "assistant").rstrip("\n"))
+    _, listed = read_claude.read_session(transcript)  # what `memhub sessions` shows
+    assert [r.id for r in listed] == ["u1", "a1"]
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1  # the turn waits
+    result = capture.flush("claude", "sess", transcript, "session_end")
+    assert result.sent == 1 and result.cursor == transcript.stat().st_size
+    assert [r["id"] for r in LocalStore().records("sess")] == ["u1", "a1"]
+    # the host goes on writing (its newline first): nothing is lost or sent twice
+    append(transcript, "\n" + claude_line("u2"))
+    assert capture.flush("claude", "sess", transcript, "turn").sent == 1
+    assert [r["id"] for r in LocalStore().records("sess")] == ["u1", "a1", "u2"]
+    assert set(LocalStore().received("sess").values()) == {1}
+    # a half-written last line is not a record, even for the backstop
+    append(transcript, claude_line("u3")[:30])
+    assert capture.flush("claude", "sess", transcript, "session_end").sent == 0
+
+
+# --- one title rule ----------------------------------------------------------------------
+
+
+def _grow_and_flush(source: Path, target: Path, session: str, step: int = 7) -> None:
+    """Copy `source` into `target` a few lines at a time, flushing each turn, then the end."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    for start in range(0, len(lines), step):
+        with open(target, "ab") as handle:
+            handle.write(b"".join(lines[start : start + step]))
+        while capture.flush("claude", session, target, "turn").status == "ok":
+            pass
+    capture.flush("claude", session, target, "session_end")
+
+
+def test_capture_and_sessions_name_real_sessions_alike(material: Path) -> None:
+    """Real transcripts with 4 and 15 summary lines, and sessions named by a first prompt."""
+    real = material / "claude-code" / "claude-code-log-real"
+    sources = sorted(real.glob("*/*.jsonl"))
+    assert len(sources) >= 8
+    for source in sources:
+        if not source.stat().st_size:
+            continue
+        session = source.stem
+        target = claude_project() / source.name
+        _grow_and_flush(source, target, session)
+        header, _ = read_claude.read_session(target, metadata_only=True)
+        row = next(r for r in LocalStore().sessions() if r["conversation_id"] == session)
+        assert (row["title"], row["title_source"]) == (header.title, header.title_source), source
+
+
+def test_a_prompt_after_an_ide_block_is_titled_by_what_the_user_typed(transcript: Path) -> None:
+    prompt = (
+        "<ide_opened_file>The user opened the file /srv/app/x.py in the IDE.</ide_opened_file>"
+        "<ide_selection>The user selected the lines 1 to 2 from /srv/app/x.py:\n"
+        "foo = 1\nbar = 2\n\nThis may or may not be related to the current task."
+        "</ide_selection>\nRename foo to count"
+    )
+    append(transcript, claude_line("u1", text=prompt))
+    capture.flush("claude", "sess", transcript, "turn")
+    assert LocalStore().sessions()[0]["title"] == "Rename foo to count"
+    assert read_claude.read_session(transcript)[0].title == "Rename foo to count"
+
+
+def test_the_latest_summary_line_names_the_session_everywhere(transcript: Path) -> None:
+    for index, summary in enumerate(("First summary", "Second summary")):
+        append(transcript, json.dumps({"type": "summary", "summary": summary}) + "\n")
+        append(transcript, claude_line(f"u{index}"))
+        capture.flush("claude", "sess", transcript, "turn")
+    assert read_claude.read_session(transcript)[0].title == "Second summary"
+    assert LocalStore().sessions()[0]["title"] == "Second summary"
+
+
+def test_captured_usage_counts_each_api_message_once(material: Path) -> None:
+    """A real session whose 62 usage lines hold 17 API messages, captured 3 lines a turn
+    (so one message's lines span flushes): the store sums to each message's usage once."""
+    from tests.runtime.test_readers import _usage_per_message
+
+    source = next((material / "claude-code" / "claude-code-log-real").glob("*/ef958aa1-*.jsonl"))
+    target = claude_project() / source.name
+    _grow_and_flush(source, target, source.stem, step=3)
+    total: dict[str, int] = {}
+    for record in LocalStore().records(source.stem):
+        for key, value in (record.get("usage") or {}).items():
+            total[key] = total.get(key, 0) + value
+    expected = _usage_per_message(source)
+    assert expected["output_tokens"] == 22901
+    assert {key: total[key] for key in expected} == expected
+
+
+# --- subagent transcripts -------------------------------------------------------------------
+
+
+def test_subagent_transcripts_are_captured_linked_to_their_parent(material: Path) -> None:
+    """A real session that spawned 6 subagents (`<session>/subagents/agent-*.jsonl`): the
+    session's own turn flush captures each as a session of its own, linked to the parent."""
+    import shutil
+
+    real = material / "claude-code" / "claude-code-log-real" / "-experiments-worktrees"
+    parent_id = "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    project = claude_project()
+    shutil.copyfile(real / f"{parent_id}.jsonl", project / f"{parent_id}.jsonl")
+    shutil.copytree(real / parent_id, project / parent_id)
+    subs = sorted((project / parent_id / "subagents").glob("agent-*.jsonl"))
+    assert len(subs) == 6
+    while capture.flush("claude", parent_id, project / f"{parent_id}.jsonl", "turn").sent:
+        pass
+    store = LocalStore()
+    rows = {row["conversation_id"]: row for row in store.sessions()}
+    for sub in subs:
+        header, records = read_claude.read_session(sub)
+        row = rows[header.id]
+        assert (row["parent"], row["agent_id"]) == (parent_id, header.agent_id)
+        assert row["title"] == header.title
+        assert [r["id"] for r in store.records(header.id)] == [r.id for r in records]
+        assert set(store.received(header.id).values()) == {1}
+    # the next turn: nothing new anywhere, nothing re-sent
+    capture.flush("claude", parent_id, project / f"{parent_id}.jsonl", "turn")
+    assert all(set(store.received(s.stem).values()) == {1} for s in subs)
+
+
+def test_the_backstop_captures_old_flat_subagent_files(material: Path) -> None:
+    import shutil
+
+    real = material / "claude-code" / "claude-code-log-real"
+    agent = real / "-Users-dain-workspace-claude-code-log-sample" / "agent-3be551df.jsonl"
+    parent_id = "58edcfae-5291-436c-91e4-54fbb188a0ca"  # the session the agent file names
+    project = claude_project()
+    shutil.copyfile(agent, project / agent.name)
+    parent = project / f"{parent_id}.jsonl"
+    append(parent, claude_line("p1"))
+    capture.flush("claude", parent_id, parent, "turn")
+    assert "agent-3be551df" not in {r["conversation_id"] for r in LocalStore().sessions()}
+    capture.flush("claude", parent_id, parent, "session_end")
+    row = next(r for r in LocalStore().sessions() if r["conversation_id"] == "agent-3be551df")
+    assert (row["parent"], row["agent_id"]) == (parent_id, "3be551df")
+    _, records = read_claude.read_session(project / agent.name)
+    assert [r["id"] for r in LocalStore().records("agent-3be551df")] == [r.id for r in records]
+
+
+def test_a_message_rewritten_under_its_id_is_sent_once_per_version() -> None:
+    """Gemini writes a message again, whole, under its id (as the real CLI did in the e2e):
+    the backstop re-reading the log must not send either version again."""
+    chats = Path(os.environ["HOME"]) / ".gemini" / "tmp" / "project" / "chats"
+    chats.mkdir(parents=True)
+    log = chats / "session-2026-01-01T00-00-abcd1234.jsonl"
+    first = {"id": "m1", "timestamp": "2026-01-01T00:00:01Z", "type": "gemini", "content": ""}
+    lines = [
+        {"sessionId": "g1", "projectHash": "p", "startTime": "2026-01-01T00:00:00Z"},
+        first,
+        {"$set": {"lastUpdated": "2026-01-01T00:00:01Z"}},
+        {**first, "toolCalls": [{"id": "c1", "name": "run_shell_command"}]},
+    ]
+    log.write_text("".join(json.dumps(x) + "\n" for x in lines[:2]), encoding="utf-8")
+    capture.flush("gemini", "g1", log, "turn")
+    append(log, "".join(json.dumps(x) + "\n" for x in lines[2:]))
+    capture.flush("gemini", "g1", log, "turn")
+    for _ in range(2):
+        capture.flush("gemini", "g1", log, "session_end")
+    assert LocalStore().received("gemini-g1")["m1"] == 2  # two versions, each sent once
+    (m1,) = [r for r in LocalStore().records("gemini-g1") if r["id"] == "m1"]
+    assert m1["raw"].get("toolCalls")  # the later version is the one kept
+
+
+def test_cursor_subagent_transcripts_are_captured_with_their_session(material: Path) -> None:
+    import shutil
+
+    fixture = material / "cursor" / "agent-sessions" / "subagent"
+    parent_id = "11111111-2222-4333-8444-555555555555"
+    folder = Path(os.environ["HOME"]) / ".cursor" / "projects" / "x" / "agent-transcripts"
+    session = folder / parent_id
+    (session / "subagents").mkdir(parents=True)
+    shutil.copyfile(fixture / "parent.jsonl", session / f"{parent_id}.jsonl")
+    shutil.copyfile(fixture / "subagents" / "child.jsonl", session / "subagents" / "child.jsonl")
+    capture.flush("cursor", parent_id, session / f"{parent_id}.jsonl", "turn")
+    rows = {row["conversation_id"]: row for row in LocalStore().sessions()}
+    child = rows["cursor-child"]
+    assert (child["parent"], child["agent_id"]) == (f"cursor-{parent_id}", "child")
+    assert len(LocalStore().records("cursor-child")) == 2

@@ -1,8 +1,9 @@
 """The hook entry: payload normalisation, host answers, and a process that never fails its host.
 
 Process tests run the runtime as bundles vendor it (`<tmp>/memhub_runtime/hook.py` under
-`python3 -S`) with a stub `capture.py` that records each flush, so they show what the host
-sees: exit status, stdout, how long the hook took, and what ran in the detached child.
+`python3 -S`). Tests of the process itself (exit status, stdout, timing, the detached
+child's session and descriptors) use a stub `capture.py` that records each flush; tests of
+what capture does (`real_hook`) run the real capture engine and local store behind it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -601,15 +603,42 @@ def test_capture_off_starts_no_child(hook: Hook, tmp_path: Path) -> None:
     assert hook.flushes() == []
 
 
-def test_session_end_is_a_backstop_flush(hook: Hook) -> None:
-    proc = hook("codex", "SessionEnd", "capture.session_end", stdin=PAYLOADS["codex", "SessionEnd"])
+def test_session_end_is_a_backstop_flush(real_hook: Hook, tmp_path: Path) -> None:
+    payload = _host_transcript(tmp_path, "codex", PAYLOADS["codex", "SessionEnd"])
+    proc = real_hook("codex", "SessionEnd", "capture.session_end", stdin=payload)
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
-    (flush,) = hook.flushes(wait=5, count=1)
-    assert (flush["host"], flush["mode"], flush["transcript_path"]) == (
-        "codex",
-        "session_end",
-        CODEX_T,
-    )
+    line = f"codex {CODEX_ID}: session_end +2 records"
+    assert line in _capture_log(real_hook, line)
+    assert len(_stored(real_hook, f"codex-{CODEX_ID}", 2)[1:]) == 2
+
+
+def _host_transcript(home: Path, host: str, payload: dict) -> dict:
+    """`payload` with its transcript_path on a small real transcript under the host's
+    own transcript folder in `home` (capture reads nothing elsewhere)."""
+    user = {"type": "text", "text": "Ship it"}
+    if host == "claude":
+        path = home / ".claude" / "projects" / "app" / f"{CLAUDE_ID}.jsonl"
+        lines = [_line("u1", "Ship it")]
+    elif host == "codex":
+        path = home / ".codex" / "sessions" / "2026" / "11" / "30" / Path(CODEX_T).name
+        meta = {"id": CODEX_ID, "cwd": REPO, "thread_source": "user"}
+        lines = [
+            {"timestamp": "2026-11-30T08:29:33Z", "type": "session_meta", "payload": meta},
+            {"timestamp": "2026-11-30T08:29:34Z", "type": "response_item", "payload": {
+                "type": "message", "role": "user", "content": [{"type": "input_text", "text": "Ship it"}]}},
+        ]  # fmt: skip
+    elif host == "gemini":
+        path = home / ".gemini" / "tmp" / "app" / "chats" / Path(GEMINI_T).name
+        lines = [
+            {"sessionId": GEMINI_ID, "projectHash": "app", "startTime": "2026-11-30T08:29:33Z"},
+            {"id": "m1", "timestamp": "2026-11-30T08:29:34Z", "type": "user", "content": [user]},
+        ]
+    else:
+        path = home / ".cursor" / "projects" / "app" / "agent-transcripts" / "1111" / "1111.jsonl"
+        lines = [{"role": "user", "message": {"content": [user]}}]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return {**payload, "transcript_path": str(path)}
 
 
 @pytest.mark.parametrize(
@@ -621,17 +650,25 @@ def test_session_end_is_a_backstop_flush(hook: Hook) -> None:
         ("codex", "PostToolUse", 'bash -lc "gh pr create --fill"', True),
         ("gemini", "AfterTool", "gh pr merge 3 --squash", True),
         ("cursor", "postToolUse", "cat <<EOF\ngit commit\nEOF", False),
+        ("cursor", "postToolUse", "gh pr create --fill", True),
     ],
 )
 def test_commit_flushes_only_for_a_real_commit(
-    hook: Hook, host: str, host_event: str, command: str, flushed: bool
+    real_hook: Hook, tmp_path: Path, host: str, host_event: str, command: str, flushed: bool
 ) -> None:
-    payload = json.loads(json.dumps(PAYLOADS[host, host_event]))
+    """The real capture engine behind the hook: a commit flush runs (and stores the
+    transcript) only when the command really committed or made a PR step."""
+    payload = _host_transcript(tmp_path, host, json.loads(json.dumps(PAYLOADS[host, host_event])))
     payload["tool_input"] = {"command": command}
-    proc = hook(host, host_event, "capture.commit=shell", stdin=payload)
+    proc = real_hook(host, host_event, "capture.commit=shell", stdin=payload)
     assert proc.returncode == 0 and json.loads(proc.stdout) == _answer(host, host_event)
-    found = hook.flushes(wait=5 if flushed else 0.5, count=1)
-    assert [f["mode"] for f in found] == (["commit"] if flushed else [])
+    session = {"claude": CLAUDE_ID, "codex": CODEX_ID, "gemini": GEMINI_ID}.get(host, CURSOR_ID)
+    line = f"{host} {session}: commit +"
+    log = _capture_log(real_hook, line, wait=20 if flushed else 1)
+    assert (line in log) is flushed, log
+    if flushed:  # what the transcript held was stored
+        assert re.search(rf"{re.escape(line)}[12] records", log), log
+    assert "refused" not in log and "failed" not in log, log
 
 
 def test_commit_binding_skips_other_tool_classes(hook: Hook) -> None:
@@ -829,3 +866,135 @@ def test_module_and_console_script_entries(tmp_path: Path) -> None:
         [str(script), "claude", "Stop"], input=b"{}", capture_output=True, env=env
     )
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+
+
+# --- the real capture engine behind the hook --------------------------------------------------
+
+
+@pytest.fixture()
+def real_hook(tmp_path: Path) -> Hook:
+    """The runtime as a bundle ships it, capture and local store included (no stub)."""
+    package = tmp_path / "real-plugin" / "memhub_runtime"
+    package.mkdir(parents=True)
+    for source in RUNTIME.glob("*.py"):
+        shutil.copyfile(source, package / source.name)
+    return Hook(package / "hook.py", tmp_path)
+
+
+def _claude_transcript(home: Path, name: str, lines: list[dict]) -> Path:
+    path = home / ".claude" / "projects" / "-home-dev-src-app" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _line(uid: str, text: str, session: str = CLAUDE_ID, **extra: object) -> dict:
+    return {
+        "type": "user",
+        "uuid": uid,
+        "sessionId": session,
+        "timestamp": "2026-11-30T08:29:33.000Z",
+        "message": {"role": "user", "content": text},
+        **extra,
+    }
+
+
+def _stored(hook: Hook, conversation: str, count: int, wait: float = 20) -> list[dict]:
+    from memhub.runtime.store import LocalStore
+
+    deadline = time.monotonic() + wait
+    while True:
+        store = LocalStore(hook.home / "store.sqlite")
+        try:
+            records = store.records(conversation)
+            sessions = {s["conversation_id"]: s for s in store.sessions()}
+        finally:
+            store.close()
+        if len(records) >= count or time.monotonic() > deadline:
+            return [{"session": sessions.get(conversation)}, *records]
+        time.sleep(0.1)
+
+
+def _capture_log(hook: Hook, needle: str, wait: float = 20) -> str:
+    path = hook.home / "logs" / "capture.log"
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        text = path.read_text() if path.exists() else ""
+        if needle in text:
+            return text
+        time.sleep(0.1)
+    return path.read_text() if path.exists() else ""
+
+
+def test_a_turn_end_really_stores_the_turn(real_hook: Hook, tmp_path: Path) -> None:
+    path = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("u1", "Fix the login")])
+    payload = {**PAYLOADS["claude", "Stop"], "transcript_path": str(path)}
+    proc = real_hook("claude", "Stop", "capture.turn_end", stdin=payload)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    head, *records = _stored(real_hook, CLAUDE_ID, 1)
+    assert [r["id"] for r in records] == ["u1"] and head["session"]["title"] == "Fix the login"
+
+
+def test_a_hook_pointed_at_a_foreign_file_stores_nothing(real_hook: Hook, tmp_path: Path) -> None:
+    secret = tmp_path / "credentials"
+    secret.write_text(json.dumps(_line("k1", "aws_secret_access_key = hunter2")) + "\n")
+    for name, path in (("direct", secret), ("link", tmp_path / ".claude" / "projects" / "l")):
+        if name == "link":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(secret)
+        payload = {"session_id": f"s-{name}", "transcript_path": str(path)}
+        for event, handler in (("Stop", "capture.turn_end"), ("SessionEnd", "capture.session_end")):
+            assert real_hook("claude", event, handler, stdin=payload).returncode == 0
+        log = _capture_log(real_hook, f"s-{name}: session_end flush refused")
+        assert f"s-{name}: turn flush refused" in log and "not under claude's" in log
+    store = real_hook.home / "store.sqlite"
+    assert not store.exists() or not _stored(real_hook, "s-direct", 0, wait=0)[1:]
+
+
+def test_a_subagent_stop_stores_the_subagent_linked_to_its_parent(
+    real_hook: Hook, tmp_path: Path
+) -> None:
+    parent = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("p1", "Plan it")])
+    agent = _claude_transcript(
+        tmp_path,
+        f"{CLAUDE_ID}/subagents/agent-a5f1.jsonl",
+        [_line("s1", "Explore the repo", isSidechain=True, agentId="a5f1")],
+    )
+    payload = {
+        **_CLAUDE,
+        "transcript_path": str(parent),
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": "a5f1",
+        "agent_type": "Explore",
+        "agent_transcript_path": str(agent),
+        "last_assistant_message": "Found it.",
+    }
+    proc = real_hook("claude", "SubagentStop", "capture.turn_end", stdin=payload)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    head, *records = _stored(real_hook, "agent-a5f1", 1)
+    assert [r["id"] for r in records] == ["s1"]
+    assert (head["session"]["parent"], head["session"]["agent_id"]) == (CLAUDE_ID, "a5f1")
+    assert head["session"]["title"] == "Explore the repo"
+
+
+def test_a_real_commit_makes_a_commit_flush(real_hook: Hook, tmp_path: Path) -> None:
+    path = _claude_transcript(tmp_path, f"{CLAUDE_ID}.jsonl", [_line("u1", "Commit it")])
+    payload = {**PAYLOADS["claude", "PostToolUse"], "transcript_path": str(path)}
+    assert real_hook("claude", "PostToolUse", "capture.commit=shell", stdin=payload).returncode == 0
+    assert f"claude {CLAUDE_ID}: commit +1 records" in _capture_log(real_hook, ": commit +")
+    assert [r["id"] for r in _stored(real_hook, CLAUDE_ID, 1)[1:]] == ["u1"]
+
+
+def test_subagent_stop_is_the_subagents_turn_end() -> None:
+    agent = f"{HOME}/.claude/projects/-home-dev-src-app/{CLAUDE_ID}/subagents/agent-a5f1.jsonl"
+    payload = {**_CLAUDE, "hook_event_name": "SubagentStop", "agent_transcript_path": agent}
+    event = normalise("claude", "SubagentStop", payload)
+    assert (event.name, event.session_id, event.transcript_path) == (
+        "turn_end",
+        "agent-a5f1",
+        agent,
+    )
+    # without the subagent's transcript the event stays the parent's
+    bare = normalise("claude", "SubagentStop", {**_CLAUDE, "hook_event_name": "SubagentStop"})
+    assert (bare.session_id, bare.transcript_path) == (CLAUDE_ID, CLAUDE_T)

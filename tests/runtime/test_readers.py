@@ -697,3 +697,38 @@ print(third)
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def _usage_per_message(path: Path) -> dict[str, int]:
+    """Each API message's last (complete) usage, summed: read independently of the readers."""
+    last: dict[Any, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line) if line.strip() else None
+        message = obj.get("message") if isinstance(obj, dict) else None
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            last[message.get("id") or object()] = message["usage"]
+    total: dict[str, int] = {}
+    for usage in last.values():
+        for key in ("input_tokens", "output_tokens", "cache_read_input_tokens"):
+            if isinstance(usage.get(key), int):
+                total[key] = total.get(key, 0) + usage[key]
+    return total
+
+
+def test_claude_usage_is_counted_once_per_api_message(material: Path) -> None:
+    """Claude repeats a message's usage on each content-block line; summing records' usage
+    must give each message's usage once, whole, and every record names its message."""
+    real = sorted((material / "claude-code" / "claude-code-log-real").rglob("*.jsonl"))
+    checked = 0
+    for path in real:
+        _, records = read_claude.read_session(path)
+        total: dict[str, int] = {}
+        for record in records:
+            for key, value in (record.usage or {}).items():
+                total[key] = total.get(key, 0) + value
+            if isinstance(record.raw, dict) and isinstance(record.raw.get("message"), dict):
+                assert record.message_id == record.raw["message"].get("id")
+        expected = _usage_per_message(path)
+        assert {k: total.get(k, 0) for k in expected} == expected, path
+        checked += bool(expected.get("output_tokens"))
+    assert checked >= 10

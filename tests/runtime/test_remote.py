@@ -29,6 +29,7 @@ from memhub.runtime.redact import redact
 from memhub.runtime.store import AuthFailed, BackendError, PayloadTooLarge
 
 from tests.conftest import in_ci
+from tests.runtime.test_capture import claude_project
 
 try:
     import uvicorn
@@ -323,7 +324,7 @@ def test_a_thousand_turns_through_faults_lose_and_duplicate_nothing(
 ) -> None:
     rng = random.Random(11)
     sessions = [f"sess-{n}" for n in range(10)]
-    paths = {sid: tmp_path / f"{sid}.jsonl" for sid in sessions}
+    paths = {sid: claude_project() / f"{sid}.jsonl" for sid in sessions}
     client = backend(server.url)
     server.chaos_on()
     statuses: Counter[str] = Counter()
@@ -404,7 +405,7 @@ def test_real_413_is_its_own_exception(server: Server) -> None:
 def test_capture_steps_over_a_record_the_server_can_never_take(
     server: Server, tmp_path: Path
 ) -> None:
-    path = tmp_path / "s.jsonl"
+    path = claude_project() / "s.jsonl"
     path.write_text(
         claude_line("u1", "user", "hi")
         + claude_line("big", "user", "z" * REAL_LIMIT)
@@ -419,7 +420,7 @@ def test_capture_steps_over_a_record_the_server_can_never_take(
 
 
 def test_refused_credential(server: Server, tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
+    path = claude_project() / "s.jsonl"
     path.write_text(claude_line("u1", "user", "hi"), encoding="utf-8")
     client = remote.RemoteBackend(server.url, token="mhk_" + "w" * 32, attempts=2, backoff=0.01)
     with pytest.raises(AuthFailed):
@@ -448,7 +449,7 @@ def test_what_leaves_the_machine_is_redacted(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", "/home/dana")
-    path = tmp_path / "s.jsonl"
+    path = claude_project() / "s.jsonl"
     secret = "Zq9secretvalue77"
     path.write_text(
         claude_line("u1", "user", f"run curl -u dana:{secret} https://x with mhk_{secret}")
