@@ -237,24 +237,13 @@ def _print_plan(plan: Any, as_json: bool) -> None:
         click.echo(f"warning   {warning}", err=True)
     # Carried with a difference (a server started through memhub's launcher, a header a
     # host cannot send): shown by plan and apply alike, not only by build.
-    caveats = [r for r in plan.coverage if r.status == "caveat"]
-    if caveats:
-        click.echo(
-            table(
-                [(r.host, r.component, r.id, r.reason) for r in caveats],
-                ("host", "component", "id", "installed with this caveat"),
-            ),
-            nl=False,
-        )
-    unsupported = [r for r in plan.coverage if r.status == "unsupported"]
-    if unsupported:
-        click.echo(
-            table(
-                [(r.host, r.component, r.id, r.reason) for r in unsupported],
-                ("host", "component", "id", "not installed because"),
-            ),
-            nl=False,
-        )
+    for status, heading in (
+        ("caveat", "installed with this caveat"),
+        ("unsupported", "not installed because"),
+    ):
+        rows = [(r.host, r.component, r.id, r.reason) for r in plan.coverage if r.status == status]
+        if rows:
+            click.echo(table(rows, ("host", "component", "id", heading)), nl=False)
 
 
 def register(cli: click.Group) -> None:

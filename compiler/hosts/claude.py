@@ -29,7 +29,6 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
-    HOOK_EXECUTABLE,
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -52,6 +51,7 @@ from .common import (
     launched,
     launcher_artifact,
     map_hooks,
+    map_install_hooks,
     mcp_entries,
     plugin_dir,
     plugin_metadata,
@@ -270,15 +270,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     entries, rows = mcp_entries(
         hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
     )
-    mapped, hook_rows = map_hooks(
-        hub,
-        host=name,
-        events=EVENTS,
-        tools=TOOLS,
-        matcher=matcher,
-        root=None,
-        data=None,
-        executable=scope.script_command(HOOK_EXECUTABLE),
+    mapped, hook_rows = map_install_hooks(
+        hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
     entries += hook_entries(name, settings, mapped, command_handler)
     entries += skill_entries(hub, name, skills)

@@ -32,7 +32,6 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
-    HOOK_EXECUTABLE,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
@@ -55,6 +54,7 @@ from .common import (
     launched,
     launcher_artifact,
     map_hooks,
+    map_install_hooks,
     mcp_entries,
     oauth_not_carried,
     plugin_dir,
@@ -364,15 +364,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         return spec, server_row(name, server.name, status, where, reason)
 
     entries, rows = mcp_entries(hub, name, config, "toml-table", "mcp_servers", spec_of)
-    mapped, hook_rows = map_hooks(
-        hub,
-        host=name,
-        events=EVENTS,
-        tools=TOOLS,
-        matcher=matcher,
-        root=None,
-        data=None,
-        executable=scope.script_command(HOOK_EXECUTABLE),
+    mapped, hook_rows = map_install_hooks(
+        hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
     entries += hook_entries(name, hooks_file, mapped, command_handler)
     entries += skill_entries(hub, name, scope.base / ".agents" / "skills")

@@ -18,6 +18,7 @@ from memhub.templates import fill
 
 from ..artifact import EXEC_MODE, FILE_MODE, Artifact
 from ..entries import Entry, EntryKind
+from ..scope import Scope
 from .base import CoverageRow
 
 SHARED = "shared"
@@ -422,6 +423,29 @@ def _dispatchers(
             MappedHook(merged, item.host_event, None if every_tool else matcher(names), command)
         )
     return result
+
+
+def map_install_hooks(
+    hub: Hub,
+    scope: Scope,
+    *,
+    host: str,
+    events: Mapping[str, EventSupport],
+    tools: Mapping[str, tuple[str, ...] | None],
+    matcher: Callable[[list[str]], str],
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    """map_hooks for an install: no plugin folder, and hooks run this installation's
+    `memhub-hook` by absolute path (a host runs hooks without the person's PATH)."""
+    return map_hooks(
+        hub,
+        host=host,
+        events=events,
+        tools=tools,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.script_command(HOOK_EXECUTABLE),
+    )
 
 
 def map_hooks(

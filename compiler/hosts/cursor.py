@@ -26,7 +26,6 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
-    HOOK_EXECUTABLE,
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -47,6 +46,7 @@ from .common import (
     launched,
     launcher_artifact,
     map_hooks,
+    map_install_hooks,
     mcp_entries,
     oauth_not_carried,
     plugin_dir,
@@ -273,15 +273,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     entries, rows = mcp_entries(
         hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
     )
-    mapped, hook_rows = map_hooks(
-        hub,
-        host=name,
-        events=EVENTS,
-        tools=TOOLS,
-        matcher=matcher,
-        root=None,
-        data=None,
-        executable=scope.script_command(HOOK_EXECUTABLE),
+    mapped, hook_rows = map_install_hooks(
+        hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
     if mapped:
         entries.append(Entry(name, str(hooks_file), "json-default", ("version",), 1))

@@ -37,7 +37,6 @@ from ..installed import (
 from ..scope import Scope
 from .base import CoverageRow, HostBuild
 from .common import (
-    HOOK_EXECUTABLE,
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -59,6 +58,7 @@ from .common import (
     launched,
     launcher_artifact,
     map_hooks,
+    map_install_hooks,
     mcp_entries,
     oauth_not_carried,
     plugin_dir,
@@ -294,15 +294,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
     entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
-    mapped, hook_rows = map_hooks(
-        hub,
-        host=name,
-        events=EVENTS,
-        tools=TOOLS,
-        matcher=matcher,
-        root=None,
-        data=None,
-        executable=scope.script_command(HOOK_EXECUTABLE),
+    mapped, hook_rows = map_install_hooks(
+        hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
     entries += hook_entries(name, settings, mapped, _handler)
     # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
