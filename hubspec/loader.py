@@ -6,10 +6,7 @@ path and a fix; a hub that loads is safe to compile.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -35,7 +32,7 @@ from .refs import literal_secret, reference_problems
 from .schema_check import schema_problems
 from .skills import read_skill
 from .vocabulary import BLOCK_MARKER, TOOL_EVENTS
-from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, parse_yaml
+from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, gc_paused, parse_yaml
 
 HUB_FILE = "hub.yaml"
 BUNDLE_HOSTS = ("claude", "codex", "cursor", "gemini", "agent-plugins")
@@ -65,23 +62,8 @@ def load(path: str | os.PathLike[str], *, cache: Path | None = None) -> Hub:
 
     `cache`: a folder where checked skills are kept between runs (see skillcache).
     """
-    with _gc_paused():
+    with gc_paused():
         return _load(path, cache)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cycle collector while loading: the YAML nodes, positions and model are
-    millions of young objects that all stay alive, so each collection re-scans every one of
-    them and the load grew superlinear (20k servers 2.2 s, 40k 6.7 s). Nothing allocated here
-    is garbage until the load is over; the collector runs again afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,8 +114,28 @@ class _BoundedSafeLoader(yaml.SafeLoader):
 _FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", None) or _BoundedSafeLoader
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cycle collector while loading: the YAML nodes, positions and model are
+    millions of young objects that all stay alive, so each collection re-scans every one of
+    them and the load grew superlinear (20k servers 2.2 s, 40k 6.7 s). Nothing allocated here
+    is garbage until the load is over; the collector runs again afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document; reject duplicate and non-string keys."""
+    with gc_paused():
+        return _parse_either(text, file)
+
+
+def _parse_either(text: str, file: str) -> tuple[Any, Positions]:
     try:
         return _parse(text, file, _FAST_LOADER)
     except YamlProblems:
