@@ -9,7 +9,7 @@ handed to mypy as a build source under its real path and its `memhub.*` name, so
 resolve and every error points at the file you edit. Options come from `[tool.mypy]` in the
 pyproject.toml beside the folders; extra arguments are passed to mypy as they are.
 
-Usage: python .ci/typecheck.py [ROOT] [-- MYPY-ARGS...]   (ROOT defaults to the repository)
+Usage: python .ci/typecheck.py [ROOT] [--] [MYPY-OPTIONS...]   (ROOT defaults to the repository)
 Exit code: 0 clean, 1 type errors, 2 mypy could not run (as mypy's own).
 """
 
@@ -40,9 +40,11 @@ def as_installed(source: BuildSource) -> BuildSource:
 
 
 def main(argv: list[str]) -> int:
-    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
-    positional = argv[: argv.index("--")] if "--" in argv else argv
-    root = Path(positional[0]) if positional else Path(__file__).resolve().parent.parent
+    # [ROOT] then mypy's own options, with or without a `--` between them.
+    given_root = bool(argv) and not argv[0].startswith("-")
+    root = Path(argv[0]) if given_root else Path(__file__).resolve().parent.parent
+    extra = argv[1:] if given_root else argv
+    extra = extra[1:] if extra[:1] == ["--"] else extra
     folders = sources_under(root)
     if not folders:
         print(f"typecheck: no package folder ({', '.join(PACKAGES)}) under {root}", file=sys.stderr)
