@@ -38,7 +38,8 @@ def capture_rows() -> list[dict[str, Any]]:
     """One row per captured session: capture state merged with the local store's rows."""
     from memhub.runtime import capture
 
-    rows: dict[str, dict[str, Any]] = {}
+    # A state file without either id (edited by hand) still gets its row, under None.
+    rows: dict[str | None, dict[str, Any]] = {}
     for state in capture.all_states():
         cid = state.get("conversation_id") or state.get("session_id")
         rows[cid] = {

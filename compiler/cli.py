@@ -161,6 +161,7 @@ def diff_command(
 
     if against is not None:
         return show(plan(_compile(hub, hosts).artifacts, against))
+    assert scope is not None  # checked above: exactly one of --against and --scope
 
     def full() -> tuple[int, Any, Any]:
         changes, install, hub_model = install_cli.install_diff_plan(
@@ -228,7 +229,7 @@ def init_command(directory: Path, name: str | None) -> int:
 @json_option
 def hosts_command(as_json: bool) -> int:
     """List supported hosts and how each carries logical events and tool classes."""
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "name": adapter.name,
             "title": adapter.title,
@@ -239,7 +240,7 @@ def hosts_command(as_json: bool) -> int:
                     "caveat": support.caveat,
                     "unsupported": support.unsupported,
                 }
-                for event, support in adapter.EVENTS.items()  # type: ignore[attr-defined]
+                for event, support in adapter.EVENTS.items()
             },
             "tools": {k: list(v) if v else None for k, v in getattr(adapter, "TOOLS", {}).items()},
         }

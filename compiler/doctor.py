@@ -101,7 +101,7 @@ class Check:
 
 
 def summary(checks: Iterable[Check]) -> dict[str, int]:
-    counts = dict.fromkeys(STATUSES, 0)
+    counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
     for check in checks:
         counts[check.status] += 1
     return counts
@@ -614,7 +614,7 @@ def _check_hook(run: _Run, host: str, target: str, path: tuple[str, ...], digest
         return
     item = items[index]
     event = path[-1]
-    events = {s.host_event for s in module.EVENTS.values() if s.host_event}  # type: ignore[attr-defined]
+    events = {s.host_event for s in module.EVENTS.values() if s.host_event}
     if len(path) != 2 or event not in events:
         run.add(
             host,
@@ -665,7 +665,7 @@ def _trust_check(run: _Run, host: str, target: str, event: str, key: str, status
 def _check_hooks_on(run: _Run, host: str) -> None:
     """The settings that turn all of a host's hooks off, and hook files it would not read."""
     module = INSTALLERS[host]
-    reasons = getattr(module, "hooks_switched_off", lambda scope, read: [])(
+    reasons: list[str] = getattr(module, "hooks_switched_off", lambda scope, read: [])(
         run.scope, run.docs.read
     )
     for reason in reasons:
@@ -682,7 +682,7 @@ def _check_hooks_on(run: _Run, host: str) -> None:
     found = False
     for file in sorted(places(host, run.scope).hook_files) if problems_of else []:
         data = run.docs.read(file)
-        for problem in problems_of(data) if data is not None else []:
+        for problem in problems_of(data) if problems_of and data is not None else []:
             found = True
             run.add(host, HOOKS_ON, "fail", file, problem, "`memhub apply` sets it again")
     if not reasons and not found:

@@ -9,6 +9,15 @@ from typing import Any, Literal
 
 EntryKind = Literal["json-key", "json-item", "json-default", "toml-table", "text-block", "tree"]
 FileFormat = Literal["json", "toml", "text", "tree"]
+# The format of the file each kind of entry lives in (the part of the kind before "-").
+_FORMAT: dict[EntryKind, FileFormat] = {
+    "json-key": "json",
+    "json-item": "json",
+    "json-default": "json",
+    "toml-table": "toml",
+    "text-block": "text",
+    "tree": "tree",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +41,7 @@ class Entry:
 
     @property
     def format(self) -> FileFormat:
-        return "tree" if self.kind == "tree" else self.kind.split("-")[0]  # type: ignore[return-value]
+        return _FORMAT[self.kind]
 
     @property
     def key(self) -> str:

@@ -22,7 +22,7 @@ from . import journal, targetfs
 from .errors import OutputError
 from .hosts import INSTALLERS
 from .install_cli import parse_hosts, project_option, scope_option
-from .scope import Scope
+from .scope import Scope, scope_kind
 
 if TYPE_CHECKING:
     from .importer import ImportPlan
@@ -82,7 +82,7 @@ def register(cli: click.Group) -> None:
         """
         refuse_existing_hub(into)
         chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
-        scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
+        scope_obj = Scope.from_environment(scope_kind(scope), project)
         installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
         env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
         from .importer import plan_import

@@ -870,14 +870,14 @@ def _revert_entries(
         if kind == "json-default":
             continue
         if kind == "text-block":
-            current = textblock.get(text, rest)
-            if key in after and (current is None or value_digest(current) != after[key].digest):
+            body = textblock.get(text, rest)
+            if key in after and (body is None or value_digest(body) != after[key].digest):
                 conflicts.append(f"{target}: memhub block {rest}")
                 continue
-            previous = textblock.get(old, rest)
+            old_body = textblock.get(old, rest)
             adopted = after[key].adopted if key in after else None
-            if previous is not None:
-                text = textblock.put(text, rest, previous)
+            if old_body is not None:
+                text = textblock.put(text, rest, old_body)
             elif adopted is not None:
                 text = textblock.unwrap(text, rest, adopted)
             else:
@@ -958,6 +958,7 @@ def current_digest(target: str, key: str) -> str | None:
     text = data.decode("utf-8")
     where, _, item_digest = rest.partition("#")
     path = tuple(where.split("/"))
+    value: str | dict[str, Any] | None  # a block's text, or a JSON/TOML value
     try:
         if kind == "json-item":
             items = _json_get(text, path)

@@ -133,11 +133,11 @@ def _planner(
     from memhub.hubspec import load
 
     from .install import plan_install
-    from .scope import Scope
+    from .scope import Scope, scope_kind
     from .state import memhub_home
 
     hub = load(hub_path, cache=memhub_home() / "cache")
-    scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
+    scope_obj = Scope.from_environment(scope_kind(scope), project)
     # uninstall removes what was applied, so the hub's list (which may have shrunk) is no bound
     bound = None if remove_all else hub.hosts
     choice = choose_hosts(hosts, bound, str(Path(hub.root, "hub.yaml")))
@@ -157,10 +157,10 @@ def _plugin_planner(
 ) -> Callable[[], Any]:
     """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
     from .install import plan_uninstall_plugin
-    from .scope import Scope
+    from .scope import Scope, scope_kind
     from .state import memhub_home
 
-    scope_obj = Scope.from_environment(scope, project)  # type: ignore[arg-type]
+    scope_obj = Scope.from_environment(scope_kind(scope), project)
     # what a plugin installed may sit in a host whose CLI is gone since: all hosts
     choice = (
         choose_hosts(hosts)
@@ -241,9 +241,9 @@ def _print_plan(plan: Any, as_json: bool) -> None:
         ("caveat", "installed with this caveat"),
         ("unsupported", "not installed because"),
     ):
-        rows = [(r.host, r.component, r.id, r.reason) for r in plan.coverage if r.status == status]
-        if rows:
-            click.echo(table(rows, ("host", "component", "id", heading)), nl=False)
+        found = [(r.host, r.component, r.id, r.reason) for r in plan.coverage if r.status == status]
+        if found:
+            click.echo(table(found, ("host", "component", "id", heading)), nl=False)
 
 
 def register(cli: click.Group) -> None:

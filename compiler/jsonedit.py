@@ -31,8 +31,12 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from json.decoder import scanstring
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # typeshed declares scanstring only on `_json`, the C half
+    from _json import scanstring
+else:  # the C scanner, or its pure-Python fallback where `_json` is missing
+    from json.decoder import scanstring
 
 __all__ = [
     "JsonEditError",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import json
 import logging
 import os
@@ -758,7 +759,7 @@ class Transaction:
         """Journal, then create or remove one empty folder."""
         journal = self._require_open()
         empty = jr.tree_digest({})
-        entry = {
+        entry: dict[str, Any] = {
             "seq": len(journal.entries),
             "path": str(target),
             "kind": "dir",
@@ -979,20 +980,24 @@ def undo_last(home: Path, resolve: Resolver | None = None) -> list[Path]:
         store = jr.run_store(home, run.run_id)
         merged: dict[str, tuple[bytes, str]] = {}
         if changed and resolve is not None:
-            for path, _want, found in list(changed):
-                entry = first[str(path)]
+            for changed_path, _want, found in list(changed):
+                entry = first[str(changed_path)]
                 if entry["kind"] != "file" and entry["before"] != ABSENT:
                     continue
                 pre = (
                     None
                     if entry["before"] == ABSENT
-                    else _load(lambda e=entry: jr.load_file(store, e["pre"], e["before"]))
+                    else _load(
+                        functools.partial(jr.load_file, store, entry["pre"], entry["before"])
+                    )
                 )
-                now, _ = _read_file(path) if not os.path.isdir(path) else (None, None)
-                result = resolve(run, path, pre, now)
+                now, _ = (
+                    _read_file(changed_path) if not os.path.isdir(changed_path) else (None, None)
+                )
+                result = resolve(run, changed_path, pre, now)
                 if result is not None:
-                    merged[str(path)] = (result, found)
-                    changed.remove((path, _want, found))
+                    merged[str(changed_path)] = (result, found)
+                    changed.remove((changed_path, _want, found))
         if changed:
             raise UndoConflictError(run.run_id, changed)
         within = run.meta.get("within")
@@ -1034,6 +1039,7 @@ def _archive(home: Path, paths: list[str]) -> tuple[Path, dict[str, str]]:
     found: dict[str, str] = {}
     for number, path in enumerate(paths):
         target, name = Path(path), str(number)
+        record: dict[str, Any]
         if os.path.isdir(target):
             files, mode = _read_tree(target)
             assert files is not None

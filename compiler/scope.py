@@ -14,6 +14,7 @@ from typing import Literal
 from memhub.hubspec.errors import MemhubError
 
 ScopeKind = Literal["user", "project"]
+SCOPE_KINDS: tuple[ScopeKind, ...] = ("user", "project")
 
 # The console script every installed hook runs; the launcher is its sibling.
 HOOK_SCRIPT = "memhub-hook"
@@ -44,6 +45,14 @@ class ScopeError(MemhubError):
     """The environment names a host folder memhub cannot place."""
 
     exit_code = 2
+
+
+def scope_kind(value: str) -> ScopeKind:
+    """`--scope`'s text as a ScopeKind (click's choice list has already refused others)."""
+    for kind in SCOPE_KINDS:
+        if value == kind:
+            return kind
+    raise ScopeError(f"unknown scope {value!r}. Fix: use --scope user or --scope project")
 
 
 @dataclass(frozen=True, slots=True)

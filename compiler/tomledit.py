@@ -272,6 +272,12 @@ _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", "e": "\x1b", 
 _ESCAPES["\\"] = "\\"
 
 
+def _match_end(pattern: re.Pattern[str], text: str, i: int) -> int:
+    """Where the run of `pattern` at `i` ends (_WS and _WS_NL also match the empty string)."""
+    found = pattern.match(text, i)
+    return found.end() if found else i
+
+
 class _Scanner:
     """Split TOML text into statements; assumes text that already parsed."""
 
@@ -285,11 +291,11 @@ class _Scanner:
 
     def ws(self, i: int) -> int:
         """Skip spaces and tabs."""
-        return _WS.match(self.text, i).end()
+        return _match_end(_WS, self.text, i)
 
     def ws_nl(self, i: int) -> int:
         """Skip whitespace, newlines and comments (inside arrays and inline tables)."""
-        return _WS_NL.match(self.text, i).end()
+        return _match_end(_WS_NL, self.text, i)
 
     def eol(self, i: int) -> int:
         """Skip trailing whitespace and comment; the offset after the line's newline."""
@@ -760,7 +766,8 @@ def _check(value: Any, where: str) -> None:
     elif isinstance(value, str):
         _check_text(value, where)
     elif isinstance(value, bool | float | date):
-        if isinstance(value, datetime) and value.tzinfo and value.utcoffset().seconds % 60:
+        offset = value.utcoffset() if isinstance(value, datetime) else None
+        if offset is not None and offset.seconds % 60:
             raise TomlEditError(f"{where}: TOML offsets are whole minutes")
     elif isinstance(value, int):
         if not -(2**63) <= value < 2**63:

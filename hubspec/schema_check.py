@@ -141,7 +141,7 @@ def _explain(error: Any, positions: Positions) -> list[Problem]:
     if kind == "type":
         expected = error.validator_value
         names = expected if isinstance(expected, list) else [expected]
-        wanted = " or ".join(_ARTICLE.get(n, n) for n in names)
+        wanted = " or ".join(_ARTICLE.get(n, str(n)) for n in names)
         return [
             Problem(
                 where, key, f"expected {wanted}, got {_type_name(instance)}", f"write {wanted} here"

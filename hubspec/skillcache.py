@@ -21,7 +21,9 @@ CACHE_VERSION = 1
 
 def _code_stamp() -> tuple[int, ...]:
     """Changes whenever the modules that shape a Skill change (an upgrade, an edit)."""
-    return (CACHE_VERSION, *(os.stat(m.__file__).st_mtime_ns for m in (model, skills, statsig)))
+    # A module without a file (a frozen build) cannot change under us: 0 keeps its part fixed.
+    files = (m.__file__ for m in (model, skills, statsig))
+    return (CACHE_VERSION, *(os.stat(path).st_mtime_ns if path else 0 for path in files))
 
 
 class SkillCache:

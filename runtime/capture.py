@@ -107,8 +107,14 @@ def backend_config() -> dict[str, Any]:
     except (OSError, ValueError):
         data = None
     if isinstance(data, dict) and data.get("backend"):
-        url = data.get("remote_url") if isinstance(data.get("remote_url"), str) else None
-        return {"backend": str(data["backend"]).lower(), "remote_url": url, "source": str(path)}
+        remote_url = data.get("remote_url")
+        if not isinstance(remote_url, str):
+            remote_url = None
+        return {
+            "backend": str(data["backend"]).lower(),
+            "remote_url": remote_url,
+            "source": str(path),
+        }
     return {"backend": "local", "remote_url": None, "source": "default"}
 
 
@@ -516,7 +522,7 @@ class FlushResult:
 def flush(
     host: str,
     session_id: str,
-    transcript_path: str | os.PathLike[str],
+    transcript_path: str | os.PathLike[str] | None,  # None from a payload without one
     mode: str = "turn",
     *,
     backend: Any = None,
@@ -925,7 +931,9 @@ class _Flush:
                 titles = state["titles"] = {}
             fold_title(titles, record)
             if state.get("cwd") is None:
-                payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else raw
+                payload = raw.get("payload")
+                if not isinstance(payload, dict):
+                    payload = raw
                 if isinstance(payload.get("cwd"), str):
                     state["cwd"] = payload["cwd"]
             if not state.get("first_prompt") and self._is_prompt(record, raw):
@@ -1018,10 +1026,11 @@ class _Flush:
                 if ahead:
                     group = ahead.pop(0)
                 else:
-                    group = next(groups, None)
-                    if group is None:
+                    found = next(groups, None)
+                    if found is None:
                         exhausted = True
                         break
+                    group = found
                     group.items = self._unsent(group.items)
                     group.size = sum(item.size for item in group.items)
                 if payload_bytes and (

@@ -16,6 +16,14 @@ import sys
 from .events import dumps, loads, normalise
 from .lowos import getenv, memhub_home
 
+# typing.TYPE_CHECKING without importing typing, which would cost every hook call; the
+# annotations that need these names are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import ModuleType
+    from typing import BinaryIO, TextIO
+
 # Cursor events whose answer is a permission decision; memhub never denies, it observes
 CURSOR_PERMISSION = frozenset(
     {"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart"}
@@ -44,7 +52,7 @@ class Output:
         self.messages: list[str] = []
         self.contexts: list[str] = []
         self.jobs: list[dict] = []
-        self.started: list = []
+        self.started: list[Callable[[], object]] = []
 
     def system_message(self, text: str) -> None:
         """A message for the user (Claude, Codex, Gemini `systemMessage`)."""
@@ -54,7 +62,7 @@ class Output:
         """Context for the model, where the host event takes it."""
         self.contexts.append(text)
 
-    def detach(self, job: dict, on_started=None) -> None:
+    def detach(self, job: dict, on_started: "Callable[[], object] | None" = None) -> None:
         """Run `job` ({"call": "<module>.<function>", "args": [...], "kwargs": {...}}) in the
         detached child;
         `on_started()` runs in this process once the child exists."""
@@ -127,7 +135,7 @@ def render(host: str, host_event: str, out: Output | None) -> str:
     return dumps(doc)
 
 
-def read_stdin(stream) -> bytes:
+def read_stdin(stream: "TextIO | BinaryIO | None") -> bytes:
     if stream is None:
         return b""
     try:
@@ -141,7 +149,13 @@ def read_stdin(stream) -> bytes:
         return b""
 
 
-def run(argv: list[str], stdin=None, stdout=None, *, watchdog: bool = False) -> int:
+def run(
+    argv: list[str],
+    stdin: "TextIO | BinaryIO | None" = None,
+    stdout: "TextIO | None" = None,
+    *,
+    watchdog: bool = False,
+) -> int:
     """One hook call. Always returns 0 after printing a valid answer for the host."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
@@ -174,7 +188,14 @@ def run(argv: list[str], stdin=None, stdout=None, *, watchdog: bool = False) -> 
     return 0
 
 
-def _handle(host: str, host_event: str, args: list[str], stdin, home: str, where: str) -> str:
+def _handle(
+    host: str,
+    host_event: str,
+    args: list[str],
+    stdin: "TextIO | BinaryIO | None",
+    home: str,
+    where: str,
+) -> str:
     payload = loads(read_stdin(stdin))
     if payload is None:
         payload = {}
@@ -205,24 +226,30 @@ def _handle(host: str, host_event: str, args: list[str], stdin, home: str, where
 
 # --- watchdog: answer and leave before the host's timeout ------------------------------------
 
+# The signal module the timer was armed with, and the SIGALRM handler it replaced.
+Timer = tuple["ModuleType", object]
+
 
 def _exit(code: int) -> None:
-    try:
-        import posix as os
-    except ImportError:  # pragma: no cover
+    if sys.platform != "win32":
+        import posix as os  # what `os` wraps, without importing `os`
+    else:  # pragma: no cover
         import os
     os._exit(code)
 
 
-def _arm(emit, fallback: str, host_event: str):
+def _arm(emit: "Callable[[str], None]", fallback: str, host_event: str) -> "Timer | None":
     try:
-        import _signal
+        if TYPE_CHECKING:  # `_signal` has no stubs; it is the C core of `signal`
+            import signal as _signal
+        else:
+            import _signal  # `import signal` would pull in enum
     except ImportError:  # pragma: no cover
         return None
     if not hasattr(_signal, "setitimer"):  # pragma: no cover - Windows
         return None
 
-    def expired(signum, frame):
+    def expired(signum: int, frame: object) -> None:
         emit(fallback)
         _exit(0)
 
@@ -235,7 +262,7 @@ def _arm(emit, fallback: str, host_event: str):
     return (_signal, previous)
 
 
-def _disarm(timer) -> None:
+def _disarm(timer: "Timer") -> None:
     signal_module, previous = timer
     signal_module.setitimer(signal_module.ITIMER_REAL, 0)
     signal_module.signal(signal_module.SIGALRM, previous)
@@ -276,7 +303,10 @@ def _fork(jobs: list[dict], home: str, where: str) -> bool:
             os._exit(0)
         _quiet()
         try:
-            import _signal
+            if TYPE_CHECKING:
+                import signal as _signal
+            else:
+                import _signal
 
             _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)
             _signal.alarm(CHILD_LIMIT_S)
@@ -321,13 +351,16 @@ def _spawn(jobs: list[dict]) -> bool:  # pragma: no cover - platforms without fo
         start_new_session=not flags,
         close_fds=True,
     )
+    assert child.stdin is not None  # stdin=PIPE
     child.stdin.write(dumps({"jobs": jobs, "home": memhub_home()}).encode("utf-8"))
     child.stdin.close()
     return True
 
 
 def child_main() -> None:  # pragma: no cover - platforms without fork
-    spec = loads(sys.stdin.buffer.read()) or {}
+    spec = loads(sys.stdin.buffer.read())
+    if not isinstance(spec, dict):
+        spec = {}
     run_jobs(spec.get("jobs") or [], spec.get("home") or memhub_home(), "child")
 
 

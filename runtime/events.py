@@ -11,6 +11,12 @@ Hot path: imports only the C accelerator `_json` (the `json` package pulls in `r
 
 from .lowos import getenv
 
+# typing.TYPE_CHECKING without importing typing (the hot path); annotations using these names
+# are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # host event -> logical event, per host (the compiler's adapters map the other way)
 LOGICAL: dict[str, dict[str, str]] = {
     "claude": {
@@ -307,7 +313,7 @@ class _Context:
     memo: dict = {}  # noqa: RUF012 - the scanner clears and fills it per call
 
 
-_scan = None
+_scan: "Callable[[str, int], tuple[object, int]] | None" = None
 
 
 def loads(text: str | bytes) -> object:
@@ -326,7 +332,9 @@ def loads(text: str | bytes) -> object:
                 import json
 
                 return json.loads(text)
-            _scan = make_scanner(_Context())
+            # typeshed types the context as a make_scanner itself; the C scanner only reads
+            # the attributes _Context has (typeshed's own TODO says it should be a duck type).
+            _scan = make_scanner(_Context())  # type: ignore[arg-type]
         value, end = _scan(text, 0)
     except (StopIteration, ValueError, RecursionError):
         return None
@@ -346,7 +354,7 @@ def dumps(value: object) -> str:
     return _dump(value, quote)
 
 
-def _dump(value: object, quote) -> str:
+def _dump(value: object, quote: "Callable[[str], str]") -> str:
     if value is None:
         return "null"
     if value is True:

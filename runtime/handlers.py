@@ -11,6 +11,16 @@ have decided. Capture handlers do nothing when `MEMHUB_CAPTURE=0`.
 
 from .lowos import getenv, join, read_small, size
 
+# typing.TYPE_CHECKING without importing typing (the hot path); annotations using these names
+# are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .capture import FlushResult
+    from .dispatch import Output
+    from .events import Event
+
 # handler name -> one-line description shown by `memhub hosts`
 HANDLERS: dict[str, str] = {
     "capture.turn_end": "turn_end: send what the session's transcript gained this turn "
@@ -31,7 +41,7 @@ def capture_enabled() -> bool:
     return (getenv("MEMHUB_CAPTURE") or "1").strip().lower() not in _OFF
 
 
-def _flush_job(event, mode: str, marker: str | None = None) -> dict:
+def _flush_job(event: "Event", mode: str, marker: str | None = None) -> dict:
     return {
         "call": "handlers.flush",
         "args": [event.host, event.session_id, event.transcript_path, mode],
@@ -39,7 +49,15 @@ def _flush_job(event, mode: str, marker: str | None = None) -> dict:
     }
 
 
-def flush(host, session_id, transcript_path, mode, *, cwd=None, marker=None):
+def flush(
+    host: str,
+    session_id: str,
+    transcript_path: str | None,
+    mode: str,
+    *,
+    cwd: str | None = None,
+    marker: str | None = None,
+) -> "FlushResult":
     """In the detached child: one capture flush. A failed per-turn flush drops the session's
     marker, so the next turn retries even if the transcript has not grown since."""
     from . import capture
@@ -54,7 +72,7 @@ def flush(host, session_id, transcript_path, mode, *, cwd=None, marker=None):
     return result
 
 
-def _marker(out, event) -> str:
+def _marker(out: "Output", event: "Event") -> str:
     """Where the transcript size at the last started per-turn flush of this session is kept."""
     safe = "".join(
         ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{event.host}-{event.session_id}"
@@ -75,7 +93,7 @@ def _write(path: str, text: str) -> None:
         pass  # a lost marker only costs one extra (deduplicated) flush
 
 
-def capture_turn_end(event, out) -> None:
+def capture_turn_end(event: "Event", out: "Output") -> None:
     """Per-turn flush. The no-op path is one stat and one small read: when the transcript
     has the size it had when the last flush of this session started, nothing is new."""
     if not capture_enabled() or not event.session_id:
@@ -90,13 +108,13 @@ def capture_turn_end(event, out) -> None:
     )
 
 
-def capture_session_end(event, out) -> None:
+def capture_session_end(event: "Event", out: "Output") -> None:
     """Backstop: the whole transcript, whatever the per-turn path managed."""
     if capture_enabled() and event.session_id:
         out.detach(_flush_job(event, "session_end"))
 
 
-def capture_commit(event, out) -> None:
+def capture_commit(event: "Event", out: "Output") -> None:
     """Flush at a work boundary: a shell command that really ran a commit or a PR step."""
     if not capture_enabled() or not event.session_id or event.tool_class != "shell":
         return
@@ -112,7 +130,7 @@ def capture_commit(event, out) -> None:
         out.detach(_flush_job(event, "commit"))
 
 
-def capture_health(event, out) -> None:
+def capture_health(event: "Event", out: "Output") -> None:
     """Synchronous: the async capture paths cannot tell the user anything themselves."""
     if not capture_enabled():
         return
@@ -123,7 +141,7 @@ def capture_health(event, out) -> None:
         out.system_message(str(message))
 
 
-RUNNERS = {
+RUNNERS: "dict[str, Callable[[Event, Output], None]]" = {
     "capture.turn_end": capture_turn_end,
     "capture.session_end": capture_session_end,
     "capture.commit": capture_commit,

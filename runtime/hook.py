@@ -7,15 +7,18 @@ installs run the `memhub-hook` console script (this module's `main`). The work i
 
 import sys
 
+# Annotations here are strings: this script must still reach its fallback answer on an
+# interpreter too old for the runtime package, so nothing it defines may fail to evaluate.
 
-def main(argv=None):
+
+def main(argv: "list[str] | None" = None) -> int:
     """Console-script entry (`memhub-hook`): always exits 0."""
     from .dispatch import run
 
     return run(sys.argv[1:] if argv is None else argv, watchdog=True)
 
 
-def _fallback(argv):
+def _fallback(argv: "list[str]") -> str:
     # The runtime could not even be imported: still answer the host (and exit 0).
     event = argv[1] if len(argv) > 1 else ""
     if argv[:1] == ["cursor"] and event in ("preToolUse", "beforeShellExecution",

@@ -6,24 +6,28 @@ module has what the no-op paths need; `os` is imported only where real work star
 a marker, logging, forking) and on platforms without `posix`.
 """
 
-try:
+import sys
+
+# `posix` is built into CPython on every platform but Windows (it is what `os` wraps there).
+# Branching on `sys.platform` (already loaded, free) rather than on an ImportError lets the
+# type checker see one module per platform.
+if sys.platform != "win32":
     import posix as _os
 
-    _BYTES_ENV = True
     SEP = "/"
-except ImportError:  # pragma: no cover - Windows
+else:  # pragma: no cover - Windows
     import os as _os
 
-    _BYTES_ENV = False
     SEP = _os.sep
 
 
 def getenv(name: str, default: str | None = None) -> str | None:
     """An environment variable as the process started with it."""
-    if _BYTES_ENV:
+    if sys.platform != "win32":
+        # posix.environ holds bytes, as the process received them.
         value = _os.environ.get(name.encode("utf-8"))
         return default if value is None else value.decode("utf-8", "surrogateescape")
-    return _os.environ.get(name, default)
+    return _os.environ.get(name, default)  # pragma: no cover - Windows
 
 
 def join(*parts: str) -> str:

@@ -143,8 +143,9 @@ def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any
 def _record(
     session_id: str, obj: dict[str, Any], offset: int, end: int, context: dict[str, Any]
 ) -> Record:
-    uid = obj.get("uuid")
-    host_id = is_host_id(uid)
+    given = obj.get("uuid")
+    uid = given if is_host_id(given) else None
+    host_id = uid is not None
     ts, ts_source = take_ts(obj.get("timestamp"), context)
     kind_of = obj.get("type")
     message = obj.get("message")
@@ -186,7 +187,7 @@ def _record(
     parent = obj.get("parentUuid")
     agent = obj.get("agentId")
     return Record(
-        id=uid if host_id else stable_id(HOST, session_id, str(offset)),
+        id=uid if uid is not None else stable_id(HOST, session_id, str(offset)),
         session=session_id,
         host=HOST,
         ts=ts,

@@ -336,7 +336,9 @@ def read_session(
             session.started = session.started or record.ts
             session.updated = later(session.updated, record.ts)
         raw = record.raw if isinstance(record.raw, dict) else {}
-        payload = raw.get("payload") if isinstance(raw.get("payload"), dict) else {}
+        payload = raw.get("payload")
+        if not isinstance(payload, dict):
+            payload = {}
         if record.subtype == "session_meta" and not seen_meta:
             seen_meta = True
             _apply_meta(session, payload, record)

@@ -80,7 +80,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 HOSTS = ("claude", "codex", "cursor", "gemini")
 NAMESPACE = uuid.UUID("0d6f3b52-6a3e-5a8e-9c1e-6d656d687562")  # fixed: never change
@@ -207,7 +207,7 @@ class Record:
         }
 
 
-def is_host_id(value: Any) -> bool:
+def is_host_id(value: Any) -> TypeGuard[str]:
     """Whether a host-given id is usable: a non-empty token (placeholders with spaces are not)."""
     return (
         isinstance(value, str)

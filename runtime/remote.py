@@ -219,7 +219,8 @@ def ack_of(result: dict[str, Any]) -> dict[str, Any] | None:
                         candidates.append(value["result"])
     acks = [c for c in candidates if isinstance(c, dict) and "conversation_id" in c]
     with_through = [c for c in acks if c.get("ack_through")]
-    return (with_through or acks or [None])[0]
+    chosen = with_through or acks
+    return chosen[0] if chosen else None
 
 
 class RemoteBackend:

@@ -373,7 +373,9 @@ def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any]
     again under its id comes back); an unknown target takes back every message, as Gemini
     does. Applied once, when the rewind record first arrives, so a re-send changes nothing.
     """
-    raw = record.get("raw") if isinstance(record.get("raw"), dict) else {}
+    raw = record.get("raw")
+    if not isinstance(raw, dict):
+        raw = {}
     found = db.execute(
         "SELECT seq FROM records WHERE conversation_id = ? AND record_id = ?",
         (conversation_id, raw.get("$rewindTo")),

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from memhub.hubspec.model import Hub
 
 from ..artifact import Artifact
+
+if TYPE_CHECKING:  # common imports this module
+    from .common import EventSupport
 
 CoverageStatus = Literal["mapped", "caveat", "unsupported"]
 
@@ -53,6 +56,7 @@ class HostAdapter(Protocol):
     bundle_root: str  # folder of the bundle holding this host's plugin copy
     runs_hooks: bool  # whether the vendored runtime can be called from this host
     shows_icon: bool  # whether the manifest can reference the plugin's icon
+    EVENTS: dict[str, EventSupport]  # logical event -> how this host carries it (`memhub hosts`)
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

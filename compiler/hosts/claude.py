@@ -27,7 +27,7 @@ from ..installed import (
     to_env_refs,
 )
 from ..scope import Scope
-from .base import CoverageRow, HostBuild
+from .base import CoverageRow, CoverageStatus, HostBuild
 from .common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -160,6 +160,7 @@ def _server(
                 "scopes": " ".join(server.oauth.scopes),
             }
         )
+    status: CoverageStatus
     status, reason = ("caveat", HTTP_NOT_LAUNCHED) if by_launcher else ("mapped", "")
     return deep_merge(spec, extra), server_row(
         name, server.name, status, f".mcp.json {server.transport}", reason
@@ -355,7 +356,9 @@ def read_installed(scope: Scope) -> Installed:
             return spec, extras_of(raw, ("type", "command", "args", "env")), notes
         if kind not in transports:
             raise NotImportable(f"transport {kind!r} has no hub equivalent")
-        auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
+        auth = raw.get("oauth")
+        if not isinstance(auth, Mapping):
+            auth = {}
         oauth = oauth_spec(
             auth.get("clientId"),
             auth.get("callbackPort"),

@@ -30,7 +30,7 @@ from ..installed import (
     to_env_refs,
 )
 from ..scope import Scope
-from .base import CoverageRow, HostBuild
+from .base import CoverageRow, CoverageStatus, HostBuild
 from .common import (
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -160,7 +160,7 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
     if reason:
         root = PLUGIN_ROOT_TEMPLATE if launcher.cwd is not None else ROOT
         run = launched(server, launcher, plain=_plain, plugin_root=root, plugin_data=DATA)
-        spec = {
+        spec: dict[str, Any] = {
             "command": run.command,
             "args": run.args,
             "env": run.env,
@@ -171,7 +171,7 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
         if launcher.cwd is not None and not server.cwd:
             reason += "; the server starts in the plugin folder, not the session's"
         return compact(spec), f"{LAUNCHED_BY}: {reason}"
-    spec: dict[str, Any] = {
+    spec = {
         "command": _plain(server.command),
         "args": [_plain(a) for a in server.args],
         "env": {k: _plain(v) for k, v in server.env.items() if env_only(v) is None},
@@ -359,7 +359,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         if spec is None:
             return None, server_row(name, server.name, "unsupported", "-", reason)
         spec = deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
-        status = "caveat" if reason else "mapped"
+        status: CoverageStatus = "caveat" if reason else "mapped"
         where = f"{config.name} [mcp_servers.{server.name}]"
         return spec, server_row(name, server.name, status, where, reason)
 
@@ -464,7 +464,9 @@ def hook_trust(
     found = []
     for position, handler in enumerate(group.get("hooks") or []):
         key = hook_trust_key(source, event, index, position)
-        state = states.get(key) if isinstance(states.get(key), dict) else {}
+        state = states.get(key)
+        if not isinstance(state, dict):
+            state = {}
         trusted = state.get("trusted_hash")
         if state.get("enabled") is False:
             status = "disabled"
@@ -536,12 +538,14 @@ def read_installed(scope: Scope) -> Installed:
             headers["Authorization"] = "Bearer ${env:" + token + "}"
         elif isinstance(raw.get("bearer_token"), str):  # refused by Codex; moved to .env here
             headers["Authorization"] = "Bearer " + raw["bearer_token"]
-        auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
+        auth = raw.get("oauth")
+        if not isinstance(auth, Mapping):
+            auth = {}
         oauth = oauth_spec(auth.get("client_id"), scopes=raw.get("scopes"))
         spec = remote_spec(value(nonempty(raw.get("url"), "url")), "http", headers, oauth)
-        mapped = ["url", "http_headers", "env_http_headers", "bearer_token_env_var", "bearer_token"]
+        mapped = ("url", "http_headers", "env_http_headers", "bearer_token_env_var", "bearer_token")
         if oauth:
-            mapped += ["oauth", "scopes"]
+            mapped += ("oauth", "scopes")
         return spec, extras_of(raw, mapped), []
 
     reader = Reader(name, scope)

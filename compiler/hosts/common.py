@@ -19,7 +19,7 @@ from memhub.templates import fill
 from ..artifact import EXEC_MODE, FILE_MODE, Artifact
 from ..entries import Entry, EntryKind
 from ..scope import Scope
-from .base import CoverageRow
+from .base import CoverageRow, CoverageStatus
 
 SHARED = "shared"
 NO_PLUGIN_FOLDER = "an install has no plugin folder for ${plugin_root} / ${plugin_data}"
@@ -111,10 +111,11 @@ def icon_path(hub: Hub) -> str | None:
 
 
 def icon_artifacts(hub: Hub, root: str) -> list[Artifact]:
-    if hub.plugin.icon is None:
+    icon, relative = hub.plugin.icon, icon_path(hub)
+    if icon is None or relative is None:
         return []
-    path = f"{plugin_dir(hub, root)}/{icon_path(hub)[2:]}"  # type: ignore[index]
-    return [Artifact(path, hub.plugin.icon.content, FILE_MODE, (SHARED,))]
+    path = f"{plugin_dir(hub, root)}/{relative[2:]}"
+    return [Artifact(path, icon.content, FILE_MODE, (SHARED,))]
 
 
 def _section(title: str, items: list[str]) -> str:
@@ -391,10 +392,10 @@ def _dispatchers(
         hooks = [member.hook for member, _ in group]
         classes: dict[str, set[str] | None] = {}
         for hook in hooks:
-            seen = classes.get(hook.handler, set())  # type: ignore[arg-type]
-            classes[hook.handler] = (  # type: ignore[index]
-                None if seen is None or not hook.tools else seen | set(hook.tools)
-            )
+            handler = hook.handler
+            assert handler is not None  # grouped above only when it names a handler
+            seen = classes.get(handler, set())
+            classes[handler] = None if seen is None or not hook.tools else seen | set(hook.tools)
         bindings = [
             name if tools is None else f"{name}={','.join(sorted(tools))}"
             for name, tools in classes.items()
@@ -470,8 +471,8 @@ def map_hooks(
     for hook in hub.hooks:
         support = events[hook.event]
 
-        def row(status: str, target: str, reason: str, hook: Hook = hook) -> None:
-            rows.append(CoverageRow(host, "hook", hook.id, status, target, reason, hook.required))  # type: ignore[arg-type]
+        def row(status: CoverageStatus, target: str, reason: str, hook: Hook = hook) -> None:
+            rows.append(CoverageRow(host, "hook", hook.id, status, target, reason, hook.required))
 
         if support.host_event is None:
             row("unsupported", "-", support.unsupported)
@@ -545,16 +546,18 @@ def grouped_hooks(
     return {event: by_event[event] for event in ordered}
 
 
-def server_row(host: str, name: str, status: str, target: str, reason: str = "") -> CoverageRow:
-    return CoverageRow(host, "mcp", name, status, target, reason)  # type: ignore[arg-type]
+def server_row(
+    host: str, name: str, status: CoverageStatus, target: str, reason: str = ""
+) -> CoverageRow:
+    return CoverageRow(host, "mcp", name, status, target, reason)
 
 
 def instructions_row(
-    hub: Hub, host: str, status: str, target: str, reason: str
+    hub: Hub, host: str, status: CoverageStatus, target: str, reason: str
 ) -> list[CoverageRow]:
     if hub.instructions is None:
         return []
-    return [CoverageRow(host, "instructions", hub.instructions.source, status, target, reason)]  # type: ignore[arg-type]
+    return [CoverageRow(host, "instructions", hub.instructions.source, status, target, reason)]
 
 
 def instruction_entries(
@@ -566,7 +569,7 @@ def instruction_entries(
     text = hub.instructions.text
     body = text if text.endswith("\n") else text + "\n"
     entry = Entry(host, str(target), "text-block", (hub.plugin.name,), body)
-    status = "caveat" if caveat else "mapped"
+    status: CoverageStatus = "caveat" if caveat else "mapped"
     return [entry], instructions_row(hub, host, status, f"{target.name} (memhub block)", caveat)
 
 

@@ -24,7 +24,7 @@ from ..installed import (
     strings,
 )
 from ..scope import Scope
-from .base import CoverageRow, HostBuild
+from .base import CoverageRow, CoverageStatus, HostBuild
 from .common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -168,7 +168,7 @@ def _server(
         oauth_not_carried("Cursor", server, ("scopes",)),
     ]
     reason = "; ".join(r for r in reasons if r)
-    status = "caveat" if reason else "mapped"
+    status: CoverageStatus = "caveat" if reason else "mapped"
     return deep_merge(spec, extra), server_row(
         name, server.name, status, "plugin.json mcpServers remote", reason
     )
@@ -331,7 +331,9 @@ def read_installed(scope: Scope) -> Installed:
                 string_map(raw.get("env"), "env"),
             )
             return spec, extras_of(raw, ("type", "command", "args", "env")), []
-        auth = raw.get("auth") if isinstance(raw.get("auth"), Mapping) else {}
+        auth = raw.get("auth")
+        if not isinstance(auth, Mapping):
+            auth = {}
         oauth = oauth_spec(auth.get("CLIENT_ID"), scopes=auth.get("scopes"))
         transport = "sse" if raw.get("type") == "sse" else "http"
         spec = remote_spec(

@@ -35,7 +35,7 @@ from ..installed import (
     to_env_refs,
 )
 from ..scope import Scope
-from .base import CoverageRow, HostBuild
+from .base import CoverageRow, CoverageStatus, HostBuild
 from .common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -159,7 +159,7 @@ def _server(
         # secret-looking variables (…_TOKEN, …_KEY) redacted first; the launcher falls back
         # to the hub's .env for what does not reach it.
         run = launched(server, launcher, plain=value, plugin_root=root or "", plugin_data="")
-        spec = compact(
+        spec: dict[str, Any] = compact(
             {
                 "command": run.command,
                 "args": run.args,
@@ -175,7 +175,7 @@ def _server(
         cwd = server.cwd
         if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
             cwd = root + cwd[1:]  # the hub's ./x is inside the plugin; Gemini's is the session's
-        spec: dict[str, Any] = compact(
+        spec = compact(
             {
                 "command": value(server.command),
                 "args": [value(a) for a in server.args],
@@ -254,7 +254,7 @@ def build(hub: Hub) -> HostBuild:
             continue
         servers[server.name] = spec
         kind = "stdio" if isinstance(server, StdioServer) else server.transport
-        status = "caveat" if reason else "mapped"
+        status: CoverageStatus = "caveat" if reason else "mapped"
         rows.append(server_row(name, server.name, status, f"{MANIFEST} mcpServers {kind}", reason))
     manifest = compact(
         {
@@ -290,7 +290,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         spec, reason = _server(hub, server, None, launcher)
         if spec is None:
             return None, server_row(name, server.name, "unsupported", "-", reason)
-        status = "caveat" if reason else "mapped"
+        status: CoverageStatus = "caveat" if reason else "mapped"
         return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
     entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
@@ -370,7 +370,12 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
 
 def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | None:
     """Why Gemini skips this one hook group: a handler `name` listed in `hooksConfig.disabled`."""
-    names = {h.get("name") for h in group.get("hooks") or [] if isinstance(h, dict)}
+    # Gemini matches `disabled` against handler names, which are strings.
+    names = {
+        h["name"]
+        for h in group.get("hooks") or []
+        if isinstance(h, dict) and isinstance(h.get("name"), str)
+    }
     for file, config in _hooks_config(scope, read):
         disabled = config.get("disabled")
         listed = sorted(n for n in names if isinstance(disabled, list) and n in disabled)
@@ -442,7 +447,9 @@ def read_installed(scope: Scope) -> Installed:
             raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")
         url_key = "httpUrl" if "httpUrl" in raw else "url"
         transport = "sse" if kind == "sse" and url_key == "url" else "http"
-        auth = raw.get("oauth") if isinstance(raw.get("oauth"), Mapping) else {}
+        auth = raw.get("oauth")
+        if not isinstance(auth, Mapping):
+            auth = {}
         redirect = re.fullmatch(
             r"http://localhost:(\d+)" + re.escape(REDIRECT_PATH), str(auth.get("redirectUri"))
         )
