@@ -39,7 +39,7 @@ if __name__ == "__main__":
         import posix
 
         _file = posix.getcwd() + _sep + _file
-    if sys.path and not sys.flags.safe_path:
+    if sys.path and not getattr(sys.flags, "safe_path", False):  # the flag is 3.11+
         del sys.path[0]  # the script's own folder: its modules must not shadow the stdlib
     _parent, _, _package = _file.rpartition(_sep)[0].rpartition(_sep)
     sys.path.append(_parent or _sep)

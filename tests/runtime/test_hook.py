@@ -998,3 +998,44 @@ def test_subagent_stop_is_the_subagents_turn_end() -> None:
     # without the subagent's transcript the event stays the parent's
     bare = normalise("claude", "SubagentStop", {**_CLAUDE, "hook_event_name": "SubagentStop"})
     assert (bare.session_id, bare.transcript_path) == (CLAUDE_ID, CLAUDE_T)
+
+
+def _older_pythons() -> dict[str, str]:
+    """python3.8-3.10 interpreters that run here: on PATH, or installed by pyenv (whose
+    shims refuse a version that is not selected)."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = {}
+    for version in ("3.8", "3.9", "3.10"):
+        candidates = [shutil.which(f"python{version}")]
+        candidates += sorted(str(p) for p in root.glob(f"versions/{version}.*/bin/python{version}"))
+        for candidate in filter(None, candidates):
+            ran = subprocess.run([candidate, "-c", "pass"], capture_output=True, check=False)
+            if ran.returncode == 0:
+                found[version] = candidate
+                break
+    return found
+
+
+OLDER_PYTHONS = _older_pythons()
+
+
+@pytest.mark.skipif(not OLDER_PYTHONS, reason="no python3.8-3.10 on this machine")
+@pytest.mark.parametrize("version", sorted(OLDER_PYTHONS))
+def test_a_bundles_hook_answers_under_an_older_python3(
+    version: str, vendored: Path, tmp_path: Path
+) -> None:
+    """A bundle's hook runs under whatever `python3` the host finds, which may predate the
+    3.11 memhub itself needs: it must still give its host a valid answer, never a traceback
+    (sys.flags.safe_path, read at start, exists only from 3.11)."""
+    interpreter = OLDER_PYTHONS[version]
+    payload = _transcript(tmp_path, "gemini", PAYLOADS["gemini", "AfterTool"])
+    proc = subprocess.run(
+        [interpreter, "-S", str(vendored), "gemini", "AfterTool", "capture.commit=shell"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=Hook(vendored, tmp_path).env,
+        timeout=20,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout) == _answer("gemini", "AfterTool")
+    assert b"Traceback" not in proc.stderr
