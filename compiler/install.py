@@ -876,7 +876,16 @@ def _revert_entries(
                 continue
             previous = textblock.get(old, rest)
             adopted = after[key].adopted if key in after else None
-            if previous is not None:
+            unwrapped = before[key].adopted if key in before and current is None else None
+            if previous is not None and unwrapped is not None:
+                # The run gave the person's adopted text back: wrap it again where it
+                # stands; appending the block would put the text in the file twice.
+                found = textblock.rewrap(text, rest, previous, unwrapped)
+                if found is None:
+                    conflicts.append(f"{target}: memhub block {rest} (the text it adopted)")
+                    continue
+                text = found[0]
+            elif previous is not None:
                 text = textblock.put(text, rest, previous)
             elif adopted is not None:
                 text = textblock.unwrap(text, rest, adopted)

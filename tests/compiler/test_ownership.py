@@ -401,3 +401,54 @@ def test_a_state_of_the_wrong_shape_is_one_clear_error(hub: Path, home: Path, ca
     code, _, err = run(capsys, "plan", str(hub), "--hosts", "claude")
     assert code == 2
     assert "state.json: unreadable memhub state" in err and "Traceback" not in err
+
+
+# -- undo of an uninstall re-wraps an adopted block in place ---------------------------
+
+MY_RULES = "# My rules\n\nAlways run the tests before you commit.\n"
+
+
+def test_undo_of_an_uninstall_rewraps_adopted_text_in_place(
+    tmp_path: Path, home: Path, capsys
+) -> None:
+    """The file changed after the uninstall, so undo reverts entry by entry: the person's
+    text is wrapped again where it stands, never appended a second time."""
+    claude_md = home / ".claude/CLAUDE.md"
+    claude_md.parent.mkdir(parents=True)
+    claude_md.write_text(MY_RULES)
+    adopting = tmp_path / "rules-hub"
+    code, _, err = run(capsys, "import", "--into", str(adopting), "--hosts", "claude", "--yes")
+    assert code == 0, err
+    assert run(capsys, "apply", str(adopting), "--hosts", "claude")[0] == 0
+    wrapped = claude_md.read_text()
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    assert claude_md.read_text() == MY_RULES
+    claude_md.write_text(MY_RULES + "Appended after the uninstall.\n")
+    code, _, err = run(capsys, "undo")
+    assert code == 0, err
+    text = claude_md.read_text()
+    assert text.count("Always run the tests") == 1, text
+    assert text == wrapped + "Appended after the uninstall.\n"
+    # memhub owns the block again: uninstall gives the text back, the appended line kept
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    assert claude_md.read_text() == MY_RULES + "Appended after the uninstall.\n"
+
+
+def test_undo_refuses_when_the_adopted_text_changed_after_the_uninstall(
+    tmp_path: Path, home: Path, capsys
+) -> None:
+    """The text it would wrap is no longer there verbatim: appending a block would put a
+    second copy beside the person's edited one, so undo refuses and writes nothing."""
+    claude_md = home / ".claude/CLAUDE.md"
+    claude_md.parent.mkdir(parents=True)
+    claude_md.write_text(MY_RULES)
+    adopting = tmp_path / "rules-hub"
+    assert run(capsys, "import", "--into", str(adopting), "--hosts", "claude", "--yes")[0] == 0
+    assert run(capsys, "apply", str(adopting), "--hosts", "claude")[0] == 0
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    edited = MY_RULES.replace("the tests", "all the tests")
+    claude_md.write_text(edited)
+    code, _, err = run(capsys, "undo")
+    assert code == 3, err
+    assert "memhub block rules-hub" in err and "Traceback" not in err
+    assert claude_md.read_text() == edited
