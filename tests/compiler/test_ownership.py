@@ -452,3 +452,91 @@ def test_undo_refuses_when_the_adopted_text_changed_after_the_uninstall(
     assert code == 3, err
     assert "memhub block rules-hub" in err and "Traceback" not in err
     assert claude_md.read_text() == edited
+
+
+# -- only containers memhub created are pruned -----------------------------------------
+
+
+def _changed_by_the_host(path: Path) -> None:
+    """Another writer (the host) touches the file, so no byte-for-byte base is left."""
+    data = json.loads(path.read_text())
+    data["numStartups"] = 7
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_uninstall_keeps_the_persons_own_empty_containers_once_the_file_changed(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{\n  "mcpServers": {}\n}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{\n  "hooks": {\n    "Stop": []\n  },\n  "model": "opus"\n}\n')
+    (home / ".codex").mkdir()
+    config = home / ".codex/config.toml"
+    config.write_text('model = "o3"\n\n[mcp_servers]\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex")[0] == 0
+    assert json.loads(settings.read_text())["hooks"]["Stop"], "memhub's turn_end hook is in"
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    config.write_text(config.read_text().replace('"o3"', '"o4"'))
+    code, _, err = run(capsys, "uninstall", str(hub), "--hosts", "claude,codex")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {"mcpServers": {}, "numStartups": 7}
+    assert json.loads(settings.read_text()) == {
+        "hooks": {"Stop": []},
+        "model": "opus",
+        "numStartups": 7,
+    }
+    assert tomlkit.parse(config.read_text()) == {"model": "o4", "mcp_servers": {}}
+
+
+def test_uninstall_prunes_the_containers_memhub_created_once_the_file_changed(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{"theme": "dark"}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{"model": "opus"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state = json.loads((home / ".memhub/state.json").read_text())
+    assert {"hooks", "hooks/Stop"} <= {"/".join(c) for c in state["made"][str(settings)]}
+    assert state["made"][str(claude_json())] == [["mcpServers"]]
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert json.loads(claude_json().read_text()) == {"theme": "dark", "numStartups": 7}
+    assert json.loads(settings.read_text()) == {"model": "opus", "numStartups": 7}
+
+
+def test_a_state_from_before_the_made_record_still_uninstalls(
+    hub: Path, home: Path, capsys
+) -> None:
+    """A state written before containers were recorded loads; memhub cannot tell whose an
+    empty container is then, so it prunes as it always did."""
+    claude_json().write_text('{"theme": "dark"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state_file = home / ".memhub/state.json"
+    state = json.loads(state_file.read_text())
+    del state["made"]
+    state_file.write_text(json.dumps(state))
+    _changed_by_the_host(claude_json())
+    code, _, err = run(capsys, "uninstall", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {"theme": "dark", "numStartups": 7}
+
+
+def test_undo_after_the_host_changed_the_file_keeps_the_persons_empty_containers(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{"mcpServers": {}, "theme": "dark"}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{"hooks": {}, "model": "opus"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    code, _, err = run(capsys, "undo")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {
+        "mcpServers": {},
+        "theme": "dark",
+        "numStartups": 7,
+    }
+    assert json.loads(settings.read_text()) == {"hooks": {}, "model": "opus", "numStartups": 7}
