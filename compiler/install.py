@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from . import jsonedit, targetfs, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
+from .hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
 from .journal import file_digest, tree_digest
 from .plan import ChangeKind
 from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock, read_folder
@@ -199,8 +201,56 @@ def plan_install(
         plan,
         revision=hub_revision(hub),
         coverage=tuple(coverage),
-        warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
+        warnings=()
+        if remove_all
+        else (*env_file_warnings(hub, scope.env or None), *bare_script_warnings(wanted, scope)),
     )
+
+
+def bare_script_warnings(entries: Iterable[Entry], scope: Scope) -> list[str]:
+    """One warning per console script the entries name bare, with the files naming it.
+
+    A memhub started from a source tree that pip never installed has no `memhub-hook`
+    beside its interpreter (Scope.scripts is None), so hooks and launched servers name the
+    script bare; a host runs them with its own PATH, which need not hold one, and then every
+    hook and launched server fails to start. Saying so beats writing it silently."""
+    if scope.scripts is not None:
+        return []
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        if entry.format in ("json", "toml"):
+            for name in _bare_scripts(entry.value):
+                found.setdefault(name, set()).add(entry.target)
+    here = Path(sys.executable).parent
+    return [
+        f"{', '.join(sorted(found[name]))}: {_RUN_BY[name]} `{name}` by bare "
+        f"name, because this memhub is not installed (no `{name}` script beside its "
+        f"interpreter in {here}); a host whose PATH lacks `{name}` cannot run them. Fix: "
+        f"install memhub with pip (`pip install .` in its source tree) so its scripts exist, "
+        f"then apply again"
+        for name in sorted(found)
+    ]
+
+
+_RUN_BY = {
+    HOOK_EXECUTABLE: "hooks run",
+    LAUNCHER_EXECUTABLE: "servers started through memhub's launcher run",
+}
+
+
+def _bare_scripts(value: Any) -> Iterable[str]:
+    """The console scripts a value names bare as a command (a hook's command line, a
+    server's `command`): strings that are the script's name or start with it and a space."""
+    if isinstance(value, str):
+        word = value.split(" ", 1)[0]
+        if word in (HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE):
+            yield word
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _bare_scripts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _bare_scripts(item)
 
 
 def plan_uninstall_plugin(
