@@ -664,8 +664,17 @@ class _JsonEditor:
         return next((item for item in items if value_digest(item) == entry.digest), _MISSING)
 
     def _record(self, kind: str, path: tuple[str, ...]) -> list[Container]:
-        """The containers of an entry at `path` that are missing now (its put makes them)."""
-        return [c for c in _containers(kind, path) if self._get(c) is _MISSING]
+        """The containers of an entry at `path` that are missing now (its put makes them).
+        Innermost first, stopping at one that exists (all above it do): each lookup parses
+        the document, and a large `.claude.json` makes that the cost of an apply."""
+        missing: list[Container] = []
+        if self.made is None:
+            return missing
+        for container in reversed(_containers(kind, path)):
+            if self._get(container) is not _MISSING:
+                break
+            missing.append(container)
+        return missing
 
     def _made(self, created: list[Container], pruned: Iterable[Container] = ()) -> None:
         if self.made is not None:
