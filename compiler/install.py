@@ -641,6 +641,7 @@ class _JsonEditor:
         self.target = target
         self.text = text
         self.made = made
+        self._present: set[Container] = set()  # containers known to exist in self.text
         try:
             jsonedit.parse(text) if text.strip() else None
         except jsonedit.JsonEditError as exc:
@@ -671,12 +672,14 @@ class _JsonEditor:
         if self.made is None:
             return missing
         for container in reversed(_containers(kind, path)):
-            if self._get(container) is not _MISSING:
+            if container in self._present or self._get(container) is not _MISSING:
                 break
             missing.append(container)
+        self._present.update(_containers(kind, path))  # the put that follows makes them
         return missing
 
     def _made(self, created: list[Container], pruned: Iterable[Container] = ()) -> None:
+        self._present.difference_update(pruned)
         if self.made is not None:
             self.made.update(created)
             self.made.difference_update(pruned)
