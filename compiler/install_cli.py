@@ -392,6 +392,7 @@ def remembered(
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
     hub); only a plan with nothing to do and no conflict is remembered."""
     from .noopmemo import NoopMemo, Remembered, memo_key
+    from .scope import installation_scripts
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
     chosen = parse_hosts(hosts)
@@ -402,6 +403,9 @@ def remembered(
         "hosts": ",".join(chosen),
         "adopt": adopt,
         "tty": sys.stdout.isatty(),
+        # hooks and launchers name this installation's scripts: installing memhub (after
+        # the bare-name warning), moving or reinstalling it changes what apply writes
+        "scripts": os.fspath(installation_scripts() or ""),
     }
     host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
     memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))

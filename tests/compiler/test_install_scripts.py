@@ -12,10 +12,12 @@ import os
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
 from memhub.compiler.cli import main
+from memhub.hubspec.statsig import RACY_NS
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SCRIPTS = Path(sysconfig.get_path("scripts"))
@@ -134,3 +136,33 @@ def test_an_installed_memhub_warns_of_no_bare_script(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert not [w for w in json.loads(out)["warnings"] if "bare name" in w]
+
+
+def test_installing_memhub_after_a_bare_apply_rewrites_the_commands(tmp_path: Path) -> None:
+    """The fix the warning gives works: once pip put the scripts beside the interpreter,
+    the next apply names them by path (a remembered no-op must not replay the old answer)."""
+    hub = hub_with_a_handler(tmp_path)
+    python = uninstalled_python(tmp_path)
+
+    def apply() -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [str(python), "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "claude"],
+            cwd=tmp_path,
+            env={**os.environ, "PATH": BARE_PATH},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    assert "`memhub-hook` by bare name" in apply().stderr
+    time.sleep(RACY_NS / 1e9 + 0.2)  # old enough that the no-op below is remembered
+    assert "`memhub-hook` by bare name" in apply().stderr, "a no-op says it again"
+    script = python.parent / "memhub-hook"  # what `pip install` puts beside the interpreter
+    script.write_text((SCRIPTS / "memhub-hook").read_text())
+    script.chmod(0o755)
+    assert "bare name" not in apply().stderr
+    settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command.split()[0] == str(script)
