@@ -540,3 +540,43 @@ def test_undo_after_the_host_changed_the_file_keeps_the_persons_empty_containers
         "numStartups": 7,
     }
     assert json.loads(settings.read_text()) == {"hooks": {}, "model": "opus", "numStartups": 7}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_doc=props.json_docs, empty_servers=st.booleans(), host_key=props.keys)
+def test_once_the_host_changed_the_file_uninstall_leaves_exactly_the_persons_data(
+    json_doc: tuple[dict[str, Any], Any, bool, bool], empty_servers: bool, host_key: str
+) -> None:
+    """No base to return to: memhub's servers go, and with them only what memhub created;
+    every member of the person's (an empty `mcpServers` too) and of the host's stays."""
+    data, indent, with_servers, ascii_only = json_doc
+    if empty_servers and not with_servers:
+        data = {**data, "mcpServers": {}}
+    json_text = props.render_json((data, indent, with_servers, ascii_only))
+    with tempfile.TemporaryDirectory(prefix="memhub-own-") as tmp:
+        root = Path(tmp)
+        (root / "hub").mkdir()
+        (root / "hub" / "hub.yaml").write_text(props.HUB_YAML)
+        home, memhub_home = root / "home", root / "home" / ".memhub"
+        target = home / ".claude" / ".claude.json"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(json_text.encode())
+        scope = Scope("user", home, None, {"CLAUDE_CONFIG_DIR": str(home / ".claude")})
+        hub = load(root / "hub")
+
+        def apply(remove_all: bool) -> None:
+            apply_install(
+                memhub_home,
+                lambda: plan_install(hub, scope, ("claude",), memhub_home, remove_all=remove_all),
+            )
+
+        apply(False)
+        applied = json.loads(target.read_text())
+        host_value = {"written": "by the host"}
+        applied = {**applied, host_key: host_value} if host_key != "mcpServers" else applied
+        target.write_text(json.dumps(applied, indent=2))  # the host rewrites the whole file
+        apply(True)
+        expected = json.loads(json_text)
+        if host_key != "mcpServers":
+            expected[host_key] = host_value
+        assert json.loads(target.read_text()) == expected
