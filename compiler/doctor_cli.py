@@ -104,7 +104,7 @@ def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None
         return choose_hosts(value)
     applied = _applied_hosts(state, scope, hub)
     if hub is None:
-        why = f"where memhub applied something in {scope.kind} scope; --hosts chooses"
+        why = f"where memhub applied something in {scope.kind} scope; {CHOOSES}"
         return HostChoice(applied, why)
     try:
         wanted = choose_hosts(None, hub.hosts, str(Path(hub.root, HUB_FILE)))

@@ -295,7 +295,8 @@ def _plan_entries(
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
-            containers = state.made_in(target)  # updated by the edits below
+            # JSON only: tomledit already keeps every table the person wrote
+            containers = state.made_in(target) if kind == "json" else None  # updated below
             change, target_conflicts, keep = _plan_document(
                 target, desired, mine, claim, made=containers
             )
