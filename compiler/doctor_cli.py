@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from memhub.hubspec.errors import MemhubError
 
 from .hosts import INSTALLERS
-from .install_cli import project_option, scope_option
+from .install_cli import HostChoice, choose_hosts, project_option, scope_option
 
 if TYPE_CHECKING:
     from memhub.hubspec.model import Hub
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED = 0, 1
 HUB_FILE = "hub.yaml"
+CHOOSES = "--hosts chooses"  # how every host line ends (install_cli.choose_hosts)
 
 
 def register(cli: click.Group) -> None:
@@ -35,7 +37,8 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--hosts",
         "hosts",
-        help="Comma-separated hosts (default: those memhub applied something to).",
+        help="Comma-separated hosts (default: those memhub applied something to; with HUB, "
+        "also the hub's `hosts:` whose CLI is on PATH, as for plan and apply).",
     )
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
     def doctor_command(
@@ -56,7 +59,6 @@ def register(cli: click.Group) -> None:
         an invalid hub.
         """
         from .doctor import render, run_doctor, summary
-        from .install_cli import parse_hosts
         from .scope import Scope
         from .state import State, memhub_home
 
@@ -69,12 +71,10 @@ def register(cli: click.Group) -> None:
         in_project = Scope.from_environment("project", project)
         chosen, other = (user, in_project) if scope == "user" else (in_project, user)
         state = State.load(memhub_home())
-        if hosts:
-            picked = parse_hosts(hosts)
-        else:
-            picked = _applied_hosts(state, chosen, hub_model)
-            if not picked and hub_model is not None:
-                picked = parse_hosts(None)
+        choice = _choose_hosts(hosts, state, chosen, hub_model)
+        picked = choice.hosts
+        if picked:
+            click.echo(choice.line(), err=True)
         checks = run_doctor(state, picked, chosen, other, hub=hub_model)
         counts = summary(checks)
         if as_json:
@@ -94,6 +94,31 @@ def register(cli: click.Group) -> None:
             click.echo(f"memhub doctor: {what}, {chosen.kind} scope\n")
             click.echo(render(checks, picked, home=os.environ.get("HOME", "")), nl=False)
         return EXIT_FAILED if counts["fail"] else EXIT_OK
+
+
+def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None) -> HostChoice:
+    """The hosts to check, and why: `--hosts` as named; else where memhub applied something
+    (of this hub, when given); with a hub, also the hosts plan and apply would choose for it
+    (its `hosts:` whose CLI is on PATH), so doctor tells what applying it has left to do."""
+    if value:
+        return choose_hosts(value)
+    applied = _applied_hosts(state, scope, hub)
+    if hub is None:
+        why = f"where memhub applied something in {scope.kind} scope; {CHOOSES}"
+        return HostChoice(applied, why)
+    try:
+        wanted = choose_hosts(None, hub.hosts, str(Path(hub.root, HUB_FILE)))
+    except MemhubError:
+        if not applied:
+            raise  # as plan says it: none of the hub's hosts is installed here
+        why = f"where this hub is applied; no CLI of its `hosts:` is on PATH; {CHOOSES}"
+        return HostChoice(applied, why)
+    extra = [h for h in applied if h not in wanted.hosts]
+    if not extra:
+        return wanted
+    hosts = tuple(h for h in INSTALLERS if h in wanted.hosts or h in extra)
+    why = wanted.why.removesuffix(f"; {CHOOSES}")
+    return HostChoice(hosts, f"{why}; and where this hub is applied: {', '.join(extra)}; {CHOOSES}")
 
 
 def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ...]:

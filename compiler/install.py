@@ -12,6 +12,7 @@ import base64
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,12 +25,13 @@ from . import jsonedit, targetfs, textblock, tomledit
 from .artifact import EXEC_MODE, FILE_MODE
 from .entries import Entry, value_digest
 from .hosts import INSTALLERS, CoverageRow
+from .hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
 from .journal import file_digest, tree_digest
 from .plan import ChangeKind
 from .safewrite import StaleTargetError, Transaction, fingerprint, operation_lock, read_folder
 from .scope import Scope
 from .secrets import env_file_warnings, refuse_leaks, secret_values
-from .state import STATE_FILE, Owned, Owner, State
+from .state import STATE_FILE, Container, Owned, Owner, State
 from .treecache import TreeCache
 
 
@@ -199,8 +201,56 @@ def plan_install(
         plan,
         revision=hub_revision(hub),
         coverage=tuple(coverage),
-        warnings=() if remove_all else tuple(env_file_warnings(hub, scope.env or None)),
+        warnings=()
+        if remove_all
+        else (*env_file_warnings(hub, scope.env or None), *bare_script_warnings(wanted, scope)),
     )
+
+
+def bare_script_warnings(entries: Iterable[Entry], scope: Scope) -> list[str]:
+    """One warning per console script the entries name bare, with the files naming it.
+
+    A memhub started from a source tree that pip never installed has no `memhub-hook`
+    beside its interpreter (Scope.scripts is None), so hooks and launched servers name the
+    script bare; a host runs them with its own PATH, which need not hold one, and then every
+    hook and launched server fails to start. Saying so beats writing it silently."""
+    if scope.scripts is not None:
+        return []
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        if entry.format in ("json", "toml"):
+            for name in _bare_scripts(entry.value):
+                found.setdefault(name, set()).add(entry.target)
+    here = Path(sys.executable).parent
+    return [
+        f"{', '.join(sorted(found[name]))}: {_RUN_BY[name]} `{name}` by bare "
+        f"name, because this memhub is not installed (no `{name}` script beside its "
+        f"interpreter in {here}); a host whose PATH lacks `{name}` cannot run them. Fix: "
+        f"install memhub with pip (`pip install .` in its source tree) so its scripts exist, "
+        f"then apply again"
+        for name in sorted(found)
+    ]
+
+
+_RUN_BY = {
+    HOOK_EXECUTABLE: "hooks run",
+    LAUNCHER_EXECUTABLE: "servers started through memhub's launcher run",
+}
+
+
+def _bare_scripts(value: Any) -> Iterable[str]:
+    """The console scripts a value names bare as a command (a hook's command line, a
+    server's `command`): strings that are the script's name or start with it and a space."""
+    if isinstance(value, str):
+        word = value.split(" ", 1)[0]
+        if word in (HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE):
+            yield word
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _bare_scripts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _bare_scripts(item)
 
 
 def plan_uninstall_plugin(
@@ -231,6 +281,7 @@ def _plan_entries(
     new_state = State(
         {t: dict(e) for t, e in state.targets.items()},
         {t: dict(b) for t, b in state.bases.items()},
+        made={t: set(m) for t, m in state.made.items()},
     )
     made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
     folders: targetfs.Folders = {}
@@ -244,7 +295,13 @@ def _plan_entries(
         if kind == "tree":
             change, target_conflicts, keep = _plan_tree(target, desired, mine, claim, trees)
         else:
-            change, target_conflicts, keep = _plan_document(target, desired, mine, claim)
+            # JSON only: tomledit already keeps every table the person wrote
+            containers = state.made_in(target) if kind == "json" else None  # updated below
+            change, target_conflicts, keep = _plan_document(
+                target, desired, mine, claim, made=containers
+            )
+            if containers is not None:
+                new_state.made[target] = containers
         conflicts += target_conflicts
         entries = {k: o for k, o in new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
@@ -380,14 +437,17 @@ def _plan_document(
     mine: dict[str, Owned],
     claim: _Claim,
     before: Any = None,
+    made: set[Container] | None = None,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
-    """`before`: None reads the file; _MISSING means absent; bytes are the current content."""
+    """`before`: None reads the file; _MISSING means absent; bytes are the current content.
+    `made`: the JSON containers memhub made in it (State.made_in), updated in place as
+    entries create and prune them; None lets a removal prune any container left empty."""
     path = Path(target)
     before = _read(path) if before is None else (None if before is _MISSING else before)
     text = before.decode("utf-8") if before is not None else ""
     fmt = desired[0].format if desired else _format_of(mine)
     try:
-        return _edit_document(target, text, before, fmt, desired, mine, claim)
+        return _edit_document(target, text, before, fmt, desired, mine, claim, made)
     except PARSE_ERRORS as exc:
         raise TargetParseError(
             f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
@@ -402,9 +462,10 @@ def _edit_document(
     desired: list[Entry],
     mine: dict[str, Owned],
     claim: _Claim,
+    made: set[Container] | None,
 ) -> tuple[TargetChange, list[str], dict[str, Owned]]:
     path = Path(target)
-    editor = _EDITORS[fmt](text, target)
+    editor = _JsonEditor(text, target, made) if fmt == "json" else _EDITORS[fmt](text, target)
     conflicts: list[str] = []
     keep: dict[str, Owned] = {}
     desired_keys = {e.key for e in desired}
@@ -421,7 +482,7 @@ def _edit_document(
             keep.update(_restored_owner(key, pre))
     for entry in desired:
         current = editor.current(entry)
-        if current is _MISSING and entry.kind == "text-block" and entry.key not in mine:
+        if current is _MISSING and isinstance(editor, _TextEditor) and entry.key not in mine:
             adopted = editor.adopt(entry)
             if adopted is not None:
                 keep[entry.key] = replace(claim.own(target, entry), adopted=adopted)
@@ -571,11 +632,17 @@ _MISSING: Any = _Missing()
 
 
 class _JsonEditor:
-    """Entry edits on one JSON document, through the format-preserving jsonedit."""
+    """Entry edits on one JSON document, through the format-preserving jsonedit.
 
-    def __init__(self, text: str, target: str) -> None:
+    `made` (see _plan_document) is what lets a removal tell memhub's containers from the
+    person's: an object or array an entry's put created is recorded there, and a removal
+    prunes only recorded ones (all of them when it is None: an old state)."""
+
+    def __init__(self, text: str, target: str, made: set[Container] | None = None) -> None:
         self.target = target
         self.text = text
+        self.made = made
+        self._present: set[Container] = set()  # containers known to exist in self.text
         try:
             jsonedit.parse(text) if text.strip() else None
         except jsonedit.JsonEditError as exc:
@@ -598,28 +665,56 @@ class _JsonEditor:
         items = value if isinstance(value, list) else []
         return next((item for item in items if value_digest(item) == entry.digest), _MISSING)
 
+    def _record(self, kind: str, path: tuple[str, ...]) -> list[Container]:
+        """The containers of an entry at `path` that are missing now (its put makes them).
+        Innermost first, stopping at one that exists (all above it do): each lookup parses
+        the document, and a large `.claude.json` makes that the cost of an apply."""
+        missing: list[Container] = []
+        if self.made is None:
+            return missing
+        for container in reversed(_containers(kind, path)):
+            if container in self._present or self._get(container) is not _MISSING:
+                break
+            missing.append(container)
+        self._present.update(_containers(kind, path))  # the put that follows makes them
+        return missing
+
+    def _made(self, created: list[Container], pruned: Iterable[Container] = ()) -> None:
+        self._present.difference_update(pruned)
+        if self.made is not None:
+            self.made.update(created)
+            self.made.difference_update(pruned)
+
+    def _may_prune(self, container: Container) -> bool:
+        return self.made is None or container in self.made
+
     def put(self, entry: Entry) -> None:
+        created = self._record(entry.kind, entry.path)
         if entry.kind == "json-item":
             self.text = jsonedit.append_item(self.text, entry.path, entry.value)
         else:
             self.text = jsonedit.set_key(self.text, entry.path, entry.value)
+        self._made(created)
 
     def remove(self, key: str, digest: str) -> None:
         kind, _, rest = key.partition(":")
         path = tuple(rest.split("#", 1)[0].split("/"))
+        pruned: list[Container] = []
         if kind == "json-item":
             items = self._get(path)
             for item in items if isinstance(items, list) else []:
                 if value_digest(item) == digest:
-                    self.text = _remove_hook_item(self.text, path, item)
+                    self.text, pruned = _remove_hook_item(self.text, path, item, self._may_prune)
                     break
         elif kind == "json-key" and self._get(path) is not _MISSING:
-            self.text = jsonedit.remove_key(self.text, path)
+            self.text, pruned = _remove_key(self.text, path, self._may_prune)
+        self._made([], pruned)
 
     def restore(self, key: str, digest: str, value: Any) -> None:
         """Put an adopted entry's pre-image back (an adopted hook was identical: it stays)."""
         kind, _, rest = key.partition(":")
         path = tuple(rest.split("#", 1)[0].split("/"))
+        created = self._record(kind, path)
         if kind == "json-item":
             items = self._get(path)
             if not any(
@@ -628,6 +723,7 @@ class _JsonEditor:
                 self.text = jsonedit.append_item(self.text, path, value)
         else:
             self.text = jsonedit.set_key(self.text, path, value)
+        self._made(created)
 
 
 class _TomlEditor:
@@ -782,12 +878,14 @@ def _remerge(plan: InstallPlan, target: str) -> Any:
         if restore is not None and restore.get("pre") is not None and _untouched(current, restore):
             return base64.b64decode(restore["pre"])
         before: Any = _MISSING if current is None else current
+        made = plan.state.made_in(target)  # a copy: state_after already holds the outcome
         change, conflicts, _ = _plan_document(
             target,
             desired,
             mine,
             _Claim(plan.state, plan.owner, plan.scope.id, plan.adopt),
             before=before,
+            made=made,
         )
         if conflicts:
             raise InstallConflict("conflicts:\n  " + "\n  ".join(conflicts))
@@ -828,14 +926,13 @@ def undo_install(home: Path) -> list[Path]:
 
     def resolve(run: Any, path: Path, pre: bytes | None, now: bytes | None) -> bytes | None:
         target = str(path)
-        before, after = (
-            state_before(run).targets.get(target, {}),
-            State.load(home).targets.get(target, {}),
-        )
+        earlier, later = state_before(run), State.load(home)
+        before, after = earlier.targets.get(target, {}), later.targets.get(target, {})
         if now is None or not (after or before):
             return None
         try:
-            reverted, conflicts = _revert_entries(target, pre, now, before, after)
+            may_prune = _made_by_the_run(earlier.made_in(target), later.made_in(target))
+            reverted, conflicts = _revert_entries(target, pre, now, before, after, may_prune)
         except (*PARSE_ERRORS, UnicodeDecodeError) as exc:
             # The host (or a person) left the file unparseable since the run: its entries
             # cannot be found to revert, and writing the pre-image would lose their edits.
@@ -855,10 +952,23 @@ def undo_install(home: Path) -> list[Path]:
     return undo_last(home, resolve)
 
 
+def _made_by_the_run(before: set[Container] | None, after: set[Container] | None) -> Pruner:
+    """Which containers undoing a run may prune: those the run made (any, for an old state)."""
+    if after is None:
+        return lambda container: True
+    return lambda container: container in after and container not in (before or set())
+
+
 def _revert_entries(
-    target: str, pre: bytes | None, now: bytes, before: dict[str, Owned], after: dict[str, Owned]
+    target: str,
+    pre: bytes | None,
+    now: bytes,
+    before: dict[str, Owned],
+    after: dict[str, Owned],
+    may_prune: Pruner,
 ) -> tuple[bytes, list[str]]:
-    """`now` with every entry the run changed put back as it was in `pre`."""
+    """`now` with every entry the run changed put back as it was in `pre`; a container
+    the run's entries leave empty goes only when `may_prune` says the run made it."""
     is_json = not target.endswith(".toml")
     text, old = now.decode("utf-8"), (pre or b"").decode("utf-8")
     conflicts: list[str] = []
@@ -876,7 +986,16 @@ def _revert_entries(
                 continue
             old_body = textblock.get(old, rest)
             adopted = after[key].adopted if key in after else None
-            if old_body is not None:
+            unwrapped = before[key].adopted if key in before and body is None else None
+            if old_body is not None and unwrapped is not None:
+                # The run gave the person's adopted text back: wrap it again where it
+                # stands; appending the block would put the text in the file twice.
+                found = textblock.rewrap(text, rest, old_body, unwrapped)
+                if found is None:
+                    conflicts.append(f"{target}: memhub block {rest} (the text it adopted)")
+                    continue
+                text = found[0]
+            elif old_body is not None:
                 text = textblock.put(text, rest, old_body)
             elif adopted is not None:
                 text = textblock.unwrap(text, rest, adopted)
@@ -888,7 +1007,7 @@ def _revert_entries(
                 items = _json_get(text, path)
                 match = [i for i in items or [] if value_digest(i) == after[key].digest]
                 if match:
-                    text = _remove_hook_item(text, path, match[0])
+                    text = _remove_hook_item(text, path, match[0], may_prune)[0]
             if key in before:
                 olds = [
                     i for i in _json_get(old, path) or [] if value_digest(i) == before[key].digest
@@ -906,7 +1025,7 @@ def _revert_entries(
             text = (
                 jsonedit.set_key(text, path, previous)
                 if previous is not None
-                else jsonedit.remove_key(text, path)
+                else _remove_key(text, path, may_prune)[0]
             )
         else:
             text = (
@@ -917,12 +1036,42 @@ def _revert_entries(
     return text.encode("utf-8"), conflicts
 
 
-def _remove_hook_item(text: str, path: tuple[str, ...], item: Any) -> str:
-    """Remove one array item; an array left empty goes too (and parents left empty)."""
+Pruner = Callable[[Container], bool]  # whether an empty container is memhub's to remove
+
+
+def _containers(kind: str, path: tuple[str, ...]) -> list[Container]:
+    """The objects (and, for a hook, the array) an entry at `path` sits in, outermost first."""
+    depth = len(path) if kind == "json-item" else len(path) - 1
+    return [path[:i] for i in range(1, depth + 1)]
+
+
+def _remove_hook_item(
+    text: str, path: tuple[str, ...], item: Any, may_prune: Pruner
+) -> tuple[str, list[Container]]:
+    """Remove one array item; the array and parents it leaves empty go too, when memhub
+    made them (`may_prune`). The text, and the containers pruned."""
     text = jsonedit.remove_item(text, path, item)
-    if _json_get(text, path) == []:
-        text = jsonedit.remove_key(text, path)
-    return text
+    return _prune_empty(text, _containers("json-item", path), may_prune)
+
+
+def _remove_key(text: str, path: tuple[str, ...], may_prune: Pruner) -> tuple[str, list[Container]]:
+    """Remove one member; the parents it leaves empty go too, when memhub made them."""
+    text = jsonedit.remove_key(text, path, prune=False)
+    return _prune_empty(text, _containers("json-key", path), may_prune)
+
+
+def _prune_empty(
+    text: str, containers: list[Container], may_prune: Pruner
+) -> tuple[str, list[Container]]:
+    """`text` without the empty ones of `containers`, innermost first, up to the first that
+    is not empty or is the person's (an empty `"hooks": {}` they wrote stays theirs)."""
+    pruned: list[Container] = []
+    for container in reversed(containers):
+        if _json_get(text, container) not in ({}, []) or not may_prune(container):
+            break
+        text = jsonedit.remove_key(text, container, prune=False)
+        pruned.append(container)
+    return text, pruned
 
 
 def _json_get(text: str, path: tuple[str, ...]) -> Any:

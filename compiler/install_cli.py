@@ -128,8 +128,10 @@ def _planner(
     hosts: str | None,
     adopt: bool,
     remove_all: bool = False,
+    saved_plan: Path | None = None,
 ) -> tuple[Any, Any]:
-    """(a function making the install plan, the loaded hub): load and pick hosts once."""
+    """(a function making the install plan, the loaded hub): load and pick hosts once.
+    `saved_plan`: the plan file `hosts` was read from, which the host line names."""
     from memhub.hubspec import load
 
     from .install import plan_install
@@ -141,6 +143,8 @@ def _planner(
     # uninstall removes what was applied, so the hub's list (which may have shrunk) is no bound
     bound = None if remove_all else hub.hosts
     choice = choose_hosts(hosts, bound, str(Path(hub.root, "hub.yaml")))
+    if saved_plan is not None:  # chosen when the plan was made, whatever the reason then
+        choice = HostChoice(choice.hosts, f"from the saved plan {saved_plan}")
     click.echo(choice.line(), err=True)
     chosen = choice.hosts
 
@@ -290,11 +294,11 @@ def register(cli: click.Group) -> None:
         HUB may be a plan saved by `memhub plan --out`: it is applied only if no target and
         no hub input changed since (else exit 3).
         """
-        saved = None
+        saved, plan_file = None, None
         if hub.suffix == ".json" and hub.is_file():
             from .install import load_saved_plan
 
-            saved = load_saved_plan(hub)
+            saved, plan_file = load_saved_plan(hub), hub
             hub = Path(saved["hub_path"])
             scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
             project = Path(saved["project"]) if saved.get("project") else None
@@ -302,7 +306,7 @@ def register(cli: click.Group) -> None:
         def full() -> tuple[int, Any, Any]:
             from .install import apply_install
 
-            make_plan, hub_model = _planner(hub, scope, project, hosts, adopt)
+            make_plan, hub_model = _planner(hub, scope, project, hosts, adopt, saved_plan=plan_file)
             done = apply_install(_home(), make_plan, saved=saved)
             _print_plan(done, as_json)
             if not as_json:
@@ -388,6 +392,7 @@ def remembered(
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
     hub); only a plan with nothing to do and no conflict is remembered."""
     from .noopmemo import NoopMemo, Remembered, memo_key
+    from .scope import installation_scripts
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
     chosen = parse_hosts(hosts)
@@ -398,6 +403,9 @@ def remembered(
         "hosts": ",".join(chosen),
         "adopt": adopt,
         "tty": sys.stdout.isatty(),
+        # hooks and launchers name this installation's scripts: installing memhub (after
+        # the bare-name warning), moving or reinstalling it changes what apply writes
+        "scripts": os.fspath(installation_scripts() or ""),
     }
     host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
     memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))

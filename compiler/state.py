@@ -10,6 +10,12 @@ the hub folder's path: a moved or re-cloned hub is the same owner. States writte
 Besides the entries, the state keeps per target what it was before memhub's first write
 (`bases`), so that removing memhub's last entry returns the file byte for byte when
 nothing else changed it, and an adopted entry keeps its pre-image (`Owned.pre`).
+
+It also keeps per document the containers (JSON objects and arrays, by key path) memhub
+created for its entries (`made`): once someone else changed the file there is no base to
+return to, and removing an entry may prune only the containers memhub made, never the
+person's own `"hooks": {}`. A target written before this was recorded has no `made`
+(None): there memhub cannot tell, and prunes every container its removal leaves empty.
 """
 
 from __future__ import annotations
@@ -95,14 +101,26 @@ class Owned:
         return data
 
 
+Container = tuple[str, ...]  # a JSON object's or array's key path in its document
+
+
 @dataclass(slots=True)
 class State:
     """target path -> entry key -> Owned; target path -> its base: the bytes before memhub's
-    first write, the folders it made, the digest of its last write (install._settle_base)."""
+    first write, the folders it made, the digest of its last write (install._settle_base);
+    target path -> the containers memhub created in it (see the module docstring)."""
 
     targets: dict[str, dict[str, Owned]] = field(default_factory=dict)
     bases: dict[str, dict[str, Any]] = field(default_factory=dict)
     migrated: bool = False  # read from an older version: the next apply writes it anew
+    made: dict[str, set[Container]] = field(default_factory=dict)
+
+    def made_in(self, target: str) -> set[Container] | None:
+        """The containers memhub made in `target`; None for a target written before they
+        were recorded (it has entries but no record), where any may be pruned."""
+        if target not in self.made and self.targets.get(target):
+            return None
+        return set(self.made.get(target, ()))
 
     @classmethod
     def load(cls, home: Path) -> State:
@@ -126,9 +144,10 @@ class State:
             for target, entries in raw.get("targets", {}).items()
         }
         bases = {t: dict(b) for t, b in raw.get("bases", {}).items()}
+        made = {t: {tuple(c) for c in found} for t, found in raw.get("made", {}).items()}
         if raw.get("version", 1) < STATE_VERSION:
-            return cls(_migrate(targets), bases, migrated=True)
-        return cls(targets, bases)
+            return cls(_migrate(targets), bases, migrated=True, made=made)
+        return cls(targets, bases, made=made)
 
     def to_bytes(self) -> bytes:
         data: dict[str, Any] = {
@@ -139,6 +158,11 @@ class State:
                 if entries
             },
             "bases": {t: b for t, b in sorted(self.bases.items()) if self.targets.get(t)},
+            "made": {
+                t: [list(c) for c in sorted(m)]
+                for t, m in sorted(self.made.items())
+                if self.targets.get(t)
+            },
         }
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -225,6 +249,13 @@ def _check_shape(raw: Any) -> None:
     bases = raw.get("bases", {})
     if not isinstance(bases, dict) or not all(isinstance(b, dict) for b in bases.values()):
         raise ValueError("`bases` is not an object of objects")
+    made = raw.get("made", {})
+    if not isinstance(made, dict) or not all(
+        isinstance(found, list)
+        and all(isinstance(c, list) and all(isinstance(k, str) for k in c) for c in found)
+        for found in made.values()
+    ):
+        raise ValueError("`made` is not an object of lists of key paths")
     for target, entries in targets.items():
         if not isinstance(entries, dict):
             raise ValueError(f"`targets[{target!r}]` is not an object of entries")

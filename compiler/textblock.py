@@ -106,7 +106,15 @@ def adopt(text: str, name: str, body: str) -> tuple[str, str] | None:
     `name`, and the exact text wrapped; None unless `body` is there verbatim, whole lines,
     outside every block. (An imported CLAUDE.md becomes the hub's instructions; applying
     them back must not write the same text a second time.)"""
-    core = body.rstrip("\n")
+    return rewrap(text, name, body, body)
+
+
+def rewrap(text: str, name: str, body: str, original: str) -> tuple[str, str] | None:
+    """`text` with the person's `original` (whole lines, outside every block) replaced,
+    where it stands, by block `name` holding `body`, and the exact text replaced; None when
+    `original` is not there. Undoing an uninstall of an adopted block uses it: the block
+    goes back around the person's text instead of beside it."""
+    core = original.rstrip("\n")
     if not core.strip():
         return None
     spans = list(blocks(text).values())

@@ -503,3 +503,47 @@ def test_help_explains_the_command(capsys) -> None:
     assert code == 0
     for word in ("--scope", "--project", "--hosts", "--json", "/hooks", "Exit 0"):
         assert word in out
+
+
+# --- which hosts: the hub's `hosts:` bound the default, as for plan and apply --------------
+
+
+def _hosts_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *exes: str) -> None:
+    """PATH holding only executables named like host CLIs (which is all the default reads);
+    each answers its loader with success, so only the choice of hosts is under test."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for exe in exes:
+        (bin_dir / exe).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / exe).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
+
+
+def test_with_a_hub_the_hubs_hosts_bound_the_default_and_doctor_says_which(
+    hub: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    text = (hub / "hub.yaml").read_text()
+    (hub / "hub.yaml").write_text(text.replace("mcp:\n", "hosts: [claude, cursor]\nmcp:\n", 1))
+    _hosts_on_path(tmp_path, monkeypatch, "claude", "codex", "gemini")
+    code, out, err = run(capsys, "doctor", str(hub), "--json")
+    report = json.loads(out)
+    assert report["hosts"] == ["claude"], "codex and gemini are on PATH, not in `hosts:`"
+    assert "hosts: claude (the hub's `hosts:` whose CLI is on PATH" in err
+    assert "on PATH but not in `hosts:`: codex, gemini" in err
+    assert code == 1 and {c["host"] for c in failures(report)} == {"claude"}  # not applied
+    # where this hub was applied outside its `hosts:` is checked too, and said
+    assert run(capsys, "apply", str(hub), "--hosts", "codex")[0] == 0
+    code, out, err = run(capsys, "doctor", str(hub))
+    assert "hosts: claude, codex (" in err and "and where this hub is applied: codex" in err
+    assert "codex" in out
+    code, out, err = run(capsys, "doctor", str(hub), "--hosts", "gemini", "--json")
+    assert json.loads(out)["hosts"] == ["gemini"] and "as named by --hosts" in err
+
+
+def test_without_a_hub_doctor_says_it_checks_where_memhub_applied(
+    hub: Path, home: Path, capsys
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "cursor")[0] == 0
+    code, out, err = run(capsys, "doctor", "--json")
+    assert code == 0 and json.loads(out)["hosts"] == ["cursor"]
+    assert "hosts: cursor (where memhub applied something in user scope" in err

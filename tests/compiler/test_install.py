@@ -143,8 +143,12 @@ def test_saved_plan_applies_when_nothing_changed(
 ) -> None:
     plan_file = tmp_path / "plan.json"
     run(capsys, "plan", str(hub), "--hosts", "cursor", "--out", str(plan_file))
-    assert run(capsys, "apply", str(plan_file))[0] == 0
+    code, _, err = run(capsys, "apply", str(plan_file))
+    assert code == 0, err
     assert "probe-remote" in json.loads((home / ".cursor/mcp.json").read_text())["mcpServers"]
+    # the hosts come from the plan (chosen when it was made), not from a --hosts of this run
+    assert f"hosts: cursor (from the saved plan {plan_file})" in err
+    assert "as named by --hosts" not in err
 
 
 def test_undo_reverts_the_last_apply_as_one_unit(hub: Path, home: Path, capsys) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
 from memhub.compiler.cli import main
+from memhub.hubspec.statsig import RACY_NS
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SCRIPTS = Path(sysconfig.get_path("scripts"))
@@ -57,3 +60,109 @@ def test_installed_hooks_run_this_installations_memhub_hook(
             timeout=30,
         )
         assert proc.returncode == 0 and proc.stdout.strip().startswith("{"), (host, proc)
+
+
+# -- a memhub that pip never installed says what it writes bare -------------------------
+
+
+def hub_with_a_hook_and_a_launched_server(tmp_path: Path) -> Path:
+    """A handler hook (memhub-hook) and a server Codex can only start through the
+    launcher (a renamed variable: memhub-launch)."""
+    hub = hub_with_a_handler(tmp_path)
+    with (hub / "hub.yaml").open("a") as out:
+        out.write(
+            "mcp:\n  servers:\n    github:\n      command: github-mcp\n"
+            '      env: {GITHUB_PERSONAL_ACCESS_TOKEN: "${env:GITHUB_TOKEN}"}\n'
+        )
+    return hub
+
+
+def uninstalled_python(tmp_path: Path) -> Path:
+    """A real interpreter that imports this memhub but has no console scripts beside it,
+    as when memhub runs from a source tree pip never installed: a fresh venv whose only
+    package path is this one's site-packages."""
+    venv = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    purelib = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    here = sysconfig.get_path("purelib")
+    Path(purelib, "memhub-here.pth").write_text(f"import site; site.addsitedir({here!r})\n")
+    assert not (venv / "bin" / "memhub-hook").exists()
+    return venv / "bin" / "python"
+
+
+RUN_MEMHUB = "import sys; from memhub.compiler.cli import main; sys.exit(main())"
+
+
+def test_apply_warns_when_hooks_and_launcher_name_a_bare_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = hub_with_a_hook_and_a_launched_server(tmp_path)
+    python = uninstalled_python(tmp_path)
+    proc = subprocess.run(
+        [str(python), "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "claude,codex", "--json"],
+        cwd=tmp_path,
+        env={**os.environ, "PATH": BARE_PATH},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    warnings = json.loads(proc.stdout)["warnings"]
+    hook_warning = next(w for w in warnings if "`memhub-hook` by bare name" in w)
+    launch_warning = next(w for w in warnings if "`memhub-launch` by bare name" in w)
+    assert "settings.json" in hook_warning and "hooks.json" in hook_warning
+    assert "config.toml" in launch_warning
+    for warning in (hook_warning, launch_warning):
+        assert "Fix: install memhub with pip" in warning
+    settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command.split()[0] == "memhub-hook", "what the warning is about"
+
+
+def test_an_installed_memhub_warns_of_no_bare_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = hub_with_a_hook_and_a_launched_server(tmp_path)
+    code = main(["apply", str(hub), "--hosts", "claude,codex", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert not [w for w in json.loads(out)["warnings"] if "bare name" in w]
+
+
+def test_installing_memhub_after_a_bare_apply_rewrites_the_commands(tmp_path: Path) -> None:
+    """The fix the warning gives works: once pip put the scripts beside the interpreter,
+    the next apply names them by path (a remembered no-op must not replay the old answer)."""
+    hub = hub_with_a_handler(tmp_path)
+    python = uninstalled_python(tmp_path)
+
+    def apply() -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [str(python), "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "claude"],
+            cwd=tmp_path,
+            env={**os.environ, "PATH": BARE_PATH},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    assert "`memhub-hook` by bare name" in apply().stderr
+    time.sleep(RACY_NS / 1e9 + 0.2)  # old enough that the no-op below is remembered
+    assert "`memhub-hook` by bare name" in apply().stderr, "a no-op says it again"
+    script = python.parent / "memhub-hook"  # what `pip install` puts beside the interpreter
+    script.write_text((SCRIPTS / "memhub-hook").read_text())
+    script.chmod(0o755)
+    assert "bare name" not in apply().stderr
+    settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command.split()[0] == str(script)

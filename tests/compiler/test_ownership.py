@@ -401,3 +401,182 @@ def test_a_state_of_the_wrong_shape_is_one_clear_error(hub: Path, home: Path, ca
     code, _, err = run(capsys, "plan", str(hub), "--hosts", "claude")
     assert code == 2
     assert "state.json: unreadable memhub state" in err and "Traceback" not in err
+
+
+# -- undo of an uninstall re-wraps an adopted block in place ---------------------------
+
+MY_RULES = "# My rules\n\nAlways run the tests before you commit.\n"
+
+
+def test_undo_of_an_uninstall_rewraps_adopted_text_in_place(
+    tmp_path: Path, home: Path, capsys
+) -> None:
+    """The file changed after the uninstall, so undo reverts entry by entry: the person's
+    text is wrapped again where it stands, never appended a second time."""
+    claude_md = home / ".claude/CLAUDE.md"
+    claude_md.parent.mkdir(parents=True)
+    claude_md.write_text(MY_RULES)
+    adopting = tmp_path / "rules-hub"
+    code, _, err = run(capsys, "import", "--into", str(adopting), "--hosts", "claude", "--yes")
+    assert code == 0, err
+    assert run(capsys, "apply", str(adopting), "--hosts", "claude")[0] == 0
+    wrapped = claude_md.read_text()
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    assert claude_md.read_text() == MY_RULES
+    claude_md.write_text(MY_RULES + "Appended after the uninstall.\n")
+    code, _, err = run(capsys, "undo")
+    assert code == 0, err
+    text = claude_md.read_text()
+    assert text.count("Always run the tests") == 1, text
+    assert text == wrapped + "Appended after the uninstall.\n"
+    # memhub owns the block again: uninstall gives the text back, the appended line kept
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    assert claude_md.read_text() == MY_RULES + "Appended after the uninstall.\n"
+
+
+def test_undo_refuses_when_the_adopted_text_changed_after_the_uninstall(
+    tmp_path: Path, home: Path, capsys
+) -> None:
+    """The text it would wrap is no longer there verbatim: appending a block would put a
+    second copy beside the person's edited one, so undo refuses and writes nothing."""
+    claude_md = home / ".claude/CLAUDE.md"
+    claude_md.parent.mkdir(parents=True)
+    claude_md.write_text(MY_RULES)
+    adopting = tmp_path / "rules-hub"
+    assert run(capsys, "import", "--into", str(adopting), "--hosts", "claude", "--yes")[0] == 0
+    assert run(capsys, "apply", str(adopting), "--hosts", "claude")[0] == 0
+    assert run(capsys, "uninstall", str(adopting), "--hosts", "claude")[0] == 0
+    edited = MY_RULES.replace("the tests", "all the tests")
+    claude_md.write_text(edited)
+    code, _, err = run(capsys, "undo")
+    assert code == 3, err
+    assert "memhub block rules-hub" in err and "Traceback" not in err
+    assert claude_md.read_text() == edited
+
+
+# -- only containers memhub created are pruned -----------------------------------------
+
+
+def _changed_by_the_host(path: Path) -> None:
+    """Another writer (the host) touches the file, so no byte-for-byte base is left."""
+    data = json.loads(path.read_text())
+    data["numStartups"] = 7
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_uninstall_keeps_the_persons_own_empty_containers_once_the_file_changed(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{\n  "mcpServers": {}\n}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{\n  "hooks": {\n    "Stop": []\n  },\n  "model": "opus"\n}\n')
+    (home / ".codex").mkdir()
+    config = home / ".codex/config.toml"
+    config.write_text('model = "o3"\n\n[mcp_servers]\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude,codex")[0] == 0
+    assert json.loads(settings.read_text())["hooks"]["Stop"], "memhub's turn_end hook is in"
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    config.write_text(config.read_text().replace('"o3"', '"o4"'))
+    code, _, err = run(capsys, "uninstall", str(hub), "--hosts", "claude,codex")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {"mcpServers": {}, "numStartups": 7}
+    assert json.loads(settings.read_text()) == {
+        "hooks": {"Stop": []},
+        "model": "opus",
+        "numStartups": 7,
+    }
+    assert tomlkit.parse(config.read_text()) == {"model": "o4", "mcp_servers": {}}
+
+
+def test_uninstall_prunes_the_containers_memhub_created_once_the_file_changed(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{"theme": "dark"}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{"model": "opus"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state = json.loads((home / ".memhub/state.json").read_text())
+    assert {"hooks", "hooks/Stop"} <= {"/".join(c) for c in state["made"][str(settings)]}
+    assert state["made"][str(claude_json())] == [["mcpServers"]]
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    assert run(capsys, "uninstall", str(hub), "--hosts", "claude")[0] == 0
+    assert json.loads(claude_json().read_text()) == {"theme": "dark", "numStartups": 7}
+    assert json.loads(settings.read_text()) == {"model": "opus", "numStartups": 7}
+
+
+def test_a_state_from_before_the_made_record_still_uninstalls(
+    hub: Path, home: Path, capsys
+) -> None:
+    """A state written before containers were recorded loads; memhub cannot tell whose an
+    empty container is then, so it prunes as it always did."""
+    claude_json().write_text('{"theme": "dark"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    state_file = home / ".memhub/state.json"
+    state = json.loads(state_file.read_text())
+    del state["made"]
+    state_file.write_text(json.dumps(state))
+    _changed_by_the_host(claude_json())
+    code, _, err = run(capsys, "uninstall", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {"theme": "dark", "numStartups": 7}
+
+
+def test_undo_after_the_host_changed_the_file_keeps_the_persons_empty_containers(
+    hub: Path, home: Path, capsys
+) -> None:
+    claude_json().write_text('{"mcpServers": {}, "theme": "dark"}\n')
+    settings = home / ".claude/settings.json"
+    settings.write_text('{"hooks": {}, "model": "opus"}\n')
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    for path in (claude_json(), settings):
+        _changed_by_the_host(path)
+    code, _, err = run(capsys, "undo")
+    assert code == 0, err
+    assert json.loads(claude_json().read_text()) == {
+        "mcpServers": {},
+        "theme": "dark",
+        "numStartups": 7,
+    }
+    assert json.loads(settings.read_text()) == {"hooks": {}, "model": "opus", "numStartups": 7}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_doc=props.json_docs, empty_servers=st.booleans(), host_key=props.keys)
+def test_once_the_host_changed_the_file_uninstall_leaves_exactly_the_persons_data(
+    json_doc: tuple[dict[str, Any], Any, bool, bool], empty_servers: bool, host_key: str
+) -> None:
+    """No base to return to: memhub's servers go, and with them only what memhub created;
+    every member of the person's (an empty `mcpServers` too) and of the host's stays."""
+    data, indent, with_servers, ascii_only = json_doc
+    if empty_servers and not with_servers:
+        data = {**data, "mcpServers": {}}
+    json_text = props.render_json((data, indent, with_servers, ascii_only))
+    with tempfile.TemporaryDirectory(prefix="memhub-own-") as tmp:
+        root = Path(tmp)
+        (root / "hub").mkdir()
+        (root / "hub" / "hub.yaml").write_text(props.HUB_YAML)
+        home, memhub_home = root / "home", root / "home" / ".memhub"
+        target = home / ".claude" / ".claude.json"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(json_text.encode())
+        scope = Scope("user", home, None, {"CLAUDE_CONFIG_DIR": str(home / ".claude")})
+        hub = load(root / "hub")
+
+        def apply(remove_all: bool) -> None:
+            apply_install(
+                memhub_home,
+                lambda: plan_install(hub, scope, ("claude",), memhub_home, remove_all=remove_all),
+            )
+
+        apply(False)
+        applied = json.loads(target.read_text())
+        host_value = {"written": "by the host"}
+        applied = {**applied, host_key: host_value} if host_key != "mcpServers" else applied
+        target.write_text(json.dumps(applied, indent=2))  # the host rewrites the whole file
+        apply(True)
+        expected = json.loads(json_text)
+        if host_key != "mcpServers":
+            expected[host_key] = host_value
+        assert json.loads(target.read_text()) == expected

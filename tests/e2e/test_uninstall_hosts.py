@@ -4,7 +4,8 @@ A person has their own MCP server named like one of the hub's (`probe-stdio`) in
 Code, Codex and Gemini CLI. Adopting replaces it with the hub's; the hosts run in between
 (Claude Code rewrites `.claude.json` as it starts, so the file is no longer what memhub
 wrote); uninstall must give each host the person's own server back, as each host's own
-loader reports it.
+loader reports it. And once Claude Code rewrote `.claude.json`, uninstall keeps the
+person's own empty `"mcpServers": {}`: only containers memhub created are pruned.
 """
 
 from __future__ import annotations
@@ -90,3 +91,24 @@ def test_uninstall_gives_every_host_back_the_persons_adopted_server(
     assert mine not in adopted.values(), adopted
     memhub(home, "uninstall", str(HUB), "--scope", "user", "--hosts", HOSTS)
     assert commands(home, *clis) == dict.fromkeys(("claude", "codex", "gemini"), mine)
+
+
+def test_uninstall_after_claude_rewrote_its_file_keeps_the_persons_empty_mcp_servers(
+    claude_cli: Path, person: Home
+) -> None:
+    """Claude Code rewrites `.claude.json` as it starts, so uninstall has no base to return
+    to and removes entries one by one: the person's own empty `"mcpServers": {}` (there
+    before memhub's first write) stays, and Claude lists no server afterwards."""
+    claude_json = person.claude_dir / ".claude.json"
+    claude_json.write_text('{\n  "mcpServers": {}\n}\n')
+    memhub(person, "apply", str(HUB), "--scope", "user", "--hosts", "claude")
+    written = claude_json.read_bytes()
+    proc = run([claude_cli, "mcp", "get", "probe-stdio"], env=person.env, cwd=person.root)
+    assert proc.returncode == 0, describe(proc)
+    assert claude_json.read_bytes() != written, "the real Claude Code rewrote its file"
+    memhub(person, "uninstall", str(HUB), "--scope", "user", "--hosts", "claude")
+    data = json.loads(claude_json.read_text())
+    assert data["mcpServers"] == {}, data
+    proc = run([claude_cli, "mcp", "list"], env=person.env, cwd=person.root)
+    assert proc.returncode == 0, describe(proc)
+    assert "probe-" not in proc.stdout, proc.stdout
