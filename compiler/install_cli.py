@@ -283,6 +283,22 @@ def register(cli: click.Group) -> None:
         _print_plan(plan, as_json)
         return 2 if plan.conflicts else 0
 
+    def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
+        """A saved plan fixes what it was made for: an option given beside it would be
+        silently overridden by the plan, so it is refused instead (exit 2)."""
+        ctx = click.get_current_context()
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("scope", "project", "hosts", "adopt")
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        ]
+        if given:
+            raise click.UsageError(
+                f"{plan_file}: a saved plan fixes its scope, project, hosts and --adopt; "
+                f"{', '.join(given)} cannot change them. Fix: drop {', '.join(given)}, or "
+                "make a new plan with `memhub plan --out`"
+            )
+
     @cli.command("apply")
     @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
     @install_options
@@ -299,6 +315,7 @@ def register(cli: click.Group) -> None:
             from .install import load_saved_plan
 
             saved, plan_file = load_saved_plan(hub), hub
+            _refuse_options_beside_a_saved_plan(hub)
             hub = Path(saved["hub_path"])
             scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
             project = Path(saved["project"]) if saved.get("project") else None

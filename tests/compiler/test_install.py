@@ -151,6 +151,21 @@ def test_saved_plan_applies_when_nothing_changed(
     assert "as named by --hosts" not in err
 
 
+@pytest.mark.parametrize(
+    "option", [("--hosts", "gemini"), ("--scope", "project"), ("--adopt",)], ids=str
+)
+def test_an_option_beside_a_saved_plan_is_refused_not_ignored(
+    option: tuple[str, ...], hub: Path, home: Path, tmp_path: Path, capsys
+) -> None:
+    plan_file = tmp_path / "plan.json"
+    run(capsys, "plan", str(hub), "--hosts", "cursor", "--out", str(plan_file))
+    code, _, err = run(capsys, "apply", str(plan_file), *option)
+    assert code == 2, err
+    assert str(plan_file) in err and option[0] in err and "Fix:" in err
+    assert not (home / ".cursor/mcp.json").exists(), "nothing is written"
+    assert not (home / ".gemini").exists()
+
+
 def test_undo_reverts_the_last_apply_as_one_unit(hub: Path, home: Path, capsys) -> None:
     (home / ".gemini").mkdir()
     original = '{"theme": "GitHub"}\n'
