@@ -20,7 +20,9 @@ by a cheap substring test, and token shapes are only tried on long word-like run
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+import string
+from collections.abc import Iterator
+from typing import NamedTuple, Protocol
 
 
 class Finding(NamedTuple):
@@ -176,13 +178,79 @@ def _separators(low: str) -> set[str]:
     return seen
 
 
-_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+# -- rules that are not one regular expression -----------------------------------------------
+# This runs on every captured transcript line, so each rule must cost time linear in the
+# text. A pattern that starts with a repeated class (`[a-z0-9+.-]*://`) or scans a whole
+# shell segment after a command word (`docker login ... -p X`) is retried from every start
+# position and costs quadratic time on a long run that never completes a match (1 MB of
+# `sk-sk-...` after one `://`, or thousands of `docker login` without `-p`). These two are
+# anchored on their fixed part instead and scan each character a bounded number of times.
+
+
+class _Finder(Protocol):
+    def finditer(self, text: str) -> Iterator[re.Match[str]]: ...
+
+
+_SCHEME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "+.-")
+
+
+def _has_scheme(text: str, colon: int) -> bool:
+    """Whether `text[:colon]` ends with a URL scheme: a letter at a word boundary, then
+    letters, digits, `+`, `.` or `-` (what `\\b[a-z][a-z0-9+.-]*` before `://` matched)."""
+    start = colon
+    while start > 0 and text[start - 1] in _SCHEME_CHARACTERS:
+        start -= 1
+    for at in range(start, colon):
+        before = text[at - 1] if at else " "
+        if text[at].isalpha() and not (before.isalnum() or before == "_"):
+            return True
+    return False
+
+
+class _URLPasswords:
+    """`scheme://user:PASSWORD@host`, found from each `://` (the part after it cannot hold
+    `/`, so no two scans overlap)."""
+
+    _AFTER = re.compile(r"[^/\s:@\"'<>]*:(?P<bare>[^/\s@\"'<>]+)@")
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        at = text.find("://")
+        while at >= 0:
+            match = self._AFTER.match(text, at + 3) if _has_scheme(text, at) else None
+            if match:
+                yield match
+            at = text.find("://", match.end() if match else at + 3)
+
+
+_SEGMENT_END = re.compile(r"[\n|;&]")
+
+
+class _AfterCommand:
+    """An option's value after a command word in the same shell segment (up to a newline,
+    `|`, `;` or `&`): `docker login -u bob -p VALUE`. When one command has no value after
+    it, no later command in its segment has either, so the scan jumps to the segment's end."""
+
+    def __init__(self, command: str, option: str) -> None:
+        self._command = re.compile(command)
+        self._option = re.compile(rf"[^\n|;&]*?{option}")
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        at = 0
+        while command := self._command.search(text, at):
+            match = self._option.match(text, command.end())
+            if match:
+                yield match
+                at = match.end()
+                continue
+            end = _SEGMENT_END.search(text, command.end())
+            if end is None:
+                return
+            at = end.end()
+
+
+_RULES: tuple[tuple[str, str, _Finder], ...] = (
     # gate (a lower-case substring the text must hold, or a TAIL_*), kind, pattern
-    (
-        "://",
-        "URL password",
-        re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"'<>]*:(?P<bare>[^/\s@\"'<>]+)@"),
-    ),
+    ("://", "URL password", _URLPasswords()),
     (
         "authorization",
         "Authorization header",
@@ -206,7 +274,9 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "cookie",
         re.compile(
             r"(?i)\b(?:set-)?cookie\s*:\s*"
-            r"(?P<bare>[^\s=;\"']+=[^\s;\"']+(?:;\s*[^\s=;\"']+=[^\s;\"']*)*)"
+            # A cookie's name holds no `:` (RFC 6265 token), so `cookie:cookie:...` fails
+            # at once instead of scanning to the end from each `cookie`.
+            r"(?P<bare>[^\s=;:\"']+=[^\s;\"']+(?:;\s*[^\s=;:\"']+=[^\s;\"']*)*)"
         ),
     ),
     (
@@ -224,29 +294,27 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "-p",
         "MySQL password",
-        re.compile(
-            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<bare>[^\s\"'-]\S*)"
-        ),
+        _AfterCommand(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b", r"\s-p(?P<bare>[^\s\"'-]\S*)"),
     ),
     (
         "sshpass",
         "sshpass password",
-        re.compile(r"\bsshpass\s+(?:-[a-oq-zA-Z]\s+\S+\s+)*-p\s*(?P<bare>[^\s-]\S*)"),
+        re.compile(r"\bsshpass\s+(?:-[a-oq-zA-Z]\s+\S+\s+){0,8}+-p\s*(?P<bare>[^\s-]\S*)"),
     ),
     (
         "docker",
         "docker login password",
-        re.compile(r"\bdocker\s+login\b[^\n|;&]*?\s-p\s+(?P<bare>[^\s-]\S*)"),
+        _AfterCommand(r"\bdocker\s+login\b", r"\s-p\s+(?P<bare>[^\s-]\S*)"),
     ),
     (
         "redis-cli",
         "Redis password",
-        re.compile(r"\bredis-cli\b[^\n|;&]*?\s-a\s+(?P<bare>[^\s-]\S*)"),
+        _AfterCommand(r"\bredis-cli\b", r"\s-a\s+(?P<bare>[^\s-]\S*)"),
     ),
     (
         "ldap",
         "LDAP password",
-        re.compile(r"\bldap\w+\b[^\n|;&]*?\s-w\s+(?P<bare>[^\s-]\S*)"),
+        _AfterCommand(r"\bldap\w+\b", r"\s-w\s+(?P<bare>[^\s-]\S*)"),
     ),
     ("pass:", "OpenSSL password", re.compile(r"(?<![\w-])-pass(?:in|out)?\s+pass:(?P<bare>\S+)")),
     (
@@ -287,7 +355,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         TAIL_ANY,
         "quoted secret",
         re.compile(
-            rf"(?i)(?<![\w-])[\"']?(?:{_NAME}|auth)[\"']?\s*[:=]\s*"
+            rf"(?i)(?<![\w.-])[\"']?(?:{_NAME}|auth)[\"']?\s*[:=]\s*"
             r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)')"
         ),
     ),
@@ -299,7 +367,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         TAIL_EQ,
         "secret parameter",
-        re.compile(rf"(?i)(?<![\w$-]){_NAME}=(?P<code>[^\s&\"'`;|<>),#]+)"),
+        re.compile(rf"(?i)(?<![\w$.-]){_NAME}=(?P<code>[^\s&\"'`;|<>),#]+)"),
     ),
     (
         "sig",
@@ -319,8 +387,31 @@ _ANY_GATE = re.compile(
 # -- what is not a credential ----------------------------------------------------------------
 _REFERENCE = re.compile(
     # `%{env:X}` is memhub's launcher template: a name the launcher resolves at start.
-    r"\$\{[^}]*\}|%\{[^}]*\}|\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*\}\}|^\{[^{}]*\}$|^<[^<>]*>$"
+    # Only patterns that cannot be retried from many starts; the paired ones are below.
+    r"\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%"
 )
+_WHOLE_REFERENCE = re.compile(r"\{[^{}]*\}|<[^<>]*>")
+
+
+def _pair_follows(value: str, opening: str, closing: str) -> bool:
+    """Whether `closing` follows the first `opening` in `value`: what `${[^}]*}` (or
+    `{{.*}}` on one line) finds, in one pass instead of one scan per `${` of
+    `${${${...` (a value made of thousands of openings took quadratic time)."""
+    at = value.find(opening)
+    return at >= 0 and value.find(closing, at + len(opening)) >= 0
+
+
+def _is_reference(value: str) -> bool:
+    """`${env:X}`, `%{env:X}`, `$X`, `$(cmd)`, `%X%`, `{{ x }}`, or a whole `{x}` / `<x>`."""
+    return bool(
+        _pair_follows(value, "${", "}")
+        or _pair_follows(value, "%{", "}")
+        or ("{{" in value and any(_pair_follows(line, "{{", "}}") for line in value.split("\n")))
+        or _REFERENCE.search(value)
+        or _WHOLE_REFERENCE.fullmatch(value)
+    )
+
+
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:(?:your|my|insert|enter|replace|put|add)[\w.-]*|x{3,}|[*.#_-]+|none|null|nil"
     r"|true|false|yes|no|on|off|0|1|changeme|change[-_]me|placeholder|redacted|required"
@@ -339,7 +430,7 @@ def is_literal(value: str) -> bool:
     value = value.strip()
     return bool(
         value
-        and not _REFERENCE.search(value)
+        and not _is_reference(value)
         and not _PLACEHOLDER.match(value)
         and not _PATHLIKE.match(value)
         and "<redacted>" not in value

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Mapping
 
@@ -70,6 +71,52 @@ def _double_quoted(raw: str) -> str:
     return "".join(out)
 
 
+# A `.env` holds a few lines; anything larger is not one (a link to a log or a device).
+MAX_ENV_BYTES = 1 << 20
+
+
+def read_env_file(path: str) -> dict[str, str]:
+    """The NAME=value lines of the `.env` at `path`; {} when there is none.
+
+    Opened without blocking and read only when it is a regular file: a FIFO or a link to
+    `/dev/zero` would otherwise hang the host's server start forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise LaunchError(
+            f"cannot read {path}: {exc.strerror}. Fix: make it a readable file"
+        ) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LaunchError(f"{path} is not a regular file. Fix: make it a plain NAME=value file")
+        if info.st_size > MAX_ENV_BYTES:
+            raise LaunchError(
+                f"{path} is {info.st_size} bytes, over {MAX_ENV_BYTES}. Fix: keep only the "
+                "hub's NAME=value lines in it"
+            )
+        data = b""
+        while chunk := os.read(fd, MAX_ENV_BYTES + 1 - len(data)):
+            data += chunk
+    except OSError as exc:
+        raise LaunchError(
+            f"cannot read {path}: {exc.strerror}. Fix: make it a readable file"
+        ) from None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LaunchError(f"{path}:{line}: not UTF-8. Fix: save the file as UTF-8") from None
+    if "\0" in text:
+        line = text[: text.index("\0")].count("\n") + 1
+        raise LaunchError(f"{path}:{line}: holds a NUL byte. Fix: remove it")
+    return parse_env_file(text)
+
+
 def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callable[[str], str]:
     """NAME -> value: the environment first, then the hub's `.env` (read once, when needed)."""
     cache: dict[str, dict[str, str]] = {}
@@ -77,11 +124,7 @@ def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callab
 
     def from_file() -> dict[str, str]:
         if "file" not in cache:
-            try:
-                with open(env_path or "", encoding="utf-8") as handle:
-                    cache["file"] = parse_env_file(handle.read())
-            except OSError:
-                cache["file"] = {}
+            cache["file"] = read_env_file(env_path or "")
         return cache["file"]
 
     def value(name: str) -> str:
@@ -149,7 +192,7 @@ def parse_args(argv: list[str]) -> tuple[dict[str, str | None], list[str], list[
             options[flag] = argv[index + 1]
         index += 2
     command = argv[index + 1 :]
-    if not command:
+    if not command or not command[0]:
         raise LaunchError("no server command after `--`")
     return options, env, command
 
@@ -171,20 +214,33 @@ def prepare(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry (`memhub-launch`); returns only when the server cannot start."""
+    """Console-script entry (`memhub-launch`); returns only when the server cannot start.
+
+    Messages name the command and folder as the host file writes them (`%{env:NAME}`),
+    never as expanded: an expanded word may hold a secret."""
     argv = sys.argv[1:] if argv is None else argv
     try:
         command, env, cwd = prepare(argv, os.environ)
-        if cwd:
-            os.chdir(cwd)
-    except (LaunchError, OSError) as exc:
+        options, _, templates = parse_args(argv)
+    except LaunchError as exc:
         print(f"memhub-launch: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if cwd:
+        try:
+            os.chdir(cwd)
+        except OSError as exc:
+            print(
+                f"memhub-launch: cannot enter the working folder {options['cwd']!r}: "
+                f"{exc.strerror}. Fix: create it or change the server's cwd in the hub",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
     try:
         os.execvpe(command[0], command, env)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "a value holds a NUL byte"
         print(
-            f"memhub-launch: cannot start {command[0]!r}: {exc.strerror}. Fix: install it or "
+            f"memhub-launch: cannot start {templates[0]!r}: {reason}. Fix: install it or "
             "put its folder on the host's PATH",
             file=sys.stderr,
         )
