@@ -177,7 +177,7 @@ def _plugin_planner(
     if plugin not in known.split(", "):
         known = known or "none"
         raise MemhubError(
-            f"{memhub_home() / 'state.json'}: memhub installed nothing for plugin {plugin!r} "
+            f"{memhub_home() / 'state.json'}: memhub installed nothing for plugin {_shown(plugin)} "
             f"in {scope_obj.id} scope (plugins installed there: {known}). Fix: check the "
             "name and --scope/--project"
         )
@@ -186,6 +186,13 @@ def _plugin_planner(
         return plan_uninstall_plugin(plugin, scope_obj, chosen, memhub_home())
 
     return make_plan
+
+
+def _shown(name: str, limit: int = 80) -> str:
+    """A name as a message quotes it: repr, cut to `limit` characters (a name is typed by a
+    person or a script; a 10,000-character one must not flood the terminal)."""
+    quoted = repr(name)
+    return quoted if len(quoted) <= limit else f"{quoted[: limit - 5]}...' ({len(name)} chars)"
 
 
 def _installed_plugins(scope_id: str | None) -> str:
@@ -365,6 +372,11 @@ def register(cli: click.Group) -> None:
         if plugin is not None:
             if hub is not None:
                 raise click.UsageError("give a HUB or --plugin NAME, not both")
+            if not plugin.strip():
+                raise click.UsageError(
+                    "--plugin needs a plugin's name. Fix: name one of the installed plugins "
+                    f"({_installed_plugins(None) or 'none'})"
+                )
             make_plan = _plugin_planner(plugin, scope, project, hosts)
         else:
             hub = hub or Path(".")

@@ -274,6 +274,19 @@ def test_uninstall_by_plugin_name_needs_no_hub(hub: Path, home: Path, capsys) ->
     assert tree(home) == before
 
 
+@pytest.mark.parametrize("name", ["", "   ", "../x", "a@b", "x" * 10_000], ids=len)
+def test_uninstall_by_an_odd_plugin_name_is_refused_and_removes_nothing(
+    name: str, hub: Path, home: Path, capsys
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    applied = tree(home)
+    code, _, err = run(capsys, "uninstall", "--plugin", name)
+    assert code == 2, err
+    assert "install-probe" in err, "the message lists the plugins that are installed"
+    assert "Traceback" not in err and len(err) < 5_000
+    assert tree(home) == applied
+
+
 def as_version_1(state_file: Path, hub: Path) -> None:
     """Rewrite the state as memhub before plugin identities wrote it: owners by hub path."""
     state = json.loads(state_file.read_text())
