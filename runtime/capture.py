@@ -466,6 +466,11 @@ def admit(host: str, transcript_path: str | os.PathLike[str]) -> tuple[Path | No
     """
     real = os.path.realpath(transcript_path)
     roots = transcript_roots(host)
+    if not roots:
+        return None, (
+            f"{transcript_path} is not under {host}'s transcript folders: none is read while "
+            "the host's folder variable is a relative path (make it absolute)"
+        )
     if not any(real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
         return None, (
             f"{transcript_path} is not under {host}'s transcript folders ({', '.join(roots)})"

@@ -26,6 +26,7 @@ from .records import (
     classify_blocks,
     file_ts,
     fold_title,
+    host_dir,
     is_host_id,
     iter_file_records,
     jsonl_records,
@@ -61,9 +62,8 @@ TITLE_TYPES = {"custom-title": "customTitle", "ai-title": "aiTitle"}
 
 def roots(env: Mapping[str, str] | None = None) -> list[Path]:
     env = os.environ if env is None else env
-    configured = env.get("CLAUDE_CONFIG_DIR")
-    base = Path(configured) if configured else Path(env.get("HOME") or Path.home()) / ".claude"
-    return [base / "projects"]
+    base = host_dir(env, "CLAUDE_CONFIG_DIR", Path(env.get("HOME") or Path.home()) / ".claude")
+    return [] if base is None else [base / "projects"]
 
 
 def discover(env: Mapping[str, str] | None = None) -> list[Path]:

@@ -28,6 +28,7 @@ from .records import (
     Session,
     block_text,
     file_ts,
+    host_dir,
     iso_utc,
     iter_file_records,
     jsonl_records,
@@ -69,8 +70,8 @@ _IDE_REQUEST = "## My request for Codex:"
 
 def roots(env: Mapping[str, str] | None = None) -> list[Path]:
     env = os.environ if env is None else env
-    home = codex_home(env)
-    return [home / "sessions", home / "archived_sessions"]
+    home = host_dir(env, "CODEX_HOME", Path(env.get("HOME") or Path.home()) / ".codex")
+    return [] if home is None else [home / "sessions", home / "archived_sessions"]
 
 
 def codex_home(env: Mapping[str, str] | None = None) -> Path:

@@ -31,6 +31,7 @@ from .records import (
     Session,
     block_text,
     file_ts,
+    host_dir,
     is_host_id,
     iso_utc,
     iter_file_records,
@@ -51,8 +52,8 @@ NOTICES = frozenset({"info", "error", "warning"})
 def roots(env: Mapping[str, str] | None = None) -> list[Path]:
     env = os.environ if env is None else env
     # Gemini CLI's own home: GEMINI_CLI_HOME replaces the home folder (paths.ts `homedir()`)
-    home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home()
-    return [Path(home) / ".gemini" / "tmp"]
+    home = host_dir(env, "GEMINI_CLI_HOME", Path(env.get("HOME") or Path.home()))
+    return [] if home is None else [home / ".gemini" / "tmp"]
 
 
 def discover(env: Mapping[str, str] | None = None) -> list[Path]:

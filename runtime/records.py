@@ -76,7 +76,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -113,6 +113,19 @@ BLOCK = 1 << 22  # bytes read per step by the whole-file readers
 
 
 _NAMESPACE_BYTES = NAMESPACE.bytes
+
+
+def host_dir(env: Mapping[str, str], name: str, default: Path) -> Path | None:
+    """The folder a host's override variable (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) names, else
+    `default`. Empty counts as unset, as the hosts treat it. A relative value gives None:
+    the host resolved it against the folder it started in, which neither a hook nor
+    `memhub sessions` can know (the compiler refuses such a value too), so no folder of
+    that host is read rather than a guessed one."""
+    value = env.get(name)
+    if not value:
+        return default
+    path = Path(value)
+    return path if path.is_absolute() else None
 
 
 def stable_id(*parts: str) -> str:

@@ -648,6 +648,31 @@ def test_each_host_root_honours_its_override_variable(
     assert capture.admit("cursor", default_claude)[1]  # another host's folder is not Cursor's
 
 
+@pytest.mark.parametrize(
+    ("host", "variable", "inside"),
+    [
+        ("claude", "CLAUDE_CONFIG_DIR", "rel/projects/p/c.jsonl"),
+        ("codex", "CODEX_HOME", "rel/sessions/2026/01/01/rollout-x.jsonl"),
+        ("gemini", "GEMINI_CLI_HOME", "rel/.gemini/tmp/p/chats/session-x.jsonl"),
+    ],
+)
+def test_a_relative_override_variable_reads_no_folder(
+    host: str, variable: str, inside: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative CODEX_HOME (or CLAUDE_CONFIG_DIR, GEMINI_CLI_HOME) was resolved by the host
+    against the folder it started in, which a hook cannot know: the runtime reads no folder
+    for it rather than one relative to wherever the hook runs (the compiler refuses it too)."""
+    monkeypatch.chdir(tmp_path)
+    transcript = tmp_path / inside
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("{}\n", encoding="utf-8")
+    monkeypatch.setenv(variable, "rel")
+    real, why = capture.admit(host, transcript)
+    assert real is None and why and "is not under" in why and "relative" in why
+    monkeypatch.setenv(variable, str(tmp_path / "rel"))  # the same folder, named absolutely
+    assert capture.admit(host, transcript) == (transcript, None)
+
+
 # --- a transcript rewritten in place ---------------------------------------------------------
 
 
