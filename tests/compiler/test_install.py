@@ -4,42 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 import tomlkit
-from memhub.compiler.cli import main
 
-from tests.hubs import REPO
-
-HUB = REPO / "tests" / "data" / "install"
-ALL = "claude,codex,cursor,gemini"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def home() -> Path:
-    return Path(os.environ["HOME"])
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Path:
-    target = tmp_path / "hub"
-    shutil.copytree(HUB, target)
-    return target
-
-
-def claude_json() -> Path:
-    """Claude keeps .claude.json inside CLAUDE_CONFIG_DIR when set (the tests set it)."""
-    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ".claude.json"
+from tests.compiler.installkit import ALL, claude_json, run
 
 
 def snapshot_tree(root: Path) -> dict[str, bytes]:

@@ -8,18 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
 
-from tests.hubs import REPO
-
-HUB = REPO / "tests" / "data" / "install"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
+from tests.compiler.installkit import HUB, run
 
 # -- ${env:NAME} counts only in values -------------------------------------------------------
 

@@ -16,40 +16,12 @@ import pytest
 import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler.cli import main
 from memhub.compiler.install import apply_install, plan_install
 from memhub.compiler.scope import Scope
 from memhub.hubspec import load
 
 from tests.compiler import test_install_properties as props
-from tests.hubs import REPO
-
-HUB = REPO / "tests" / "data" / "install"
-ALL = "claude,codex,cursor,gemini"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def home() -> Path:
-    return Path(os.environ["HOME"])
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Path:
-    target = tmp_path / "team-hub"
-    shutil.copytree(HUB, target)
-    return target
-
-
-def claude_json() -> Path:
-    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ".claude.json"
+from tests.compiler.installkit import ALL, HUB, claude_json, run
 
 
 def tree(root: Path) -> dict[str, tuple[str, bytes | str, int]]:

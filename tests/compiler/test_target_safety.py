@@ -17,17 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
 
-from tests.hubs import REPO
-
-HUB = REPO / "tests" / "data" / "install"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.compiler.installkit import claude_json, run
 
 
 def run_child(*args: str, cwd: Path | None = None, timeout: float = 30) -> tuple[int, str]:
@@ -44,18 +35,6 @@ def run_child(*args: str, cwd: Path | None = None, timeout: float = 30) -> tuple
     except subprocess.TimeoutExpired:
         pytest.fail(f"memhub {' '.join(args)} still running after {timeout} s (blocked)")
     return done.returncode, done.stderr
-
-
-@pytest.fixture
-def home() -> Path:
-    return Path(os.environ["HOME"])
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Path:
-    target = tmp_path / "hub"
-    shutil.copytree(HUB, target)
-    return target
 
 
 def files_under(root: Path) -> dict[str, bytes]:
@@ -109,13 +88,6 @@ def project(tmp_path: Path) -> Path:
     folder = tmp_path / "checkout"
     folder.mkdir()
     return folder
-
-
-def claude_json() -> Path:
-    """Claude keeps .claude.json inside CLAUDE_CONFIG_DIR when set (the tests set it)."""
-    folder = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ".claude.json"
 
 
 @pytest.mark.parametrize("command", ["apply", "plan", "diff"])
