@@ -333,7 +333,7 @@ def loads(text: str | bytes) -> object:
 
                 return json.loads(text)
             # typeshed types the context as a make_scanner itself; the C scanner only reads
-            # the attributes _Context has (typeshed's own TODO says it should be a duck type).
+            # the attributes _Context has (typeshed notes that it should be a duck type).
             _scan = make_scanner(_Context())  # type: ignore[arg-type]
         value, end = _scan(text, 0)
     except (StopIteration, ValueError, RecursionError):
