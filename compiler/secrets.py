@@ -72,8 +72,11 @@ def check_env_file(path: Path) -> bool:
 
 def _env_text(path: Path) -> str:
     """The .env's text; bytes that are not UTF-8 are refused with their line, since a value
-    decoded some other way would be checked (and passed to servers) as different bytes."""
-    data = path.read_bytes()
+    decoded some other way would be checked (and passed to servers) as different bytes.
+    Read without blocking: a .env swapped for a FIFO after check_env_file is refused."""
+    from . import targetfs
+
+    data = targetfs.read_file(path)[0] or b""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -545,3 +545,19 @@ def test_generous_alias_reuse_is_accepted() -> None:
     data, _ = yamlsrc.parse_yaml(MINIMAL + "mcp:\n  servers:\n" + servers, "hub.yaml")
     assert len(data["mcp"]["servers"]) == 1000
     assert data["mcp"]["servers"]["s999"]["args"][59] == "--flag-59"
+
+
+def test_reading_a_env_swapped_for_a_fifo_after_its_check_does_not_block(tmp_path: Path) -> None:
+    """check_env_file looks first; the read itself must not block either, since the file may
+    be replaced by a FIFO between the two."""
+    fifo = tmp_path / ".env"
+    os.mkfifo(fifo)
+    code = (
+        "import sys; from pathlib import Path; from memhub.compiler import secrets\n"
+        "try:\n    secrets._env_text(Path(sys.argv[1]))\n"
+        "except Exception as exc:\n    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=20
+    )
+    assert "FIFO" in done.stdout and str(fifo) in done.stdout, done.stdout + done.stderr
