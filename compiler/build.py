@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.errors import BuildError
+from memhub.compiler.hosts import ADAPTERS, CoverageRow
+from memhub.compiler.hosts.common import (
+    icon_artifacts,
+    readme_artifact,
+    runtime_artifacts,
+    skill_artifacts,
+)
 from memhub.hubspec.errors import HubError, Problem
 from memhub.hubspec.model import Hub
-
-from .artifact import Artifact
-from .errors import BuildError
-from .hosts import ADAPTERS, CoverageRow
-from .hosts.common import icon_artifacts, readme_artifact, runtime_artifacts, skill_artifacts
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,14 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import click
+from memhub.compiler import (
+    capture_cli,
+    doctor_cli,
+    import_cli,
+    install_cli,
+    restore_cli,
+    sessions_cli,
+)
+from memhub.compiler.build import Build, build
+from memhub.compiler.hosts import ADAPTERS
+from memhub.compiler.output import write_build
+from memhub.compiler.plan import plan
+from memhub.compiler.report import coverage_table, plan_lines, summary
 from memhub.hubspec import MemhubError
-
-from . import capture_cli, doctor_cli, import_cli, install_cli, restore_cli, sessions_cli
-from .build import Build, build
-from .hosts import ADAPTERS
-from .output import write_build
-from .plan import plan
-from .report import coverage_table, plan_lines, summary
 
 EXIT_OK, EXIT_CHANGES, EXIT_INVALID, EXIT_UNEXPECTED = 0, 1, 2, 70
 
@@ -145,7 +151,7 @@ def diff_command(
 
     Unified diffs for text, key-path changes for JSON and TOML. Writes nothing.
     """
-    from . import diff as diffing
+    from memhub.compiler import diff as diffing
 
     if (against is None) == (scope is None):
         raise click.UsageError("give exactly one of --against DIR (bundle) or --scope (install)")
@@ -215,7 +221,7 @@ def validate_command(hub: Path, as_json: bool) -> int:
 @click.option("--name", help="Plugin name (kebab-case). Default: from the folder name.")
 def init_command(directory: Path, name: str | None) -> int:
     """Create a working starter hub in DIRECTORY (never overwrites)."""
-    from .init import init_hub  # Jinja2 and the schema: only `init` needs them
+    from memhub.compiler.init import init_hub  # Jinja2 and the schema: only `init` needs them
 
     for path in init_hub(directory, name):
         click.echo(f"create  {path}")

@@ -7,7 +7,7 @@ import json
 import tomllib
 from typing import Any
 
-from .plan import Change, Plan
+from memhub.compiler.plan import Change, Plan
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[36m", "\033[1m", "\033[0m"
 

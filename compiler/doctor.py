@@ -38,6 +38,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from memhub.compiler import jsonedit, targetfs, tomledit
+from memhub.compiler.entries import Entry, value_digest
+from memhub.compiler.hosts import INSTALLERS
+from memhub.compiler.install import TargetParseError, current_digest, gather_entries
+from memhub.compiler.scope import Scope
+from memhub.compiler.state import Owned, Owner, State
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.model import (
     Hook,
@@ -51,13 +57,6 @@ from memhub.hubspec.model import (
     StdioServer,
 )
 from memhub.hubspec.skills import read_skill
-
-from . import jsonedit, targetfs, tomledit
-from .entries import Entry, value_digest
-from .hosts import INSTALLERS
-from .install import TargetParseError, current_digest, gather_entries
-from .scope import Scope
-from .state import Owned, Owner, State
 
 Status = Literal["ok", "warn", "fail"]
 STATUSES: tuple[Status, ...] = ("ok", "warn", "fail")

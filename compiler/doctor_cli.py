@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from memhub.compiler.hosts import INSTALLERS
+from memhub.compiler.install_cli import HostChoice, choose_hosts, project_option, scope_option
 from memhub.hubspec.errors import MemhubError
 
-from .hosts import INSTALLERS
-from .install_cli import HostChoice, choose_hosts, project_option, scope_option
-
 if TYPE_CHECKING:
+    from memhub.compiler.scope import Scope
+    from memhub.compiler.state import State
     from memhub.hubspec.model import Hub
-
-    from .scope import Scope
-    from .state import State
 
 EXIT_OK, EXIT_FAILED = 0, 1
 HUB_FILE = "hub.yaml"
@@ -58,9 +56,9 @@ def register(cli: click.Group) -> None:
         Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
         an invalid hub.
         """
-        from .doctor import render, run_doctor, summary
-        from .scope import Scope
-        from .state import State, memhub_home
+        from memhub.compiler.doctor import render, run_doctor, summary
+        from memhub.compiler.scope import Scope
+        from memhub.compiler.state import State, memhub_home
 
         if hub is None and Path(HUB_FILE).is_file():
             hub = Path(".")
@@ -123,10 +121,10 @@ def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None
 
 def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ...]:
     """The install hosts that own something in this scope (of this hub, when given)."""
-    from .doctor import owned_in_scope, places
+    from memhub.compiler.doctor import owned_in_scope, places
 
     read = {h: places(h, scope) for h in INSTALLERS}
-    from .state import Owner
+    from memhub.compiler.state import Owner
 
     owner = Owner.of_hub(hub) if hub is not None else None
     owned = owned_in_scope(state, scope.kind, read, scope.home, hub=owner)

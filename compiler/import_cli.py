@@ -16,16 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler import journal, targetfs
+from memhub.compiler.errors import OutputError
+from memhub.compiler.hosts import INSTALLERS
+from memhub.compiler.install_cli import parse_hosts, project_option, scope_option
+from memhub.compiler.scope import Scope, scope_kind
 from memhub.hubspec import MemhubError
 
-from . import journal, targetfs
-from .errors import OutputError
-from .hosts import INSTALLERS
-from .install_cli import parse_hosts, project_option, scope_option
-from .scope import Scope, scope_kind
-
 if TYPE_CHECKING:
-    from .importer import ImportPlan
+    from memhub.compiler.importer import ImportPlan
 
 HUB_FILE = "hub.yaml"  # hubspec.load's; imported lazily with the loader
 
@@ -85,8 +84,8 @@ def register(cli: click.Group) -> None:
         scope_obj = Scope.from_environment(scope_kind(scope), project)
         installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
         env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
-        from .importer import plan_import
-        from .init import _kebab
+        from memhub.compiler.importer import plan_import
+        from memhub.compiler.init import _kebab
 
         plan = plan_import(
             installed,
@@ -233,9 +232,8 @@ def write_import(plan: ImportPlan, into: Path) -> None:
 def _check_hub(folder: Path) -> None:
     """The staged hub loads and builds, or nothing is written (a memhub bug if not)."""
     try:
+        from memhub.compiler.build import build
         from memhub.hubspec import load
-
-        from .build import build
 
         build(load(folder))
     except MemhubError as exc:

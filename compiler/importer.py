@@ -20,15 +20,20 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 import yaml
+from memhub.compiler.artifact import FILE_MODE
+from memhub.compiler.installed import (
+    Installed,
+    InstalledInstructions,
+    InstalledServer,
+    InstalledSkill,
+    Skipped,
+)
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.loader import BUNDLE_HOSTS
 from memhub.hubspec.refs import has_credential, literal_secret, references
 from memhub.hubspec.schema_check import hub_schema
 from memhub.hubspec.vocabulary import ENV_NAME, MCP_SERVER_NAME
 from memhub.runtime import credentials
-
-from .artifact import FILE_MODE
-from .installed import Installed, InstalledInstructions, InstalledServer, InstalledSkill, Skipped
 
 SecretStatus = Literal["new", "in .env", "conflict"]
 INSTRUCTIONS = "instructions/AGENTS.md"

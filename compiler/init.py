@@ -7,10 +7,9 @@ import re
 import uuid
 from pathlib import Path
 
+from memhub.compiler.errors import OutputError
 from memhub.hubspec.schema_check import hub_schema
 from memhub.templates import render
-
-from .errors import OutputError
 
 
 def _kebab(text: str) -> str:

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memhub.compiler import jsonedit, targetfs, textblock
+from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
+from memhub.compiler.entries import Entry, EntryKind
+from memhub.compiler.scope import Scope
+from memhub.compiler.state import STATE_FILE, State, memhub_home
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.refs import reference_problems
-
-from . import jsonedit, targetfs, textblock
-from .artifact import EXEC_MODE, FILE_MODE
-from .entries import Entry, EntryKind
-from .scope import Scope
-from .state import STATE_FILE, State, memhub_home
 
 # An environment variable name, as hosts write it after `$` or inside `${...}`.
 ENV_NAME = r"[A-Za-z_][A-Za-z0-9_]*"

@@ -8,9 +8,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .build import Build
-from .errors import OutputError
-from .plan import BUILD_MARKER, Plan, existing_files
+from memhub.compiler.build import Build
+from memhub.compiler.errors import OutputError
+from memhub.compiler.plan import BUILD_MARKER, Plan, existing_files
 
 
 def marker_bytes(build: Build) -> bytes:

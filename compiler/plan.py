@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .artifact import Artifact
+from memhub.compiler.artifact import Artifact
 
 ChangeKind = Literal["create", "update", "delete", "unchanged"]
 BUILD_MARKER = ".memhub-build.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .hosts import CoverageRow
-from .plan import Plan
+from memhub.compiler.hosts import CoverageRow
+from memhub.compiler.plan import Plan
 
 
 def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:

@@ -37,11 +37,10 @@ from types import TracebackType
 from typing import Any
 
 import filelock
+from memhub.compiler import journal as jr
+from memhub.compiler import targetfs
+from memhub.compiler.journal import ABSENT, Journal, Originals, Tree
 from memhub.hubspec.errors import MemhubError
-
-from . import journal as jr
-from . import targetfs
-from .journal import ABSENT, Journal, Originals, Tree
 
 __all__ = [
     "ABSENT",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import agent_plugins, claude, codex, cursor, gemini
-from .base import CoverageRow, HostAdapter, HostBuild
+from memhub.compiler.hosts import agent_plugins, claude, codex, cursor, gemini
+from memhub.compiler.hosts.base import CoverageRow, HostAdapter, HostBuild
 
 ADAPTERS: dict[str, HostAdapter] = {
     claude.name: claude,

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
-from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
-
-from ..artifact import Artifact
-from .base import CoverageRow, HostBuild
-from .common import (
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts.base import CoverageRow, HostBuild
+from memhub.compiler.hosts.common import (
     EventSupport,
     compact,
     deep_merge,
@@ -22,6 +18,9 @@ from .common import (
     plugin_metadata,
     server_row,
 )
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
 
 name = "agent-plugins"
 title = "Agent Plugins 1.0"

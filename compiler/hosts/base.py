@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from memhub.compiler.artifact import Artifact
 from memhub.hubspec.model import Hub
 
-from ..artifact import Artifact
-
 if TYPE_CHECKING:  # common imports this module
-    from .common import EventSupport
+    from memhub.compiler.hosts.common import EventSupport
 
 CoverageStatus = Literal["mapped", "caveat", "unsupported"]
 

@@ -7,28 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import substitute
-
-from ..artifact import Artifact
-from ..entries import Entry
-from ..installed import (
-    ENV_NAME,
-    Installed,
-    NotImportable,
-    Reader,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-    to_env_refs,
-)
-from ..scope import Scope
-from .base import CoverageRow, CoverageStatus, HostBuild
-from .common import (
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.entries import Entry
+from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -58,6 +40,23 @@ from .common import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.installed import (
+    ENV_NAME,
+    Installed,
+    NotImportable,
+    Reader,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+    to_env_refs,
+)
+from memhub.compiler.scope import Scope
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import substitute
 
 name = "claude"
 title = "Claude Code"

@@ -9,29 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import env_only, references, substitute
-
-from ..artifact import Artifact
-from ..entries import Entry
-from ..installed import (
-    ENV_NAME,
-    Installed,
-    NotImportable,
-    Reader,
-    cwd_for_hub,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-    to_env_refs,
-)
-from ..scope import Scope
-from .base import CoverageRow, CoverageStatus, HostBuild
-from .common import (
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.entries import Entry
+from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.common import (
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
@@ -63,6 +44,24 @@ from .common import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.installed import (
+    ENV_NAME,
+    Installed,
+    NotImportable,
+    Reader,
+    cwd_for_hub,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+    to_env_refs,
+)
+from memhub.compiler.scope import Scope
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import env_only, references, substitute
 
 name = "codex"
 title = "OpenAI Codex"

@@ -12,14 +12,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
+from memhub.compiler.entries import Entry, EntryKind
+from memhub.compiler.hosts.base import CoverageRow, CoverageStatus
+from memhub.compiler.scope import Scope
 from memhub.hubspec.model import Hook, Hub, Plugin, RemoteServer, Skill, StdioServer, thaw
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
-
-from ..artifact import EXEC_MODE, FILE_MODE, Artifact
-from ..entries import Entry, EntryKind
-from ..scope import Scope
-from .base import CoverageRow, CoverageStatus
 
 SHARED = "shared"
 NO_PLUGIN_FOLDER = "an install has no plugin folder for ${plugin_root} / ${plugin_data}"

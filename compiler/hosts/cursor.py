@@ -6,26 +6,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
-from memhub.templates import fill
-
-from ..artifact import Artifact
-from ..entries import Entry
-from ..installed import (
-    Installed,
-    Reader,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-)
-from ..scope import Scope
-from .base import CoverageRow, CoverageStatus, HostBuild
-from .common import (
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.entries import Entry
+from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -53,6 +37,21 @@ from .common import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.installed import (
+    Installed,
+    Reader,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+)
+from memhub.compiler.scope import Scope
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.refs import references, substitute
+from memhub.templates import fill
 
 name = "cursor"
 title = "Cursor"
