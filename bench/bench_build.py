@@ -8,11 +8,11 @@ Measurements (each: warm-up runs, then --runs timed runs; median and p90 in ms):
   examples/memhub
     load + build, in-process
     python -c pass                               (interpreter start)
-    python -c "import memhub.compiler.cli"       (interpreter start + imports)
-    python -m memhub.compiler.cli build examples/memhub --out NEW
+    python -c "import memhub.compiler.cli.main"       (interpreter start + imports)
+    python -m memhub.compiler.cli.main build examples/memhub --out NEW
                                                  goal: CLI - interpreter start <= 300 ms,
                                                  as the median of per-round differences
-    python -m memhub.compiler.cli build examples/memhub --out PREVIOUS
+    python -m memhub.compiler.cli.main build examples/memhub --out PREVIOUS
                                                  (rebuild over the previous build; report)
   The four subprocesses run once per round (order rotated each round), so each round
   gives a paired difference; the difference of medians is printed alongside.
@@ -277,12 +277,12 @@ def bench_example(
     }
 
     py = sys.executable
-    cli = [py, "-m", "memhub.compiler.cli", "build", str(EXAMPLE), "--out"]
+    cli = [py, "-m", "memhub.compiler.cli.main", "build", str(EXAMPLE), "--out"]
     labels = {
         "interp": "python -c pass (interpreter start)",
-        "import": 'python -c "import memhub.compiler.cli"',
-        "cli_new": "python -m memhub.compiler.cli build --out NEW",
-        "cli_replace": "python -m memhub.compiler.cli build --out PREVIOUS",
+        "import": 'python -c "import memhub.compiler.cli.main"',
+        "cli_new": "python -m memhub.compiler.cli.main build --out NEW",
+        "cli_replace": "python -m memhub.compiler.cli.main build --out PREVIOUS",
     }
     with tempfile.TemporaryDirectory(prefix="memhub-bench-") as tmp:
         previous = Path(tmp) / "out-previous"
@@ -291,7 +291,7 @@ def bench_example(
             if key == "interp":
                 return [py, "-c", "pass"]
             if key == "import":
-                return [py, "-c", "import memhub.compiler.cli"]
+                return [py, "-c", "import memhub.compiler.cli.main"]
             if key == "cli_new":
                 return [*cli, str(Path(tmp) / f"out-{round_index}")]
             return [*cli, str(previous)]

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["CLAUDE_CONFIG_DIR"] = str(root / "claude")
         project = root / "claude" / "projects" / "bench"
         project.mkdir(parents=True)
-        from memhub.runtime import capture
+        from memhub.runtime.capture import core as capture
 
         sessions = {}
         for label, megabytes in (("small", args.small_mb), ("large", args.big_mb)):

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "CODEX_HOME": str(home / ".codex"),
         }
-        cli = [sys.executable, "-m", "memhub.compiler.cli"]
+        cli = [sys.executable, "-m", "memhub.compiler.cli.main"]
         first = subprocess.run(
             [*cli, "apply", str(hub), "--hosts", HOSTS],
             env=env,

@@ -36,7 +36,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
-from memhub.runtime import read_claude, read_codex, read_cursor, read_gemini  # noqa: E402
+from memhub.runtime.transcripts import claude as read_claude  # noqa: E402
+from memhub.runtime.transcripts import codex as read_codex  # noqa: E402
+from memhub.runtime.transcripts import cursor as read_cursor  # noqa: E402
+from memhub.runtime.transcripts import gemini as read_gemini  # noqa: E402
 
 READERS = {"claude": read_claude, "codex": read_codex, "cursor": read_cursor, "gemini": read_gemini}
 FOLDERS = {"claude": "claude-code", "codex": "codex", "cursor": "cursor", "gemini": "gemini"}

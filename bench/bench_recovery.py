@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     hub.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "MEMHUB"))}
     env.update(HOME=str(home), MEMHUB_HOME=str(home / ".memhub"))
-    command = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(hub)]
+    command = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub)]
     command += ["--scope", "user", "--hosts", "claude"]
     for round_no in range(args.applies):
         (hub / "hub.yaml").write_text(HUB.format(round=round_no % 2), "utf-8")

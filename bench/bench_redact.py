@@ -1,7 +1,7 @@
 """Redaction throughput on real transcripts: `redact()` over every record of the shared material.
 
 Capture redacts each record before it leaves the machine, so the redactor's cost is paid on
-the hook path. This times `memhub.runtime.redact.redact` over every JSON line of the
+the hook path. This times `memhub.runtime.capture.redact.redact` over every JSON line of the
 transcripts in the shared material ($MEMHUB_SHARED_MATERIAL, else ../shared/material beside
 the checkout), and with `--against FILE` times another redact.py (an older copy, saved
 before a change) on the same records, side by side.
@@ -47,7 +47,7 @@ def records(root: Path) -> list[Any]:
 def load_redact(path: Path) -> Callable[[Any], Any]:
     """`redact` from a standalone copy of redact.py (the package's, or `--against`)."""
     if path == REPO / "runtime" / "redact.py":
-        from memhub.runtime.redact import redact
+        from memhub.runtime.capture.redact import redact
 
         return redact
     spec = importlib.util.spec_from_file_location("redact_against", path)

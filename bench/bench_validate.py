@@ -51,7 +51,7 @@ def time_cli(hub: Path, timeout: float) -> tuple[float, float] | None:
     start, cpu = time.perf_counter(), _children_cpu()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "memhub.compiler.cli", "validate", str(hub)],
+            [sys.executable, "-m", "memhub.compiler.cli.main", "validate", str(hub)],
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .capture import FlushResult
+    from .capture.core import FlushResult
     from .dispatch import Output
     from .events import Event
 
@@ -60,7 +60,7 @@ def flush(
 ) -> "FlushResult":
     """In the detached child: one capture flush. A failed per-turn flush drops the session's
     marker, so the next turn retries even if the transcript has not grown since."""
-    from . import capture
+    from .capture import core as capture
 
     result = capture.flush(host, session_id, transcript_path, mode, cwd=cwd)
     if marker and getattr(result, "status", "failed") in ("failed", "busy"):
@@ -134,7 +134,7 @@ def capture_health(event: "Event", out: "Output") -> None:
     """Synchronous: the async capture paths cannot tell the user anything themselves."""
     if not capture_enabled():
         return
-    from . import capture
+    from .capture import core as capture
 
     message = capture.health()
     if message:

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import tomlkit
 import yaml
-from memhub.compiler.cli import main
-from memhub.compiler.secrets import SecretLeakError, refuse_leaks
+from memhub.compiler.cli.main import main
+from memhub.compiler.install.secrets import SecretLeakError, refuse_leaks
 from memhub.hubspec import HubError, load
 from memhub.runtime import credentials
-from memhub.runtime.redact import redact_text
+from memhub.runtime.capture.redact import redact_text
 
 from tests.hubs import REPO
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.entries import Entry
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
 from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
@@ -40,7 +39,7 @@ from memhub.compiler.hosts.common import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.installed import (
+from memhub.compiler.importing.hostconfig import (
     ENV_NAME,
     Installed,
     NotImportable,
@@ -54,7 +53,8 @@ from memhub.compiler.installed import (
     strings,
     to_env_refs,
 )
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import substitute
 

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.entries import Entry
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
 from memhub.compiler.hosts.common import (
     LAUNCH_BY_HUB,
@@ -44,7 +43,7 @@ from memhub.compiler.hosts.common import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.installed import (
+from memhub.compiler.importing.hostconfig import (
     ENV_NAME,
     Installed,
     NotImportable,
@@ -59,7 +58,8 @@ from memhub.compiler.installed import (
     strings,
     to_env_refs,
 )
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import env_only, references, substitute
 

@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
-from memhub.compiler.entries import Entry, EntryKind
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.entries import Entry, EntryKind
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hook, Hub, Plugin, RemoteServer, Skill, StdioServer, thaw
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
@@ -285,18 +286,25 @@ def oauth_not_carried(host_title: str, server: RemoteServer, carried: Iterable[s
 
 
 def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:
-    """The runtime package copied as it is into `<root>/<plugin>/memhub_runtime/`."""
+    """The runtime package copied as it is into `<root>/<plugin>/memhub_runtime/`, its
+    subpackages included (every `*.py`, no bytecode)."""
     if not hub.needs_runtime:
         return []
-    package = resources.files("memhub.runtime")
-    names = sorted(
-        entry.name for entry in package.iterdir() if entry.is_file() and entry.name.endswith(".py")
-    )
     base = f"{plugin_dir(hub, root)}/{RUNTIME_PACKAGE}"
     return [
-        Artifact(f"{base}/{name}", package.joinpath(name).read_bytes(), FILE_MODE, (SHARED,))
-        for name in names
+        Artifact(f"{base}/{name}", content, FILE_MODE, (SHARED,))
+        for name, content in _runtime_sources(resources.files("memhub.runtime"), "")
     ]
+
+
+def _runtime_sources(folder: Traversable, prefix: str) -> list[tuple[str, bytes]]:
+    found: list[tuple[str, bytes]] = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.is_file() and entry.name.endswith(".py"):
+            found.append((prefix + entry.name, entry.read_bytes()))
+        elif entry.is_dir() and entry.joinpath("__init__.py").is_file():
+            found += _runtime_sources(entry, f"{prefix}{entry.name}/")
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.entries import Entry
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
 from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
@@ -37,7 +36,7 @@ from memhub.compiler.hosts.common import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.installed import (
+from memhub.compiler.importing.hostconfig import (
     Installed,
     Reader,
     extras_of,
@@ -48,7 +47,8 @@ from memhub.compiler.installed import (
     string_map,
     strings,
 )
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 
 from tests.hubs import REPO
 

@@ -21,8 +21,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler import journal, safewrite
-from memhub.compiler.safewrite import Transaction, operation_lock, restore_originals, undo_last
+from memhub.compiler.safewrite import journal
+from memhub.compiler.safewrite import transaction as safewrite
+from memhub.compiler.safewrite.transaction import (
+    Transaction,
+    operation_lock,
+    restore_originals,
+    undo_last,
+)
 
 # -- the scenario: a home-like folder, one earlier apply, and an apply touching 11 targets --
 

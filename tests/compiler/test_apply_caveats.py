@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 
 HUB = """version: 1
 plugin: {name: caveat-probe, version: 0.1.0, description: Caveat probe}

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 
 from tests.hubs import HUBS
 
@@ -196,7 +196,7 @@ def test_hosts_lists_every_adapter(capsys) -> None:
 def test_unexpected_errors_exit_70_with_a_log_and_no_traceback(
     hub: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:
-    import memhub.compiler.cli as cli_module
+    import memhub.compiler.cli.main as cli_module
 
     def explode(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")

@@ -1,7 +1,7 @@
 """`memhub build` is a pure function of the hub: same hub, same bytes, whatever the machine.
 
 Each example hub is built by the real CLI in subprocesses
-(`python -m memhub.compiler.cli build HUB --out OUT`) that differ in everything a build must
+(`python -m memhub.compiler.cli.main build HUB --out OUT`) that differ in everything a build must
 not depend on: the hub's location (the repository checkout and a copy elsewhere), the
 working directory, relative against absolute paths, HOME, MEMHUB_HOME, TZ, LANG/LC_ALL,
 PYTHONHASHSEED and SOURCE_DATE_EPOCH (builds A and B). The two output trees must be
@@ -78,7 +78,7 @@ def memhub(
 ) -> subprocess.CompletedProcess[str]:
     cwd.mkdir(parents=True, exist_ok=True)
     return subprocess.run(
-        [sys.executable, "-m", "memhub.compiler.cli", *args],
+        [sys.executable, "-m", "memhub.compiler.cli.main", *args],
         cwd=cwd,
         env=env,
         umask=umask,

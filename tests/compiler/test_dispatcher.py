@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from memhub.compiler.build import build
 from memhub.compiler.hosts import claude, codex, cursor, gemini
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec import load
 from memhub.runtime import dispatch
 

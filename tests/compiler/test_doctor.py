@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.compiler.cli import main
-from memhub.compiler.doctor import check_command
+from memhub.compiler.cli.main import main
+from memhub.compiler.doctor.checks import check_command
 from memhub.compiler.hosts import codex
 
 from tests.hubs import REPO

@@ -20,9 +20,9 @@ from typing import Any
 import click
 import pytest
 import yaml
-from memhub.compiler import import_cli
-from memhub.compiler.cli import main
-from memhub.compiler.importer import env_line, parse_env
+from memhub.compiler.cli import import_ as import_cli
+from memhub.compiler.cli.main import main
+from memhub.compiler.importing.planner import env_line, parse_env
 from memhub.hubspec import load
 from memhub.hubspec.schema_check import hub_schema
 

@@ -193,7 +193,7 @@ def test_a_canary_secret_reaches_no_file_plan_or_log(
 
 
 def test_hosts_default_to_the_host_clis_on_path(tmp_path: Path, monkeypatch) -> None:
-    from memhub.compiler.install_cli import parse_hosts
+    from memhub.compiler.cli.install import parse_hosts
     from memhub.hubspec import MemhubError
 
     bin_dir = tmp_path / "bin"
@@ -211,8 +211,8 @@ def test_hosts_default_to_the_host_clis_on_path(tmp_path: Path, monkeypatch) -> 
 def test_current_digest_matches_the_state_until_an_entry_is_edited(
     hub: Path, home: Path, capsys
 ) -> None:
-    from memhub.compiler.install import current_digest
-    from memhub.compiler.state import State
+    from memhub.compiler.install.engine import current_digest
+    from memhub.compiler.install.state import State
 
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
     state = State.load(home / ".memhub")
@@ -367,7 +367,7 @@ def test_unset_references_and_a_loose_env_file_are_warned_about(
 def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     hub: Path, home: Path, capsys, monkeypatch
 ) -> None:
-    from memhub.compiler import install
+    from memhub.compiler.install import engine as install
     from memhub.hubspec import statsig
 
     monkeypatch.setattr(statsig, "RACY_NS", 0)  # the folders were written a moment ago
@@ -393,7 +393,7 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
 def test_gemini_installs_keep_env_references_in_args_and_headers(tmp_path: Path) -> None:
     """Gemini expands ${VAR} in every string of settings.json (checked on the real 0.61)."""
     from memhub.compiler.hosts import gemini
-    from memhub.compiler.scope import Scope
+    from memhub.compiler.install.scope import Scope
     from memhub.hubspec import load
 
     hub_dir = tmp_path / "hub"

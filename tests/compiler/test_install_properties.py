@@ -15,9 +15,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler import jsonedit, tomledit
-from memhub.compiler.install import apply_install, plan_install, undo_install
-from memhub.compiler.scope import Scope
+from memhub.compiler.formats import jsonedit, tomledit
+from memhub.compiler.install.engine import apply_install, plan_install, undo_install
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec import load
 
 HUB_YAML = """\

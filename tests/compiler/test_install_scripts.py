@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 from memhub.hubspec.statsig import RACY_NS
 
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -99,7 +99,7 @@ def uninstalled_python(tmp_path: Path) -> Path:
     return venv / "bin" / "python"
 
 
-RUN_MEMHUB = "import sys; from memhub.compiler.cli import main; sys.exit(main())"
+RUN_MEMHUB = "import sys; from memhub.compiler.cli.main import main; sys.exit(main())"
 
 
 def test_apply_warns_when_hooks_and_launcher_name_a_bare_script(

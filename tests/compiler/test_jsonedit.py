@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler.jsonedit import (
+from memhub.compiler.formats.jsonedit import (
     JsonEditError,
     Style,
     append_item,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from memhub.compiler.build import build
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 from memhub.hubspec import load
 
 # What a host's MCP child sees of PATH: system folders only, never this venv's bin.

@@ -38,7 +38,7 @@ def test_the_starter_hub_plans_without_a_warning(tmp_path: Path, capsys) -> None
 
 
 def test_only_values_reference_variables(tmp_path: Path) -> None:
-    from memhub.compiler.secrets import referenced_names
+    from memhub.compiler.install.secrets import referenced_names
     from memhub.hubspec import load
 
     hub = tmp_path / "hub"
@@ -184,7 +184,7 @@ def test_restore_prints_its_archive_and_restore_archive_brings_it_back(
 
 
 def test_restore_refuses_a_path_changed_after_its_preview(tmp_path: Path, capsys) -> None:
-    from memhub.compiler.safewrite import StaleTargetError, plan_restore, restore
+    from memhub.compiler.safewrite.transaction import StaleTargetError, plan_restore, restore
 
     hub = tmp_path / "hub"
     shutil.copytree(HUB, hub)
@@ -267,7 +267,7 @@ def test_import_then_apply_adopts_the_instruction_text_instead_of_duplicating_it
 
 
 def test_adopting_needs_the_whole_text_verbatim_outside_every_block() -> None:
-    from memhub.compiler import textblock
+    from memhub.compiler.formats import textblock
 
     around = "intro\n" + MY_TEXT + "outro"
     new, wrapped = textblock.adopt(around, "hub", MY_TEXT) or ("", "")

@@ -16,8 +16,8 @@ import pytest
 import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler.install import apply_install, plan_install
-from memhub.compiler.scope import Scope
+from memhub.compiler.install.engine import apply_install, plan_install
+from memhub.compiler.install.scope import Scope
 from memhub.hubspec import load
 
 from tests.compiler import test_install_properties as props

@@ -13,9 +13,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from memhub.compiler import journal
-from memhub.compiler.cli import main
-from memhub.compiler.safewrite import Transaction, fingerprint, operation_lock, undo_last
+from memhub.compiler.cli.main import main
+from memhub.compiler.safewrite import journal
+from memhub.compiler.safewrite.transaction import (
+    Transaction,
+    fingerprint,
+    operation_lock,
+    undo_last,
+)
 
 
 @pytest.fixture

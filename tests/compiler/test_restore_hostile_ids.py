@@ -20,7 +20,15 @@ def test_an_archive_id_that_is_not_a_listed_name_is_refused(tmp_path: Path, arch
     fake.mkdir()
     (fake / "manifest.json").write_text("{}")
     proc = subprocess.run(
-        [sys.executable, "-m", "memhub.compiler.cli", "restore", "--archive", archive, "--yes"],
+        [
+            sys.executable,
+            "-m",
+            "memhub.compiler.cli.main",
+            "restore",
+            "--archive",
+            archive,
+            "--yes",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.compiler import journal, safewrite
-from memhub.compiler.safewrite import (
+from memhub.compiler.safewrite import journal
+from memhub.compiler.safewrite import transaction as safewrite
+from memhub.compiler.safewrite.transaction import (
     LockTimeoutError,
     StaleTargetError,
     Transaction,

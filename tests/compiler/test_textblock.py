@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memhub.compiler import textblock
-from memhub.compiler.textblock import TextBlockError
+from memhub.compiler.formats import textblock
+from memhub.compiler.formats.textblock import TextBlockError
 
 # Arbitrary Markdown, including CRLF, unicode and marker look-alikes that are not markers.
 lines = st.lists(

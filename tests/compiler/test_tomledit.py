@@ -14,7 +14,7 @@ import pytest
 import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler.tomledit import (
+from memhub.compiler.formats.tomledit import (
     TomlEditError,
     append_aot_item,
     get_table,

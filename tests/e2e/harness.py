@@ -183,7 +183,7 @@ def example_hubs() -> list[Path]:
 # ------------------------------------------------------------------ building
 def memhub_importable() -> bool:
     proc = subprocess.run(
-        [sys.executable, "-c", "import memhub.compiler.cli"],
+        [sys.executable, "-c", "import memhub.compiler.cli.main"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -195,7 +195,7 @@ def memhub_importable() -> bool:
 def build_bundle(hub: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """`memhub build HUB --out OUT` through the real CLI module; fails the test on error."""
     proc = run(
-        [sys.executable, "-m", "memhub.compiler.cli", "build", hub, "--out", out],
+        [sys.executable, "-m", "memhub.compiler.cli.main", "build", hub, "--out", out],
         env=dict(os.environ),
         cwd=REPO_ROOT,
         timeout=BUILD_TIMEOUT_S,

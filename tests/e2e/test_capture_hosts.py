@@ -50,7 +50,7 @@ def _env(isolated_home, **extra: str) -> dict[str, str]:
 
 
 def _memhub(args: list[str], env: dict[str, str], cwd: Path) -> Any:
-    return run([sys.executable, "-m", "memhub.compiler.cli", *args], env=env, cwd=cwd)
+    return run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=env, cwd=cwd)
 
 
 def _apply(host: str, env: dict[str, str], cwd: Path) -> None:
@@ -71,8 +71,8 @@ def _transcript(host: str, session: str | None, env: dict[str, str], cwd: Path):
 
 def _stored(home: Path, host: str, session: str):
     """(session row, records, how many times the backend received each record id)."""
-    from memhub.runtime.capture import conversation_id
-    from memhub.runtime.store import LocalStore
+    from memhub.runtime.backends.local import LocalStore
+    from memhub.runtime.capture.core import conversation_id
 
     store = LocalStore(home / "store.sqlite")
     try:

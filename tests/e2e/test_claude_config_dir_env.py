@@ -52,7 +52,7 @@ def test_empty_config_dir_puts_servers_where_claude_reads_them(
     assert "own-server" in json.loads((home / ".claude.json").read_text())["mcpServers"]
 
     apply = ["apply", str(hub), "--scope", "user", "--hosts", "claude"]
-    applied = run([sys.executable, "-m", "memhub.compiler.cli", *apply], env=env, cwd=tmp_path)
+    applied = run([sys.executable, "-m", "memhub.compiler.cli.main", *apply], env=env, cwd=tmp_path)
     assert applied.returncode == 0, describe(applied)
     servers = json.loads((home / ".claude.json").read_text())["mcpServers"]
     assert {"own-server", "probe-server"} <= servers.keys(), servers
@@ -81,7 +81,7 @@ def test_relative_codex_home_is_refused_because_codex_resolves_it_per_folder(
     hub.mkdir()
     (hub / "hub.yaml").write_text(HUB, "utf-8")
     apply = ["apply", str(hub), "--scope", "user", "--hosts", "codex"]
-    refused = run([sys.executable, "-m", "memhub.compiler.cli", *apply], env=env, cwd=tmp_path)
+    refused = run([sys.executable, "-m", "memhub.compiler.cli.main", *apply], env=env, cwd=tmp_path)
     assert refused.returncode == 2, describe(refused)
     assert "CODEX_HOME='rel-codex-home' is a relative path" in refused.stderr, describe(refused)
     assert "Traceback" not in refused.stderr

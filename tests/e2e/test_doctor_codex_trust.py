@@ -31,7 +31,7 @@ _KEY = re.compile(r"\((/[^()]+:[a-z_]+:\d+:\d+)\)$")
 
 
 def memhub(args: list[str], env: dict[str, str], cwd: Path) -> Any:
-    return run([sys.executable, "-m", "memhub.compiler.cli", *args], env=env, cwd=cwd)
+    return run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=env, cwd=cwd)
 
 
 def doctor_trust(env: dict[str, str], cwd: Path) -> tuple[int, dict[str, str]]:

@@ -29,7 +29,7 @@ CODEX_BAD = '\n[mcp_servers.mine]\ncommand = "x"\nenv_vars = [{name = "A", sourc
 
 
 def memhub(env: dict[str, str], cwd: Path, *args: str) -> Any:
-    return run([sys.executable, "-m", "memhub.compiler.cli", *args], env=env, cwd=cwd)
+    return run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=env, cwd=cwd)
 
 
 def doctor(env: dict[str, str], cwd: Path) -> tuple[int, dict[str, list[dict[str, str]]]]:

@@ -76,7 +76,7 @@ def build_extension(hub: Path, out: Path) -> Path:
         [
             sys.executable,
             "-m",
-            "memhub.compiler.cli",
+            "memhub.compiler.cli.main",
             "build",
             hub,
             "--out",

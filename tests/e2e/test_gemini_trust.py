@@ -44,7 +44,15 @@ def test_following_applys_trust_step_enables_the_servers(gemini_cli: Path, isola
     project = home.root / "project"
     project.mkdir()
     env = home.with_env(GEMINI_API_KEY="memhub-e2e-fake")
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(HUB), "--scope", "project"]
+    argv = [
+        sys.executable,
+        "-m",
+        "memhub.compiler.cli.main",
+        "apply",
+        str(HUB),
+        "--scope",
+        "project",
+    ]
     proc = run([*argv, "--project", str(project), "--hosts", "gemini"], env=env, cwd=project)
     assert proc.returncode == 0, describe(proc)
     [step] = [line for line in proc.stdout.splitlines() if line.startswith("next (gemini): trust")]
@@ -84,7 +92,7 @@ def test_user_scope_step_trusts_any_folder_the_person_names(
     work = home.root / "work"
     work.mkdir()
     env = home.with_env(GEMINI_API_KEY="memhub-e2e-fake")
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(HUB), "--scope", "user"]
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(HUB), "--scope", "user"]
     proc = run([*argv, "--hosts", "gemini"], env=env, cwd=work)
     assert proc.returncode == 0, describe(proc)
     [step] = [line for line in proc.stdout.splitlines() if "TRUST_FOLDER" in line]

@@ -82,7 +82,7 @@ def test_servers_added_with_host_clis_are_imported(
 
     into = isolated_home.root / "imported"
     proc = run(
-        [sys.executable, "-m", "memhub.compiler.cli", "import", "--hosts", "claude,codex,gemini",
+        [sys.executable, "-m", "memhub.compiler.cli.main", "import", "--hosts", "claude,codex,gemini",
          "--into", into, "--yes"],
         env=env, cwd=cwd,
     )  # fmt: skip
@@ -131,5 +131,7 @@ def test_servers_added_with_host_clis_are_imported(
     for path in into.rglob("*"):
         if path.is_file() and path != env_file:
             assert not any(s.encode() in path.read_bytes() for s in SECRETS), path
-    proc = run([sys.executable, "-m", "memhub.compiler.cli", "validate", into], env=env, cwd=cwd)
+    proc = run(
+        [sys.executable, "-m", "memhub.compiler.cli.main", "validate", into], env=env, cwd=cwd
+    )
     assert proc.returncode == 0, describe(proc)

@@ -167,7 +167,7 @@ def home(isolated_home, refusing_proxy) -> Home:
 
 def memhub(args: list[str], h: Home) -> Any:
     """The real memhub CLI as a subprocess, with the isolated HOME and MEMHUB_HOME."""
-    return run([sys.executable, "-m", "memhub.compiler.cli", *args], env=h.env, cwd=h.root)
+    return run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=h.env, cwd=h.root)
 
 
 _TARGET_LINE = re.compile(r"^\s*(create|update|unchanged|delete)\s+(/.+)$")

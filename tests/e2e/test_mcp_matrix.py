@@ -63,7 +63,7 @@ def apply(isolated_home: Any) -> str:
     gemini = isolated_home.home / ".gemini"
     gemini.mkdir(parents=True, exist_ok=True)
     (gemini / "settings.json").write_text(GEMINI_SETTINGS)
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(HUB)]
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(HUB)]
     argv += ["--scope", "user", "--hosts", HOSTS]
     proc = run(argv, env=isolated_home.env, cwd=isolated_home.root)
     assert proc.returncode == 0, describe(proc)
@@ -274,7 +274,7 @@ def test_secrets_launcher_gives_each_host_the_env_file_value(
     (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
     (home.home / ".gemini").mkdir(parents=True, exist_ok=True)
     (home.home / ".gemini" / "settings.json").write_text(GEMINI_SETTINGS)
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "apply", str(hub), "--hosts", HOSTS]
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub), "--hosts", HOSTS]
     proc = run(argv, env=home.env, cwd=home.root)
     assert proc.returncode == 0, describe(proc)
     assert all(row(proc.stdout, h, "seen") for h in ("claude", "codex", "gemini")), proc.stdout
@@ -321,7 +321,7 @@ def test_codex_plugin_starts_servers_through_the_vendored_launcher(
     `memhub_runtime/launcher.py`, and they receive their values."""
     home = isolated_home
     out = tmp_path / "bundle"
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "build", str(HUB), "--out", str(out)]
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "build", str(HUB), "--out", str(out)]
     proc = run([*argv, "--host", "codex"], env=home.env, cwd=home.root)
     assert proc.returncode == 0, describe(proc)
     (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
@@ -369,7 +369,7 @@ def test_codex_plugin_servers_get_plugin_root_from_the_launcher_only(
     hub, out = tmp_path / "hub", tmp_path / "bundle"
     hub.mkdir()
     (hub / "hub.yaml").write_text(PLUGIN_HUB)
-    argv = [sys.executable, "-m", "memhub.compiler.cli", "build", str(hub), "--out", str(out)]
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "build", str(hub), "--out", str(out)]
     proc = run([*argv, "--host", "codex"], env=home.env, cwd=home.root)
     assert proc.returncode == 0, describe(proc)
     manifest_path = out / "plugins" / "plugin-folders" / ".codex-plugin" / "plugin.json"

@@ -49,7 +49,7 @@ def person(isolated_home, refusing_proxy) -> Home:
 
 
 def memhub(h: Home, *args: str) -> None:
-    proc = run([sys.executable, "-m", "memhub.compiler.cli", *args], env=h.env, cwd=h.root)
+    proc = run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=h.env, cwd=h.root)
     assert proc.returncode == 0, describe(proc)
 
 

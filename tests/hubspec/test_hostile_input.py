@@ -1,7 +1,7 @@
 """Hostile hubs and targets: the real `memhub` CLI refuses each one fast and cleanly.
 
 Every case builds its input under tmp_path (a hub folder, and for install cases a HOME with
-host files and a MEMHUB_HOME), then runs `python -m memhub.compiler.cli ...` as a real
+host files and a MEMHUB_HOME), then runs `python -m memhub.compiler.cli.main ...` as a real
 subprocess with a timeout, and asserts:
 
   * exit code 2;
@@ -100,7 +100,7 @@ def run_cli(env: Env, *args: str, timeout: float = 60) -> tuple[subprocess.Compl
     preexec = _without_read_capabilities if env.drop_read_capabilities else None
     start, used = time.monotonic(), _children_cpu()
     done = subprocess.run(
-        [sys.executable, "-m", "memhub.compiler.cli", *args],
+        [sys.executable, "-m", "memhub.compiler.cli.main", *args],
         cwd=env.root,
         env=env.environ(),
         capture_output=True,
@@ -553,7 +553,7 @@ def test_reading_a_env_swapped_for_a_fifo_after_its_check_does_not_block(tmp_pat
     fifo = tmp_path / ".env"
     os.mkfifo(fifo)
     code = (
-        "import sys; from pathlib import Path; from memhub.compiler import secrets\n"
+        "import sys; from pathlib import Path; from memhub.compiler.install import secrets\n"
         "try:\n    secrets._env_text(Path(sys.argv[1]))\n"
         "except Exception as exc:\n    print(type(exc).__name__, exc)\n"
     )

@@ -266,7 +266,7 @@ def test_load_is_the_function_whichever_import_comes_first() -> None:
     import sys
 
     code = (
-        "import memhub.hubspec.loader, memhub.compiler.importer\n"
+        "import memhub.hubspec.loader, memhub.compiler.importing.planner\n"
         "from memhub.hubspec import load, find_hub_file\n"
         "assert callable(load) and callable(find_hub_file), load\n"
         "import memhub.hubspec as h; assert 'memhub.hubspec.loader' in __import__('sys').modules\n"
@@ -274,7 +274,11 @@ def test_load_is_the_function_whichever_import_comes_first() -> None:
     fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert fresh.returncode == 0, fresh.stderr
     cold = subprocess.run(
-        [sys.executable, "-c", "import sys, memhub.compiler.cli; print('yaml' in sys.modules)"],
+        [
+            sys.executable,
+            "-c",
+            "import sys, memhub.compiler.cli.main; print('yaml' in sys.modules)",
+        ],
         capture_output=True,
         text=True,
     )

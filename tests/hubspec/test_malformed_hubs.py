@@ -2,9 +2,9 @@
 
 Every case starts from a valid hub (`SMALL`, or the every-key `BASE` when the key it breaks
 is not in SMALL, plus the files in `BASE_FILES`), changes one thing (the YAML data, the raw
-text, or the files around it) and is written into its own tmp_path. Each case is run through the real CLI entry point `memhub.compiler.cli.main`
+text, or the files around it) and is written into its own tmp_path. Each case is run through the real CLI entry point `memhub.compiler.cli.main.main`
 in-process (`validate`, `validate --json`, `build --out`), and a fixed sample of cases is run
-again as real subprocesses (`python -m memhub.compiler.cli ...`).
+again as real subprocesses (`python -m memhub.compiler.cli.main ...`).
 
 What a case asserts:
   * exit code 2 for `validate`, `validate --json` and `build`;
@@ -37,7 +37,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.compiler.cli import main
+from memhub.compiler.cli.main import main
 
 # --------------------------------------------------------------------------------------------
 # The valid base hub
@@ -1350,7 +1350,7 @@ SUBPROCESS_JSON_SAMPLE = SUBPROCESS_SAMPLE[:2]
 
 def _run_cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memhub.compiler.cli", *args],
+        [sys.executable, "-m", "memhub.compiler.cli.main", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

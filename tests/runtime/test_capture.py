@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.runtime import capture, read_claude
-from memhub.runtime.store import (
+from memhub.runtime.backends.local import (
     AuthFailed,
     BackendError,
     LocalStore,
     PayloadTooLarge,
     canonical,
 )
+from memhub.runtime.capture import core as capture
+from memhub.runtime.transcripts import claude as read_claude
 
 MB = 1 << 20
 
@@ -70,7 +71,7 @@ class LimitedStore(LocalStore):
 
 def run_flush_subprocess(path: Path, mode: str = "turn", **env: str) -> subprocess.CompletedProcess:
     code = (
-        "import sys; from memhub.runtime import capture; "
+        "import sys; from memhub.runtime.capture import core as capture; "
         f"r = capture.flush('claude', 'sess', {str(path)!r}, {mode!r}); print(r.status)"
     )
     return subprocess.run(
@@ -314,7 +315,7 @@ def test_many_concurrent_flushing_processes_on_one_session(transcript: Path) -> 
             [
                 sys.executable,
                 "-c",
-                "import time; from memhub.runtime import capture\n"
+                "import time; from memhub.runtime.capture import core as capture\n"
                 "for _ in range(15):\n"
                 f"    capture.flush('claude', 'sess', {str(transcript)!r}, 'turn')\n"
                 "    time.sleep(0.01)\n",
@@ -464,7 +465,7 @@ def test_gemini_log_titles_and_a_legacy_recording() -> None:
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    from memhub.compiler.cli import main
+    from memhub.compiler.cli.main import main
 
     code = main(list(args))
     out, err = capsys.readouterr()

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from memhub.runtime.capture.redact import redact_text
 from memhub.runtime.credentials import find
-from memhub.runtime.redact import redact_text
 
 SIZE = 1_000_000
 # The slowest honest case measured about 100 times the scan; a quadratic one at 1 MB

@@ -2,7 +2,7 @@
 
 Process tests run the runtime as bundles vendor it (`<tmp>/memhub_runtime/hook.py` under
 `python3 -S`). Tests of the process itself (exit status, stdout, timing, the detached
-child's session and descriptors) use a stub `capture.py` that records each flush; tests of
+child's session and descriptors) use a stub `capture/core.py` that records each flush; tests of
 what capture does (`real_hook`) run the real capture engine and local store behind it.
 """
 
@@ -464,10 +464,9 @@ def health():
 def vendored(tmp_path: Path) -> Path:
     """The runtime as a bundle ships it, with a stub capture engine; returns hook.py."""
     package = tmp_path / "plugin" / "memhub_runtime"
-    package.mkdir(parents=True)
-    for source in RUNTIME.glob("*.py"):
-        shutil.copyfile(source, package / source.name)
-    (package / "capture.py").write_text(STUB)
+    package.parent.mkdir(parents=True)
+    shutil.copytree(RUNTIME, package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "capture" / "core.py").write_text(STUB)
     return package / "hook.py"
 
 
@@ -875,9 +874,8 @@ def test_module_and_console_script_entries(tmp_path: Path) -> None:
 def real_hook(tmp_path: Path) -> Hook:
     """The runtime as a bundle ships it, capture and local store included (no stub)."""
     package = tmp_path / "real-plugin" / "memhub_runtime"
-    package.mkdir(parents=True)
-    for source in RUNTIME.glob("*.py"):
-        shutil.copyfile(source, package / source.name)
+    package.parent.mkdir(parents=True)
+    shutil.copytree(RUNTIME, package, ignore=shutil.ignore_patterns("__pycache__"))
     return Hook(package / "hook.py", tmp_path)
 
 
@@ -900,7 +898,7 @@ def _line(uid: str, text: str, session: str = CLAUDE_ID, **extra: object) -> dic
 
 
 def _stored(hook: Hook, conversation: str, count: int, wait: float = 20) -> list[dict]:
-    from memhub.runtime.store import LocalStore
+    from memhub.runtime.backends.local import LocalStore
 
     deadline = time.monotonic() + wait
     while True:

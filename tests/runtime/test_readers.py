@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -19,8 +18,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memhub.runtime import read_claude, read_codex, read_cursor, read_gemini
-from memhub.runtime.records import Record, stable_id
+from memhub.runtime.transcripts import claude as read_claude
+from memhub.runtime.transcripts import codex as read_codex
+from memhub.runtime.transcripts import cursor as read_cursor
+from memhub.runtime.transcripts import gemini as read_gemini
+from memhub.runtime.transcripts.records import Record, stable_id
 
 from tests.conftest import REPO, material_root
 
@@ -664,26 +666,44 @@ def test_gemini_discovery_and_subagents(tmp_path: Path) -> None:
     assert (session.id, session.parent) == ("g-child", "g-parent")
 
 
-# --- the runtime stays stdlib-only and flat --------------------------------------------------
+# --- the runtime stays stdlib-only, vendored whole ------------------------------------------
 
 
 def test_runtime_imports_under_python_S_with_no_third_party_module(tmp_path: Path) -> None:
-    vendored = tmp_path / "bundle" / "memhub_runtime"
-    vendored.mkdir(parents=True)
-    for source in (REPO / "runtime").glob("*.py"):
-        shutil.copy(source, vendored / source.name)
-    assert not [p for p in (REPO / "runtime").iterdir() if p.is_dir() and p.name != "__pycache__"]
+    """Every module of the runtime as a bundle vendors it (build's own copy, subpackages
+    included) imports under `python3 -S -I` and pulls in nothing outside the stdlib."""
+    from memhub.compiler.hosts.common import RUNTIME_PACKAGE, runtime_artifacts
+    from memhub.hubspec import load
+
+    hub = load(REPO / "examples" / "memhub")
+    assert hub.needs_runtime
+    artifacts = runtime_artifacts(hub, "bundle")
+    shipped = sorted(a.path.partition(f"/{RUNTIME_PACKAGE}/")[2] for a in artifacts)
+    source = sorted(
+        str(p.relative_to(REPO / "runtime"))
+        for p in (REPO / "runtime").rglob("*.py")
+        if "__pycache__" not in p.parts
+    )
+    assert shipped == source  # no module of a subpackage is left behind
+    for artifact in artifacts:
+        target = tmp_path / artifact.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(artifact.content)
+    root = Path(artifacts[0].path.partition(f"/{RUNTIME_PACKAGE}/")[0])
     transcript = tmp_path / "s.jsonl"
     transcript.write_text(
         _claude_line(type="user", uuid="u1", message={"role": "user", "content": "hi"})
     )
+    modules = [RUNTIME_PACKAGE + "." + name[:-3].replace("/", ".") for name in shipped]
     probe = f"""
-import sys
-sys.path.insert(0, {str(tmp_path / "bundle")!r})
+import importlib, sys
+sys.path.insert(0, {str(tmp_path / root)!r})
 before = set(sys.modules)
-from memhub_runtime import records, read_claude, read_codex, read_cursor, read_gemini
+from memhub_runtime.transcripts import claude as read_claude
 session, recs = read_claude.read_session({str(transcript)!r})
 assert [r.id for r in recs] == ["u1"], recs
+for name in {modules!r}:
+    importlib.import_module(name.removesuffix(".__init__"))
 new = {{name.split(".")[0] for name in set(sys.modules) - before}}
 third = sorted(n for n in new if n not in sys.stdlib_module_names and n != "memhub_runtime")
 print(third)

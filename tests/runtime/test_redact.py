@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from memhub.runtime.redact import redact, redact_text
+from memhub.runtime.capture.redact import redact, redact_text
 
 SECRET = "s3cr3tV4lue9"  # every secret below contains this, so one check covers them all
 

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.runtime import capture, read_claude, remote
-from memhub.runtime.redact import redact
-from memhub.runtime.store import AuthFailed, BackendError, PayloadTooLarge
+from memhub.runtime.backends import remote
+from memhub.runtime.backends.local import AuthFailed, BackendError, PayloadTooLarge
+from memhub.runtime.capture import core as capture
+from memhub.runtime.capture.redact import redact
+from memhub.runtime.transcripts import claude as read_claude
 
 from tests.conftest import in_ci
 from tests.runtime.test_capture import claude_project

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.compiler.cli import main
-from memhub.compiler.sessions_cli import EXIT_INCOMPLETE
+from memhub.compiler.cli.main import main
+from memhub.compiler.cli.sessions import EXIT_INCOMPLETE
 
 CLAUDE_SESSION = "11111111-2222-4333-8444-555555555555"
 CODEX_THREAD = "019b0000-aaaa-7bbb-8ccc-dddddddddddd"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from memhub.runtime.store import BackendError, LocalStore
+from memhub.runtime.backends.local import BackendError, LocalStore
 
 HEADER = {"conversation_id": "c1", "session_id": "c1", "host": "claude", "title": "First"}
 
@@ -85,7 +85,7 @@ def test_many_processes_write_one_conversation() -> None:
     """Twelve processes send overlapping batches at once: every id stored once, none lost."""
     code = (
         "import sys\n"
-        "from memhub.runtime.store import LocalStore\n"
+        "from memhub.runtime.backends.local import LocalStore\n"
         "n = int(sys.argv[1])\n"
         "store = LocalStore()\n"
         "for batch in range(20):\n"
@@ -129,7 +129,7 @@ def _gemini_chat() -> bytes:
 @pytest.mark.parametrize("cut", [1, 3, 5, 6, 8])
 def test_a_gemini_rewind_takes_back_what_the_readers_fold_takes_back(cut: int) -> None:
     """The store applies $rewindTo as the Gemini reader's fold does, whatever the payloads."""
-    from memhub.runtime import read_gemini
+    from memhub.runtime.transcripts import gemini as read_gemini
 
     data = _gemini_chat()
     records = read_gemini.parse_lines("g1", data, 0, {})

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from memhub.compiler import journal, targetfs
+from memhub.compiler.cli.install import parse_hosts, project_option, scope_option
 from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
-from memhub.compiler.install_cli import parse_hosts, project_option, scope_option
-from memhub.compiler.scope import Scope, scope_kind
+from memhub.compiler.install.scope import Scope, scope_kind
+from memhub.compiler.safewrite import journal, targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
-    from memhub.compiler.importer import ImportPlan
+    from memhub.compiler.importing.planner import ImportPlan
 
 HUB_FILE = "hub.yaml"  # hubspec.load's; imported lazily with the loader
 
@@ -84,8 +84,8 @@ def register(cli: click.Group) -> None:
         scope_obj = Scope.from_environment(scope_kind(scope), project)
         installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
         env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
-        from memhub.compiler.importer import plan_import
-        from memhub.compiler.init import _kebab
+        from memhub.compiler.cli.init import _kebab
+        from memhub.compiler.importing.planner import plan_import
 
         plan = plan_import(
             installed,

@@ -38,12 +38,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from memhub.compiler import jsonedit, targetfs, tomledit
-from memhub.compiler.entries import Entry, value_digest
+from memhub.compiler.formats import jsonedit, tomledit
 from memhub.compiler.hosts import INSTALLERS
-from memhub.compiler.install import TargetParseError, current_digest, gather_entries
-from memhub.compiler.scope import Scope
-from memhub.compiler.state import Owned, Owner, State
+from memhub.compiler.install.engine import TargetParseError, current_digest, gather_entries
+from memhub.compiler.install.entries import Entry, value_digest
+from memhub.compiler.install.scope import Scope
+from memhub.compiler.install.state import Owned, Owner, State
+from memhub.compiler.safewrite import targetfs
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.model import (
     Hook,

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+from memhub.compiler.cli.import_ import ConfirmationNeeded, interactive
 from memhub.compiler.diff import key_changes
-from memhub.compiler.import_cli import ConfirmationNeeded, interactive
-from memhub.compiler.journal import ABSENT, Tree
-from memhub.compiler.safewrite import ORIGINALS, RestorePlan, RestoreResult
+from memhub.compiler.safewrite.journal import ABSENT, Tree
+from memhub.compiler.safewrite.transaction import ORIGINALS, RestorePlan, RestoreResult
 
 _SIGN = {"add": "+", "remove": "-", "change": "~"}
 
@@ -55,8 +55,8 @@ def register(cli: click.Group) -> None:
         """
         if originals == (archive is not None):
             raise click.UsageError("give exactly one of --originals or --archive ID")
-        from memhub.compiler.safewrite import plan_restore, restore
-        from memhub.compiler.state import memhub_home
+        from memhub.compiler.install.state import memhub_home
+        from memhub.compiler.safewrite.transaction import plan_restore, restore
 
         home = memhub_home()
         shown = plan_restore(home, archive)
@@ -109,7 +109,7 @@ def _action(plan: RestorePlan, path: str) -> str:
 
 
 def _current(path: str) -> bytes | Tree | None:
-    from memhub.compiler.safewrite import _read_file, read_folder
+    from memhub.compiler.safewrite.transaction import _read_file, read_folder
 
     target = Path(path)
     if target.is_dir() and not target.is_symlink():

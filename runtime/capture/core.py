@@ -122,17 +122,17 @@ def open_backend(config: dict[str, Any] | None = None) -> Any:
     """The configured backend (the caller closes it)."""
     config = config or backend_config()
     if config["backend"] == "remote":
-        from .remote import RemoteBackend
-        from .store import BackendError
+        from ..backends.local import BackendError
+        from ..backends.remote import RemoteBackend
 
         if not config.get("remote_url"):
             raise BackendError("MEMHUB_BACKEND=remote needs MEMHUB_REMOTE_URL", retryable=False)
         return RemoteBackend(config["remote_url"])
     if config["backend"] != "local":
-        from .store import BackendError
+        from ..backends.local import BackendError
 
         raise BackendError(f"unknown backend {config['backend']!r}", retryable=False)
-    from .store import LocalStore
+    from ..backends.local import LocalStore
 
     return LocalStore()
 
@@ -383,7 +383,7 @@ def health() -> str | None:
         return None
     config = backend_config()
     if config["backend"] == "remote":
-        from .remote import credential_expired, load_credential
+        from ..backends.remote import credential_expired, load_credential
 
         credential = load_credential()
         if credential is None:
@@ -445,7 +445,7 @@ def recent_failures(window: float = FAILURE_WINDOW_S) -> list[dict[str, Any]]:
 def _reader_module(host: str) -> Any:
     import importlib
 
-    return importlib.import_module(f".read_{host}", __package__)
+    return importlib.import_module(f"..transcripts.{host}", __package__)
 
 
 def transcript_roots(host: str) -> list[str]:
@@ -630,7 +630,7 @@ def _flush_subagents(host: str, path: Path, mode: str, backend: Any, cwd: str | 
 
 
 def _slug(exc: BaseException) -> str:
-    from .store import AuthFailed, BackendError
+    from ..backends.local import AuthFailed, BackendError
 
     if isinstance(exc, AuthFailed):
         return "auth"
@@ -749,7 +749,6 @@ class _Flush:
     # --- setup ---------------------------------------------------------------------------------
 
     def run(self) -> FlushResult:
-        from . import records as _records  # noqa: F401  (fail early if the runtime is partial)
 
         state = load_state(self.host, self.session_id) or _new_state(
             self.host, self.session_id, self.path
@@ -898,7 +897,7 @@ class _Flush:
         """The backstop's last line without its final newline: a record when it is whole
         JSON (a host may never write that newline; `memhub sessions` counts the line too),
         else nothing (it is half-written, and a later flush reads it whole)."""
-        from .records import INVALID, load_line
+        from ..transcripts.records import INVALID, load_line
 
         if not line.strip() or load_line(line) is INVALID:
             return
@@ -912,7 +911,7 @@ class _Flush:
         yield _Group(end, json.dumps(context), items, line[-MARK_BYTES:])
 
     def _item(self, record: Any) -> _Item:
-        from .store import canonical, digest
+        from ..backends.local import canonical, digest
 
         data = record.to_json() if hasattr(record, "to_json") else dict(record)
         if self.remote:
@@ -926,7 +925,7 @@ class _Flush:
         """Collect the session's name and working directory from its records, by the same
         title rule as the readers (`records.fold_title`), so `memhub sessions` and the store
         name a session alike."""
-        from .records import fold_title
+        from ..transcripts.records import fold_title
 
         state = self.state
         for record in records:
@@ -942,7 +941,7 @@ class _Flush:
                 if isinstance(payload.get("cwd"), str):
                     state["cwd"] = payload["cwd"]
             if not state.get("first_prompt") and self._is_prompt(record, raw):
-                from .records import prompt_title
+                from ..transcripts.records import prompt_title
 
                 text = record.text
                 if self.host == "codex":
@@ -964,7 +963,7 @@ class _Flush:
 
     def _title(self) -> tuple[str | None, str | None]:
         """What the host calls the session (a rename first), else the first prompt."""
-        from .records import choose_title
+        from ..transcripts.records import choose_title
 
         if self.given_title:
             return self.given_title, "host"
@@ -1089,7 +1088,7 @@ class _Flush:
 
         A partial or unconfirmed ack raises BackendError after saving what was confirmed.
         """
-        from .store import PayloadTooLarge
+        from ..backends.local import PayloadTooLarge
 
         state = self.state
         items = [item for group in payload for item in group.items]
@@ -1112,7 +1111,7 @@ class _Flush:
         _fault("after_send")
         through = ack.get("ack_through") if isinstance(ack, dict) else None
         if not isinstance(ack, dict) or ack.get("conversation_id") != self.conversation:
-            from .store import BackendError
+            from ..backends.local import BackendError
 
             raise BackendError("the backend's ack does not name this conversation")
         ids = [item.id for item in items]
@@ -1127,7 +1126,7 @@ class _Flush:
         self.sent += len(acked)
         self.payloads += 1 if acked else 0
         if len(confirmed) < len(payload):
-            from .store import BackendError
+            from ..backends.local import BackendError
 
             raise BackendError(
                 f"the backend confirmed {len(acked)} of {len(items)} records"
@@ -1272,7 +1271,7 @@ def status() -> dict[str, Any]:
         "sessions": [],
     }
     if config["backend"] == "remote":
-        from .remote import credential_expired, credential_path, load_credential
+        from ..backends.remote import credential_expired, credential_path, load_credential
 
         credential = load_credential()
         out["credential"] = {

@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.compiler import (
-    capture_cli,
-    doctor_cli,
-    import_cli,
-    install_cli,
-    restore_cli,
-    sessions_cli,
-)
 from memhub.compiler.build import Build, build
+from memhub.compiler.cli import capture as capture_cli
+from memhub.compiler.cli import doctor as doctor_cli
+from memhub.compiler.cli import import_ as import_cli
+from memhub.compiler.cli import install as install_cli
+from memhub.compiler.cli import restore as restore_cli
+from memhub.compiler.cli import sessions as sessions_cli
 from memhub.compiler.hosts import ADAPTERS
 from memhub.compiler.output import write_build
 from memhub.compiler.plan import plan
@@ -221,7 +219,7 @@ def validate_command(hub: Path, as_json: bool) -> int:
 @click.option("--name", help="Plugin name (kebab-case). Default: from the folder name.")
 def init_command(directory: Path, name: str | None) -> int:
     """Create a working starter hub in DIRECTORY (never overwrites)."""
-    from memhub.compiler.init import init_hub  # Jinja2 and the schema: only `init` needs them
+    from memhub.compiler.cli.init import init_hub  # Jinja2 and the schema: only `init` needs them
 
     for path in init_hub(directory, name):
         click.echo(f"create  {path}")

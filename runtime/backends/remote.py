@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .store import AuthFailed, BackendError, PayloadTooLarge, memhub_home
+from .local import AuthFailed, BackendError, PayloadTooLarge, memhub_home
 
 PROTOCOL_VERSION = "2025-06-18"
 CLIENT_INFO = {"name": "memhub-capture", "version": "1"}

@@ -29,14 +29,14 @@ def _when(moment: Any) -> str:
 
 
 def _store() -> Any:
-    from memhub.runtime.store import LocalStore
+    from memhub.runtime.backends.local import LocalStore
 
     return LocalStore()
 
 
 def capture_rows() -> list[dict[str, Any]]:
     """One row per captured session: capture state merged with the local store's rows."""
-    from memhub.runtime import capture
+    from memhub.runtime.capture import core as capture
 
     # A state file without either id (edited by hand) still gets its row, under None.
     rows: dict[str | None, dict[str, Any]] = {}
@@ -136,7 +136,7 @@ def register(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
     def status_command(as_json: bool) -> int:
         """Backend, credential, each session's cursor, failures and stepped-over records."""
-        from memhub.runtime import capture
+        from memhub.runtime.capture import core as capture
 
         report = capture.status()
         if as_json:
@@ -187,7 +187,7 @@ def register(cli: click.Group) -> None:
         a terminal), and stored 0600 in $MEMHUB_HOME/credentials.json. It is never printed.
         Background capture hooks read it; they cannot open a browser.
         """
-        from memhub.runtime import remote
+        from memhub.runtime.backends import remote
 
         if show_status:
             return _login_status(remote)
@@ -228,7 +228,7 @@ def _iso(text: str) -> str | None:
 
 
 def _login_status(remote: Any) -> int:
-    from memhub.runtime import capture
+    from memhub.runtime.capture import core as capture
 
     credential = remote.load_credential()
     path = remote.credential_path()
@@ -255,7 +255,7 @@ def _login_status(remote: Any) -> int:
 
 
 def _state_for(ref: str) -> dict[str, Any] | None:
-    from memhub.runtime import capture
+    from memhub.runtime.capture import core as capture
 
     states = capture.all_states()
     exact = [s for s in states if ref in (s.get("conversation_id"), s.get("session_id"))]
@@ -268,10 +268,10 @@ def _state_for(ref: str) -> dict[str, Any] | None:
 def _show_from_transcript(state: dict[str, Any]) -> int:
     import importlib
 
-    from memhub.runtime.records import iter_file_records
+    from memhub.runtime.transcripts.records import iter_file_records
 
     host, session_id = state["host"], state["session_id"]
-    reader = importlib.import_module(f"memhub.runtime.read_{host}")
+    reader = importlib.import_module(f"memhub.runtime.transcripts.{host}")
     path = state.get("transcript")
     if not path or not os.path.isfile(path) or not hasattr(reader, "parse_lines"):
         click.echo(f"memhub: the transcript of {session_id} is not readable here", err=True)

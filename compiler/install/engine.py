@@ -18,24 +18,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler import jsonedit, targetfs, textblock, tomledit
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
-from memhub.compiler.entries import Entry, value_digest
+from memhub.compiler.formats import jsonedit, textblock, tomledit
 from memhub.compiler.hosts import INSTALLERS, CoverageRow
 from memhub.compiler.hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
-from memhub.compiler.journal import file_digest, tree_digest
+from memhub.compiler.install.entries import Entry, value_digest
+from memhub.compiler.install.scope import Scope
+from memhub.compiler.install.secrets import env_file_warnings, refuse_leaks, secret_values
+from memhub.compiler.install.state import STATE_FILE, Container, Owned, Owner, State
+from memhub.compiler.install.treecache import TreeCache
 from memhub.compiler.plan import ChangeKind
-from memhub.compiler.safewrite import (
+from memhub.compiler.safewrite import targetfs
+from memhub.compiler.safewrite.journal import file_digest, tree_digest
+from memhub.compiler.safewrite.transaction import (
     StaleTargetError,
     Transaction,
     fingerprint,
     operation_lock,
     read_folder,
 )
-from memhub.compiler.scope import Scope
-from memhub.compiler.secrets import env_file_warnings, refuse_leaks, secret_values
-from memhub.compiler.state import STATE_FILE, Container, Owned, Owner, State
-from memhub.compiler.treecache import TreeCache
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
@@ -919,8 +920,8 @@ class UndoEntryConflict(MemhubError):
 
 def undo_install(home: Path) -> list[Path]:
     """Undo the last run; where a host rewrote a file since, revert only memhub's entries."""
-    from memhub.compiler import journal as jr
-    from memhub.compiler.safewrite import undo_last
+    from memhub.compiler.safewrite import journal as jr
+    from memhub.compiler.safewrite.transaction import undo_last
 
     def state_before(run: Any) -> State:
         entry = next((e for e in run.entries if e["path"] == str(home / STATE_FILE)), None)

@@ -19,7 +19,7 @@ import os
 import re
 from typing import Any
 
-from . import credentials
+from .. import credentials
 
 MARK = "<redacted>"
 

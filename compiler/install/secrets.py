@@ -74,7 +74,7 @@ def _env_text(path: Path) -> str:
     """The .env's text; bytes that are not UTF-8 are refused with their line, since a value
     decoded some other way would be checked (and passed to servers) as different bytes.
     Read without blocking: a .env swapped for a FIFO after check_env_file is refused."""
-    from memhub.compiler import targetfs
+    from memhub.compiler.safewrite import targetfs
 
     data = targetfs.read_file(path)[0] or b""
     try:

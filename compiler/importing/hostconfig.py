@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler import jsonedit, targetfs, textblock
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
-from memhub.compiler.entries import Entry, EntryKind
-from memhub.compiler.scope import Scope
-from memhub.compiler.state import STATE_FILE, State, memhub_home
+from memhub.compiler.formats import jsonedit, textblock
+from memhub.compiler.install.entries import Entry, EntryKind
+from memhub.compiler.install.scope import Scope
+from memhub.compiler.install.state import STATE_FILE, State, memhub_home
+from memhub.compiler.safewrite import targetfs
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.refs import reference_problems
 

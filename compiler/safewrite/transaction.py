@@ -37,9 +37,9 @@ from types import TracebackType
 from typing import Any
 
 import filelock
-from memhub.compiler import journal as jr
-from memhub.compiler import targetfs
-from memhub.compiler.journal import ABSENT, Journal, Originals, Tree
+from memhub.compiler.safewrite import journal as jr
+from memhub.compiler.safewrite import targetfs
+from memhub.compiler.safewrite.journal import ABSENT, Journal, Originals, Tree
 from memhub.hubspec.errors import MemhubError
 
 __all__ = [

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 import yaml
 from memhub.compiler.artifact import FILE_MODE
-from memhub.compiler.installed import (
+from memhub.compiler.importing.hostconfig import (
     Installed,
     InstalledInstructions,
     InstalledServer,

@@ -131,9 +131,9 @@ def _planner(
 ) -> tuple[Any, Any]:
     """(a function making the install plan, the loaded hub): load and pick hosts once.
     `saved_plan`: the plan file `hosts` was read from, which the host line names."""
-    from memhub.compiler.install import plan_install
-    from memhub.compiler.scope import Scope, scope_kind
-    from memhub.compiler.state import memhub_home
+    from memhub.compiler.install.engine import plan_install
+    from memhub.compiler.install.scope import Scope, scope_kind
+    from memhub.compiler.install.state import memhub_home
     from memhub.hubspec import load
 
     hub = load(hub_path, cache=memhub_home() / "cache")
@@ -158,9 +158,9 @@ def _plugin_planner(
     plugin: str, scope: str, project: Path | None, hosts: str | None
 ) -> Callable[[], Any]:
     """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
-    from memhub.compiler.install import plan_uninstall_plugin
-    from memhub.compiler.scope import Scope, scope_kind
-    from memhub.compiler.state import memhub_home
+    from memhub.compiler.install.engine import plan_uninstall_plugin
+    from memhub.compiler.install.scope import Scope, scope_kind
+    from memhub.compiler.install.state import memhub_home
 
     scope_obj = Scope.from_environment(scope_kind(scope), project)
     # what a plugin installed may sit in a host whose CLI is gone since: all hosts
@@ -195,7 +195,7 @@ def _shown(name: str, limit: int = 80) -> str:
 
 def _installed_plugins(scope_id: str | None) -> str:
     """The plugins the state names as owners (in one scope, or any), comma-separated."""
-    from memhub.compiler.state import State, memhub_home, owner_plugin
+    from memhub.compiler.install.state import State, memhub_home, owner_plugin
 
     state = State.load(memhub_home())
     names = {
@@ -220,7 +220,7 @@ def _plan(
 
 
 def _print_plan(plan: Any, as_json: bool) -> None:
-    from memhub.compiler.install import plan_record, prune_order
+    from memhub.compiler.install.engine import plan_record, prune_order
 
     if as_json:
         record = plan_record(plan)
@@ -277,7 +277,7 @@ def register(cli: click.Group) -> None:
         out: Path | None,
     ) -> int:
         """Show what `memhub apply` would change in each host's files. Writes nothing else."""
-        from memhub.compiler.install import plan_record
+        from memhub.compiler.install.engine import plan_record
 
         plan, _ = _plan(hub, scope, project, hosts, adopt)
         if out is not None:
@@ -317,7 +317,7 @@ def register(cli: click.Group) -> None:
         """
         saved, plan_file = None, None
         if hub.suffix == ".json" and hub.is_file():
-            from memhub.compiler.install import load_saved_plan
+            from memhub.compiler.install.engine import load_saved_plan
 
             saved, plan_file = load_saved_plan(hub), hub
             _refuse_options_beside_a_saved_plan(hub)
@@ -326,7 +326,7 @@ def register(cli: click.Group) -> None:
             project = Path(saved["project"]) if saved.get("project") else None
 
         def full() -> tuple[int, Any, Any]:
-            from memhub.compiler.install import apply_install
+            from memhub.compiler.install.engine import apply_install
 
             make_plan, hub_model = _planner(hub, scope, project, hosts, adopt, saved_plan=plan_file)
             done = apply_install(_home(), make_plan, saved=saved)
@@ -340,7 +340,7 @@ def register(cli: click.Group) -> None:
 
         if saved is not None or as_json:
             return full()[0]
-        from memhub.compiler.safewrite import operation_lock
+        from memhub.compiler.safewrite.transaction import operation_lock
 
         with operation_lock(_home()):  # no other apply is half way through what we check
             return remembered("apply", hub, scope, project, hosts, adopt, full)
@@ -365,7 +365,7 @@ def register(cli: click.Group) -> None:
         plugin: str | None,
     ) -> int:
         """Remove only the entries this hub (or --plugin NAME) owns; everything else stays."""
-        from memhub.compiler.install import apply_install
+        from memhub.compiler.install.engine import apply_install
 
         if plugin is not None:
             if hub is not None:
@@ -396,8 +396,8 @@ def register(cli: click.Group) -> None:
         Run again to step further back, through the last 10 applies and uninstalls: memhub
         keeps the journals and pre-images of those only (older ones are pruned after each
         run; the first-touch originals of `restore --originals` are always kept)."""
-        from memhub.compiler.install import undo_install
-        from memhub.compiler.safewrite import operation_lock
+        from memhub.compiler.install.engine import undo_install
+        from memhub.compiler.safewrite.transaction import operation_lock
 
         home = _home()
         with operation_lock(home):
@@ -418,8 +418,8 @@ def remembered(
     """Run `full` (printing as it goes), or replay what it printed when every input of a
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
     hub); only a plan with nothing to do and no conflict is remembered."""
-    from memhub.compiler.noopmemo import NoopMemo, Remembered, memo_key
-    from memhub.compiler.scope import installation_scripts
+    from memhub.compiler.install.noopmemo import NoopMemo, Remembered, memo_key
+    from memhub.compiler.install.scope import installation_scripts
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
     chosen = parse_hosts(hosts)
@@ -437,7 +437,7 @@ def remembered(
     host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
     memo = NoopMemo(_home(), memo_key(hub_file, args, os.environ, host_env))
     env_file = hub_file.parent / ".env"
-    from memhub.compiler.secrets import check_env_file
+    from memhub.compiler.install.secrets import check_env_file
 
     check_env_file(env_file)  # the memo hashes the .env: a FIFO there would block the read
     hit = memo.recall(os.environ, env_file)
@@ -448,7 +448,7 @@ def remembered(
     with _captured() as (out, err):
         code, plan, hub_model = full()
     if plan is not None and not plan.pending and not plan.conflicts:
-        from memhub.compiler.secrets import referenced_names
+        from memhub.compiler.install.secrets import referenced_names
 
         memo.remember(
             _inputs(hub_model, plan),
@@ -464,7 +464,7 @@ def remembered(
 
 def _inputs(hub: Any, plan: Any) -> list[str]:
     """Every file and folder a plan read: the hub's sources, the targets, the state."""
-    from memhub.compiler.state import STATE_FILE
+    from memhub.compiler.install.state import STATE_FILE
 
     root = Path(hub.root)
     paths = [root / "hub.yaml", root / ".env", _home() / STATE_FILE]
@@ -504,7 +504,7 @@ class _Tee(io.TextIOBase):
 
 
 def _home() -> Path:
-    from memhub.compiler.state import memhub_home
+    from memhub.compiler.install.state import memhub_home
 
     return memhub_home()
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from memhub.compiler.cli.install import HostChoice, choose_hosts, project_option, scope_option
 from memhub.compiler.hosts import INSTALLERS
-from memhub.compiler.install_cli import HostChoice, choose_hosts, project_option, scope_option
 from memhub.hubspec.errors import MemhubError
 
 if TYPE_CHECKING:
-    from memhub.compiler.scope import Scope
-    from memhub.compiler.state import State
+    from memhub.compiler.install.scope import Scope
+    from memhub.compiler.install.state import State
     from memhub.hubspec.model import Hub
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -56,9 +56,9 @@ def register(cli: click.Group) -> None:
         Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
         an invalid hub.
         """
-        from memhub.compiler.doctor import render, run_doctor, summary
-        from memhub.compiler.scope import Scope
-        from memhub.compiler.state import State, memhub_home
+        from memhub.compiler.doctor.checks import render, run_doctor, summary
+        from memhub.compiler.install.scope import Scope
+        from memhub.compiler.install.state import State, memhub_home
 
         if hub is None and Path(HUB_FILE).is_file():
             hub = Path(".")
@@ -121,10 +121,10 @@ def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None
 
 def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ...]:
     """The install hosts that own something in this scope (of this hub, when given)."""
-    from memhub.compiler.doctor import owned_in_scope, places
+    from memhub.compiler.doctor.checks import owned_in_scope, places
 
     read = {h: places(h, scope) for h in INSTALLERS}
-    from memhub.compiler.state import Owner
+    from memhub.compiler.install.state import Owner
 
     owner = Owner.of_hub(hub) if hub is not None else None
     owned = owned_in_scope(state, scope.kind, read, scope.home, hub=owner)

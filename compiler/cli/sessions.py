@@ -21,7 +21,10 @@ HOSTS = ("claude", "codex", "cursor", "gemini")
 
 
 def _readers() -> dict[str, Any]:
-    from memhub.runtime import read_claude, read_codex, read_cursor, read_gemini
+    from memhub.runtime.transcripts import claude as read_claude
+    from memhub.runtime.transcripts import codex as read_codex
+    from memhub.runtime.transcripts import cursor as read_cursor
+    from memhub.runtime.transcripts import gemini as read_gemini
 
     return {
         "claude": read_claude,
@@ -150,7 +153,7 @@ def register(cli: click.Group) -> None:
         transcript that cannot be read, a --session not found). Each such source is named on
         stderr, and stdout still holds valid JSONL for everything that could be read.
         """
-        from memhub.runtime.records import iso_utc
+        from memhub.runtime.transcripts.records import iso_utc
 
         cutoff = None
         if since is not None:

@@ -1,0 +1,1 @@
+"""memhub.runtime.capture."""

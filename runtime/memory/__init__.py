@@ -1,0 +1,1 @@
+"""The memory service: records, projects, index, search, recall (reserved; the memory issue fills it)."""
