@@ -340,7 +340,7 @@ def register(cli: click.Group) -> None:
 
         if saved is not None or as_json:
             return full()[0]
-        from memhub.compiler.safewrite.transaction import operation_lock
+        from memhub.compiler.safewrite.lock import operation_lock
 
         with operation_lock(_home()):  # no other apply is half way through what we check
             return remembered("apply", hub, scope, project, hosts, adopt, full)
@@ -397,7 +397,7 @@ def register(cli: click.Group) -> None:
         keeps the journals and pre-images of those only (older ones are pruned after each
         run; the first-touch originals of `restore --originals` are always kept)."""
         from memhub.compiler.install.engine import undo_install
-        from memhub.compiler.safewrite.transaction import operation_lock
+        from memhub.compiler.safewrite.lock import operation_lock
 
         home = _home()
         with operation_lock(home):
