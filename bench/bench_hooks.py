@@ -212,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         started_work = (home / "capture").exists() or (home / "logs").exists()
         if started_work:
             raise SystemExit("a hook did real work; the no-op paths were not measured")
+        if not (home / "hooks" / "health").is_file():
+            raise SystemExit("session_start left no health memo: its fast path was not measured")
         for name in names[1:]:
             if outputs[name].strip() != b"{}":
                 raise SystemExit(f"{name}: unexpected answer {outputs[name]!r}")

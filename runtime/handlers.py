@@ -11,7 +11,7 @@ goes to `out.detach(...)`, which the dispatcher runs in one detached child after
 have decided. Capture handlers do nothing when `MEMHUB_CAPTURE=0`.
 """
 
-from .lowos import getenv, join, read_small, size
+from .lowos import getenv, join, read_small, size, stat_key
 
 # typing.TYPE_CHECKING without importing typing (the hot path); annotations using these names
 # are strings.
@@ -43,6 +43,64 @@ def description(name: str) -> str:
     """The handler's docstring summary (its first paragraph) on one line; "" under `-OO`."""
     doc = getattr(HANDLERS[name], "__doc__", None) or ""
     return " ".join(doc.strip().split("\n\n", 1)[0].split())
+
+
+# --- capture.health's memo ----------------------------------------------------------------
+# The full check (`capture/health.py`) reads the backend settings, the credential and up to
+# 40 session states, and imports json, re and pathlib for it: three interpreter starts, on
+# every session start. When it finds nothing wrong it leaves `$MEMHUB_HOME/hooks/health`:
+# what its verdict depended on (the backend variables, and inode, size and mtime of
+# `capture.json`, `credentials.json` and the failure marker every failed flush replaces) and
+# until when it holds (the credential's expiry, at most an hour: a failure recorded by a
+# runtime that does not replace the marker is still seen within the hour). While all of that
+# is unchanged the handler answers "healthy" after three `stat` calls and one small read. It
+# lives here, not in its own module, because one more import is 2% of the hook's cost.
+
+MAX_AGE_S = 3600
+STAMP = "%Y-%m-%dT%H:%M:%SZ"  # the credential's `expires_at` format, compared as text
+
+
+def health_memo_path(home: str) -> str:
+    return join(home, "hooks", "health")
+
+
+def health_inputs(home: str) -> str:
+    """What the full check reads, as one line that changes when any of it does."""
+    backend = (getenv("MEMHUB_BACKEND") or "").strip().lower() or "-"
+    url = "url" if (getenv("MEMHUB_REMOTE_URL") or "").strip() else "-"
+    key = "key" if (getenv("MEMHUB_API_KEY") or "").strip() else "-"
+    files = (
+        join(home, "capture.json"),
+        join(home, "credentials.json"),
+        join(home, "capture", "failed"),
+    )
+    return " ".join([backend, url, key, *(stat_key(path) for path in files)])
+
+
+def health_memo_holds(home: str) -> bool:
+    """True when the last full check found nothing wrong and nothing it read has changed."""
+    data = read_small(health_memo_path(home), 1024)
+    if not data:
+        return False
+    import time  # built in: no file to find (here, not at the top, for the other handlers)
+
+    try:
+        key, until = data.decode("ascii").split("\n")[:2]
+    except ValueError:  # not ASCII, or one line only
+        return False
+    return key == health_inputs(home) and time.strftime(STAMP, time.gmtime()) < until
+
+
+def health_memo(key: str, expires_at: object) -> str | None:
+    """The memo for a healthy verdict taken over `key`; None when it cannot be kept."""
+    import time
+
+    until = time.strftime(STAMP, time.gmtime(time.time() + MAX_AGE_S))
+    if isinstance(expires_at, str) and expires_at:
+        if not expires_at.isascii() or not expires_at.isprintable():
+            return None
+        until = min(until, expires_at)
+    return f"{key}\n{until}\n"
 
 
 _OFF = ("0", "false", "off", "no")
@@ -157,6 +215,8 @@ def capture_health(event: "Event", out: "Output") -> None:
 
     Synchronous: the async capture paths cannot tell the user anything themselves."""
     if not capture_enabled():
+        return
+    if health_memo_holds(out.home):  # nothing the last full check read has changed since
         return
     from .capture import core as capture
 

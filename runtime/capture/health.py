@@ -2,39 +2,72 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from pathlib import Path
 from typing import Any
 
-from .settings import FAILURE_WINDOW_S, backend_config, enabled, iso, log_path, now
-from .state import all_states
+from ..handlers import health_inputs, health_memo, health_memo_path
+from .settings import FAILURE_WINDOW_S, backend_config, enabled, iso, log_path, memhub_home, now
+from .state import all_states, write_atomic
 
 
 def health() -> str | None:
-    """A short message when capture is broken (credential, a recent failed flush), else None."""
+    """A short message when capture is broken (credential, a recent failed flush), else None;
+    a healthy verdict is memoised for the session_start hook (`handlers.health_memo_holds`)."""
     if not enabled():
         return None
+    home = str(memhub_home())
+    key = health_inputs(home)  # before reading: a change while checking voids the memo
+    message, expires_at = _check()
+    if message is None:
+        _remember(home, key, expires_at)
+    return message
+
+
+def _check() -> tuple[str | None, object]:
+    """(the message, else None; the credential's `expires_at` the verdict depends on)."""
     config = backend_config()
+    expires_at = None
     if config["backend"] == "remote":
         from ..backends.remote import credential_expired, load_credential
 
         credential = load_credential()
         if credential is None:
-            return "MemHub capture is not signed in: run `memhub login` (or set MEMHUB_API_KEY)."
+            return (
+                "MemHub capture is not signed in: run `memhub login` (or set MEMHUB_API_KEY).",
+                None,
+            )
         if credential_expired(credential):
-            return "MemHub capture's credential has expired: run `memhub login` again."
+            return "MemHub capture's credential has expired: run `memhub login` again.", None
         if not config.get("remote_url"):
-            return "MemHub capture is set to the remote backend but MEMHUB_REMOTE_URL is not set."
+            return (
+                "MemHub capture is set to the remote backend but MEMHUB_REMOTE_URL is not set.",
+                None,
+            )
+        expires_at = credential.get("expires_at")
     failures = recent_failures()
     if not failures:
-        return None
+        return None, expires_at
     latest = failures[0]
     if latest.get("last_error") == "auth":
-        return "MemHub capture's credential was refused by the server: run `memhub login` again."
+        return (
+            "MemHub capture's credential was refused by the server: run `memhub login` again.",
+            None,
+        )
     more = f" ({len(failures)} sessions)" if len(failures) > 1 else ""
     return (
         f"MemHub capture: a recent flush failed{more}: {latest.get('last_error')}"
         f" at {iso(latest.get('last_error_at'))}; see {log_path()}."
-    )
+    ), None
+
+
+def _remember(home: str, key: str, expires_at: object) -> None:
+    memo_text = health_memo(key, expires_at)
+    if memo_text is None:
+        return
+    with contextlib.suppress(OSError):
+        write_atomic(Path(health_memo_path(home)), memo_text.encode("ascii"), sync=False)
 
 
 def recent_failures(window: float = FAILURE_WINDOW_S) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -123,6 +124,12 @@ def new_state(host: str, session_id: str, path: Path) -> dict[str, Any]:
     }
 
 
+def failure_marker() -> Path:
+    """Replaced on every recorded failure, so `capture.health`'s memo of a healthy verdict
+    (`memo.py`) sees a new failure without reading every session's state."""
+    return capture_dir() / "failed"
+
+
 def record_failure(host: str, session_id: str, path: Path, slug: str, detail: str) -> None:
     """Note a failed flush in the session's state (for `health` and `memhub capture status`)."""
     try:
@@ -136,6 +143,8 @@ def record_failure(host: str, session_id: str, path: Path, slug: str, detail: st
         save_state(state)
     except Exception:
         pass
+    with contextlib.suppress(OSError):
+        write_atomic(failure_marker(), f"{now()}\n".encode("ascii"))
 
 
 def pending(host: str, session_id: str, transcript_path: str | os.PathLike[str]) -> bool:
