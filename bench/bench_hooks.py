@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -90,6 +91,14 @@ def hook_argv(plugin: Path, event: str, python: str) -> list[str]:
     if argv[0] != "python3":
         raise SystemExit(f"unexpected interpreter in {commands[0]!r}")
     return [python, *argv[1:]]
+
+
+def installed_entry() -> list[str] | None:
+    """The first words of the hook command `memhub apply` writes (Scope.hook_entry)."""
+    from memhub.compiler.install.scope import installation_hook
+
+    found = installation_hook()
+    return None if found is None else [found[0], "-S", found[1]]
 
 
 def payloads(root: Path, home: Path) -> dict[str, bytes]:
@@ -191,6 +200,21 @@ def main(argv: list[str] | None = None) -> int:
                 data["SessionStart"],
             ),
         }
+        # an install (`memhub apply`) has no plugin folder: what its hooks run, and the
+        # console script they ran before issue 9, on the same before_tool payload
+        installed = installed_entry()
+        bindings = hook_argv(plugin, "PreToolUse", args.python)[3:]
+        if installed is not None:
+            rows["install: before_tool, python -S hook.py"] = (
+                [*installed, *bindings],
+                data["PreToolUse"],
+            )
+        console = Path(sysconfig.get_path("scripts")) / "memhub-hook"
+        if console.is_file():
+            rows["install: before_tool, memhub-hook script"] = (
+                [str(console), *bindings],
+                data["PreToolUse"],
+            )
         names = list(rows)
         samples: dict[str, list[float]] = {name: [] for name in names}
         outputs: dict[str, bytes] = {}
