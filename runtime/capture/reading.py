@@ -181,7 +181,7 @@ class Reading:
         """The backstop's last line without its final newline: a record when it is whole
         JSON (a host may never write that newline; `memhub sessions` counts the line too),
         else nothing (it is half-written, and a later flush reads it whole)."""
-        from ..transcripts.records import INVALID, load_line
+        from ..transcripts.lines import INVALID, load_line
 
         if not line.strip() or load_line(line) is INVALID:
             return
@@ -207,9 +207,9 @@ class Reading:
 
     def _note(self, records: list[Any]) -> None:
         """Collect the session's name and working directory from its records, by the same
-        title rule as the readers (`records.fold_title`), so `memhub sessions` and the store
+        title rule as the readers (`titles.fold_title`), so `memhub sessions` and the store
         name a session alike."""
-        from ..transcripts.records import fold_title
+        from ..transcripts.titles import fold_title
 
         state = self.state
         for record in records:
@@ -225,7 +225,7 @@ class Reading:
                 if isinstance(payload.get("cwd"), str):
                     state["cwd"] = payload["cwd"]
             if not state.get("first_prompt") and self._is_prompt(record, raw):
-                from ..transcripts.records import prompt_title
+                from ..transcripts.titles import prompt_title
 
                 text = record.text
                 if self.host == "codex":
@@ -247,7 +247,7 @@ class Reading:
 
     def _title(self) -> tuple[str | None, str | None]:
         """What the host calls the session (a rename first), else the first prompt."""
-        from ..transcripts.records import choose_title
+        from ..transcripts.titles import choose_title
 
         if self.given_title:
             return self.given_title, "host"

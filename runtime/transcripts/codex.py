@@ -22,23 +22,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .records import (
-    INVALID,
-    Record,
-    Session,
-    block_text,
-    file_ts,
-    host_dir,
-    iso_utc,
-    iter_file_records,
-    jsonl_records,
-    later,
-    load_line,
-    prompt_title,
-    stable_id,
-    take_ts,
-    usage_of,
-)
+from .lines import INVALID, iter_file_records, jsonl_records, load_line
+from .records import Record, Session, host_dir, stable_id, usage_of
+from .timestamps import file_ts, iso_utc, later, take_ts
+from .titles import block_text, prompt_title
 
 HOST = "codex"
 _ROLLOUT = re.compile(
