@@ -119,7 +119,7 @@ def _flush_subagents(host: str, path: Path, mode: str, backend: Any, cwd: str | 
 
 
 def error_slug(exc: BaseException) -> str:
-    from ..backends.local import AuthFailed, BackendError
+    from ..backends.base import AuthFailed, BackendError
 
     if isinstance(exc, AuthFailed):
         return "auth"

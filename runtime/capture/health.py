@@ -30,7 +30,7 @@ def _check() -> tuple[str | None, object]:
     config = backend_config()
     expires_at = None
     if config["backend"] == "remote":
-        from ..backends.remote import credential_expired, load_credential
+        from ..backends.credential import credential_expired, load_credential
 
         credential = load_credential()
         if credential is None:
@@ -99,7 +99,7 @@ def status() -> dict[str, Any]:
         "sessions": [],
     }
     if config["backend"] == "remote":
-        from ..backends.remote import credential_expired, credential_path, load_credential
+        from ..backends.credential import credential_expired, credential_path, load_credential
 
         credential = load_credential()
         out["credential"] = {

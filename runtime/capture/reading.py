@@ -195,7 +195,7 @@ class Reading:
         yield Group(end, json.dumps(context), items, line[-MARK_BYTES:])
 
     def _item(self, record: Any) -> Item:
-        from ..backends.local import canonical, digest
+        from ..backends.base import canonical, digest
 
         data = record.to_json() if hasattr(record, "to_json") else dict(record)
         if self.remote:

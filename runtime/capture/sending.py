@@ -165,7 +165,7 @@ class Flush(Reading):
 
         A partial or unconfirmed ack raises BackendError after saving what was confirmed.
         """
-        from ..backends.local import PayloadTooLarge
+        from ..backends.base import PayloadTooLarge
 
         state = self.state
         items = [item for group in payload for item in group.items]
@@ -188,7 +188,7 @@ class Flush(Reading):
         fault("after_send")
         through = ack.get("ack_through") if isinstance(ack, dict) else None
         if not isinstance(ack, dict) or ack.get("conversation_id") != self.conversation:
-            from ..backends.local import BackendError
+            from ..backends.base import BackendError
 
             raise BackendError("the backend's ack does not name this conversation")
         ids = [item.id for item in items]
@@ -203,7 +203,7 @@ class Flush(Reading):
         self.sent += len(acked)
         self.payloads += 1 if acked else 0
         if len(confirmed) < len(payload):
-            from ..backends.local import BackendError
+            from ..backends.base import BackendError
 
             raise BackendError(
                 f"the backend confirmed {len(acked)} of {len(items)} records"

@@ -69,14 +69,14 @@ def open_backend(config: dict[str, Any] | None = None) -> Any:
     """The configured backend (the caller closes it)."""
     config = config or backend_config()
     if config["backend"] == "remote":
-        from ..backends.local import BackendError
+        from ..backends.base import BackendError
         from ..backends.remote import RemoteBackend
 
         if not config.get("remote_url"):
             raise BackendError("MEMHUB_BACKEND=remote needs MEMHUB_REMOTE_URL", retryable=False)
         return RemoteBackend(config["remote_url"])
     if config["backend"] != "local":
-        from ..backends.local import BackendError
+        from ..backends.base import BackendError
 
         raise BackendError(f"unknown backend {config['backend']!r}", retryable=False)
     from ..backends.local import LocalStore

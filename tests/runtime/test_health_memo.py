@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from memhub.runtime import handlers
-from memhub.runtime.backends.local import BackendError
+from memhub.runtime.backends.base import BackendError
 from memhub.runtime.capture import core as capture
 from memhub.runtime.dispatch import Output
 
