@@ -176,7 +176,7 @@ def _state_for(ref: str) -> dict[str, Any] | None:
 def _show_from_transcript(state: dict[str, Any]) -> int:
     import importlib
 
-    from memhub.runtime.transcripts.records import iter_file_records
+    from memhub.runtime.transcripts.lines import iter_file_records
 
     host, session_id = state["host"], state["session_id"]
     reader = importlib.import_module(f"memhub.runtime.transcripts.{host}")

@@ -361,8 +361,8 @@ def dispatcher_command(
     hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install (no
     plugin folder there; the installed package runs) and in a bundle built with `runtime:
     vendor: never`. A binding is `handler` or `handler=class,class` (the runtime checks the
-    tool class itself). `executable` is how an install names `memhub-hook`: the absolute
-    path of this installation's script (Scope.script_command), since the host's PATH need not
+    tool class itself). `executable` is how an install starts the runtime: this installation's
+    interpreter and hook.py by absolute path (Scope.hook_entry), since the host's PATH need not
     hold the venv it was installed in."""
     entry = (
         executable
@@ -443,7 +443,7 @@ def map_install_hooks(
     matcher: Callable[[list[str]], str],
 ) -> tuple[list[MappedHook], list[CoverageRow]]:
     """map_hooks for an install: no plugin folder, and hooks run this installation's
-    `memhub-hook` by absolute path (a host runs hooks without the person's PATH)."""
+    runtime by absolute path (a host runs hooks without the person's PATH; Scope.hook_entry)."""
     return map_hooks(
         hub,
         host=host,
@@ -452,7 +452,7 @@ def map_install_hooks(
         matcher=matcher,
         root=None,
         data=None,
-        executable=scope.script_command(HOOK_EXECUTABLE),
+        executable=scope.hook_entry(),
     )
 
 
