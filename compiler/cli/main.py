@@ -246,7 +246,7 @@ def hosts_command(as_json: bool) -> int:
                 }
                 for event, support in adapter.EVENTS.items()
             },
-            "tools": {k: list(v) if v else None for k, v in getattr(adapter, "TOOLS", {}).items()},
+            "tools": {k: list(v) if v else None for k, v in adapter.TOOLS.items()},
         }
         for adapter in ADAPTERS.values()
     ]

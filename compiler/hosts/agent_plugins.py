@@ -37,6 +37,7 @@ ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
 EVENTS = dict.fromkeys(LOGICAL_EVENTS, _NO_HOOKS)
+TOOLS: dict[str, tuple[str, ...] | None] = {}  # no hooks, so no tool names to match
 
 
 def _fixed(value: str) -> str:

@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    ReadDocument,
+)
 from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -61,10 +69,10 @@ from memhub.hubspec.refs import substitute
 name = "claude"
 title = "Claude Code"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("claude",)
+executables: tuple[str, ...] = ("claude",)
 # variables that move where this host keeps its files (scope.env_dir)
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
-placing_env = (CONFIG_DIR_ENV,)
+placing_env: tuple[str, ...] = (CONFIG_DIR_ENV,)
 summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/claude-hooks.json"
 
 ROOT = "${CLAUDE_PLUGIN_ROOT}"
@@ -252,30 +260,39 @@ def _user_files(scope: Scope) -> tuple[Path, Path]:
     return config, (config / ".claude.json" if moved else scope.home / ".claude.json")
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills (CLAUDE_CONFIG_DIR
-    moves all three); project scope: .mcp.json, .claude/settings.json, .claude/skills."""
+def locations(scope: Scope) -> Locations:
+    """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills, ~/.claude/CLAUDE.md
+    (CLAUDE_CONFIG_DIR moves them); project scope: .mcp.json, .claude/settings.json,
+    .claude/skills, CLAUDE.md."""
     if scope.kind == "user":
         config, mcp_file = _user_files(scope)
-        settings, skills = config / "settings.json", config / "skills"
         memory = config / "CLAUDE.md"
     else:
-        mcp_file = scope.base / ".mcp.json"
-        settings, skills = (
-            scope.base / ".claude" / "settings.json",
-            scope.base / ".claude" / "skills",
-        )
+        config, mcp_file = scope.base / ".claude", scope.base / ".mcp.json"
         memory = scope.base / "CLAUDE.md"
+    return Locations(
+        mcp_file, "json-key", "mcpServers", config / "settings.json", config / "skills", memory
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks, skills and instructions where Claude Code reads them."""
+    where = locations(scope)
     launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
     entries, rows = mcp_entries(
-        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
+        hub,
+        name,
+        where.mcp_file,
+        where.mcp_kind,
+        where.mcp_key,
+        lambda s: _server(hub, s, launcher),
     )
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
-    entries += hook_entries(name, settings, mapped, command_handler)
-    entries += skill_entries(hub, name, skills)
-    blocks, block_rows = instruction_entries(hub, name, memory)
+    entries += hook_entries(name, where.hooks_file, mapped, command_handler)
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
@@ -290,7 +307,7 @@ def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
 # --- doctor: what decides whether Claude Code runs the hooks memhub installed (hosts.md 1.3) --
 
 
-def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+def hooks_switched_off(scope: Scope, read: ReadDocument) -> list[str]:
     """Settings that turn every hook off: `disableAllHooks: true` in the user's settings.json,
     or for project scope also in the project's settings.json and settings.local.json.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
@@ -326,6 +343,10 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     if returncode != 0:
         found.append(stderr.strip() or f"claude {' '.join(LOADER_ARGS)} exited {returncode}")
     return "; ".join(found) or None
+
+
+hook_switches = HookSwitches(all_off=hooks_switched_off)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
 
 
 def read_installed(scope: Scope) -> Installed:

@@ -7,10 +7,19 @@ variable *names* (`env_vars`, `bearer_token_env_var`, `env_http_headers`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    ReadDocument,
+)
 from memhub.compiler.hosts.common import (
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
@@ -66,10 +75,10 @@ from memhub.hubspec.refs import env_only, references, substitute
 name = "codex"
 title = "OpenAI Codex"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("codex",)
+executables: tuple[str, ...] = ("codex",)
 # variables that move where this host keeps its files (scope.env_dir)
 HOME_ENV = "CODEX_HOME"
-placing_env = (HOME_ENV,)
+placing_env: tuple[str, ...] = (HOME_ENV,)
 summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks/codex-hooks.json"
 
 ROOT = "${PLUGIN_ROOT}"
@@ -342,14 +351,33 @@ def build(hub: Hub) -> HostBuild:
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """User scope: $CODEX_HOME/config.toml and hooks.json, ~/.agents/skills; project scope:
-    .codex/config.toml and hooks.json (read only in trusted projects), .agents/skills."""
+def _codex_home(scope: Scope) -> Path:
+    """$CODEX_HOME (default ~/.codex) at user scope, the project's .codex folder otherwise."""
     if scope.kind == "user":
-        codex_home = scope.env_dir(HOME_ENV, scope.home / ".codex")
-    else:
-        codex_home = scope.base / ".codex"
-    config, hooks_file = codex_home / "config.toml", codex_home / "hooks.json"
+        return scope.env_dir(HOME_ENV, scope.home / ".codex")
+    return scope.base / ".codex"
+
+
+def locations(scope: Scope) -> Locations:
+    """User scope: $CODEX_HOME/config.toml, hooks.json and AGENTS.md, ~/.agents/skills;
+    project scope: .codex/config.toml and hooks.json (read only in trusted projects),
+    .agents/skills, AGENTS.md (read from the repository root down)."""
+    codex_home = _codex_home(scope)
+    agents = codex_home / "AGENTS.md" if scope.kind == "user" else scope.base / "AGENTS.md"
+    return Locations(
+        codex_home / "config.toml",
+        "toml-table",
+        "mcp_servers",
+        codex_home / "hooks.json",
+        scope.base / ".agents" / "skills",
+        agents,
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks, skills and instructions where Codex reads them."""
+    where = locations(scope)
+    config = where.mcp_file
 
     launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
 
@@ -362,16 +390,17 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         where = f"{config.name} [mcp_servers.{server.name}]"
         return spec, server_row(name, server.name, status, where, reason)
 
-    entries, rows = mcp_entries(hub, name, config, "toml-table", "mcp_servers", spec_of)
+    entries, rows = mcp_entries(hub, name, config, where.mcp_kind, where.mcp_key, spec_of)
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
-    entries += hook_entries(name, hooks_file, mapped, command_handler)
-    entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
-    # The global file sits in CODEX_HOME; a project's is read from the repository root down.
-    agents = codex_home / "AGENTS.md" if scope.kind == "user" else scope.base / "AGENTS.md"
+    entries += hook_entries(name, where.hooks_file, mapped, command_handler)
+    entries += skill_entries(hub, name, where.skills)
     blocks, block_rows = instruction_entries(
-        hub, name, agents, caveat="Codex reads AGENTS.override.md instead when one exists there"
+        hub,
+        name,
+        where.instructions,
+        caveat="Codex reads AGENTS.override.md instead when one exists there",
     )
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
@@ -394,7 +423,7 @@ _MATCHERLESS_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
 DEFAULT_HOOK_TIMEOUT_S = 600
 
 
-def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+def hooks_switched_off(scope: Scope, read: ReadDocument) -> list[str]:
     """Settings that turn every hook off: `[features] hooks = false` (or the older alias
     `codex_hooks`) in the user's config.toml, or in the project's for project scope.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
@@ -449,7 +478,7 @@ def hook_trust_hash(event: str, matcher: str | None, handler: dict[str, Any]) ->
 
 
 def hook_trust(
-    scope: Scope, source: str, event: str, index: int, group: dict[str, Any], read: Any
+    scope: Scope, source: str, event: str, index: int, group: dict[str, Any], read: ReadDocument
 ) -> list[tuple[str, str]]:
     """(trust key, status) of each handler in the hook group at `index` of `hooks.<event>` in
     hooks file `source`. Codex runs a non-managed hook only when the user's config.toml holds
@@ -493,6 +522,10 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     words = " ".join(line for line in lines if not line.startswith("WARNING:"))
     return words or f"codex {' '.join(LOADER_ARGS)} exited {returncode}"
+
+
+hook_switches = HookSwitches(all_off=hooks_switched_off, trust=hook_trust)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal)
 
 
 def read_installed(scope: Scope) -> Installed:

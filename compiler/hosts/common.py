@@ -568,11 +568,14 @@ def instructions_row(
 
 
 def instruction_entries(
-    hub: Hub, host: str, target: Path, caveat: str = ""
+    hub: Hub, host: str, target: Path | None, caveat: str = "", missing: str = ""
 ) -> tuple[list[Entry], list[CoverageRow]]:
-    """The hub's instructions as one marked block of a Markdown file the host reads."""
+    """The hub's instructions as one marked block of a Markdown file the host reads; with no
+    such file (`target` None), an unsupported row saying why (`missing`)."""
     if hub.instructions is None:
         return [], []
+    if target is None:
+        return [], instructions_row(hub, host, "unsupported", "-", missing)
     text = hub.instructions.text
     body = text if text.endswith("\n") else text + "\n"
     entry = Entry(host, str(target), "text-block", (hub.plugin.name,), body)

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    ReadDocument,
+)
 from memhub.compiler.hosts.common import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -68,7 +76,7 @@ from memhub.hubspec.refs import references, substitute
 name = "gemini"
 title = "Gemini CLI"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("gemini",)
+executables: tuple[str, ...] = ("gemini",)
 # variables that move where this host keeps its files (its config is always under HOME)
 placing_env: tuple[str, ...] = ("GEMINI_CLI_TRUSTED_FOLDERS_PATH",)  # named in next steps
 summary = (
@@ -277,12 +285,21 @@ def build(hub: Hub) -> HostBuild:
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """~/.gemini (user) or .gemini (project) settings.json: mcpServers and hooks; skills in
-    the cross-agent .agents/skills folder."""
+def locations(scope: Scope) -> Locations:
+    """~/.gemini (user) or .gemini (project) settings.json holds mcpServers and hooks; skills
+    in the cross-agent .agents/skills folder; GEMINI.md in ~/.gemini or the project root."""
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
+    memory = folder / CONTEXT_FILE if scope.kind == "user" else scope.base / CONTEXT_FILE
+    # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
+    # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
+    skills = scope.base / ".agents" / "skills"
+    return Locations(settings, "json-key", "mcpServers", settings, skills, memory)
 
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks, skills and instructions where Gemini CLI reads them."""
+    where = locations(scope)
     launcher = _launcher(hub, install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE)))
 
     def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
@@ -292,16 +309,13 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         status: CoverageStatus = "caveat" if reason else "mapped"
         return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
-    entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
+    entries, rows = mcp_entries(hub, name, where.mcp_file, where.mcp_kind, where.mcp_key, spec_of)
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
-    entries += hook_entries(name, settings, mapped, _handler)
-    # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
-    # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
-    entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
-    memory = folder / "GEMINI.md" if scope.kind == "user" else scope.base / "GEMINI.md"
-    blocks, block_rows = instruction_entries(hub, name, memory)
+    entries += hook_entries(name, where.hooks_file, mapped, _handler)
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
@@ -344,7 +358,7 @@ def trust_step(scope: Scope) -> str:
 # --- doctor: what decides whether Gemini CLI runs the hooks memhub installed (hosts.md 4.2) --
 
 
-def _hooks_config(scope: Scope, read: Any) -> list[tuple[Any, dict[str, Any]]]:
+def _hooks_config(scope: Scope, read: ReadDocument) -> list[tuple[Any, dict[str, Any]]]:
     """(settings file, its `hooksConfig`) for the user's and, in project scope, the project's."""
     files = [scope.home / ".gemini" / "settings.json"]
     if scope.kind == "project":
@@ -357,7 +371,7 @@ def _hooks_config(scope: Scope, read: Any) -> list[tuple[Any, dict[str, Any]]]:
     return found
 
 
-def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+def hooks_switched_off(scope: Scope, read: ReadDocument) -> list[str]:
     """Settings that turn every hook off: `hooksConfig.enabled: false` in settings.json.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
     return [
@@ -367,7 +381,7 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
     ]
 
 
-def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | None:
+def hook_switched_off(scope: Scope, group: dict[str, Any], read: ReadDocument) -> str | None:
     """Why Gemini skips this one hook group: a handler `name` listed in `hooksConfig.disabled`."""
     # Gemini matches `disabled` against handler names, which are strings.
     names = {
@@ -408,6 +422,10 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     if returncode != 0:
         found.append(_ANSI.sub("", stderr).strip() or f"gemini exited {returncode}")
     return "; ".join(found) or None
+
+
+hook_switches = HookSwitches(all_off=hooks_switched_off, one_off=hook_switched_off)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal)
 
 
 def read_installed(scope: Scope) -> Installed:
