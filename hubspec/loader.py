@@ -31,11 +31,10 @@ from .model import (
 from .refs import literal_secret, reference_problems
 from .schema_check import schema_problems
 from .skills import read_skill
-from .vocabulary import BLOCK_MARKER, TOOL_EVENTS
+from .vocabulary import BLOCK_MARKER, TOOL_EVENTS, bundle_hosts
 from .yamlsrc import KeyPath, Positions, YamlProblems, format_path, gc_paused, parse_yaml
 
 HUB_FILE = "hub.yaml"
-BUNDLE_HOSTS = ("claude", "codex", "cursor", "gemini", "agent-plugins")
 
 
 def find_hub_file(path: str | os.PathLike[str]) -> Path:
@@ -156,7 +155,7 @@ class _Checker:
             root=str(self.root),
             plugin=plugin,
             marketplace=marketplace,
-            hosts=tuple(data.get("hosts", BUNDLE_HOSTS)),
+            hosts=tuple(data["hosts"]) if "hosts" in data else bundle_hosts(),
             mcp_servers=servers,
             skills=skills,
             instructions=instructions,

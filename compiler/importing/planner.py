@@ -29,10 +29,9 @@ from memhub.compiler.importing.hostconfig import (
     Skipped,
 )
 from memhub.hubspec.errors import MemhubError
-from memhub.hubspec.loader import BUNDLE_HOSTS
 from memhub.hubspec.refs import has_credential, literal_secret, references
 from memhub.hubspec.schema_check import hub_schema
-from memhub.hubspec.vocabulary import ENV_NAME, MCP_SERVER_NAME
+from memhub.hubspec.vocabulary import ENV_NAME, MCP_SERVER_NAME, bundle_hosts
 from memhub.runtime import credentials
 
 SecretStatus = Literal["new", "in .env", "conflict"]
@@ -315,7 +314,7 @@ def _url(spec: dict[str, Any], base: str, secrets: _Secrets, at: Any, notes: lis
 def _overrides(servers: list[_Server], notes: list[str]) -> dict[str, dict[str, Any]]:
     """Host-only keys of each server as `overrides.<host>.mcp_servers.<name>`, where the hub
     has overrides for that host; keys that look like credentials are left in the host."""
-    allowed = set(hub_schema()["properties"]["overrides"]["propertyNames"]["enum"])
+    allowed = set(bundle_hosts())  # the hosts `overrides:` may name
     out: dict[str, dict[str, Any]] = {}
     for hub_name, _, members in servers:
         for server in members:
@@ -594,7 +593,7 @@ def _hub_yaml(
         "  owner:",
         f"    name: {_scalar(owner)}",
     ]
-    bundle = [h for h in BUNDLE_HOSTS if h in hosts]
+    bundle = [h for h in bundle_hosts() if h in hosts]
     if bundle:
         out += ["hosts:", *(f"  - {_scalar(h)}" for h in bundle)]
     if servers:
