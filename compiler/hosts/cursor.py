@@ -43,9 +43,8 @@ from memhub.compiler.hosts.common import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.importing.hostconfig import (
-    Installed,
-    Reader,
+from memhub.compiler.importing.hostconfig import Installed, Reader
+from memhub.compiler.importing.shapes import (
     extras_of,
     nonempty,
     oauth_spec,

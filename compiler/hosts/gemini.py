@@ -53,11 +53,10 @@ from memhub.compiler.hosts.common import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.importing.hostconfig import (
+from memhub.compiler.importing.hostconfig import Installed, Reader
+from memhub.compiler.importing.shapes import (
     ENV_NAME,
-    Installed,
     NotImportable,
-    Reader,
     cwd_for_hub,
     extras_of,
     nonempty,

@@ -22,7 +22,8 @@ import pytest
 import yaml
 from memhub.compiler.cli import import_ as import_cli
 from memhub.compiler.cli.main import main
-from memhub.compiler.importing.planner import env_line, parse_env
+from memhub.compiler.importing.secretmove import env_line
+from memhub.compiler.install.secrets import parse_env
 from memhub.hubspec import load
 from memhub.hubspec.schema_check import hub_schema
 from memhub.schemas import schema_hosts
