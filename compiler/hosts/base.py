@@ -17,7 +17,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.hubspec.model import Hub
 
 if TYPE_CHECKING:  # these modules import adapters' helpers, which import this module
-    from memhub.compiler.hosts.common import EventSupport
+    from memhub.compiler.hosts.hooks import EventSupport
     from memhub.compiler.importing.hostconfig import Installed
     from memhub.compiler.install.entries import Entry, EntryKind
     from memhub.compiler.install.scope import Scope

@@ -18,34 +18,40 @@ from memhub.compiler.hosts.base import (
     ReadDocument,
 )
 from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
+    compact,
+    deep_merge,
+    icon_path,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+    plugin_metadata,
+)
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    command_handler,
+    grouped_hooks,
+    hook_entries,
+    map_hooks,
+    map_install_hooks,
+)
+from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
-    NATIVE_ROOT,
-    EventSupport,
     Launcher,
     bundle_launcher,
-    command_handler,
-    compact,
-    deep_merge,
-    grouped_hooks,
-    hook_entries,
-    icon_path,
     install_launcher,
-    instruction_entries,
-    instructions_row,
-    json_artifact,
-    json_bytes,
     launched,
     launcher_artifact,
-    map_hooks,
-    map_install_hooks,
-    mcp_entries,
-    plugin_dir,
-    plugin_metadata,
-    server_row,
-    skill_entries,
 )
 from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.importing.shapes import (

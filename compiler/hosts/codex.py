@@ -21,36 +21,42 @@ from memhub.compiler.hosts.base import (
     ReadDocument,
 )
 from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
+    compact,
+    deep_merge,
+    icon_path,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+    plugin_metadata,
+)
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    command_handler,
+    grouped_hooks,
+    hook_entries,
+    map_hooks,
+    map_install_hooks,
+)
+from memhub.compiler.hosts.launcher import (
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
-    NATIVE_ROOT,
     PLUGIN_ROOT_TEMPLATE,
-    EventSupport,
     Launcher,
-    command_handler,
-    compact,
-    deep_merge,
     env_names,
-    grouped_hooks,
-    hook_entries,
-    icon_path,
     install_launcher,
-    instruction_entries,
-    instructions_row,
-    json_artifact,
-    json_bytes,
     launched,
     launcher_artifact,
-    map_hooks,
-    map_install_hooks,
-    mcp_entries,
     oauth_not_carried,
-    plugin_dir,
-    plugin_metadata,
     relative_bundle_launcher,
-    server_row,
-    skill_entries,
 )
 from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.importing.shapes import (

@@ -24,34 +24,34 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
-from memhub.compiler.hosts.common import (
+from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, json_bytes, plugin_dir
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    MappedHook,
+    grouped_hooks,
+    hook_entries,
+    map_hooks,
+    map_install_hooks,
+)
+from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
-    EventSupport,
     Launcher,
-    MappedHook,
     bundle_launcher,
-    compact,
-    deep_merge,
     env_names,
-    grouped_hooks,
-    hook_entries,
     install_launcher,
-    instruction_entries,
-    instructions_row,
-    json_artifact,
-    json_bytes,
     launched,
     launcher_artifact,
-    map_hooks,
-    map_install_hooks,
-    mcp_entries,
     oauth_not_carried,
-    plugin_dir,
-    server_row,
-    skill_entries,
 )
 from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.importing.shapes import (

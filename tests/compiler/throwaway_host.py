@@ -10,19 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from memhub.compiler.hosts.base import CoverageRow, HookSwitches, HostBuild, Loader, Locations
-from memhub.compiler.hosts.common import (
+from memhub.compiler.hosts.common import json_artifact, plugin_dir, plugin_metadata
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import (
     EventSupport,
     command_handler,
     hook_entries,
-    instruction_entries,
-    json_artifact,
     map_hooks,
     map_install_hooks,
-    mcp_entries,
-    plugin_dir,
-    plugin_metadata,
-    server_row,
-    skill_entries,
 )
 from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
