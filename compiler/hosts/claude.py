@@ -17,6 +17,7 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
     compact,
@@ -54,18 +55,6 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
 )
 from memhub.compiler.importing.hostconfig import Installed, Reader
-from memhub.compiler.importing.shapes import (
-    ENV_NAME,
-    NotImportable,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-    to_env_refs,
-)
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -357,67 +346,24 @@ loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
 def read_installed(scope: Scope) -> Installed:
     """What Claude Code has installed in `scope`, for `memhub import`: the MCP servers of
     ~/.claude.json (user scope), or of .mcp.json and the project's local servers in
-    ~/.claude.json (project scope); skill folders; CLAUDE.md. `${VAR}` and `${VAR:-default}`
-    become `${env:VAR}` (a default is dropped, with a note); `timeout`, `alwaysLoad` and
-    other Claude-only keys are kept as overrides."""
-    reference = re.compile(r"\$\{(" + ENV_NAME + r")(:-[^}]*)?\}")
-    transports = {"http": "http", "streamable-http": "http", "sse": "sse"}
-
-    def convert(server: str, raw: Mapping[str, Any]) -> Any:
-        notes: list[str] = []
-
-        def value(text: str) -> str:
-            if any(m.group(2) for m in reference.finditer(text)):
-                notes.append("a ${VAR:-default} default was dropped (the hub has no defaults)")
-            return to_env_refs(text, reference)
-
-        kind = raw.get("type") or ("stdio" if "command" in raw else "http")
-        if kind == "stdio":
-            spec = stdio_spec(
-                value(nonempty(raw.get("command"), "command")),
-                [value(a) for a in strings(raw.get("args"), "args")],
-                {k: value(v) for k, v in string_map(raw.get("env"), "env").items()},
-            )
-            return spec, extras_of(raw, ("type", "command", "args", "env")), notes
-        if kind not in transports:
-            raise NotImportable(f"transport {kind!r} has no hub equivalent")
-        auth = raw.get("oauth")
-        if not isinstance(auth, Mapping):
-            auth = {}
-        oauth = oauth_spec(
-            auth.get("clientId"),
-            auth.get("callbackPort"),
-            auth.get("authServerMetadataUrl"),
-            auth.get("scopes"),
-        )
-        spec = remote_spec(
-            value(nonempty(raw.get("url"), "url")),
-            transports[kind],
-            {k: value(v) for k, v in string_map(raw.get("headers"), "headers").items()},
-            oauth,
-        )
-        extras = extras_of(raw, ("type", "url", "headers", *(("oauth",) if oauth else ())))
-        rest = extras_of(auth, ("clientId", "callbackPort", "authServerMetadataUrl", "scopes"))
-        if oauth and rest:
-            extras["oauth"] = rest
-        return spec, extras, notes
-
+    ~/.claude.json (project scope); skill folders; CLAUDE.md (converted by
+    claude_servers.hub_spec)."""
     reader = Reader(name, scope)
     config, user_file = _user_files(scope)
     if scope.kind == "user":
         servers = (reader.json(user_file) or {}).get("mcpServers")
-        reader.servers(user_file, servers, ("mcpServers",), "json-key", convert)
+        reader.servers(user_file, servers, ("mcpServers",), "json-key", hub_spec)
         reader.skills(config / "skills")
         reader.instructions(config / "CLAUDE.md")
         return reader.result()
     project_file = scope.base / ".mcp.json"
     servers = (reader.json(project_file) or {}).get("mcpServers")
-    reader.servers(project_file, servers, ("mcpServers",), "json-key", convert)
+    reader.servers(project_file, servers, ("mcpServers",), "json-key", hub_spec)
     # `claude mcp add` without --scope keeps a project's servers in ~/.claude.json (local).
     local = ((reader.json(user_file) or {}).get("projects") or {}).get(str(scope.base))
     if isinstance(local, Mapping):
         key = ("projects", str(scope.base), "mcpServers")
-        reader.servers(user_file, local.get("mcpServers"), key, "json-key", convert)
+        reader.servers(user_file, local.get("mcpServers"), key, "json-key", hub_spec)
     reader.skills(scope.base / ".claude" / "skills")
     for memory in (scope.base / "CLAUDE.md", scope.base / ".claude" / "CLAUDE.md"):
         reader.instructions(memory)
