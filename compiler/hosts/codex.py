@@ -128,12 +128,8 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
-def build(hub: Hub) -> HostBuild:
-    base = plugin_dir(hub)
-    plugin = hub.plugin
-    mapped, rows = map_hooks(
-        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
-    )
+def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
+    """The plugin manifest's `mcpServers`, with a coverage row per server added to `rows`."""
     servers: dict[str, Any] = {}
     # Codex expands no ${PLUGIN_ROOT} in a plugin server's command line (0.171, proven in
     # tests/e2e/test_mcp_matrix.py) but starts a relative cwd in the plugin folder.
@@ -155,6 +151,32 @@ def build(hub: Hub) -> HostBuild:
                 reason,
             )
         )
+    return servers
+
+
+def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
+    """.agents/plugins/marketplace.json: the marketplace with this one plugin in it."""
+    market, plugin = hub.marketplace, hub.plugin
+    entry = {
+        "name": plugin.name,
+        "source": {"source": "local", "path": f"./{base}"},
+        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+        "category": plugin.category or DEFAULT_CATEGORY,
+    }
+    return {
+        "name": market.name,
+        "interface": {"displayName": market.display_name or market.name},
+        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
+    }
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub)
+    plugin = hub.plugin
+    mapped, rows = map_hooks(
+        hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
+    )
+    servers = _plugin_servers(hub, rows)
     author = plugin.author
     manifest = compact(
         {
@@ -180,18 +202,7 @@ def build(hub: Hub) -> HostBuild:
             ),
         }
     )
-    market = hub.marketplace
-    entry = {
-        "name": plugin.name,
-        "source": {"source": "local", "path": f"./{base}"},
-        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-        "category": plugin.category or DEFAULT_CATEGORY,
-    }
-    marketplace = {
-        "name": market.name,
-        "interface": {"displayName": market.display_name or market.name},
-        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-    }
+    marketplace = _marketplace(hub, base)
     artifacts = [
         json_artifact(
             hub, name, ".agents/plugins/marketplace.json", marketplace, override="marketplace"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from memhub.compiler.hosts.common import compact
@@ -93,36 +93,40 @@ def server_spec(
             }
         )
     else:
-        # Gemini 0.61 connects a bare `url` as streamable HTTP (createUrlTransport); SSE
-        # needs `type: sse` beside it.
-        url_key = "httpUrl" if server.transport == "http" else "url"
-        spec = compact(
-            {
-                url_key: value(server.url),
-                "type": "sse" if server.transport == "sse" else None,
-                "headers": {k: value(v) for k, v in server.headers.items()},
-                "oauth": compact(
-                    {
-                        "enabled": True,
-                        "clientId": server.oauth.client_id,
-                        "scopes": list(server.oauth.scopes),
-                        # Gemini listens on the port of its redirect URI (oauth-flow.ts)
-                        "redirectUri": f"http://localhost:{server.oauth.callback_port}"
-                        f"{REDIRECT_PATH}"
-                        if server.oauth.callback_port
-                        else None,
-                    }
-                )
-                if server.oauth
-                else None,
-                "description": server.description,
-            }
-        )
+        spec = _remote(server, value)
     caveats = [HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""]
     if isinstance(server, RemoteServer):
         caveats.append(oauth_not_carried("Gemini CLI", server, ("scopes", "callback_port")))
     caveat = "; ".join(c for c in caveats if c)
     return spec, caveat
+
+
+def _remote(server: RemoteServer, value: Callable[[str], str]) -> dict[str, Any]:
+    """Gemini's entry for an HTTP or SSE server (values through `value`)."""
+    # Gemini 0.61 connects a bare `url` as streamable HTTP (createUrlTransport); SSE
+    # needs `type: sse` beside it.
+    url_key = "httpUrl" if server.transport == "http" else "url"
+    return compact(
+        {
+            url_key: value(server.url),
+            "type": "sse" if server.transport == "sse" else None,
+            "headers": {k: value(v) for k, v in server.headers.items()},
+            "oauth": compact(
+                {
+                    "enabled": True,
+                    "clientId": server.oauth.client_id,
+                    "scopes": list(server.oauth.scopes),
+                    # Gemini listens on the port of its redirect URI (oauth-flow.ts)
+                    "redirectUri": f"http://localhost:{server.oauth.callback_port}{REDIRECT_PATH}"
+                    if server.oauth.callback_port
+                    else None,
+                }
+            )
+            if server.oauth
+            else None,
+            "description": server.description,
+        }
+    )
 
 
 # -- read back, for `memhub import` ----------------------------------------------------------
