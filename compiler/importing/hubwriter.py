@@ -1,6 +1,6 @@
 """hub.yaml for an import, as text: each item under a `# imported from <file> <key>` comment.
 
-Pure: `hub_yaml` renders; the command writes the files (cli/import_.py `write_import`).
+Pure: `hub_yaml` renders; importing/writer.py `write_hub` writes the files.
 """
 
 from __future__ import annotations
