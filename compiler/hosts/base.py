@@ -1,9 +1,9 @@
 """The host contract as Protocols (bundle, install, import, doctor) and the records adapters return.
 
-An adapter is one module. `hosts/__init__.py` lists each module once, typed as the roles it
+An adapter is one module. `hosts/__init__.py` lists each module once, typed as the role it
 fills, so mypy checks every adapter against these Protocols; nothing probes an adapter with
 getattr. A bundle-only host (agent-plugins) is a `BundleHost`; a host `memhub apply` writes to
-is an `InstallHost`, which is also every other role.
+is an `InstallHost`: a `BundleHost`, an `ImportHost` and a `DoctorHost` as well.
 """
 
 from __future__ import annotations
@@ -138,11 +138,28 @@ class BundleHost(Protocol):
         ...
 
 
-class InstallHost(BundleHost, Protocol):
-    """A host `memhub apply` writes to; `memhub import` and `memhub doctor` read it back."""
+class ImportHost(Protocol):
+    """What `memhub import` asks of a host: what it has installed, read back."""
 
+    name: str
+
+    def locations(self, scope: Scope) -> Locations:
+        """Where the host reads in `scope` (the one answer install, doctor and import use)."""
+        ...
+
+    def read_installed(self, scope: Scope) -> Installed:
+        """What the host has installed in `scope`, in the hub's shape."""
+        ...
+
+
+class DoctorHost(Protocol):
+    """What `memhub doctor` asks of a host: where it reads, what turns its hooks off, and
+    the command that makes its CLI load its config."""
+
+    name: str
+    title: str
+    EVENTS: dict[str, EventSupport]
     executables: tuple[str, ...]  # the host's CLI names (is it installed here?)
-    placing_env: tuple[str, ...]  # variables that move where the host reads
     hook_switches: HookSwitches
     loader: Loader | None  # None: the host has no CLI command that loads its config
 
@@ -150,14 +167,16 @@ class InstallHost(BundleHost, Protocol):
         """Where the host reads in `scope` (the one answer install, doctor and import use)."""
         ...
 
+
+class InstallHost(BundleHost, ImportHost, DoctorHost, Protocol):
+    """A host `memhub apply` writes to; `memhub import` and `memhub doctor` read it back."""
+
+    placing_env: tuple[str, ...]  # variables that move where the host reads
+
     def install_entries(self, hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
         """The entries `hub` puts into the host's files in `scope`, and their coverage."""
         ...
 
     def after_install_steps(self, hub: Hub, scope: Scope | None = None) -> list[str]:
         """What only the host's own UI can do after an apply."""
-        ...
-
-    def read_installed(self, scope: Scope) -> Installed:
-        """What the host has installed in `scope`, in the hub's shape (`memhub import`)."""
         ...
