@@ -24,10 +24,10 @@ from .model import (
     frozen_map,
 )
 from .schema_check import schema_problems
+from .vocabulary import bundle_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
 
 HUB_FILE = "hub.yaml"
-BUNDLE_HOSTS = ("claude", "codex", "cursor", "gemini", "agent-plugins")
 
 
 def find_hub_file(path: str | os.PathLike[str]) -> Path:
@@ -138,7 +138,7 @@ class _Checker(ComponentChecks, ContentChecks):
             root=str(self.root),
             plugin=plugin,
             marketplace=marketplace,
-            hosts=tuple(data.get("hosts", BUNDLE_HOSTS)),
+            hosts=tuple(data["hosts"]) if "hosts" in data else bundle_hosts(),
             mcp_servers=servers,
             skills=skills,
             instructions=instructions,

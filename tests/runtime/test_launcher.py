@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from dotenv import dotenv_values
-from memhub.compiler.hosts.common import launch_template
+from memhub.compiler.hosts.launcher import launch_template
 from memhub.runtime import launcher
 
 # Lines a person writes in a .env: apply checks leaks with python-dotenv's reading of them,
