@@ -33,7 +33,8 @@ KEY_FILE = "key"
 KEY_BYTES = 32
 # Variables that move every host's folders or memhub's own; each host adds its own.
 PLACING_ENV = ("HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
-_CODE_ROOT = Path(__file__).resolve().parent.parent
+_CODE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding compiler/, hubspec/, ...
+_CODE_FOLDERS = ("compiler", "hubspec", "runtime", "schemas", "templates")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +66,13 @@ def memo_key(
 
 
 def _code_files() -> list[str]:
-    """memhub's own modules, schemas and templates: an edit or upgrade changes the answer."""
-    found = []
-    for folder in ("compiler", "compiler/hosts", "hubspec", "schemas", "templates"):
-        with contextlib.suppress(OSError), os.scandir(_CODE_ROOT / folder) as items:
-            found += [item.path for item in items if item.is_file()]
+    """memhub's own modules, schemas and templates, subpackages included: an edit or upgrade
+    changes the answer."""
+    found: list[str] = []
+    for folder in _CODE_FOLDERS:
+        for parent, dirs, files in os.walk(_CODE_ROOT / folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            found += (os.path.join(parent, name) for name in files)
     return sorted(found)
 
 
