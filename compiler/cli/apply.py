@@ -80,7 +80,7 @@ def command(
 
     if saved is not None or as_json:
         return full()[0]
-    from memhub.compiler.safewrite.transaction import operation_lock
+    from memhub.compiler.safewrite.lock import operation_lock
 
     with operation_lock(installrun.home()):  # no other apply is half way through what we check
         return installrun.remembered("apply", hub, scope, project, hosts, adopt, full)

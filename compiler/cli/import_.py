@@ -20,7 +20,7 @@ from memhub.compiler.cli.options import project_option, reply, scope_option
 from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
-from memhub.compiler.safewrite import journal, targetfs
+from memhub.compiler.safewrite import durable, targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ def write_import(plan: ImportPlan, into: Path) -> None:
             os.rename(staging / top, into / top)
         if plan.env_text is not None:
             _write_env(into / ENV_FILE, plan.env_text)
-        journal.fsync_dir(into)
+        durable.fsync_dir(into)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -274,5 +274,5 @@ def _write_env(path: Path, text: str) -> None:
     """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
     temp = path.with_name(f".{path.name}.memhub-import.tmp")
     temp.unlink(missing_ok=True)
-    journal.create_file(temp, text.encode("utf-8"), ENV_MODE)
+    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
     os.replace(temp, path)

@@ -17,8 +17,9 @@ from typing import Any
 import click
 from memhub.compiler.cli.import_ import ConfirmationNeeded, interactive
 from memhub.compiler.diff import key_changes
-from memhub.compiler.safewrite.journal import ABSENT, Tree
-from memhub.compiler.safewrite.transaction import ORIGINALS, RestorePlan, RestoreResult
+from memhub.compiler.digest import ABSENT
+from memhub.compiler.safewrite.durable import Tree
+from memhub.compiler.safewrite.restore import ORIGINALS, RestorePlan, RestoreResult
 
 _SIGN = {"add": "+", "remove": "-", "change": "~"}
 
@@ -51,7 +52,7 @@ def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_j
     if originals == (archive is not None):
         raise click.UsageError("give exactly one of --originals or --archive ID")
     from memhub.compiler.install.state import memhub_home
-    from memhub.compiler.safewrite.transaction import plan_restore, restore
+    from memhub.compiler.safewrite.restore import plan_restore, restore
 
     home = memhub_home()
     shown = plan_restore(home, archive)
@@ -104,12 +105,12 @@ def _action(plan: RestorePlan, path: str) -> str:
 
 
 def _current(path: str) -> bytes | Tree | None:
-    from memhub.compiler.safewrite.transaction import _read_file, read_folder
+    from memhub.compiler.safewrite.fsops import read_file, read_folder
 
     target = Path(path)
     if target.is_dir() and not target.is_symlink():
         return read_folder(target)
-    return _read_file(target)[0]
+    return read_file(target)[0]
 
 
 def details(path: str, now: bytes | Tree | None, then: bytes | Tree | None) -> list[str]:

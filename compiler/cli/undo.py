@@ -15,7 +15,7 @@ def command() -> int:
     run; the first-touch originals of `restore --originals` are always kept)."""
     from memhub.compiler.install.engine import undo_install
     from memhub.compiler.install.state import memhub_home
-    from memhub.compiler.safewrite.transaction import operation_lock
+    from memhub.compiler.safewrite.lock import operation_lock
 
     home = memhub_home()
     with operation_lock(home):
