@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.options import (
@@ -22,6 +22,9 @@ from memhub.compiler.cli.options import (
     verbose_option,
 )
 from memhub.hubspec import MemhubError
+
+if TYPE_CHECKING:
+    from memhub.compiler.install.state import State
 
 STATES = ("current", "drifted", "missing", "unreadable")
 
@@ -94,7 +97,7 @@ def _scope_id(scope: str | None, project: Path | None) -> str | None:
 
 
 def status_rows(
-    state: Any, scope_id: str | None, hosts: set[str] | None, plugin: str | None
+    state: State, scope_id: str | None, hosts: set[str] | None, plugin: str | None
 ) -> list[Row]:
     """Every owned entry (in one scope, of some hosts, of one plugin, when given), checked."""
     from memhub.compiler.install.state import owner_plugin
@@ -112,7 +115,8 @@ def status_rows(
                 continue
             if plugin is not None and name != plugin:
                 continue
-            hub = owned.hub.partition("@")[2] or None if name else owned.hub
+            # the hub id of `plugin@id`; a version 1 owner is its hub folder's path
+            hub = (owned.hub.partition("@")[2] or None) if name else owned.hub
             what = rest.partition("#")[0] or Path(target).name
             row = Row(owned.scope, name or "?", hub, owned.host, target, kind, what, "")
             rows.append(_checked(row, key, owned.digest))
@@ -120,8 +124,7 @@ def status_rows(
 
 
 def _checked(row: Row, key: str, digest: str) -> Row:
-    from dataclasses import replace
-
+    """`row` with its state: what the target holds now against the digest memhub wrote."""
     from memhub.compiler.install.engine import current_digest
 
     try:
