@@ -19,7 +19,6 @@ from memhub.compiler.cli.options import (
     json_option,
     project_option,
     reply,
-    verbose_option,
 )
 from memhub.hubspec import MemhubError
 
@@ -53,9 +52,11 @@ class Row:
     help="Only this scope (default: every scope memhub installed into).",
 )
 @project_option("The checkout for --scope project (default: the current folder).")
-@click.option("--hosts", "hosts", help="Only these hosts, comma-separated.")
+@click.option(
+    "--hosts", "hosts", metavar="HOST[,HOST...]", help="Only these hosts, comma-separated."
+)
 @click.option("--plugin", "plugin", metavar="NAME", help="Only what plugin NAME installed.")
-@verbose_option
+@click.option("-v", "--verbose", is_flag=True, help="List every entry, the current ones too.")
 @json_option
 def command(
     scope: str | None,
