@@ -213,7 +213,7 @@ def _from_transcript(state: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def _transcript_records(
     reader: Any, path: str, session_id: str, state: dict[str, Any]
 ) -> Iterator[dict[str, Any]]:
-    from memhub.runtime.transcripts.records import iter_file_records
+    from memhub.runtime.transcripts.lines import iter_file_records
 
     cursor = int(state.get("offset") or 0)
     context = state.get("initial_context") or reader.initial_context(path)

@@ -60,7 +60,9 @@ def command(
     Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
     an invalid hub.
     """
-    from memhub.compiler.doctor.checks import render, run_doctor, summary
+    from memhub.compiler.doctor.checks import run_doctor
+    from memhub.compiler.doctor.records import summary
+    from memhub.compiler.doctor.render import render
     from memhub.compiler.install.scope import Scope
     from memhub.compiler.install.state import State, memhub_home
 
@@ -134,7 +136,7 @@ def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None
 
 def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ...]:
     """The install hosts that own something in this scope (of this hub, when given)."""
-    from memhub.compiler.doctor.checks import owned_in_scope, places
+    from memhub.compiler.doctor.places import owned_in_scope, places
 
     read = {h: places(h, scope) for h in INSTALLERS}
     from memhub.compiler.install.state import Owner

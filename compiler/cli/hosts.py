@@ -24,7 +24,7 @@ def hosts_data() -> list[dict[str, Any]]:
                 }
                 for event, support in adapter.EVENTS.items()
             },
-            "tools": {k: list(v) if v else None for k, v in getattr(adapter, "TOOLS", {}).items()},
+            "tools": {k: list(v) if v else None for k, v in adapter.TOOLS.items()},
         }
         for adapter in ADAPTERS.values()
     ]

@@ -7,20 +7,16 @@ folder without a hub.yaml, and never touches the host files it read.
 from __future__ import annotations
 
 import getpass
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.hostchoice import parse_hosts
 from memhub.compiler.cli.options import project_option, reply, scope_option
-from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
-from memhub.compiler.safewrite import durable, targetfs
+from memhub.compiler.safewrite import targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
@@ -95,13 +91,17 @@ def command(
     if not yes and not _confirmed(into):
         click.echo("nothing written", err=True)
         return 1
-    write_import(plan, into)
+    from memhub.compiler.importing.writer import write_hub
+
+    write_hub(plan, into)
     click.echo(_done_line(plan, into))
     return 0
 
 
 def _plan(into: Path, chosen: tuple[str, ...], scope: str, project: Path | None) -> ImportPlan:
     """Read what each chosen host has installed and plan the new hub at `into`."""
+    from memhub.compiler.importing.writer import refuse_existing_hub
+
     refuse_existing_hub(into)
     scope_obj = Scope.from_environment(scope_kind(scope), project)
     installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
@@ -138,7 +138,9 @@ def _reply_import(plan: ImportPlan, into: Path, yes: bool, dry_run: bool) -> int
     if not yes:
         refusal = ConfirmationNeeded("--json asks nothing: nothing written. Fix: add --yes")
         return reply(data, exit_code=refusal.exit_code, errors=[refusal.to_json()])
-    write_import(plan, into)
+    from memhub.compiler.importing.writer import write_hub
+
+    write_hub(plan, into)
     return reply({**data, "written": True, "next": [f"memhub validate {into}"]})
 
 
@@ -155,16 +157,6 @@ def _done_line(plan: ImportPlan, into: Path) -> str:
 def interactive() -> bool:
     """Whether a person can answer a prompt (stdin is a terminal)."""
     return sys.stdin is not None and sys.stdin.isatty()
-
-
-def refuse_existing_hub(into: Path) -> None:
-    if (into / HUB_FILE).exists():
-        raise OutputError(
-            f"{into / HUB_FILE}: a hub already exists; nothing written. Fix: import into a "
-            "new or empty folder"
-        )
-    if into.exists() and not into.is_dir():
-        raise OutputError(f"{into}: exists and is not a folder. Fix: choose another --into")
 
 
 def _owner() -> str:
@@ -220,59 +212,3 @@ def preview_json(plan: ImportPlan, into: Path) -> dict[str, Any]:
         "skipped": [{"what": s.what, "where": s.where, "why": s.why} for s in plan.skipped],
         "notes": list(plan.notes),
     }
-
-
-# -- writing -----------------------------------------------------------------------------------
-
-
-def write_import(plan: ImportPlan, into: Path) -> None:
-    """Write the hub: files staged in a temp folder inside INTO and checked (the hub must load
-    and build) before any is moved into place; `.env` replaced atomically, mode 0600."""
-    into.mkdir(parents=True, exist_ok=True)
-    files = plan.files()
-    tops = sorted({rel.split("/", 1)[0] for rel, _, _ in files})
-    taken = [top for top in tops if (into / top).exists() and top != ".gitignore"]
-    taken += [rel for rel, _, _ in files if rel == ".gitignore" and (into / rel).exists()]
-    if taken:
-        raise OutputError(
-            f"{into}: already holds {', '.join(taken)}; nothing written. Fix: import into a "
-            "new or empty folder"
-        )
-    staging = Path(tempfile.mkdtemp(prefix=".memhub-import-", dir=into))
-    try:
-        for rel, data, mode in files:
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            os.chmod(target, mode)
-        _check_hub(staging)
-        refuse_existing_hub(into)  # a hub that appeared meanwhile is never replaced
-        for top in tops:
-            os.rename(staging / top, into / top)
-        if plan.env_text is not None:
-            _write_env(into / ENV_FILE, plan.env_text)
-        durable.fsync_dir(into)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _check_hub(folder: Path) -> None:
-    """The staged hub loads and builds, or nothing is written (a memhub bug if not)."""
-    try:
-        from memhub.compiler.build import build
-        from memhub.hubspec import load
-
-        build(load(folder))
-    except MemhubError as exc:
-        raise MemhubError(
-            f"the imported hub would not load ({exc}); nothing written. Fix: this is a memhub "
-            "bug; please report it with the preview (it holds no secret values)"
-        ) from None
-
-
-def _write_env(path: Path, text: str) -> None:
-    """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
-    temp = path.with_name(f".{path.name}.memhub-import.tmp")
-    temp.unlink(missing_ok=True)
-    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
-    os.replace(temp, path)

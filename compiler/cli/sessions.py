@@ -162,7 +162,7 @@ def command(
     transcript that cannot be read, a --session not found). Each such source is named on
     stderr, and stdout still holds valid JSONL for everything that could be read.
     """
-    from memhub.runtime.transcripts.records import iso_utc
+    from memhub.runtime.transcripts.timestamps import iso_utc
 
     cutoff = None
     if since is not None:

@@ -22,7 +22,8 @@ from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
 from memhub.compiler.digest import file_digest, tree_digest
 from memhub.compiler.formats import jsonedit, textblock, tomledit
 from memhub.compiler.hosts import INSTALLERS, CoverageRow
-from memhub.compiler.hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
+from memhub.compiler.hosts.hooks import HOOK_EXECUTABLE
+from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE
 from memhub.compiler.install.entries import Entry, value_digest
 from memhub.compiler.install.scope import Scope
 from memhub.compiler.install.secrets import env_file_warnings, refuse_leaks, secret_values

@@ -18,6 +18,7 @@ import json
 import os
 import secrets
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,9 @@ def memo_key(
         "hub": os.path.abspath(hub_file),
         "args": {k: str(v) for k, v in sorted(args.items())},
         "env": {name: env.get(name) for name in (*PLACING_ENV, *sorted(set(host_env)))},
+        # installed hook commands name this interpreter and this code's runtime
+        "python": sys.executable,
+        "code": os.fspath(_CODE_ROOT),
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
-from memhub.compiler.doctor.checks import check_command
+from memhub.compiler.doctor.commands import check_command
 from memhub.compiler.hosts import codex
 
 from tests.hubs import REPO

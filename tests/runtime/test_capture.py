@@ -11,13 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.runtime.backends.local import (
-    AuthFailed,
-    BackendError,
-    LocalStore,
-    PayloadTooLarge,
-    canonical,
-)
+from memhub.runtime.backends.base import AuthFailed, BackendError, PayloadTooLarge, canonical
+from memhub.runtime.backends.local import LocalStore
 from memhub.runtime.capture import core as capture
 from memhub.runtime.transcripts import claude as read_claude
 
