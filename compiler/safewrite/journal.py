@@ -66,6 +66,10 @@ class Journal:
 
     def record(self, entry: dict[str, Any]) -> None:
         """Make `entry` durable before its change; an entry with a known `seq` is updated."""
+        self.record_all([entry])
+
+    def record_all(self, entries: list[dict[str, Any]]) -> None:
+        """Make `entries` durable in one append (one fsync), before any of their changes."""
         records: list[Mapping[str, Any]] = []
         if not self.on_disk:
             make_private_dir(self.path.parent)
@@ -79,9 +83,10 @@ class Journal:
                     "version": 1,
                 }
             )
-        records.append({"intent": entry})
+        records += [{"intent": entry} for entry in entries]
         append_records(self.path, records)
-        self._apply(entry)
+        for entry in entries:
+            self._apply(entry)
 
     def finish(self, state: str, conflicts: list[str] | None = None) -> None:
         """Record how the run ended (`committed` or `rolled_back`), if it changed anything."""
