@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
+from memhub.compiler.digest import skill_tree_value
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus
 from memhub.compiler.install.entries import Entry, EntryKind
 from memhub.compiler.install.scope import Scope
@@ -596,7 +596,7 @@ def _skill_tree(skill: Skill) -> tuple[tuple[tuple[str, bytes, int], ...], dict[
     files = tuple(
         (f.path, f.content, EXEC_MODE if f.executable else FILE_MODE) for f in skill.files
     )
-    return files, {p: [hashlib.sha256(c).hexdigest(), m] for p, c, m in files}
+    return files, skill_tree_value(files)
 
 
 def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:

@@ -17,7 +17,6 @@ describes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 import time
@@ -25,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memhub.compiler.digest import ABSENT, file_digest, tree_digest
+from memhub.compiler.digest import ABSENT, bytes_hex, file_digest, tree_digest
 from memhub.compiler.safewrite.durable import (
     SyncSet,
     Tree,
@@ -221,7 +220,7 @@ class Originals:
         when the path already has one."""
         if path in self.records():
             return None
-        key = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        key = bytes_hex(path.encode("utf-8", "surrogateescape"))[:24]
         stored = f"{key}-{run_id}"
         record: dict[str, Any] = {"path": path, "run": run_id, "at": now_iso(), "mode": mode}
         make_private_dir(self.folder)
