@@ -21,7 +21,7 @@ from memhub.compiler.cli.options import project_option, scope_option
 from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
-from memhub.compiler.safewrite import durable, targetfs
+from memhub.compiler.safewrite import durable, fsops, targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
@@ -211,17 +211,16 @@ def write_import(plan: ImportPlan, into: Path) -> None:
         )
     staging = Path(tempfile.mkdtemp(prefix=".memhub-import-", dir=into))
     try:
-        for rel, data, mode in files:
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            os.chmod(target, mode)
-        _check_hub(staging)
+        # The hub is built complete and durable (one sync) in a folder inside INTO, and
+        # checked, before any of it is moved into place.
+        tree = {rel: (data, mode) for rel, data, mode in files}
+        fsops.stage_tree(staging / "hub", tree, dir_mode=0o755)
+        _check_hub(staging / "hub")
         refuse_existing_hub(into)  # a hub that appeared meanwhile is never replaced
         for top in tops:
-            os.rename(staging / top, into / top)
+            os.rename(staging / "hub" / top, into / top)
         if plan.env_text is not None:
-            _write_env(into / ENV_FILE, plan.env_text)
+            fsops.write_atomic(into / ENV_FILE, plan.env_text.encode("utf-8"), ENV_MODE)
         durable.fsync_dir(into)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -239,11 +238,3 @@ def _check_hub(folder: Path) -> None:
             f"the imported hub would not load ({exc}); nothing written. Fix: this is a memhub "
             "bug; please report it with the preview (it holds no secret values)"
         ) from None
-
-
-def _write_env(path: Path, text: str) -> None:
-    """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
-    temp = path.with_name(f".{path.name}.memhub-import.tmp")
-    temp.unlink(missing_ok=True)
-    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
-    os.replace(temp, path)
