@@ -7,7 +7,6 @@ folder without a hub.yaml, and never touches the host files it read.
 from __future__ import annotations
 
 import getpass
-import json
 import os
 import shutil
 import sys
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.hostchoice import parse_hosts
-from memhub.compiler.cli.options import project_option, scope_option
+from memhub.compiler.cli.options import project_option, reply, scope_option
 from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
@@ -56,7 +55,13 @@ class ConfirmationNeeded(MemhubError):
 @project_option()
 @click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the preview as one JSON document.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document: the preview, and whether it was written (asks nothing: "
+    "needs --yes or --dry-run).",
+)
 def command(
     into: Path,
     hosts: str | None,
@@ -77,15 +82,34 @@ def command(
     only read, never changed. --dry-run stops after the preview; otherwise it asks on a
     terminal, and without one needs --yes (else exit 1, nothing written).
     """
-    refuse_existing_hub(into)
     chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
+    plan = _plan(into, chosen, scope, project)
+    if as_json:
+        return _reply_import(plan, into, yes, dry_run)
+    click.echo(preview_text(plan, into, scope, chosen), nl=False)
+    if plan.empty:
+        click.echo("nothing to import; nothing written", err=True)
+        return 0
+    if dry_run:
+        return 0
+    if not yes and not _confirmed(into):
+        click.echo("nothing written", err=True)
+        return 1
+    write_import(plan, into)
+    click.echo(_done_line(plan, into))
+    return 0
+
+
+def _plan(into: Path, chosen: tuple[str, ...], scope: str, project: Path | None) -> ImportPlan:
+    """Read what each chosen host has installed and plan the new hub at `into`."""
+    refuse_existing_hub(into)
     scope_obj = Scope.from_environment(scope_kind(scope), project)
     installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
     env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
     from memhub.compiler.cli.init import _kebab
     from memhub.compiler.importing.planner import plan_import
 
-    plan = plan_import(
+    return plan_import(
         installed,
         name=_kebab(into.absolute().name),
         owner=_owner(),
@@ -93,34 +117,39 @@ def command(
         existing_env=_read(env_file),
         existing_gitignore=_read(ignore_file),
     )
-    if as_json:
-        click.echo(json.dumps(preview_json(plan, into), indent=2, ensure_ascii=False))
-    else:
-        click.echo(preview_text(plan, into, scope, chosen), nl=False)
-    if plan.empty:
-        click.echo("nothing to import; nothing written", err=True)
-        return 0
-    if dry_run:
-        return 0
+
+
+def _confirmed(into: Path) -> bool:
+    """Asked on a terminal; without one, refused (ConfirmationNeeded, exit 1)."""
+    if not interactive():
+        raise ConfirmationNeeded(
+            "no terminal to confirm on: nothing written. Fix: review the preview "
+            "above and run again with --yes"
+        )
+    return click.confirm(f"Write this hub into {into}?", default=False, err=True)
+
+
+def _reply_import(plan: ImportPlan, into: Path, yes: bool, dry_run: bool) -> int:
+    """`import --json`: the preview, then written only with --yes (it asks nothing)."""
+    data = {**preview_json(plan, into), "written": False}
+    if plan.empty or dry_run:
+        notes = ["nothing to import; nothing written"] if plan.empty else []
+        return reply(data, warnings=notes)
     if not yes:
-        if not interactive():
-            raise ConfirmationNeeded(
-                "no terminal to confirm on: nothing written. Fix: review the preview "
-                "above and run again with --yes"
-            )
-        if not click.confirm(f"Write this hub into {into}?", default=False, err=True):
-            click.echo("nothing written", err=True)
-            return 1
+        refusal = ConfirmationNeeded("--json asks nothing: nothing written. Fix: add --yes")
+        return reply(data, exit_code=refusal.exit_code, errors=[refusal.to_json()])
     write_import(plan, into)
-    click.echo(
+    return reply({**data, "written": True, "next": [f"memhub validate {into}"]})
+
+
+def _done_line(plan: ImportPlan, into: Path) -> str:
+    return (
         f"imported into {into}: {len(plan.servers)} MCP server(s), "
         f"{sum(c.target.startswith('skills/') for c in plan.copies)} skill(s), "
         f"{sum(c.target.startswith('instructions/') for c in plan.copies)} instruction "
         f"file(s), {len({s.name for s in plan.secrets})} secret(s) as references. "
-        f"Next: memhub validate {into}",
-        err=as_json,
+        f"Next: memhub validate {into}"
     )
-    return 0
 
 
 def interactive() -> bool:

@@ -238,8 +238,6 @@ def install_diff_plan(
     from memhub.compiler.plan import Change, Plan
 
     install, hub_model = make_install_plan(hub, scope, project, hosts, adopt=False)
-    for conflict in install.conflicts:
-        click.echo(f"conflict  {conflict}", err=True)
     changes = []
     for c in install.changes:
         rel = c.path.lstrip("/")

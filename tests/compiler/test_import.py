@@ -251,7 +251,7 @@ def test_json_preview_holds_no_secret_value(
     into = tmp_path / "my-agents"
     code, out, _ = run(capsys, "import", "--into", str(into), "--dry-run", "--json")
     assert code == 0
-    preview = json.loads(out)
+    preview = json.loads(out)["data"]
     assert {s["name"] for s in preview["secrets"]} >= {
         "GITHUB_PERSONAL_ACCESS_TOKEN",
         "FILES_API_KEY",

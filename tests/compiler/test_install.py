@@ -41,7 +41,7 @@ def test_apply_writes_every_host_and_second_plan_is_empty(hub: Path, home: Path,
     assert "next (codex): open /hooks" in out
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
     assert code == 0
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
 
 
 def test_unrelated_content_survives_apply_and_uninstall_byte_for_byte(
@@ -378,7 +378,7 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     monkeypatch.setattr(install, "read_folder", lambda p: reads.append(p) or real_read(p))
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
     assert code == 0 and reads == []
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     # a same-size edit with the old mtime put back still changes the ctime: it is seen
     skill_md = home / ".claude" / "skills" / next((hub / "skills").iterdir()).name / "SKILL.md"
     info = skill_md.stat()
@@ -386,7 +386,9 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     skill_md.write_bytes(data[:-2] + b"X\n")
     os.utime(skill_md, ns=(info.st_atime_ns, info.st_mtime_ns))
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
-    changed = {t["path"]: t["kind"] for t in json.loads(out)["targets"] if t["kind"] != "unchanged"}
+    changed = {
+        t["path"]: t["kind"] for t in json.loads(out)["data"]["targets"] if t["kind"] != "unchanged"
+    }
     assert changed == {str(skill_md.parent): "update"}
 
 
@@ -424,7 +426,7 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     monkeypatch.setenv("PROBE_TOKEN", "first-value-of-the-token")
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
     full = run(capsys, "apply", str(hub), "--hosts", ALL)  # a no-op: remembered
-    assert "target(s) unchanged" in full[1]
+    assert ", 13 unchanged (" in full[1]  # the counts line
     loads: list[Path] = []
     real_load = hubspec.load
     monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
@@ -472,8 +474,8 @@ def test_an_install_in_one_scope_leaves_the_other_scope_alone(
     assert run(capsys, "apply", str(hub), *in_project)[0] == 0
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0  # user scope
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     assert run(capsys, "uninstall", str(hub), "--hosts", ALL)[0] == 0
     assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
