@@ -913,8 +913,15 @@ class UndoEntryConflict(MemhubError):
 
 def undo_install(home: Path) -> list[Path]:
     """Undo the last run; where a host rewrote a file since, revert only memhub's entries."""
-    from memhub.compiler.safewrite.store import load_file, run_store
     from memhub.compiler.safewrite.undo import undo_last
+
+    return undo_last(home, undo_resolver(home))
+
+
+def undo_resolver(home: Path) -> Any:
+    """The safewrite undo Resolver that reverts only memhub's entries of a file a host
+    rewrote since the run (for undo and its --dry-run preview)."""
+    from memhub.compiler.safewrite.store import load_file, run_store
 
     def state_before(run: Any) -> State:
         entry = next((e for e in run.entries if e["path"] == str(home / STATE_FILE)), None)
@@ -948,7 +955,7 @@ def undo_install(home: Path) -> list[Path]:
             )
         return reverted
 
-    return undo_last(home, resolve)
+    return resolve
 
 
 def _made_by_the_run(before: set[Container] | None, after: set[Container] | None) -> Pruner:
