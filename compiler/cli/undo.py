@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from memhub.compiler.cli.options import EXIT_NOTHING, EXIT_OK, json_option, reply
+from memhub.compiler.cli.options import EXIT_NOTHING, EXIT_OK, error_record, json_option, reply
 
 NOTHING = "nothing to undo: no apply, uninstall or restore is left in the journal"
 
@@ -69,6 +69,6 @@ def _nothing(as_json: bool, dry_run: bool) -> int:
     """Say there is nothing to undo, with its own exit code (CI can tell it from success)."""
     if as_json:
         data: dict[str, Any] = {"dry_run": dry_run, "run": None, "steps": [], "restored": []}
-        return reply(data, exit_code=EXIT_NOTHING, warnings=[NOTHING])
+        return reply(data, exit_code=EXIT_NOTHING, errors=[error_record("NothingToUndo", NOTHING)])
     click.echo(f"memhub: {NOTHING}", err=True)
     return EXIT_NOTHING

@@ -78,7 +78,9 @@ def test_undo_with_nothing_to_undo_says_so_and_exits_1(home: Path, capsys: Capsy
     code, out, _ = run(capsys, "undo", "--json")
     envelope = json.loads(out)
     assert code == 1 and envelope["exit_code"] == 1 and envelope["ok"] is False
-    assert envelope["data"]["run"] is None and "nothing to undo" in envelope["warnings"][0]
+    assert envelope["data"]["run"] is None
+    assert envelope["errors"][0]["error"] == "NothingToUndo"
+    assert "nothing to undo" in envelope["errors"][0]["message"]
     code, out, _ = run(capsys, "history")
     assert code == 0 and "no runs yet" in out
 
