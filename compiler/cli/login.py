@@ -43,8 +43,10 @@ def command(show_status: bool, expires_at: str | None, as_json: bool) -> int:
         return code
     key = os.environ.get("MEMHUB_API_KEY", "").strip()
     if not key:
-        if sys.stdin.isatty() and not as_json:
-            key = click.prompt("MemHub access key", hide_input=True, default="", show_default=False)
+        if sys.stdin.isatty():  # with --json the prompt goes to stderr: stdout is the document
+            key = click.prompt(
+                "MemHub access key", hide_input=True, default="", show_default=False, err=as_json
+            )
         else:
             key = sys.stdin.readline()
         key = key.strip()

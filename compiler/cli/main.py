@@ -44,6 +44,7 @@ COMMANDS = {
     "plan": "plan",
     "restore": "restore",
     "sessions": "sessions",
+    "status": "status",
     "undo": "undo",
     "uninstall": "uninstall",
     "validate": "validate",

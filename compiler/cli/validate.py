@@ -7,8 +7,9 @@ anyway (or the host is bundle-only), `build and apply` when an install leaves it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from memhub.compiler.cli.options import (
@@ -22,6 +23,9 @@ from memhub.compiler.cli.options import (
 from memhub.compiler.hosts import CoverageRow
 from memhub.compiler.report import warning_line
 from memhub.hubspec import MemhubError
+
+if TYPE_CHECKING:
+    from memhub.hubspec.model import Hub
 
 BUILD_ONLY, BOTH = "build only", "build and apply"
 
@@ -70,20 +74,35 @@ def command(hub: Path, as_json: bool) -> int:
     return EXIT_OK
 
 
-def concerns(hub: Any, warnings: tuple[CoverageRow, ...]) -> list[str]:
+def concerns(hub: Hub, warnings: tuple[CoverageRow, ...]) -> list[str]:
     """Per bundle warning, whether an install into that host leaves the component out too
     (asked of the host's installer for user scope; it reads no host file)."""
     from memhub.compiler.hosts import INSTALLERS
     from memhub.compiler.install.scope import Scope
 
+    hosts = sorted({row.host for row in warnings if row.host in INSTALLERS})
+    if not hosts:
+        return [BUILD_ONLY for _ in warnings]
+    scope = Scope.from_environment("user")
     left_out: set[tuple[str, str, str]] = set()
-    hosts = {row.host for row in warnings if row.host in INSTALLERS}
-    if hosts:
-        scope = Scope.from_environment("user")
-        for host in sorted(hosts):
-            try:
-                _, rows = INSTALLERS[host].install_entries(hub, scope)
-            except MemhubError:  # the install would refuse: that is apply's to say
-                continue
-            left_out |= {(r.host, r.component, r.id) for r in rows if r.status == "unsupported"}
+    for host in hosts:
+        # only the warned components: a 20,000-server hub warns of a few hundred
+        warned = [row for row in warnings if row.host == host]
+        try:
+            _, rows = INSTALLERS[host].install_entries(_narrowed(hub, warned), scope)
+        except MemhubError:  # the install would refuse: that is apply's to say
+            continue
+        left_out |= {(r.host, r.component, r.id) for r in rows if r.status == "unsupported"}
     return [BOTH if (r.host, r.component, r.id) in left_out else BUILD_ONLY for r in warnings]
+
+
+def _narrowed(hub: Hub, warned: list[CoverageRow]) -> Hub:
+    """`hub` holding only the servers, hooks and instructions `warned` names (no skills)."""
+    ids = {(row.component, row.id) for row in warned}
+    return replace(
+        hub,
+        mcp_servers=tuple(s for s in hub.mcp_servers if ("mcp", s.name) in ids),
+        hooks=tuple(h for h in hub.hooks if ("hook", h.id) in ids),
+        skills=(),
+        instructions=hub.instructions if any(c == "instructions" for c, _ in ids) else None,
+    )
