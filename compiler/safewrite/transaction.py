@@ -8,7 +8,9 @@ Every change goes through a `Transaction` held under `operation_lock(home)`:
    fsynced;
 3. the new bytes go to a temp file beside the target (fsync, exact mode), the target is
    re-read (compare-and-swap), then `os.replace` and an fsync of the folder. A folder is
-   built beside its target and swapped in with one `renameat2(RENAME_EXCHANGE)` on Linux.
+   built beside its target and swapped in with one `renameat2(RENAME_EXCHANGE)` on Linux;
+   consecutive folder writes are queued and carried out together with one sync (see
+   treebatch.py) before the next other change, or at commit.
 
 An exception rolls back every change of the run; a crash leaves an open journal that
 `recover` (run by every Transaction, undo and restore) rolls back (recovery.py). A change is
@@ -272,7 +274,10 @@ class Transaction:
     def write_tree(
         self, path: Path, files: dict[str, tuple[bytes, int]], *, expect: str | None = None
     ) -> bool:
-        """Replace the folder `path` with exactly `files` (rel path -> bytes, mode) as one unit."""
+        """Replace the folder `path` with exactly `files` (rel path -> bytes, mode) as one unit.
+
+        Checked now, queued, and carried out with the folder writes queued beside it before
+        the next other change or at commit; True if it will change the folder."""
         try:
             clean = {
                 store.clean_rel(rel): (data, stat.S_IMODE(mode))
