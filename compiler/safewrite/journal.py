@@ -33,6 +33,38 @@ JOURNAL_SUFFIX = ".jsonl"
 MAX_RUNS_KEPT = 10
 
 
+def intent(
+    seq: int,
+    path: Path,
+    kind: str,
+    op: str,
+    token: str,
+    before: str,
+    after: str,
+    *,
+    pre: str | None = None,
+    mode: int | None = None,
+    made_dirs: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One journal entry: change `seq` of the run turns `path` (a file, tree or dir) from
+    `before` to `after`; `pre` names its stored pre-image, `token` its temp names."""
+    return {
+        "seq": seq,
+        "path": str(path),
+        "kind": kind,
+        "op": op,
+        "token": token,
+        "before": before,
+        "after": after,
+        "pre": pre,
+        "mode": mode,
+        **extra,
+        "made_dirs": made_dirs if made_dirs is not None else [],
+        "skipped": False,
+    }
+
+
 @dataclass
 class Journal:
     """One run's write-ahead journal: what it meant to change, and how it ended."""

@@ -209,20 +209,20 @@ class Transaction:
             missing = fsops.missing_dirs(target.parent) if new is not None else []
             made += [str(d) for d in missing]
             try:
-                self._keep(target, data=current, mode=cur_mode, made=missing)
-                entry = {
-                    "seq": seq,
-                    "path": str(target),
-                    "kind": "file",
-                    "op": op,
-                    "token": token,
-                    "before": before,
-                    "after": file_digest(new),
-                    "pre": digest_hex(before) if current is not None else None,
-                    "mode": cur_mode,
-                    "made_dirs": made,
-                    "skipped": False,
-                }
+                self._keep(target, current, cur_mode, missing)
+                pre = digest_hex(before) if current is not None else None
+                entry = jr.intent(
+                    seq,
+                    target,
+                    "file",
+                    op,
+                    token,
+                    before,
+                    file_digest(new),
+                    pre=pre,
+                    mode=cur_mode,
+                    made_dirs=made,
+                )
                 journal.record(entry)
                 if self._replace_file(target, new, new_mode, before, missing, token):
                     self.changed.append(target)
@@ -366,19 +366,9 @@ class Transaction:
         journal = self._require_open()
         self._flush()
         empty = tree_digest({})
-        entry: dict[str, Any] = {
-            "seq": len(journal.entries),
-            "path": str(target),
-            "kind": "dir",
-            "op": "mkdir" if present else "rmdir",
-            "token": secrets.token_hex(4),
-            "before": ABSENT if present else empty,
-            "after": empty if present else ABSENT,
-            "pre": None,
-            "mode": mode,
-            "made_dirs": [],
-            "skipped": False,
-        }
+        before, after = (ABSENT, empty) if present else (empty, ABSENT)
+        op, token = "mkdir" if present else "rmdir", secrets.token_hex(4)
+        entry = jr.intent(len(journal.entries), target, "dir", op, token, before, after, mode=mode)
         try:
             journal.record(entry)
             if present:
@@ -390,23 +380,14 @@ class Transaction:
             raise write_error(target, err) from err
         return True
 
-    def _keep(
-        self,
-        target: Path,
-        *,
-        data: bytes | None = None,
-        tree: Tree | None = None,
-        mode: int | None = None,
-        made: list[Path] | None = None,
-    ) -> None:
-        """Keep the target's current state: in this run's store, and as its first original."""
-        for folder in made or []:
+    def _keep(self, target: Path, data: bytes | None, mode: int | None, made: list[Path]) -> None:
+        """Keep a file's current state: in this run's store, and as its first original
+        (folders are kept by treebatch, all of a batch at once)."""
+        for folder in made:
             self._originals.keep(str(folder), self.run_id, newdir=True)
-        self._originals.keep(str(target), self.run_id, data=data, tree=tree, mode=mode)
+        self._originals.keep(str(target), self.run_id, data=data, mode=mode)
         if data is not None:
             store.store_file(self._store, digest_hex(file_digest(data)), data)
-        elif tree is not None:
-            store.store_tree(self._store, digest_hex(tree_digest(tree)), tree)
 
     def _put_state(self, path: Path, state: dict[str, Any], source: Path, expect: str) -> None:
         """Return `path` to a recorded state (file, tree or absent) kept in `source`."""

@@ -28,7 +28,7 @@ from memhub.compiler.digest import ABSENT, digest_hex, tree_digest
 from memhub.compiler.safewrite import fsops
 from memhub.compiler.safewrite.durable import SyncSet, Tree, build_tree, fsync_dir, sibling
 from memhub.compiler.safewrite.errors import stale, write_error
-from memhub.compiler.safewrite.journal import Journal
+from memhub.compiler.safewrite.journal import Journal, intent
 from memhub.compiler.safewrite.store import Originals, store_tree
 
 
@@ -50,20 +50,19 @@ class PendingTree:
 
     def make_entry(self, seq: int) -> dict[str, Any]:
         """The journal intent of this write."""
-        self.entry = {
-            "seq": seq,
-            "path": str(self.target),
-            "kind": "tree",
-            "op": self.op,
-            "token": self.token,
-            "before": self.before,
-            "after": tree_digest(self.files) if self.files is not None else ABSENT,
-            "pre": digest_hex(self.before) if self.current is not None else None,
-            "mode": self.cur_mode,
-            "modes": {rel: m for rel, (_, m) in (self.current or {}).items()},
-            "made_dirs": [str(d) for d in self.missing],
-            "skipped": False,
-        }
+        self.entry = intent(
+            seq,
+            self.target,
+            "tree",
+            self.op,
+            self.token,
+            self.before,
+            tree_digest(self.files) if self.files is not None else ABSENT,
+            pre=digest_hex(self.before) if self.current is not None else None,
+            mode=self.cur_mode,
+            made_dirs=[str(d) for d in self.missing],
+            modes={rel: m for rel, (_, m) in (self.current or {}).items()},
+        )
         return self.entry
 
 
