@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+
+from memhub.compiler.digest import file_digest
 
 FILE_MODE = 0o644
 EXEC_MODE = 0o755
@@ -27,7 +28,7 @@ class Artifact:
     @property
     def fingerprint(self) -> str:
         """sha256 of the content, as `sha256:<hex>`."""
-        return "sha256:" + hashlib.sha256(self.content).hexdigest()
+        return file_digest(self.content)
 
     @property
     def is_executable(self) -> bool:

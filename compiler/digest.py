@@ -1,14 +1,18 @@
 """Every content digest memhub computes, one function per kind of value.
 
-A digest names what it hashes: `sha256:<hex>` of a file's bytes, of a folder's files, or of
-a value's canonical JSON. `absent` stands for no file at all.
+A digest names what it hashes: `sha256:<hex>` of a file's bytes (`file_digest`), of a
+folder's files (`tree_digest`), or of a value's canonical JSON (`value_digest`, which a
+skill folder's entry value from `skill_tree_value` goes through too). `absent` stands for
+no file at all. Each kind is computed here and nowhere else.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 ABSENT = "absent"
 """The digest of a path that holds nothing."""
@@ -33,3 +37,23 @@ def tree_digest(files: Mapping[str, tuple[bytes, int]]) -> str:
 def digest_hex(digest: str) -> str:
     """The hex part of a `sha256:` digest (a stored name)."""
     return digest.split(":", 1)[1]
+
+
+def bytes_hex(data: bytes) -> str:
+    """The bare sha256 hex of some bytes (a stored name, a skill tree value's member)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def value_digest(value: Any) -> str:
+    """sha256 of a value's canonical JSON (sorted keys, no spaces, UTF-8 as is): what
+    ownership and drift compare, and what Codex records as a hook's `trusted_hash`."""
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def skill_tree_value(files: Iterable[tuple[str, bytes, int]]) -> dict[str, list[Any]]:
+    """A skill folder as the value its install entry owns: path -> [sha256 hex, mode].
+
+    Callers pass the mode as installed (0644 or 0755), so that a folder read back from disk
+    and the same skill built from the hub give one value."""
+    return {path: [bytes_hex(data), mode] for path, data, mode in files}

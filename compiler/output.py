@@ -1,16 +1,15 @@
-"""Write a Build into a folder as one swap, so a reader never sees half a bundle."""
+"""Write a Build into a folder as one swap, so a reader never sees half a bundle (through
+safewrite's staged-tree primitive: built beside, one sync, swapped in whole)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from memhub.compiler.build import Build
 from memhub.compiler.errors import OutputError
 from memhub.compiler.plan import BUILD_MARKER, Plan, existing_files
+from memhub.compiler.safewrite.fsops import stage_and_swap
 
 
 def marker_bytes(build: Build) -> bytes:
@@ -35,17 +34,6 @@ def check_output_dir(out: Path) -> None:
         )
 
 
-def _make_dirs(top: Path, folder: Path) -> None:
-    """Create `folder` under `top` with mode 0755 whatever the umask (outputs are shared)."""
-    missing = []
-    while folder != top and not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for each in reversed(missing):
-        each.mkdir()
-        os.chmod(each, 0o755)
-
-
 def write_build(build: Build, out: Path, plan: Plan | None = None) -> bool:
     """Replace `out` with exactly the build's files (plus the marker); False if nothing changed.
 
@@ -58,26 +46,8 @@ def write_build(build: Build, out: Path, plan: Plan | None = None) -> bool:
         return False
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.memhub-", dir=out.parent))
-    try:
-        for artifact in build.artifacts:
-            target = staging / artifact.path
-            _make_dirs(staging, target.parent)
-            # No fsync per file: the folder appears whole by one rename, and a build that
-            # a power loss interrupts is simply run again (the hub is the source).
-            target.write_bytes(artifact.content)
-            os.chmod(target, artifact.mode)
-        (staging / BUILD_MARKER).write_bytes(marker_bytes(build))
-        os.chmod(staging / BUILD_MARKER, 0o644)
-        os.chmod(staging, 0o755)
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rename(out, retired / "tree")
-            os.rename(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    files = {a.path: (a.content, a.mode) for a in build.artifacts}
+    files[BUILD_MARKER] = (marker_bytes(build), 0o644)
+    # Folders 0755 whatever the umask: a bundle is shared.
+    stage_and_swap(out, files, root_mode=0o755, dir_mode=0o755)
     return True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.digest import file_digest
 
 ChangeKind = Literal["create", "update", "delete", "unchanged"]
 BUILD_MARKER = ".memhub-build.json"
@@ -59,10 +59,6 @@ class Plan:
         return out
 
 
-def fingerprint(content: bytes) -> str:
-    return "sha256:" + hashlib.sha256(content).hexdigest()
-
-
 def existing_files(root: Path) -> dict[str, Path]:
     """Regular files under `root` by POSIX relative path (skipping .git)."""
     if not root.is_dir():
@@ -95,7 +91,7 @@ def plan(artifacts: Iterable[Artifact], root: Path, *, prune: bool = True) -> Pl
                 artifact.path,
                 "unchanged" if same else "update",
                 artifact,
-                fingerprint(content),
+                file_digest(content),
                 content,
                 mode,
             )
@@ -103,5 +99,5 @@ def plan(artifacts: Iterable[Artifact], root: Path, *, prune: bool = True) -> Pl
     if prune:
         for rel, path in present.items():
             content = path.read_bytes()
-            changes.append(Change(rel, "delete", None, fingerprint(content), content))
+            changes.append(Change(rel, "delete", None, file_digest(content), content))
     return Plan(str(root), tuple(sorted(changes, key=lambda c: c.path)))

@@ -221,11 +221,10 @@ def home() -> Path:
 
 def _tree_listing(files: Any) -> bytes:
     """A folder shown as one line per file (path, sha256, mode) so it diffs as text."""
-    import hashlib
+    from memhub.compiler.digest import bytes_hex
 
     lines = [
-        f"{rel}  sha256:{hashlib.sha256(data).hexdigest()[:16]}  {mode:o}\n"
-        for rel, data, mode in sorted(files)
+        f"{rel}  sha256:{bytes_hex(data)[:16]}  {mode:o}\n" for rel, data, mode in sorted(files)
     ]
     return "".join(lines).encode()
 

@@ -36,6 +36,7 @@ COMMANDS = {
     "capture": "capture",
     "diff": "diff",
     "doctor": "doctor",
+    "history": "history",
     "hosts": "hosts",
     "import": "import_",
     "init": "init",

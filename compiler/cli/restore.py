@@ -10,12 +10,12 @@ nothing changed since the preview before it writes. The state it replaces is arc
 from __future__ import annotations
 
 import difflib
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 from memhub.compiler.cli.import_ import ConfirmationNeeded, interactive
+from memhub.compiler.cli.options import EXIT_OK, json_option, reply
 from memhub.compiler.diff import key_changes
 from memhub.compiler.digest import ABSENT
 from memhub.compiler.safewrite.durable import Tree
@@ -38,7 +38,7 @@ _SIGN = {"add": "+", "remove": "-", "change": "~"}
 )
 @click.option("--yes", is_flag=True, help="Restore without asking (needed without a terminal).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (asks nothing).")
+@json_option
 def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_json: bool) -> int:
     """Put back the originals memhub kept before its first write, or an archive.
 
@@ -55,21 +55,13 @@ def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_j
     from memhub.compiler.safewrite.restore import plan_restore, restore
 
     home = memhub_home()
-    shown = plan_restore(home, archive)
-    if not as_json:
-        click.echo(preview_text(shown), nl=False)
-    if not shown.changes and not shown.folders:
-        if as_json:
-            click.echo(json.dumps(preview_json(shown, None), indent=2))
-        return 0
-    if dry_run or (as_json and not yes):
-        if as_json:
-            click.echo(json.dumps(preview_json(shown, None), indent=2))
-        if dry_run:
-            return 0
-        # one JSON document on stdout, so the refusal goes to stderr, not as a second one
-        click.echo("memhub: --json asks nothing: nothing written. Fix: add --yes", err=True)
-        return ConfirmationNeeded.exit_code
+    # --dry-run writes nothing, not even the rollback of a run a crash left open
+    shown = plan_restore(home, archive, settle=not dry_run)
+    if as_json:
+        return _reply_restore(home, shown, yes, dry_run)
+    click.echo(preview_text(shown), nl=False)
+    if (not shown.changes and not shown.folders) or dry_run:
+        return EXIT_OK
     if not yes:
         if not interactive():
             raise ConfirmationNeeded(
@@ -78,11 +70,8 @@ def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_j
             )
         if not click.confirm(f"Restore these {_count(shown)}?", default=False, err=True):
             click.echo("nothing written", err=True)
-            return 1
+            return ConfirmationNeeded.exit_code
     done = restore(home, shown)
-    if as_json:
-        click.echo(json.dumps(preview_json(shown, done), indent=2))
-        return 0
     for path in done.changed:
         click.echo(f"restored  {path}")
     if done.archive is not None:
@@ -91,7 +80,21 @@ def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_j
             f"archived the state it replaced as {done.archive} ({folder}); "
             f"`memhub restore --archive {done.archive}` brings it back"
         )
-    return 0
+    return EXIT_OK
+
+
+def _reply_restore(home: Path, shown: RestorePlan, yes: bool, dry_run: bool) -> int:
+    """`restore --json`: the preview, then written only with --yes (it asks nothing)."""
+    from memhub.compiler.safewrite.restore import restore
+
+    if (not shown.changes and not shown.folders) or dry_run:
+        return reply(preview_json(shown, None))
+    if not yes:
+        refusal = ConfirmationNeeded("--json asks nothing: nothing written. Fix: add --yes")
+        return reply(
+            preview_json(shown, None), exit_code=refusal.exit_code, errors=[refusal.to_json()]
+        )
+    return reply(preview_json(shown, restore(home, shown)))
 
 
 def _count(plan: RestorePlan) -> str:

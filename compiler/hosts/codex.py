@@ -329,9 +329,9 @@ def hook_trust_hash(event: str, matcher: str | None, handler: dict[str, Any]) ->
     spaces) of the hook's normalized identity: snake-case event, matcher (not for events that
     ignore it) and the handler with its default timeout filled in. Matches codex 0.171
     (tests/e2e/test_doctor_codex_trust.py compares it with the real `hooks/list`)."""
-    import hashlib
-    import json
     import re
+
+    from memhub.compiler.digest import value_digest
 
     timeout = handler.get("timeout")
     normalized: dict[str, Any] = {
@@ -348,8 +348,7 @@ def hook_trust_hash(event: str, matcher: str | None, handler: dict[str, Any]) ->
     }
     if matcher is not None and event not in _MATCHERLESS_EVENTS:
         identity["matcher"] = matcher
-    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return value_digest(identity)  # the same canonical JSON codex hashes
 
 
 def hook_trust(

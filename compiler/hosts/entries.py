@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from functools import cache
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
+from memhub.compiler.digest import skill_tree_value
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus
 from memhub.compiler.hosts.common import NO_PLUGIN_FOLDER
 from memhub.compiler.install.entries import Entry, EntryKind
@@ -63,7 +63,7 @@ def _skill_tree(skill: Skill) -> tuple[tuple[tuple[str, bytes, int], ...], dict[
     files = tuple(
         (f.path, f.content, EXEC_MODE if f.executable else FILE_MODE) for f in skill.files
     )
-    return files, {p: [hashlib.sha256(c).hexdigest(), m] for p, c, m in files}
+    return files, skill_tree_value(files)
 
 
 def skill_entries(hub: Hub, host: str, folder: Path) -> list[Entry]:

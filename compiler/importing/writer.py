@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memhub.compiler.errors import OutputError
 from memhub.compiler.importing.planner import ImportPlan
-from memhub.compiler.safewrite import durable
+from memhub.compiler.safewrite import durable, fsops
 from memhub.hubspec import MemhubError
 
 HUB_FILE = "hub.yaml"  # hubspec.load's; imported lazily with the loader
@@ -47,17 +47,16 @@ def write_hub(plan: ImportPlan, into: Path) -> None:
         )
     staging = Path(tempfile.mkdtemp(prefix=".memhub-import-", dir=into))
     try:
-        for rel, data, mode in files:
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            os.chmod(target, mode)
-        _check_hub(staging)
+        # The hub is built complete and durable (one sync) in a folder inside INTO, and
+        # checked, before any of it is moved into place.
+        tree = {rel: (data, mode) for rel, data, mode in files}
+        fsops.stage_tree(staging / "hub", tree, dir_mode=0o755)
+        _check_hub(staging / "hub")
         refuse_existing_hub(into)  # a hub that appeared meanwhile is never replaced
         for top in tops:
-            os.rename(staging / top, into / top)
+            os.rename(staging / "hub" / top, into / top)
         if plan.env_text is not None:
-            _write_env(into / ENV_FILE, plan.env_text)
+            fsops.write_atomic(into / ENV_FILE, plan.env_text.encode("utf-8"), ENV_MODE)
         durable.fsync_dir(into)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -75,11 +74,3 @@ def _check_hub(folder: Path) -> None:
             f"the imported hub would not load ({exc}); nothing written. Fix: this is a memhub "
             "bug; please report it with the preview (it holds no secret values)"
         ) from None
-
-
-def _write_env(path: Path, text: str) -> None:
-    """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
-    temp = path.with_name(f".{path.name}.memhub-import.tmp")
-    temp.unlink(missing_ok=True)
-    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
-    os.replace(temp, path)

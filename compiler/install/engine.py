@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
-from memhub.compiler.digest import file_digest, tree_digest
+from memhub.compiler.digest import file_digest, skill_tree_value, tree_digest
 from memhub.compiler.formats import jsonedit, textblock, tomledit
 from memhub.compiler.hosts import INSTALLERS, CoverageRow
 from memhub.compiler.hosts.hooks import HOOK_EXECUTABLE
@@ -67,7 +67,7 @@ class TargetChange:
     prune: tuple[str, ...] = ()  # empty folders memhub created for it, removed after it
 
     def to_json(self) -> dict[str, Any]:
-        after = fingerprint_bytes(self.after) if self.after is not None else None
+        after = file_digest(self.after) if self.after is not None else None
         return {
             "path": self.path,
             "kind": self.kind,
@@ -155,10 +155,6 @@ def _restored_owner(key: str, pre: dict[str, Any] | None) -> dict[str, Owned]:
     if pre is None or not pre.get("owner"):
         return {}
     return {key: Owned(**pre["owner"])}
-
-
-def fingerprint_bytes(content: bytes) -> str:
-    return "sha256:" + hashlib.sha256(content).hexdigest()
 
 
 def hub_revision(hub: Hub) -> str:
@@ -918,8 +914,15 @@ class UndoEntryConflict(MemhubError):
 
 def undo_install(home: Path) -> list[Path]:
     """Undo the last run; where a host rewrote a file since, revert only memhub's entries."""
-    from memhub.compiler.safewrite.store import load_file, run_store
     from memhub.compiler.safewrite.undo import undo_last
+
+    return undo_last(home, undo_resolver(home))
+
+
+def undo_resolver(home: Path) -> Any:
+    """The safewrite undo Resolver that reverts only memhub's entries of a file a host
+    rewrote since the run (for undo and its --dry-run preview)."""
+    from memhub.compiler.safewrite.store import load_file, run_store
 
     def state_before(run: Any) -> State:
         entry = next((e for e in run.entries if e["path"] == str(home / STATE_FILE)), None)
@@ -953,7 +956,7 @@ def undo_install(home: Path) -> list[Path]:
             )
         return reverted
 
-    return undo_last(home, resolve)
+    return resolve
 
 
 def _made_by_the_run(before: set[Container] | None, after: set[Container] | None) -> Pruner:
@@ -1089,11 +1092,10 @@ def _json_get(text: str, path: tuple[str, ...]) -> Any:
 
 def tree_value_digest(files: dict[str, tuple[bytes, int]]) -> str:
     """A folder's files as the digest its skill entry would have (only exec bits count)."""
-    value = {
-        rel: [hashlib.sha256(data).hexdigest(), EXEC_MODE if mode & 0o100 else FILE_MODE]
-        for rel, (data, mode) in files.items()
-    }
-    return value_digest(value)
+    modes = {rel: EXEC_MODE if mode & 0o100 else FILE_MODE for rel, (_, mode) in files.items()}
+    return value_digest(
+        skill_tree_value((rel, data, modes[rel]) for rel, (data, _) in files.items())
+    )
 
 
 def current_digest(target: str, key: str) -> str | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from memhub.compiler.digest import value_digest
 
 EntryKind = Literal["json-key", "json-item", "json-default", "toml-table", "text-block", "tree"]
 FileFormat = Literal["json", "toml", "text", "tree"]
@@ -56,12 +56,6 @@ class Entry:
     @property
     def digest(self) -> str:
         return _digest_of(self)
-
-
-def value_digest(value: Any) -> str:
-    """sha256 of a value's canonical JSON (sorted keys): what ownership and drift compare."""
-    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 _DIGESTS: dict[int, tuple[Any, str]] = {}

@@ -1,16 +1,19 @@
 """Durable file primitives: every byte memhub writes is fsynced, then its folder is.
 
 A write goes to a new file (O_EXCL, no link followed), is fsynced, gets its exact mode, and
-is renamed into place; the folder holding it is fsynced after. These are the only ways the
-write layer creates files and folders.
+is renamed into place; the folder holding it is fsynced after. Given a `SyncSet`, the
+primitives record what they wrote instead, and one `SyncSet.flush` makes all of it durable
+(see treebatch.py). These are the only ways the write layer creates files and folders.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import secrets
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,78 @@ Tree = dict[str, tuple[bytes, int]]
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _load_syncfs() -> Any:
+    """Linux's syncfs(2) through libc, or None where it is missing."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_SYNCFS = _load_syncfs()
+
+
+def _syncfs(fd: int) -> None:
+    """Flush every dirty file and folder of the file system holding `fd`."""
+    if _SYNCFS(fd) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+
+
+class SyncSet:
+    """Files and folders written without an fsync, made durable together by `flush`.
+
+    Many small files (a staged skill folder holds two or three) cost one fsync each, and
+    each fsync waits for the disk; one syncfs per file system waits once for all of them.
+    Where syncfs is missing, `flush` fsyncs the files, then the folders deepest first.
+    """
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.dirs: list[Path] = []
+
+    def moved(self, old: Path, new: Path) -> None:
+        """Record that the folder `old`, with what is recorded inside it, is now `new`."""
+
+        def rebase(path: Path) -> Path:
+            return new / path.relative_to(old) if path.is_relative_to(old) else path
+
+        self.files = [rebase(p) for p in self.files]
+        self.dirs = [rebase(p) for p in self.dirs] + [new.parent]
+
+    def flush(self) -> None:
+        """Make every recorded file and folder durable; the set is empty after."""
+        files, dirs = self.files, self.dirs
+        self.files, self.dirs = [], []
+        if not files and not dirs:
+            return
+        if _SYNCFS is not None:
+            folders = {*dirs, *(f.parent for f in files)}
+            devices: dict[int, Path] = {}
+            for folder in folders:
+                devices.setdefault(os.stat(folder).st_dev, folder)
+            for folder in devices.values():
+                fd = os.open(folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+                try:
+                    _syncfs(fd)
+                finally:
+                    os.close(fd)
+            return
+        for path in files:
+            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for folder in sorted(set(dirs), key=lambda d: -len(d.parts)):
+            fsync_dir(folder)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -39,12 +114,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def create_file(path: Path, data: bytes, mode: int) -> None:
-    """Create `path` (it must not exist) holding `data`, fsynced, with exactly `mode`."""
+def create_file(path: Path, data: bytes, mode: int, sync: SyncSet | None = None) -> None:
+    """Create `path` (it must not exist) holding `data` with exactly `mode`, fsynced (or,
+    with `sync`, recorded there to be made durable later)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_NOFOLLOW, 0o600)
     try:
         _write_all(fd, data)
-        os.fsync(fd)
+        if sync is None:
+            os.fsync(fd)
+        else:
+            sync.files.append(path)
         os.fchmod(fd, mode)
     finally:
         os.close(fd)
@@ -71,20 +150,29 @@ def make_private_dir(folder: Path) -> Path:
     return folder
 
 
-def write_private(path: Path, data: bytes) -> None:
-    """Atomically write one of memhub's own files (0600): temp, fsync, rename, fsync folder."""
+def write_private(path: Path, data: bytes, sync: SyncSet | None = None) -> None:
+    """Atomically write one of memhub's own files (0600): temp, fsync, rename, fsync folder
+    (with `sync`, both syncs are left to it)."""
     temp = sibling(path, secrets.token_hex(4), "tmp")
-    create_file(temp, data, 0o600)
+    create_file(temp, data, 0o600, sync)
     try:
         os.replace(temp, path)
     except BaseException:
         discard(temp)
         raise
-    fsync_dir(path.parent)
+    if sync is None:
+        fsync_dir(path.parent)
+    else:
+        assert sync.files[-1] == temp
+        sync.files[-1] = path  # the temp file is now `path`
+        sync.dirs.append(path.parent)
 
 
-def append_records(path: Path, records: list[Mapping[str, Any]]) -> None:
-    """Append JSON lines to `path` and fsync them (a torn last line is skipped on read)."""
+def append_records(
+    path: Path, records: list[Mapping[str, Any]], sync: SyncSet | None = None
+) -> None:
+    """Append JSON lines to `path` and fsync them, or leave that to `sync` (a torn last
+    line is skipped on read)."""
     payload = b"".join(
         json.dumps(r, sort_keys=True, separators=(",", ":")).encode() + b"\n" for r in records
     )
@@ -94,12 +182,17 @@ def append_records(path: Path, records: list[Mapping[str, Any]]) -> None:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload  # end a torn line so it stays one skipped record
         _write_all(fd, payload)
-        os.fsync(fd)
+        if sync is None:
+            os.fsync(fd)
         if size == 0:
             os.fchmod(fd, 0o600)
     finally:
         os.close(fd)
-    if size == 0:
+    if sync is not None:
+        sync.files.append(path)
+        if size == 0:
+            sync.dirs.append(path.parent)
+    elif size == 0:
         fsync_dir(path.parent)
 
 
@@ -133,10 +226,17 @@ def remove_tree(folder: Path) -> None:
 
 
 def build_tree(
-    root: Path, files: Tree, *, file_mode: int | None, root_mode: int, dir_mode: int
+    root: Path,
+    files: Tree,
+    *,
+    file_mode: int | None,
+    root_mode: int,
+    dir_mode: int,
+    sync: SyncSet | None = None,
 ) -> None:
     """Write `files` into the new folder `root` (each file's own mode unless `file_mode`),
-    then set folder modes and fsync every folder, deepest first."""
+    then set folder modes and fsync every folder, deepest first (with `sync`, every file
+    and folder is recorded there instead)."""
     os.mkdir(root, 0o700)
     made = [root]
     for rel in sorted(files):
@@ -147,7 +247,10 @@ def build_tree(
                 os.mkdir(sub, 0o700)
                 made.append(sub)
         data, mode = files[rel]
-        create_file(dest, data, mode if file_mode is None else file_mode)
+        create_file(dest, data, mode if file_mode is None else file_mode, sync)
     for each in reversed(made):
         os.chmod(each, root_mode if each == root else dir_mode)
-        fsync_dir(each)
+        if sync is None:
+            fsync_dir(each)
+        else:
+            sync.dirs.append(each)

@@ -1,5 +1,9 @@
 """Filesystem primitives on targets: read a file or folder, fingerprint it, create folders
-with exact modes, write a file atomically, and swap a whole folder in or out."""
+with exact modes, write a file atomically, and swap a whole folder in or out.
+
+Every writer goes through these: a Transaction (journaled, for `apply`), and, outside any
+journal, `memhub build` (`stage_and_swap` of its out folder) and `memhub import`
+(`stage_tree` of the new hub, `write_atomic` of its .env)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import secrets
 import shutil
 import stat
 import sys
@@ -15,7 +20,14 @@ from typing import Any
 
 from memhub.compiler.digest import ABSENT, file_digest, tree_digest
 from memhub.compiler.safewrite import targetfs
-from memhub.compiler.safewrite.durable import Tree, build_tree, create_file, fsync_dir, sibling
+from memhub.compiler.safewrite.durable import (
+    SyncSet,
+    Tree,
+    build_tree,
+    create_file,
+    fsync_dir,
+    sibling,
+)
 from memhub.compiler.safewrite.errors import WriteError
 
 # -- reading targets ----------------------------------------------------------------------
@@ -196,6 +208,50 @@ def install_tree(staging: Path, target: Path, aside: Path) -> None:
     fsync_dir(target.parent)
     if old is not None:
         shutil.rmtree(old)
+
+
+def stage_and_swap(
+    target: Path, files: Tree, *, root_mode: int, dir_mode: int, keep_old: bool = False
+) -> Path | None:
+    """Replace (or create) the folder `target` with exactly `files`, outside any journal:
+    built beside it, made durable with one sync, swapped in whole (readers see the old
+    folder or the new one, never a mix or none), the old one removed (or, with `keep_old`,
+    returned for the caller to remove)."""
+    token = secrets.token_hex(4)
+    staging = sibling(target, token, "new")
+    sync = SyncSet()
+    try:
+        build_tree(
+            staging, files, file_mode=None, root_mode=root_mode, dir_mode=dir_mode, sync=sync
+        )
+        sync.flush()
+        old = swap_in(staging, target, sibling(target, token, "old"))
+    except BaseException:
+        remove(staging)
+        raise
+    fsync_dir(target.parent)
+    if old is not None and not keep_old:
+        with contextlib.suppress(OSError):
+            remove(old)
+        return None
+    return old
+
+
+def stage_tree(staging: Path, files: Tree, *, dir_mode: int) -> None:
+    """Build `files` in the new folder `staging` and make them durable with one sync."""
+    sync = SyncSet()
+    build_tree(staging, files, file_mode=None, root_mode=0o700, dir_mode=dir_mode, sync=sync)
+    sync.flush()
+
+
+def write_atomic(target: Path, data: bytes, mode: int) -> None:
+    """Replace the file `target` with `data` and exactly `mode` in one step, durably."""
+    temp = sibling(target, secrets.token_hex(4), "tmp")
+    try:
+        put_file(target, data, mode, temp)
+    except BaseException:
+        remove(temp)
+        raise
 
 
 def put_tree(target: Path, files: Tree, root_mode: int, token: str, tag: str) -> None:

@@ -33,6 +33,38 @@ JOURNAL_SUFFIX = ".jsonl"
 MAX_RUNS_KEPT = 10
 
 
+def intent(
+    seq: int,
+    path: Path,
+    kind: str,
+    op: str,
+    token: str,
+    before: str,
+    after: str,
+    *,
+    pre: str | None = None,
+    mode: int | None = None,
+    made_dirs: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One journal entry: change `seq` of the run turns `path` (a file, tree or dir) from
+    `before` to `after`; `pre` names its stored pre-image, `token` its temp names."""
+    return {
+        "seq": seq,
+        "path": str(path),
+        "kind": kind,
+        "op": op,
+        "token": token,
+        "before": before,
+        "after": after,
+        "pre": pre,
+        "mode": mode,
+        **extra,
+        "made_dirs": made_dirs if made_dirs is not None else [],
+        "skipped": False,
+    }
+
+
 @dataclass
 class Journal:
     """One run's write-ahead journal: what it meant to change, and how it ended."""
@@ -66,6 +98,10 @@ class Journal:
 
     def record(self, entry: dict[str, Any]) -> None:
         """Make `entry` durable before its change; an entry with a known `seq` is updated."""
+        self.record_all([entry])
+
+    def record_all(self, entries: list[dict[str, Any]]) -> None:
+        """Make `entries` durable in one append (one fsync), before any of their changes."""
         records: list[Mapping[str, Any]] = []
         if not self.on_disk:
             make_private_dir(self.path.parent)
@@ -79,9 +115,10 @@ class Journal:
                     "version": 1,
                 }
             )
-        records.append({"intent": entry})
+        records += [{"intent": entry} for entry in entries]
         append_records(self.path, records)
-        self._apply(entry)
+        for entry in entries:
+            self._apply(entry)
 
     def finish(self, state: str, conflicts: list[str] | None = None) -> None:
         """Record how the run ended (`committed` or `rolled_back`), if it changed anything."""

@@ -131,13 +131,15 @@ def _plan_originals(home: Path) -> RestorePlan:
     return RestorePlan(ORIGINALS, originals.folder, records, current, tuple(folders))
 
 
-def plan_restore(home: Path, archive: str | None = None) -> RestorePlan:
+def plan_restore(home: Path, archive: str | None = None, *, settle: bool = True) -> RestorePlan:
     """What `restore --originals` (or, with `archive`, `restore --archive ID`) would do.
 
-    Finishes any run a crash left open first, so the preview shows what the restore meets.
+    Finishes any run a crash left open first (unless not `settle`: a preview that writes
+    nothing), so the preview shows what the restore meets.
     """
     home = canonical_home(home)
-    recover(home)
+    if settle:
+        recover(home)
     if archive is None:
         return _plan_originals(home)
     known = archive_ids(home)

@@ -17,7 +17,6 @@ describes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 import time
@@ -25,8 +24,9 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memhub.compiler.digest import ABSENT, file_digest, tree_digest
+from memhub.compiler.digest import ABSENT, bytes_hex, file_digest, tree_digest
 from memhub.compiler.safewrite.durable import (
+    SyncSet,
     Tree,
     append_records,
     build_tree,
@@ -109,24 +109,32 @@ def now_iso() -> str:
 # -- stored copies (pre-images, originals, archives) ----------------------------------------
 
 
-def store_file(folder: Path, name: str, data: bytes) -> None:
-    """Keep `data` as `folder/name` (0600), unless already kept."""
+def store_file(folder: Path, name: str, data: bytes, sync: SyncSet | None = None) -> None:
+    """Keep `data` as `folder/name` (0600), unless already kept; durable now, or with
+    `sync` when it is flushed."""
     if (folder / name).exists():
         return
     make_private_dir(folder)
-    write_private(folder / name, data)
+    write_private(folder / name, data, sync)
 
 
-def store_tree(folder: Path, name: str, files: Tree) -> None:
-    """Keep a folder's files as `folder/name/` (0600 files; modes live in the record)."""
+def store_tree(folder: Path, name: str, files: Tree, sync: SyncSet | None = None) -> None:
+    """Keep a folder's files as `folder/name/` (0600 files; modes live in the record);
+    durable now, or with `sync` when it is flushed."""
     target = folder / name
     if target.exists():
         return
     make_private_dir(folder)
     staging = sibling(target, secrets.token_hex(4), "tmp")
-    build_tree(staging, files, file_mode=0o600, root_mode=0o700, dir_mode=0o700)
+    built = None if sync is None else SyncSet()
+    build_tree(staging, files, file_mode=0o600, root_mode=0o700, dir_mode=0o700, sync=built)
     os.rename(staging, target)
-    fsync_dir(folder)
+    if sync is None or built is None:
+        fsync_dir(folder)
+        return
+    built.moved(staging, target)
+    sync.files += built.files
+    sync.dirs += built.dirs
 
 
 def load_file(folder: Path, name: str, digest: str) -> bytes:
@@ -193,20 +201,47 @@ class Originals:
         newdir: bool = False,
     ) -> None:
         """Record `path`'s original (file, tree, absent, or a folder memhub creates) once."""
+        record = self.prepare(path, run_id, data=data, tree=tree, mode=mode, newdir=newdir)
+        if record is not None:
+            self.add([record])
+
+    def prepare(
+        self,
+        path: str,
+        run_id: str,
+        *,
+        data: bytes | None = None,
+        tree: Tree | None = None,
+        mode: int | None = None,
+        newdir: bool = False,
+        sync: SyncSet | None = None,
+    ) -> dict[str, Any] | None:
+        """Store `path`'s original copy and return its index record (for `add`), or None
+        when the path already has one."""
         if path in self.records():
-            return
-        key = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+            return None
+        key = bytes_hex(path.encode("utf-8", "surrogateescape"))[:24]
         stored = f"{key}-{run_id}"
         record: dict[str, Any] = {"path": path, "run": run_id, "at": now_iso(), "mode": mode}
         make_private_dir(self.folder)
         if tree is not None:
-            store_tree(self.folder, stored, tree)
+            store_tree(self.folder, stored, tree, sync)
             modes = {rel: m for rel, (_, m) in tree.items()}
             record.update(kind="tree", stored=stored, sha=tree_digest(tree), modes=modes)
         elif data is not None:
-            store_file(self.folder, stored, data)
+            store_file(self.folder, stored, data, sync)
             record.update(kind="file", stored=stored, sha=file_digest(data))
         else:
             record.update(kind="newdir" if newdir else ABSENT, stored=None, sha=ABSENT)
-        append_records(self.index, [record])
-        self.records()[path] = record
+        return record
+
+    def add(self, records: list[dict[str, Any]], sync: SyncSet | None = None) -> None:
+        """Append prepared records to the index in one write (the first per path counts)."""
+        fresh: dict[str, dict[str, Any]] = {}
+        for record in records:
+            if record["path"] not in self.records():
+                fresh.setdefault(record["path"], record)
+        if not fresh:
+            return
+        append_records(self.index, list(fresh.values()), sync)
+        self.records().update(fresh)

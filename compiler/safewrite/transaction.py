@@ -8,7 +8,9 @@ Every change goes through a `Transaction` held under `operation_lock(home)`:
    fsynced;
 3. the new bytes go to a temp file beside the target (fsync, exact mode), the target is
    re-read (compare-and-swap), then `os.replace` and an fsync of the folder. A folder is
-   built beside its target and swapped in with one `renameat2(RENAME_EXCHANGE)` on Linux.
+   built beside its target and swapped in with one `renameat2(RENAME_EXCHANGE)` on Linux;
+   consecutive folder writes are queued and carried out together with one sync (see
+   treebatch.py) before the next other change, or at commit.
 
 An exception rolls back every change of the run; a crash leaves an open journal that
 `recover` (run by every Transaction, undo and restore) rolls back (recovery.py). A change is
@@ -30,7 +32,7 @@ from typing import Any
 from memhub.compiler.digest import ABSENT, digest_hex, file_digest, tree_digest
 from memhub.compiler.safewrite import durable, fsops, store, targetfs
 from memhub.compiler.safewrite import journal as jr
-from memhub.compiler.safewrite.durable import Tree, build_tree, fsync_dir, sibling
+from memhub.compiler.safewrite.durable import Tree, fsync_dir, sibling
 from memhub.compiler.safewrite.errors import (
     StaleTargetError,
     WriteError,
@@ -41,6 +43,7 @@ from memhub.compiler.safewrite.errors import (
 from memhub.compiler.safewrite.journal import Journal
 from memhub.compiler.safewrite.lock import canonical_home, lock_held
 from memhub.compiler.safewrite.recovery import ACTIVE, recover, rollback
+from memhub.compiler.safewrite.treebatch import PendingTree, TreeBatch, carry_out
 
 log = logging.getLogger("memhub.safewrite")
 
@@ -67,6 +70,7 @@ class Transaction:
         self.changed: list[Path] = []
         self._journal: Journal | None = None
         self._originals = store.Originals(self.home)
+        self._trees = TreeBatch()
 
     def __enter__(self) -> Transaction:
         if not lock_held(self.home):
@@ -89,6 +93,7 @@ class Transaction:
         try:
             if exc is None:
                 try:
+                    self._flush()
                     journal.finish("committed")
                 except OSError as err:
                     error = write_error(journal.path, err)
@@ -107,6 +112,7 @@ class Transaction:
     def _abort(self, journal: Journal, exc: BaseException) -> None:
         """Roll back this run once a durable record says so; otherwise leave it to `recover`."""
         self.changed = []
+        self._trees.take()  # queued folder writes never started: nothing to undo
         if not journal.on_disk:
             return
         try:
@@ -139,6 +145,11 @@ class Transaction:
     def _store(self) -> Path:
         """This run's pre-image store."""
         return store.run_store(self.home, self.run_id)
+
+    def _flush(self) -> None:
+        """Carry out the queued folder writes (see treebatch), before any other change."""
+        if self._trees:
+            carry_out(self._trees.take(), self._require_open(), self._originals, self._store)
 
     # -- files --
 
@@ -174,6 +185,7 @@ class Transaction:
     ) -> bool:
         """Read, compute, journal, write beside, re-check, replace; retried on a change."""
         journal = self._require_open()
+        self._flush()
         if retries < 0:
             raise ValueError("retries must be 0 or more")
         target, _ = targetfs.locate(path, within=self.within)
@@ -197,20 +209,20 @@ class Transaction:
             missing = fsops.missing_dirs(target.parent) if new is not None else []
             made += [str(d) for d in missing]
             try:
-                self._keep(target, data=current, mode=cur_mode, made=missing)
-                entry = {
-                    "seq": seq,
-                    "path": str(target),
-                    "kind": "file",
-                    "op": op,
-                    "token": token,
-                    "before": before,
-                    "after": file_digest(new),
-                    "pre": digest_hex(before) if current is not None else None,
-                    "mode": cur_mode,
-                    "made_dirs": made,
-                    "skipped": False,
-                }
+                self._keep(target, current, cur_mode, missing)
+                pre = digest_hex(before) if current is not None else None
+                entry = jr.intent(
+                    seq,
+                    target,
+                    "file",
+                    op,
+                    token,
+                    before,
+                    file_digest(new),
+                    pre=pre,
+                    mode=cur_mode,
+                    made_dirs=made,
+                )
                 journal.record(entry)
                 if self._replace_file(target, new, new_mode, before, missing, token):
                     self.changed.append(target)
@@ -262,7 +274,10 @@ class Transaction:
     def write_tree(
         self, path: Path, files: dict[str, tuple[bytes, int]], *, expect: str | None = None
     ) -> bool:
-        """Replace the folder `path` with exactly `files` (rel path -> bytes, mode) as one unit."""
+        """Replace the folder `path` with exactly `files` (rel path -> bytes, mode) as one unit.
+
+        Checked now, queued, and carried out with the folder writes queued beside it before
+        the next other change or at commit; True if it will change the folder."""
         try:
             clean = {
                 store.clean_rel(rel): (data, stat.S_IMODE(mode))
@@ -285,9 +300,11 @@ class Transaction:
         op: str,
         root_mode: int | None = None,
     ) -> bool:
-        """Read, journal, build beside, re-check, swap in (or rename away) a folder."""
-        journal = self._require_open()
+        """Read and check a folder, then queue its write (carried out by `_flush`)."""
+        self._require_open()
         target, _ = targetfs.locate(path, folder=True, within=self.within)
+        if self._trees.overlaps(target):
+            self._flush()  # the queued write changes what this one reads
         current, cur_mode = fsops.read_tree(target)
         before = tree_digest(current) if current is not None else ABSENT
         if expect is not None and before != expect:
@@ -295,43 +312,21 @@ class Transaction:
         if files == current and (files is None or root_mode in (None, cur_mode)):
             return False
         targetfs.require_writable(target)
-        private = fsops.private_folder(target.parent)
-        dir_mode = 0o700 if private else 0o755
-        new_root = fsops.new_file_mode(root_mode, cur_mode, target.parent, default=dir_mode)
-        token = secrets.token_hex(4)
+        dir_mode = 0o700 if fsops.private_folder(target.parent) else 0o755
         missing = fsops.missing_dirs(target.parent) if files is not None else []
-        try:
-            self._keep(target, tree=current, mode=cur_mode, made=missing)
-            entry = {
-                "seq": len(journal.entries),
-                "path": str(target),
-                "kind": "tree",
-                "op": op,
-                "token": token,
-                "before": before,
-                "after": tree_digest(files) if files is not None else ABSENT,
-                "pre": digest_hex(before) if current is not None else None,
-                "mode": cur_mode,
-                "modes": {rel: m for rel, (_, m) in (current or {}).items()},
-                "made_dirs": [str(d) for d in missing],
-                "skipped": False,
-            }
-            journal.record(entry)
-            fsops.make_dirs(missing, dir_mode, token)
-            staging = sibling(target, token, "new")
-            if files is not None:
-                build_tree(staging, files, file_mode=None, root_mode=new_root, dir_mode=dir_mode)
-            found = fsops.fingerprint(target)
-            if found != before:
-                fsops.remove(staging)
-                journal.record({**entry, "skipped": True})
-                raise stale(target, before, found)
-            if files is None:
-                fsops.drop_tree(target, token, "")
-            else:
-                fsops.install_tree(staging, target, sibling(target, token, "old"))
-        except OSError as err:
-            raise write_error(target, err) from err
+        pending = PendingTree(
+            target=target,
+            files=files,
+            current=current,
+            cur_mode=cur_mode,
+            before=before,
+            root_mode=fsops.new_file_mode(root_mode, cur_mode, target.parent, default=dir_mode),
+            dir_mode=dir_mode,
+            missing=self._trees.unclaimed(missing),
+            op=op,
+            token=secrets.token_hex(4),
+        )
+        self._trees.add(pending)
         self.changed.append(target)
         return True
 
@@ -349,6 +344,7 @@ class Transaction:
     def _remove_dir(self, path: Path) -> bool:
         """Remove an empty folder memhub created; journaled, so a rollback recreates it."""
         target = Path(os.path.abspath(path))
+        self._flush()  # a queued folder removal may be what empties it
         try:
             info = os.lstat(target)
             if not stat.S_ISDIR(info.st_mode) or any(os.scandir(target)):
@@ -360,6 +356,7 @@ class Transaction:
     def _make_dir(self, path: Path, mode: int) -> bool:
         """Recreate a folder an undone run removed; journaled like any change."""
         target = Path(os.path.abspath(path))
+        self._flush()
         if os.path.lexists(target):
             return False
         return self._set_dir(target, present=True, mode=mode)
@@ -367,20 +364,11 @@ class Transaction:
     def _set_dir(self, target: Path, *, present: bool, mode: int) -> bool:
         """Journal, then create or remove one empty folder."""
         journal = self._require_open()
+        self._flush()
         empty = tree_digest({})
-        entry: dict[str, Any] = {
-            "seq": len(journal.entries),
-            "path": str(target),
-            "kind": "dir",
-            "op": "mkdir" if present else "rmdir",
-            "token": secrets.token_hex(4),
-            "before": ABSENT if present else empty,
-            "after": empty if present else ABSENT,
-            "pre": None,
-            "mode": mode,
-            "made_dirs": [],
-            "skipped": False,
-        }
+        before, after = (ABSENT, empty) if present else (empty, ABSENT)
+        op, token = "mkdir" if present else "rmdir", secrets.token_hex(4)
+        entry = jr.intent(len(journal.entries), target, "dir", op, token, before, after, mode=mode)
         try:
             journal.record(entry)
             if present:
@@ -392,23 +380,14 @@ class Transaction:
             raise write_error(target, err) from err
         return True
 
-    def _keep(
-        self,
-        target: Path,
-        *,
-        data: bytes | None = None,
-        tree: Tree | None = None,
-        mode: int | None = None,
-        made: list[Path] | None = None,
-    ) -> None:
-        """Keep the target's current state: in this run's store, and as its first original."""
-        for folder in made or []:
+    def _keep(self, target: Path, data: bytes | None, mode: int | None, made: list[Path]) -> None:
+        """Keep a file's current state: in this run's store, and as its first original
+        (folders are kept by treebatch, all of a batch at once)."""
+        for folder in made:
             self._originals.keep(str(folder), self.run_id, newdir=True)
-        self._originals.keep(str(target), self.run_id, data=data, tree=tree, mode=mode)
+        self._originals.keep(str(target), self.run_id, data=data, mode=mode)
         if data is not None:
             store.store_file(self._store, digest_hex(file_digest(data)), data)
-        elif tree is not None:
-            store.store_tree(self._store, digest_hex(tree_digest(tree)), tree)
 
     def _put_state(self, path: Path, state: dict[str, Any], source: Path, expect: str) -> None:
         """Return `path` to a recorded state (file, tree or absent) kept in `source`."""

@@ -122,6 +122,64 @@ def _revert(tx: Transaction, plan: UndoPlan, kept: Path, merged: dict[str, Any])
         tx._remove_dir(Path(folder))
 
 
+@dataclass(frozen=True)
+class UndoStep:
+    """One path an undo puts back, and how."""
+
+    path: Path
+    kind: str  # file, tree or dir
+    action: str  # restore, delete, revert-entries, recreate-folder or remove-folder
+
+
+@dataclass(frozen=True)
+class UndoPreview:
+    """What `undo` would do now: the run it reverts, and each path it puts back."""
+
+    run: Journal
+    steps: list[UndoStep]
+
+
+def _prepare(
+    home: Path, resolve: Resolver | None
+) -> tuple[UndoPlan, dict[str, tuple[bytes, str]]] | None:
+    """The next run to undo and the merges `resolve` settles; refuse if a file changed."""
+    run = last_undoable(home)
+    if run is None:
+        return None
+    plan = UndoPlan.of(run)
+    changed = plan.changed()
+    merged = _merge_changed(home, plan, changed, resolve) if changed and resolve is not None else {}
+    if changed:
+        raise UndoConflictError(run.run_id, changed)
+    return plan, merged
+
+
+def _step(path: str, entry: dict[str, Any], merged: dict[str, Any]) -> UndoStep:
+    """How undo puts back one path."""
+    absent = entry["before"] == ABSENT
+    if entry["kind"] == "dir":
+        action = "remove-folder" if absent else "recreate-folder"
+    elif path in merged:
+        action = "revert-entries"  # memhub's entries only: what a host wrote since stays
+    else:
+        action = "delete" if absent else "restore"
+    return UndoStep(Path(path), entry["kind"], action)
+
+
+def preview_undo(home: Path, resolve: Resolver | None = None) -> UndoPreview | None:
+    """What `undo_last(home, resolve)` would put back, writing nothing (None: nothing to
+    undo); raises what undo would raise when it would refuse. A run a crash left open is
+    not rolled back here (undo does that first), so it is not in the preview."""
+    prepared = _prepare(canonical_home(home), resolve)
+    if prepared is None:
+        return None
+    plan, merged = prepared
+    steps = [_step(path, entry, merged) for path, entry in reversed(plan.first.items())]
+    made = [p for p in dict.fromkeys(reversed(plan.made)) if p not in plan.first]
+    steps += [UndoStep(Path(p), "dir", "remove-folder") for p in made]
+    return UndoPreview(plan.run, steps)
+
+
 def undo_last(home: Path, resolve: Resolver | None = None) -> list[Path]:
     """Revert the last committed run as one unit; refuse, writing nothing, if a file changed.
 
@@ -131,16 +189,11 @@ def undo_last(home: Path, resolve: Resolver | None = None) -> list[Path]:
     home = canonical_home(home)
     with operation_lock(home):
         recover(home)
-        run = last_undoable(home)
-        if run is None:
+        prepared = _prepare(home, resolve)
+        if prepared is None:
             return []
-        plan = UndoPlan.of(run)
-        changed = plan.changed()
-        merged = (
-            _merge_changed(home, plan, changed, resolve) if changed and resolve is not None else {}
-        )
-        if changed:
-            raise UndoConflictError(run.run_id, changed)
+        plan, merged = prepared
+        run = plan.run
         within = run.meta.get("within")
         with Transaction(
             home,

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler.safewrite import fsops, journal
+from memhub.compiler.safewrite import durable, fsops, journal
 from memhub.compiler.safewrite.errors import WriteError
 from memhub.compiler.safewrite.lock import operation_lock
 from memhub.compiler.safewrite.recovery import recover
@@ -167,9 +167,9 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 ALL_POINTS = frozenset(
     {"write", "replace", "rename", "unlink", "rmdir", "mkdir", "chmod", "fchmod", "fsync"}
-    | {"open", "exchange"}
+    | {"open", "exchange", "syncfs"}
 )
-NO_FSYNC = ALL_POINTS - {"fsync"}
+NO_FSYNC = ALL_POINTS - {"fsync", "syncfs"}
 WRITES = NO_FSYNC - {"chmod", "fchmod"}
 
 
@@ -199,18 +199,19 @@ def faults(
     def never(*_: Any, **__: Any) -> bool:
         return False
 
-    for name in sorted(ALL_POINTS - {"exchange"}):
+    for name in sorted(ALL_POINTS - {"exchange", "syncfs"}):
         test = never if name not in points else writes if name == "open" else always
         originals[name] = getattr(os, name)
         setattr(os, name, wrap(name, originals[name], test))
-    real_exchange = fsops._exchange
+    real_exchange, real_syncfs = fsops._exchange, durable._syncfs
     fsops._exchange = wrap("exchange", real_exchange, always if "exchange" in points else never)
+    durable._syncfs = wrap("syncfs", real_syncfs, always if "syncfs" in points else never)
     try:
         yield calls
     finally:
         for name, real in originals.items():
             setattr(os, name, real)
-        fsops._exchange = real_exchange
+        fsops._exchange, durable._syncfs = real_exchange, real_syncfs
 
 
 def operation(kind: str) -> Callable[[Path, Path], Any]:
@@ -363,6 +364,7 @@ def _crash_case(
 ) -> tuple[bool, list[str]]:
     """The body of `crash_task`."""
     os.fsync = lambda fd: None  # SIGKILL and raised errors do not exercise fsync; speed
+    durable._syncfs = lambda fd: None
     home, root = Path(base) / "home", Path(base) / "root"
     prepare(home, root, second=kind != "apply")
     old, new = (refs[name] for name in BEFORE_AFTER[kind])

@@ -14,9 +14,9 @@ from memhub.compiler.cli.main import COMMANDS, cli, main
 from tests.compiler.installkit import claude_json, run
 
 ENVELOPE = {"command", "ok", "exit_code", "data", "warnings", "errors"}
-# verbs whose --json another slice is moving onto the envelope (the undo stack work):
-# drop a name from here once its module replies through options.reply
-ELSEWHERE = {"undo", "restore"}
+# verbs whose --json another slice is moving onto the envelope: drop a name from here once
+# its module replies through options.reply
+ELSEWHERE: set[str] = set()
 
 
 def every_command() -> list[str]:
@@ -41,6 +41,7 @@ ARGS: dict[str, tuple[str, ...]] = {
     "capture status": (),
     "diff": ("HUB", "--against", "TMP/none"),
     "doctor": (),
+    "history": (),
     "hosts": (),
     "import": ("--into", "TMP/imported", "--dry-run"),
     "init": ("TMP/new-hub",),

@@ -151,7 +151,10 @@ def test_restore_originals_previews_and_needs_yes_without_a_terminal(
     assert run(capsys, "restore", "--originals", "--dry-run")[0] == 0
     code, out, err = run(capsys, "restore", "--originals", "--json")
     assert code == 1
-    doc = json.loads(out)
+    envelope = json.loads(out)
+    assert envelope["command"] == "restore" and envelope["exit_code"] == 1
+    assert envelope["errors"][0]["error"] == "ConfirmationNeeded"
+    doc = envelope["data"]
     [claude] = [c for c in doc["changes"] if c["path"] == str(_claude_json())]
     assert {"op": "remove", "key": "mcpServers.added-later"} in claude["keys"]
     assert doc["restored"] is False and doc["archive"] is None

@@ -435,8 +435,8 @@ def test_expect_is_checked_again_right_before_the_replace(
     target.write_bytes(b"v1")
     create_file = durable.create_file
 
-    def host_edits_meanwhile(path: Path, data: bytes, mode: int) -> None:
-        create_file(path, data, mode)
+    def host_edits_meanwhile(path: Path, data: bytes, mode: int, *rest: Any) -> None:
+        create_file(path, data, mode, *rest)
         if path.parent == root:  # our temp file is written: the host saves its own edit
             target.write_bytes(b"v1 + host edit")
 
