@@ -1,6 +1,6 @@
 """`memhub sessions`: each host's native sessions as one canonical JSONL stream.
 
-The readers live in the runtime (`runtime/read_<host>.py`); this command only selects the
+The readers live in the runtime (`runtime/transcripts/<host>.py`); this command only selects the
 sessions and prints them. It reads transcripts and nothing else: it never uploads and never
 touches the capture state under `$MEMHUB_HOME/capture/`.
 """
