@@ -1,4 +1,4 @@
-"""Format-preserving edits of whole TOML tables and array-of-tables items (Codex config.toml)."""
+"""Format-preserving edits of whole TOML tables (Codex config.toml)."""
 
 # How it works. The data comes from tomllib (strict TOML 1.0) or, for what only tomlkit reads,
 # from tomlkit, which also names line and column of errors. The edits are made on the text itself,
@@ -49,10 +49,10 @@ from tomlkit.exceptions import ParseError, TOMLKitError
 
 __all__ = [
     "TomlEditError",
-    "append_aot_item",
+    "edit_tables",
     "get_table",
+    "lookup_table",
     "parse",
-    "remove_aot_item",
     "remove_table",
     "set_table",
 ]
@@ -96,8 +96,14 @@ def _load(text: str) -> tuple[dict[str, Any], bool]:
 
 def get_table(text: str, path: Sequence[str]) -> dict[str, Any] | None:
     """The table at `path` as plain data, or None when it is absent."""
+    return lookup_table(parse(text), path, text)
+
+
+def lookup_table(
+    data: dict[str, Any], path: Sequence[str], text: str = ""
+) -> dict[str, Any] | None:
+    """The table at `path` of `text` already parsed (`data`), or None when it is absent."""
     key = _path(path)
-    data = parse(text)
     found, value = _lookup(data, key, text)
     if not found:
         return None
@@ -108,38 +114,87 @@ def get_table(text: str, path: Sequence[str]) -> dict[str, Any] | None:
 
 def set_table(text: str, path: Sequence[str], value: dict[str, Any]) -> str:
     """Make the table at `path` equal `value`, editing only that table's text."""
-    key = _path(path)
-    _check_table(value)
-    doc = _doc(text)
-    found, current = _lookup(doc.data, key, text)
-    if found and not isinstance(current, dict):
-        raise _not_a(text, key, "a table")
-    edits = _Edits(doc)
-    container = doc.container(key)
-    if container is not None:
-        doc.rewrite_inline(container, key, lambda slot: slot.__setitem__(key[-1], value), edits)
-    elif found:
-        doc.merge(key, value, current, edits)
-    else:
-        doc.insert_new(key, value, edits, aot=False)
-    out = doc.finish(edits)
-    if out != text:
-        expected = _copy_path(doc.data, key)
-        _slot(expected, key)[key[-1]] = value
-        _verify(doc, out, expected, key, "set")
-    return out
+    return edit_tables(text, [(path, value)])
 
 
 def remove_table(text: str, path: Sequence[str], *, prune: bool = True) -> str:
     """Remove the table at `path` (and only it); `text` unchanged when it is absent."""
     key = _path(path)
+    out = edit_tables(text, [(key, None)])
+    if not prune and out != text and len(key) > 1 and not _lookup(parse(out), key[:-1], out)[0]:
+        out = set_table(out, key[:-1], {})
+    return out
+
+
+Change = tuple[Sequence[str], dict[str, Any] | None]  # a table's path, its value or None
+
+
+def edit_tables(text: str, changes: Sequence[Change]) -> str:
+    """Set (a dict) or remove (None) several tables at once: one scan of the text, every
+    edit spliced in together, one parse to verify the result. Each edit costs the size of
+    its table, not of the file, so a thousand servers cost a thousand times one.
+
+    Edits that touch each other (one path inside another, a table in an inline value) are
+    made one after the other instead; either way the result is what making them one by one
+    with set_table and remove_table gives, in data and (but for where a table lands next to
+    one removed in the same call) in bytes.
+    """
+    keyed = [(_path(path), value) for path, value in changes]
+    for _, value in keyed:
+        if value is not None:
+            _check_table(value)
     doc = _doc(text)
-    found, current = _lookup(doc.data, key, text)
-    if not found:
+    if len(keyed) > 1 and not _independent(doc, [key for key, _ in keyed]):
+        for key, value in keyed:
+            text = edit_tables(text, [(key, value)])
         return text
-    if not isinstance(current, dict):
-        raise _not_a(text, key, "a table")
     edits = _Edits(doc)
+    expected = _Expected(doc.data)
+    removed: list[Path] = []
+    for key, value in keyed:
+        found, current = _lookup(doc.data, key, text)
+        if found and not isinstance(current, dict):
+            raise _not_a(text, key, "a table")
+        if value is None:
+            if found:
+                _remove_into(doc, key, edits)
+                expected.remove(key)
+                removed.append(key)
+        else:
+            _set_into(doc, key, value, current if found else None, edits)
+            expected.set(key, value)
+    out = doc.finish(edits)
+    if out != text or removed:
+        what = _dotted(keyed[0][0]) if len(keyed) == 1 else f"{len(keyed)} tables"
+        _verify(doc, out, expected.data, removed, what)
+    return text if out == text else out
+
+
+def _independent(doc: _Doc, keys: list[Path]) -> bool:
+    """Whether edits of these tables can be spliced into one text together: no path is, or
+    is inside, another, and none lives in an inline value (whose text is rewritten whole)."""
+    seen = set(keys)
+    if len(seen) != len(keys):
+        return False
+    for key in keys:
+        if any(key[:n] in seen for n in range(1, len(key))) or doc.container(key) is not None:
+            return False
+    return True
+
+
+def _set_into(doc: _Doc, key: Path, value: dict[str, Any], current: Any, edits: _Edits) -> None:
+    """The edits that make the table at `key` equal `value` (`current`: None when absent)."""
+    container = doc.container(key)
+    if container is not None:
+        doc.rewrite_inline(container, key, lambda slot: slot.__setitem__(key[-1], value), edits)
+    elif current is not None:
+        doc.merge(key, value, current, edits)
+    else:
+        doc.insert_new(key, value, edits)
+
+
+def _remove_into(doc: _Doc, key: Path, edits: _Edits) -> None:
+    """The edits that remove the (present) table at `key`."""
     container = doc.container(key)
     if container is not None and doc.full(container) == key:
         edits.delete(*doc.stmts[container].span)
@@ -151,80 +206,34 @@ def remove_table(text: str, path: Sequence[str], *, prune: bool = True) -> str:
             doc.delete(group, edits)
         if fr.own is not None:
             edits.delete(*doc.section_span(fr.own))
-    out = doc.finish(edits)
-    expected = _copy_path(doc.data, key)
-    del _slot(expected, key)[key[-1]]
-    _verify(doc, out, expected, key, "remove")
-    if not prune and len(key) > 1 and not _lookup(parse(out), key[:-1], out)[0]:
-        out = set_table(out, key[:-1], {})
-    return out
 
 
-def append_aot_item(text: str, path: Sequence[str], value: dict[str, Any]) -> str:
-    """Append `value` as the last item of the array of tables at `path` (`[[a.b]]`)."""
-    key = _path(path)
-    _check_table(value)
-    doc = _doc(text)
-    found, current = _lookup(doc.data, key, text)
-    if found and not _is_aot_value(current, allow_empty=True):
-        raise _not_a(text, key, "an array of tables")
-    edits = _Edits(doc)
-    container = doc.container(key)
-    if container is not None:
+class _Expected:
+    """The data an edited text must parse to: the original's, copied only along the
+    edited paths (copying the whole of a large file per edit would cost its size)."""
 
-        def add(slot: dict[str, Any]) -> None:
-            """Append to the array in the inline value."""
-            slot.setdefault(key[-1], []).append(value)
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = dict(data)
+        self._copied = {id(self.data)}
 
-        doc.rewrite_inline(container, key, add, edits)
-    elif found:
-        offset = doc.family_end(key)
-        edits.insert(offset, ["", *_table_lines(key, value, aot=True)])
-    else:
-        doc.insert_new(key, value, edits, aot=True)
-    out = doc.finish(edits)
-    expected = _copy_path(doc.data, key)
-    slot = _slot(expected, key)
-    slot[key[-1]] = [*slot.get(key[-1], []), value]
-    _verify(doc, out, expected, key, "set")
-    return out
+    def _slot(self, key: Path) -> dict[str, Any]:
+        cur = self.data
+        for k in key[:-1]:
+            nxt = cur.get(k)
+            if not isinstance(nxt, dict):
+                nxt = {}
+            elif id(nxt) not in self._copied:
+                nxt = dict(nxt)
+            self._copied.add(id(nxt))
+            cur[k] = nxt
+            cur = nxt
+        return cur
 
+    def set(self, key: Path, value: dict[str, Any]) -> None:
+        self._slot(key)[key[-1]] = value
 
-def remove_aot_item(text: str, path: Sequence[str], value: dict[str, Any]) -> str:
-    """Remove the first item of the array of tables at `path` whose data equals `value`."""
-    key = _path(path)
-    doc = _doc(text)
-    found, current = _lookup(doc.data, key, text)
-    if not found:
-        return text
-    if not _is_aot_value(current, allow_empty=True):
-        raise _not_a(text, key, "an array of tables")
-    index = next((i for i, item in enumerate(current) if _same(item, value)), None)
-    if index is None:
-        return text
-    edits = _Edits(doc)
-    container = doc.container(key)
-    if container is not None and doc.full(container) == key and len(current) == 1:
-        edits.delete(*doc.stmts[container].span)
-    elif container is not None:
-        doc.rewrite_inline(container, key, lambda slot: slot[key[-1]].pop(index), edits)
-    else:
-        items = [h for h in doc.headers if doc.stmts[h].kind == "aot" and doc.stmts[h].key == key]
-        head = items[index]
-        stop = items[index + 1] if index + 1 < len(items) else len(doc.stmts)
-        edits.delete(*doc.section_span(head))
-        for h in doc.headers:
-            if head < h < stop and _under(doc.stmts[h].key, key):
-                edits.delete(*doc.section_span(h))
-    out = doc.finish(edits)
-    expected = _copy_path(doc.data, key)
-    items_left = current[:index] + current[index + 1 :]
-    if items_left:
-        _slot(expected, key)[key[-1]] = items_left
-    else:
-        del _slot(expected, key)[key[-1]]
-    _verify(doc, out, expected, key, "remove")
-    return out
+    def remove(self, key: Path) -> None:
+        del self._slot(key)[key[-1]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -456,6 +465,36 @@ class _Fragments:
     kvs: list[int] = field(default_factory=list)  # key/values inside it, body or dotted
 
 
+@dataclass
+class _Index:
+    """Per table path: its own header, the headers and key/values below it, the last header
+    at or below it, and the first key/value statement of each full key path."""
+
+    own: dict[Path, int] = field(default_factory=dict)
+    desc: dict[Path, list[int]] = field(default_factory=dict)
+    kvs: dict[Path, list[int]] = field(default_factory=dict)
+    family_last: dict[Path, int] = field(default_factory=dict)
+    first_kv: dict[Path, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, doc: _Doc) -> _Index:
+        index = cls()
+        for i, s in enumerate(doc.stmts):
+            if s.kind in ("table", "aot"):
+                if s.kind == "table":
+                    index.own[s.key] = i
+                for n in range(1, len(s.key)):
+                    index.desc.setdefault(s.key[:n], []).append(i)
+                for n in range(1, len(s.key) + 1):
+                    index.family_last[s.key[:n]] = i
+            elif s.kind == "kv":
+                full = doc.full(i)
+                index.first_kv.setdefault(full, i)
+                for n in range(max(len(doc.owner[i]), 1), len(full)):
+                    index.kvs.setdefault(full[:n], []).append(i)
+        return index
+
+
 class _Doc:
     """Parsed text: data, statements, headers and the table each statement belongs to."""
 
@@ -523,8 +562,7 @@ class _Doc:
 
     def family_end(self, path: Path) -> int:
         """Where a table goes after the last header at or below `path`."""
-        last = max(h for h in self.headers if _under(self.stmts[h].key, path, strict=False))
-        return self.content_end(last)
+        return self.content_end(self.index.family_last[path])
 
     def section_span(self, h: int) -> tuple[int, int]:
         """What removing header `h` removes: one blank line above, it, its body to the last key."""
@@ -539,25 +577,22 @@ class _Doc:
 
     def container(self, path: Path) -> int | None:
         """The key/value statement whose inline value holds `path` (or is it), if any."""
-        for i, s in enumerate(self.stmts):
-            if s.kind == "kv":
-                full = self.full(i)
-                if len(full) <= len(path) and path[: len(full)] == full:
-                    return i
-        return None
+        first = self.index.first_kv
+        found = [first[path[:n]] for n in range(1, len(path) + 1) if path[:n] in first]
+        return min(found) if found else None
 
     def fragments(self, path: Path) -> _Fragments:
         """The statements that define the table at `path` (not inside an inline value)."""
-        fr = _Fragments()
-        n = len(path)
-        for i, s in enumerate(self.stmts):
-            if s.kind == "table" and s.key == path:
-                fr.own = i
-            elif s.kind in ("table", "aot") and _under(s.key, path):
-                fr.desc.append(i)
-            elif s.kind == "kv" and len(self.owner[i]) <= n and _under(self.full(i), path):
-                fr.kvs.append(i)
-        return fr
+        index = self.index
+        return _Fragments(
+            index.own.get(path), list(index.desc.get(path, ())), list(index.kvs.get(path, ()))
+        )
+
+    @functools.cached_property
+    def index(self) -> _Index:
+        """Statements by the table paths they define: one pass, so that each lookup of an
+        edit costs the depth of its path, not the length of the file."""
+        return _Index.of(self)
 
     def groups(self, path: Path, fr: _Fragments) -> dict[str, list[tuple[str, int]]]:
         """The fragments of `path` grouped by the child key they define."""
@@ -638,29 +673,27 @@ class _Doc:
                 lines += _sub_lines((*path, k), v)
             edits.insert(self.family_end(path), lines)
 
-    def insert_new(self, path: Path, value: dict[str, Any], edits: _Edits, *, aot: bool) -> None:
-        """Write the absent table (or first array item) at `path` where it belongs."""
+    def insert_new(self, path: Path, value: dict[str, Any], edits: _Edits) -> None:
+        """Write the absent table at `path` where it belongs."""
         for depth in range(len(path) - 1, 0, -1):
             ancestor = path[:depth]
             if not _lookup(self.data, ancestor, self.text)[0]:
                 continue
             fr = self.fragments(ancestor)
             if fr.own is not None or fr.desc:
-                lines = ["", *_table_lines(path, value, aot=aot)]
+                lines = ["", *_table_lines(path, value)]
                 edits.insert(self.family_end(ancestor), lines)
                 return
             if fr.kvs:
                 last = max(fr.kvs)
                 prefix = path[len(self.owner[last]) :]
-                if aot:
-                    lines = [_kv_line(prefix, [value])]
-                else:
-                    lines = [_kv_line((*prefix, k), v) for k, v in value.items()]
+                lines = [_kv_line((*prefix, k), v) for k, v in value.items()]
                 edits.insert(self.stmts[last].end, lines or [_kv_line(prefix, {})])
                 return
         offset = self.doc_end()
-        lines = _table_lines(path, value, aot=aot)
-        edits.insert(offset, ["", *lines] if offset > 0 else lines)
+        lines = _table_lines(path, value)
+        above = offset > 0 or offset in edits.inserted  # a table this call put first
+        edits.insert(offset, ["", *lines] if above else lines)
 
     def rewrite_inline(self, i: int, path: Path, change: Any, edits: _Edits) -> None:
         """Rewrite the inline value of statement `i` after `change` edits the slot of `path`."""
@@ -689,6 +722,7 @@ class _Edits:
         self.nl = doc.nl
         self.deletions: list[tuple[int, int]] = []
         self.insertions: list[tuple[int, str]] = []
+        self.inserted: set[int] = set()  # the offsets of the insertions
 
     def delete(self, start: int, end: int) -> None:
         """Delete a span (whole lines)."""
@@ -702,6 +736,7 @@ class _Edits:
     def insert(self, offset: int, lines: list[str]) -> None:
         """Insert whole lines at a line boundary, in the file's newline style."""
         self.insertions.append((offset, "".join(line + self.nl for line in lines)))
+        self.inserted.add(offset)
 
     def apply(self) -> str:
         """The edited text."""
@@ -963,19 +998,22 @@ def _prune(data: Any, path: Path) -> Any:
     return data
 
 
-def _verify(before: _Doc, out: str, expected: dict[str, Any], path: Path, op: str) -> None:
-    """Refuse a result whose data is not exactly what the edit should give."""
+def _verify(
+    before: _Doc, out: str, expected: dict[str, Any], removed: list[Path], what: str
+) -> None:
+    """Refuse a result whose data is not exactly what the edits should give (a removed
+    table's emptied parents may go with it, as an implicit parent does)."""
     try:
         after = _doc(out)  # cached: the next edit of this text starts from here
     except TomlEditError as exc:
-        raise TomlEditError(f"editing {_dotted(path)} would break the file ({exc})") from exc
+        raise TomlEditError(f"editing {what} would break the file ({exc})") from exc
     if before.strict and not after.strict:
-        raise TomlEditError(f"editing {_dotted(path)} would make the file invalid TOML 1.0")
+        raise TomlEditError(f"editing {what} would make the file invalid TOML 1.0")
     actual = after.data
-    if op == "remove":
+    for path in removed:
         actual, expected = _prune(actual, path), _prune(expected, path)
     if not _same(actual, expected):
-        raise TomlEditError(f"editing {_dotted(path)} safely is not possible in this file")
+        raise TomlEditError(f"editing {what} safely is not possible in this file")
 
 
 def _not_a(text: str, path: Path, what: str) -> TomlEditError:

@@ -20,6 +20,7 @@ from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
 from memhub.compiler.formats import jsonedit, textblock, tomledit
+from memhub.compiler.formats.document import MISSING, Document
 from memhub.compiler.hosts import INSTALLERS, CoverageRow
 from memhub.compiler.hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
 from memhub.compiler.install.entries import Entry, value_digest
@@ -96,6 +97,9 @@ class InstallPlan:
         repr=False, default_factory=dict
     )
     state: State = field(repr=False, default_factory=State)
+    # per document, the bytes the plan read and what merging the entries made of them:
+    # apply's compare-and-swap finding the same bytes takes that result, not a second pass
+    merged: dict[str, tuple[bytes | None, bytes | None]] = field(repr=False, default_factory=dict)
     adopt: bool = False
     warnings: tuple[str, ...] = ()
     owner: Owner = Owner("")
@@ -291,6 +295,7 @@ def _plan_entries(
     )
     made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
     folders: targetfs.Folders = {}
+    merged: dict[str, tuple[bytes | None, bytes | None]] = {}
     for target in sorted(set(by_target) | set(owned)):
         desired = by_target.get(target, [])
         mine = owned.get(target, {})
@@ -306,6 +311,7 @@ def _plan_entries(
             change, target_conflicts, keep = _plan_document(
                 target, desired, mine, claim, made=containers
             )
+            merged[target] = (change.before, change.after)
             if containers is not None:
                 new_state.made[target] = containers
         conflicts += target_conflicts
@@ -333,6 +339,7 @@ def _plan_entries(
         state_after=new_state,
         inputs=inputs,
         state=state,
+        merged=merged,
         adopt=adopt,
         owner=owner,
     )
@@ -630,15 +637,14 @@ def _same_files(
     return True
 
 
-class _Missing:
-    pass
-
-
-_MISSING: Any = _Missing()
+_MISSING: Any = MISSING
 
 
 class _JsonEditor:
     """Entry edits on one JSON document, through the format-preserving jsonedit.
+
+    Lookups read the document parsed once, and members are set in one batch
+    (formats.document); hook items and removals splice the text at once.
 
     `made` (see _plan_document) is what lets a removal tell memhub's containers from the
     person's: an object or array an entry's put created is recorded there, and a removal
@@ -646,23 +652,16 @@ class _JsonEditor:
 
     def __init__(self, text: str, target: str, made: set[Container] | None = None) -> None:
         self.target = target
-        self.text = text
+        self.doc = Document("json", text)
         self.made = made
-        self._present: set[Container] = set()  # containers known to exist in self.text
-        try:
-            jsonedit.parse(text) if text.strip() else None
-        except jsonedit.JsonEditError as exc:
-            raise TargetParseError(
-                f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
-            ) from None
+        self._present: set[Container] = set()  # containers known to exist in the text
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
 
     def _get(self, path: tuple[str, ...]) -> Any:
-        if not self.text.strip():
-            return _MISSING
-        try:
-            return jsonedit.get_key(self.text, path)
-        except KeyError:
-            return _MISSING
+        return self.doc.get(path)
 
     def current(self, entry: Entry) -> Any:
         value = self._get(entry.path)
@@ -673,8 +672,7 @@ class _JsonEditor:
 
     def _record(self, kind: str, path: tuple[str, ...]) -> list[Container]:
         """The containers of an entry at `path` that are missing now (its put makes them).
-        Innermost first, stopping at one that exists (all above it do): each lookup parses
-        the document, and a large `.claude.json` makes that the cost of an apply."""
+        Innermost first, stopping at one that exists (all above it do)."""
         missing: list[Container] = []
         if self.made is None:
             return missing
@@ -697,9 +695,9 @@ class _JsonEditor:
     def put(self, entry: Entry) -> None:
         created = self._record(entry.kind, entry.path)
         if entry.kind == "json-item":
-            self.text = jsonedit.append_item(self.text, entry.path, entry.value)
+            self.doc.replace(jsonedit.append_item(self.doc.text, entry.path, entry.value))
         else:
-            self.text = jsonedit.set_key(self.text, entry.path, entry.value)
+            self.doc.set(entry.path, entry.value)
         self._made(created)
 
     def remove(self, key: str, digest: str) -> None:
@@ -710,10 +708,12 @@ class _JsonEditor:
             items = self._get(path)
             for item in items if isinstance(items, list) else []:
                 if value_digest(item) == digest:
-                    self.text, pruned = _remove_hook_item(self.text, path, item, self._may_prune)
+                    text, pruned = _remove_hook_item(self.doc.text, path, item, self._may_prune)
+                    self.doc.replace(text)
                     break
         elif kind == "json-key" and self._get(path) is not _MISSING:
-            self.text, pruned = _remove_key(self.text, path, self._may_prune)
+            text, pruned = _remove_key(self.doc.text, path, self._may_prune)
+            self.doc.replace(text)
         self._made([], pruned)
 
     def restore(self, key: str, digest: str, value: Any) -> None:
@@ -726,38 +726,35 @@ class _JsonEditor:
             if not any(
                 value_digest(i) == digest for i in (items if isinstance(items, list) else [])
             ):
-                self.text = jsonedit.append_item(self.text, path, value)
+                self.doc.replace(jsonedit.append_item(self.doc.text, path, value))
         else:
-            self.text = jsonedit.set_key(self.text, path, value)
+            self.doc.set(path, value)
         self._made(created)
 
 
 class _TomlEditor:
-    """Entry edits on one TOML document, through tomlkit (comments and layout kept)."""
+    """Entry edits on one TOML document: parsed once, every table edit made in one batch
+    (formats.document, tomledit: comments and layout kept)."""
 
     def __init__(self, text: str, target: str) -> None:
         self.target = target
-        self.text = text
-        try:
-            tomledit.parse(text)
-        except tomledit.TomlEditError as exc:
-            raise TargetParseError(
-                f"{target}: {exc}. Fix: repair the file (memhub writes nothing to it until it parses)"
-            ) from None
+        self.doc = Document("toml", text)
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
 
     def current(self, entry: Entry) -> Any:
-        table = tomledit.get_table(self.text, entry.path)
-        return _MISSING if table is None else table
+        return self.doc.get(entry.path)
 
     def put(self, entry: Entry) -> None:
-        self.text = tomledit.set_table(self.text, entry.path, entry.value)
+        self.doc.set(entry.path, entry.value)
 
     def remove(self, key: str, digest: str) -> None:
-        path = tuple(key.partition(":")[2].split("/"))
-        self.text = tomledit.remove_table(self.text, path)
+        self.doc.remove(tuple(key.partition(":")[2].split("/")))
 
     def restore(self, key: str, digest: str, value: Any) -> None:
-        self.text = tomledit.set_table(self.text, tuple(key.partition(":")[2].split("/")), value)
+        self.doc.set(tuple(key.partition(":")[2].split("/")), value)
 
 
 class _TextEditor:
@@ -883,6 +880,9 @@ def _remerge(plan: InstallPlan, target: str) -> Any:
     def merge(current: bytes | None) -> bytes:
         if restore is not None and restore.get("pre") is not None and _untouched(current, restore):
             return base64.b64decode(restore["pre"])
+        planned = plan.merged.get(target)
+        if planned is not None and planned[0] == current:
+            return planned[1] or b""  # the bytes the plan merged into: its result stands
         before: Any = _MISSING if current is None else current
         made = plan.state.made_in(target)  # a copy: state_after already holds the outcome
         change, conflicts, _ = _plan_document(
