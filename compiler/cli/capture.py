@@ -1,31 +1,21 @@
-"""`memhub capture list|show|status` and `memhub login`: what session capture sent, and its key.
+"""`memhub capture list|show|status`: what session capture sent, and how it is doing.
 
-Capture itself runs in the hooks (`runtime/capture.py`); these commands only read its state
-under `$MEMHUB_HOME/capture/`, the local store, and the capture credential, and `login`
-writes that credential (0600). Nothing here contacts a server.
+Capture itself runs in the hooks (`runtime/capture/`); these commands only read its state
+under `$MEMHUB_HOME/capture/`, the local store, and the capture credential. Nothing here
+contacts a server.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from typing import Any
 
 import click
-
-EXIT_OK, EXIT_PROBLEM, EXIT_INVALID = 0, 1, 2
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def _when(moment: Any) -> str:
-    if isinstance(moment, int | float):
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(moment))
-    return str(moment) if moment else "-"
+from memhub.compiler.cli.options import EXIT_CHANGES as EXIT_PROBLEM
+from memhub.compiler.cli.options import EXIT_INVALID, EXIT_OK
+from memhub.compiler.cli.options import emit_json as _emit_json
 
 
 def _store() -> Any:
@@ -77,180 +67,98 @@ def capture_rows() -> list[dict[str, Any]]:
     return out
 
 
-def register(cli: click.Group) -> None:
-    """Add `memhub capture ...` and `memhub login` to the `memhub` group."""
+@click.group("capture")
+def command() -> None:
+    """What session capture sent, and how it is doing.
 
-    @cli.group("capture")
-    def capture_group() -> None:
-        """What session capture sent, and how it is doing.
+    Capture runs in the generated hooks: each turn's new transcript lines go to the
+    backend (the local store under $MEMHUB_HOME by default; MEMHUB_BACKEND=remote with
+    MEMHUB_REMOTE_URL for a MemHub-compatible server). MEMHUB_CAPTURE=0 turns it off.
+    """
 
-        Capture runs in the generated hooks: each turn's new transcript lines go to the
-        backend (the local store under $MEMHUB_HOME by default; MEMHUB_BACKEND=remote with
-        MEMHUB_REMOTE_URL for a MemHub-compatible server). MEMHUB_CAPTURE=0 turns it off.
-        """
 
-    @capture_group.command("list")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-    def list_command(as_json: bool) -> int:
-        """Captured sessions: id, host, title, record count, last flush."""
-        rows = capture_rows()
-        if as_json:
-            _emit_json({"sessions": rows})
-            return EXIT_OK
-        if not rows:
-            click.echo("no captured sessions")
-            return EXIT_OK
-        width = max(len(r["id"]) for r in rows)
-        click.echo(f"{'ID':<{width}}  {'HOST':<6}  {'RECORDS':>7}  {'LAST FLUSH':<20}  TITLE")
-        for row in rows:
-            title = row["title"] or ("(skipped: " + row["skipped"] + ")" if row["skipped"] else "")
-            click.echo(
-                f"{row['id']:<{width}}  {row['host'] or '-':<6}  {row['records']:>7}  "
-                f"{row['last_flush'] or '-':<20}  {title}"
-            )
+@command.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def list_command(as_json: bool) -> int:
+    """Captured sessions: id, host, title, record count, last flush."""
+    rows = capture_rows()
+    if as_json:
+        _emit_json({"sessions": rows})
         return EXIT_OK
+    if not rows:
+        click.echo("no captured sessions")
+        return EXIT_OK
+    width = max(len(r["id"]) for r in rows)
+    click.echo(f"{'ID':<{width}}  {'HOST':<6}  {'RECORDS':>7}  {'LAST FLUSH':<20}  TITLE")
+    for row in rows:
+        title = row["title"] or ("(skipped: " + row["skipped"] + ")" if row["skipped"] else "")
+        click.echo(
+            f"{row['id']:<{width}}  {row['host'] or '-':<6}  {row['records']:>7}  "
+            f"{row['last_flush'] or '-':<20}  {title}"
+        )
+    return EXIT_OK
 
-    @capture_group.command("show")
-    @click.argument("session")
-    def show_command(session: str) -> int:
-        """A captured session's records as JSONL (SESSION: its id or a unique prefix).
 
-        From the local store; for a session captured to a remote backend, the records are
-        read again from the transcript, up to the capture cursor.
-        """
-        with _store() as store:
-            found = store.session(session)
-            if found is not None:
-                for record in store.records(found["conversation_id"]):
-                    click.echo(json.dumps(record, ensure_ascii=False))
-                return EXIT_OK
-        state = _state_for(session)
-        if state is None:
-            click.echo(
-                f"memhub: no captured session {session!r} (see `memhub capture list`)", err=True
-            )
-            return EXIT_INVALID
-        return _show_from_transcript(state)
+@command.command("show")
+@click.argument("session")
+def show_command(session: str) -> int:
+    """A captured session's records as JSONL (SESSION: its id or a unique prefix).
 
-    @capture_group.command("status")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-    def status_command(as_json: bool) -> int:
-        """Backend, credential, each session's cursor, failures and stepped-over records."""
-        from memhub.runtime.capture import core as capture
-
-        report = capture.status()
-        if as_json:
-            _emit_json(report)
+    From the local store; for a session captured to a remote backend, the records are
+    read again from the transcript, up to the capture cursor.
+    """
+    with _store() as store:
+        found = store.session(session)
+        if found is not None:
+            for record in store.records(found["conversation_id"]):
+                click.echo(json.dumps(record, ensure_ascii=False))
             return EXIT_OK
-        backend = report["backend"]
-        where = f" {backend['remote_url']}" if backend.get("remote_url") else ""
-        click.echo(f"capture: {'on' if report['enabled'] else 'off (MEMHUB_CAPTURE=0)'}")
-        click.echo(f"backend: {backend['backend']}{where} (from {backend['source']})")
-        credential = report.get("credential")
-        if credential is not None:
-            state = (
-                "expired"
-                if credential["expired"]
-                else ("present" if credential["present"] else "missing: run `memhub login`")
-            )
-            click.echo(f"credential: {state} ({credential['source'] or credential['path']})")
-        click.echo(f"log: {report['log']}")
-        click.echo(f"health: {report['health'] or 'ok'}")
-        for s in report["sessions"]:
-            size = "?" if s["size"] is None else str(s["size"])
-            line = (
-                f"  {s['host']:<6} {s['conversation_id']}  cursor {s['cursor']}/{size}"
-                f"  pending {s['pending_bytes'] if s['pending_bytes'] is not None else '?'} B"
-                f"  cap {s['cap']}  acked {s['records_acked']}  last ok {s['last_ok_at'] or '-'}"
-            )
-            if s["skip"]:
-                line += f"  skipped: {s['skip']}"
-            if s["last_error"]:
-                line += f"  last error {s['last_error']} at {s['last_error_at']}"
-            if s["stepped_over"]:
-                count = sum(len(x.get("ids") or []) for x in s["stepped_over"])
-                line += f"  stepped over {count} record(s)"
-            click.echo(line)
-        return EXIT_OK
-
-    @cli.command("login")
-    @click.option("--status", "show_status", is_flag=True, help="Report the stored key; no change.")
-    @click.option(
-        "--expires-at",
-        metavar="ISO-8601",
-        help="When the key expires (UTC, e.g. 2027-03-01T00:00:00Z); capture health warns then.",
-    )
-    def login_command(show_status: bool, expires_at: str | None) -> int:
-        """Store the capture credential (a MemHub access key) for the remote backend.
-
-        The key is read from MEMHUB_API_KEY, else from standard input (typed without echo on
-        a terminal), and stored 0600 in $MEMHUB_HOME/credentials.json. It is never printed.
-        Background capture hooks read it; they cannot open a browser.
-        """
-        from memhub.runtime.backends import remote
-
-        if show_status:
-            return _login_status(remote)
-        key = os.environ.get("MEMHUB_API_KEY", "").strip()
-        if not key:
-            if sys.stdin.isatty():
-                key = click.prompt(
-                    "MemHub access key", hide_input=True, default="", show_default=False
-                )
-            else:
-                key = sys.stdin.readline()
-            key = key.strip()
-        if not key or len(key) < 8 or any(ch.isspace() for ch in key):
-            click.echo(
-                "memhub: no usable key: pass it on standard input or in MEMHUB_API_KEY "
-                "(one token, at least 8 characters)",
-                err=True,
-            )
-            return EXIT_INVALID
-        if expires_at and not _iso(expires_at):
-            click.echo(f"memhub: --expires-at {expires_at!r} is not an ISO-8601 UTC time", err=True)
-            return EXIT_INVALID
-        path = remote.save_credential(key, expires_at=_iso(expires_at) if expires_at else None)
-        click.echo(f"capture credential stored in {path} (mode 0600)")
-        return EXIT_OK
+    state = _state_for(session)
+    if state is None:
+        click.echo(f"memhub: no captured session {session!r} (see `memhub capture list`)", err=True)
+        return EXIT_INVALID
+    return _show_from_transcript(state)
 
 
-def _iso(text: str) -> str | None:
-    from datetime import UTC, datetime
-
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _login_status(remote: Any) -> int:
+@command.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def status_command(as_json: bool) -> int:
+    """Backend, credential, each session's cursor, failures and stepped-over records."""
     from memhub.runtime.capture import core as capture
 
-    credential = remote.load_credential()
-    path = remote.credential_path()
-    config = capture.backend_config()
-    click.echo(
-        f"backend: {config['backend']}"
-        + (f" {config['remote_url']}" if config.get("remote_url") else "")
-    )
-    if credential is None:
-        click.echo(f"credential: none (run `memhub login`; it would be stored in {path})")
-        return EXIT_PROBLEM
-    if credential["source"] == "env":
-        click.echo("credential: from MEMHUB_API_KEY")
-    else:
-        mode = path.stat().st_mode & 0o777
-        note = "" if mode == 0o600 else f"; mode {oct(mode)}: run `memhub login` again to fix it"
-        click.echo(f"credential: {path} (stored {credential.get('created_at', '?')}{note})")
-    if credential.get("expires_at"):
-        expired = remote.credential_expired(credential)
-        click.echo(f"expires: {credential['expires_at']}" + (" (expired)" if expired else ""))
-        if expired:
-            return EXIT_PROBLEM
+    report = capture.status()
+    if as_json:
+        _emit_json(report)
+        return EXIT_OK
+    backend = report["backend"]
+    where = f" {backend['remote_url']}" if backend.get("remote_url") else ""
+    click.echo(f"capture: {'on' if report['enabled'] else 'off (MEMHUB_CAPTURE=0)'}")
+    click.echo(f"backend: {backend['backend']}{where} (from {backend['source']})")
+    credential = report.get("credential")
+    if credential is not None:
+        state = (
+            "expired"
+            if credential["expired"]
+            else ("present" if credential["present"] else "missing: run `memhub login`")
+        )
+        click.echo(f"credential: {state} ({credential['source'] or credential['path']})")
+    click.echo(f"log: {report['log']}")
+    click.echo(f"health: {report['health'] or 'ok'}")
+    for s in report["sessions"]:
+        size = "?" if s["size"] is None else str(s["size"])
+        line = (
+            f"  {s['host']:<6} {s['conversation_id']}  cursor {s['cursor']}/{size}"
+            f"  pending {s['pending_bytes'] if s['pending_bytes'] is not None else '?'} B"
+            f"  cap {s['cap']}  acked {s['records_acked']}  last ok {s['last_ok_at'] or '-'}"
+        )
+        if s["skip"]:
+            line += f"  skipped: {s['skip']}"
+        if s["last_error"]:
+            line += f"  last error {s['last_error']} at {s['last_error_at']}"
+        if s["stepped_over"]:
+            count = sum(len(x.get("ids") or []) for x in s["stepped_over"])
+            line += f"  stepped over {count} record(s)"
+        click.echo(line)
     return EXIT_OK
 
 

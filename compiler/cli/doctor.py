@@ -1,4 +1,4 @@
-"""`memhub doctor`: the CLI over compiler/doctor.py (registered on `memhub`)."""
+"""`memhub doctor`: the CLI over compiler/doctor (checks that each host loads what memhub applied)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from memhub.compiler.cli.install import HostChoice, choose_hosts, project_option, scope_option
+from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
+from memhub.compiler.cli.options import EXIT_CHANGES as EXIT_FAILED
+from memhub.compiler.cli.options import EXIT_OK, project_option, scope_option
 from memhub.compiler.hosts import INSTALLERS
 from memhub.hubspec.errors import MemhubError
 
@@ -17,81 +19,77 @@ if TYPE_CHECKING:
     from memhub.compiler.install.state import State
     from memhub.hubspec.model import Hub
 
-EXIT_OK, EXIT_FAILED = 0, 1
 HUB_FILE = "hub.yaml"
-CHOOSES = "--hosts chooses"  # how every host line ends (install_cli.choose_hosts)
+CHOOSES = "--hosts chooses"  # how every host line ends (hostchoice.choose_hosts)
 
 
-def register(cli: click.Group) -> None:
-    """Add `memhub doctor` to the `memhub` group."""
+@click.command("doctor")
+@click.argument("hub", required=False, type=click.Path(path_type=Path))
+@scope_option("Check the install in your home (user) or in a checkout (project).")
+@project_option(
+    "The checkout for --scope project, and for the duplicate-server check "
+    "(default: the current folder)."
+)
+@click.option(
+    "--hosts",
+    "hosts",
+    help="Comma-separated hosts (default: those memhub applied something to; with HUB, "
+    "also the hub's `hosts:` whose CLI is on PATH, as for plan and apply).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def command(
+    hub: Path | None, scope: str, project: Path | None, hosts: str | None, as_json: bool
+) -> int:
+    """Check that each host will load what memhub applied. Writes nothing.
 
-    @cli.command("doctor")
-    @click.argument("hub", required=False, type=click.Path(path_type=Path))
-    @scope_option("Check the install in your home (user) or in a checkout (project).")
-    @project_option(
-        "The checkout for --scope project, and for the duplicate-server check "
-        "(default: the current folder)."
-    )
-    @click.option(
-        "--hosts",
-        "hosts",
-        help="Comma-separated hosts (default: those memhub applied something to; with HUB, "
-        "also the hub's `hosts:` whose CLI is on PATH, as for plan and apply).",
-    )
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-    def doctor_command(
-        hub: Path | None, scope: str, project: Path | None, hosts: str | None, as_json: bool
-    ) -> int:
-        """Check that each host will load what memhub applied. Writes nothing.
+    Per host: owned entries unchanged since apply (drift) and in files that still
+    parse; hooks where the host reads them and not switched off; Codex hooks trusted in
+    /hooks (memhub never trusts them for you: an untrusted hook is a failure, because
+    Codex skips it); each hook's command on PATH; skill folders copied, not linked, with
+    valid SKILL.md names and descriptions; the same MCP server in user and project scope
+    (a warning); each host whose CLI is on PATH loading its config with its own loader
+    (offline, e.g. `codex mcp list --json`; a refusal fails, quoting the host). With HUB (or a hub.yaml in the current folder), also that everything the
+    hub wants is applied and current.
 
-        Per host: owned entries unchanged since apply (drift) and in files that still
-        parse; hooks where the host reads them and not switched off; Codex hooks trusted in
-        /hooks (memhub never trusts them for you: an untrusted hook is a failure, because
-        Codex skips it); each hook's command on PATH; skill folders copied, not linked, with
-        valid SKILL.md names and descriptions; the same MCP server in user and project scope
-        (a warning); each host whose CLI is on PATH loading its config with its own loader
-        (offline, e.g. `codex mcp list --json`; a refusal fails, quoting the host). With HUB (or a hub.yaml in the current folder), also that everything the
-        hub wants is applied and current.
+    Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
+    an invalid hub.
+    """
+    from memhub.compiler.doctor.checks import render, run_doctor, summary
+    from memhub.compiler.install.scope import Scope
+    from memhub.compiler.install.state import State, memhub_home
 
-        Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
-        an invalid hub.
-        """
-        from memhub.compiler.doctor.checks import render, run_doctor, summary
-        from memhub.compiler.install.scope import Scope
-        from memhub.compiler.install.state import State, memhub_home
+    if hub is None and Path(HUB_FILE).is_file():
+        hub = Path(".")
+    from memhub.hubspec import load
 
-        if hub is None and Path(HUB_FILE).is_file():
-            hub = Path(".")
-        from memhub.hubspec import load
-
-        hub_model = load(hub) if hub is not None else None
-        user = Scope.from_environment("user")
-        in_project = Scope.from_environment("project", project)
-        chosen, other = (user, in_project) if scope == "user" else (in_project, user)
-        state = State.load(memhub_home())
-        choice = _choose_hosts(hosts, state, chosen, hub_model)
-        picked = choice.hosts
-        if picked:
-            click.echo(choice.line(), err=True)
-        checks = run_doctor(state, picked, chosen, other, hub=hub_model)
-        counts = summary(checks)
-        if as_json:
-            document = {
-                "scope": chosen.kind,
-                "project": str(chosen.project) if chosen.project else None,
-                "hub": str(Path(hub_model.root).absolute()) if hub_model else None,
-                "hosts": list(picked),
-                "checks": [c.to_json() for c in checks],
-                "summary": counts,
-            }
-            click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        elif not picked:
-            click.echo(f"memhub has applied nothing in {chosen.kind} scope: nothing to check")
-        else:
-            what = f"hub {hub_model.root}" if hub_model else "what memhub applied"
-            click.echo(f"memhub doctor: {what}, {chosen.kind} scope\n")
-            click.echo(render(checks, picked, home=os.environ.get("HOME", "")), nl=False)
-        return EXIT_FAILED if counts["fail"] else EXIT_OK
+    hub_model = load(hub) if hub is not None else None
+    user = Scope.from_environment("user")
+    in_project = Scope.from_environment("project", project)
+    chosen, other = (user, in_project) if scope == "user" else (in_project, user)
+    state = State.load(memhub_home())
+    choice = _choose_hosts(hosts, state, chosen, hub_model)
+    picked = choice.hosts
+    if picked:
+        click.echo(choice.line(), err=True)
+    checks = run_doctor(state, picked, chosen, other, hub=hub_model)
+    counts = summary(checks)
+    if as_json:
+        document = {
+            "scope": chosen.kind,
+            "project": str(chosen.project) if chosen.project else None,
+            "hub": str(Path(hub_model.root).absolute()) if hub_model else None,
+            "hosts": list(picked),
+            "checks": [c.to_json() for c in checks],
+            "summary": counts,
+        }
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    elif not picked:
+        click.echo(f"memhub has applied nothing in {chosen.kind} scope: nothing to check")
+    else:
+        what = f"hub {hub_model.root}" if hub_model else "what memhub applied"
+        click.echo(f"memhub doctor: {what}, {chosen.kind} scope\n")
+        click.echo(render(checks, picked, home=os.environ.get("HOME", "")), nl=False)
+    return EXIT_FAILED if counts["fail"] else EXIT_OK
 
 
 def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None) -> HostChoice:

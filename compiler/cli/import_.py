@@ -1,4 +1,4 @@
-"""`memhub import`: collect what each host has installed into a new hub (registered on `memhub`).
+"""`memhub import`: collect what each host has installed into a new hub.
 
 Always prints a preview first; writes only after a yes (a terminal prompt, or --yes), into a
 folder without a hub.yaml, and never touches the host files it read.
@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from memhub.compiler.cli.install import parse_hosts, project_option, scope_option
+from memhub.compiler.cli.hostchoice import parse_hosts
+from memhub.compiler.cli.options import project_option, scope_option
 from memhub.compiler.errors import OutputError
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
-from memhub.compiler.safewrite import journal, targetfs
+from memhub.compiler.safewrite import durable, targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
@@ -38,91 +39,88 @@ class ConfirmationNeeded(MemhubError):
     exit_code = 1
 
 
-def register(cli: click.Group) -> None:
-    """Add `memhub import` to the `memhub` group."""
+@click.command("import")
+@click.option(
+    "--into",
+    "into",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder of the new hub (created; refused if it already holds a hub.yaml).",
+)
+@click.option(
+    "--hosts",
+    "hosts",
+    help="Comma-separated hosts to read (default: claude,codex,cursor,gemini).",
+)
+@scope_option("Read the hosts' user files (your home) or a checkout's project files.")
+@project_option()
+@click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
+@click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the preview as one JSON document.")
+def command(
+    into: Path,
+    hosts: str | None,
+    scope: str,
+    project: Path | None,
+    yes: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> int:
+    """Collect the MCP servers, skills and instruction files installed in each host into a
+    new hub at INTO.
 
-    @cli.command("import")
-    @click.option(
-        "--into",
-        "into",
-        required=True,
-        type=click.Path(path_type=Path, file_okay=False),
-        help="Folder of the new hub (created; refused if it already holds a hub.yaml).",
+    Prints a preview first: the hub.yaml it would write (every item under a comment naming
+    the file and key it came from), the skill folders and instruction files it would copy,
+    and each secret it would move into INTO/.env (name and source; values never shown).
+    Literal secrets become ${env:NAME} references; .env is created with mode 0600 and only
+    gains missing names. Entries memhub itself installed are skipped. The host files are
+    only read, never changed. --dry-run stops after the preview; otherwise it asks on a
+    terminal, and without one needs --yes (else exit 1, nothing written).
+    """
+    refuse_existing_hub(into)
+    chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
+    scope_obj = Scope.from_environment(scope_kind(scope), project)
+    installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
+    env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
+    from memhub.compiler.cli.init import _kebab
+    from memhub.compiler.importing.planner import plan_import
+
+    plan = plan_import(
+        installed,
+        name=_kebab(into.absolute().name),
+        owner=_owner(),
+        scope=scope,
+        existing_env=_read(env_file),
+        existing_gitignore=_read(ignore_file),
     )
-    @click.option(
-        "--hosts",
-        "hosts",
-        help="Comma-separated hosts to read (default: claude,codex,cursor,gemini).",
-    )
-    @scope_option("Read the hosts' user files (your home) or a checkout's project files.")
-    @project_option()
-    @click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
-    @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
-    @click.option("--json", "as_json", is_flag=True, help="Print the preview as one JSON document.")
-    def import_command(
-        into: Path,
-        hosts: str | None,
-        scope: str,
-        project: Path | None,
-        yes: bool,
-        dry_run: bool,
-        as_json: bool,
-    ) -> int:
-        """Collect the MCP servers, skills and instruction files installed in each host into a
-        new hub at INTO.
-
-        Prints a preview first: the hub.yaml it would write (every item under a comment naming
-        the file and key it came from), the skill folders and instruction files it would copy,
-        and each secret it would move into INTO/.env (name and source; values never shown).
-        Literal secrets become ${env:NAME} references; .env is created with mode 0600 and only
-        gains missing names. Entries memhub itself installed are skipped. The host files are
-        only read, never changed. --dry-run stops after the preview; otherwise it asks on a
-        terminal, and without one needs --yes (else exit 1, nothing written).
-        """
-        refuse_existing_hub(into)
-        chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
-        scope_obj = Scope.from_environment(scope_kind(scope), project)
-        installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
-        env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
-        from memhub.compiler.cli.init import _kebab
-        from memhub.compiler.importing.planner import plan_import
-
-        plan = plan_import(
-            installed,
-            name=_kebab(into.absolute().name),
-            owner=_owner(),
-            scope=scope,
-            existing_env=_read(env_file),
-            existing_gitignore=_read(ignore_file),
-        )
-        if as_json:
-            click.echo(json.dumps(preview_json(plan, into), indent=2, ensure_ascii=False))
-        else:
-            click.echo(preview_text(plan, into, scope, chosen), nl=False)
-        if plan.empty:
-            click.echo("nothing to import; nothing written", err=True)
-            return 0
-        if dry_run:
-            return 0
-        if not yes:
-            if not interactive():
-                raise ConfirmationNeeded(
-                    "no terminal to confirm on: nothing written. Fix: review the preview "
-                    "above and run again with --yes"
-                )
-            if not click.confirm(f"Write this hub into {into}?", default=False, err=True):
-                click.echo("nothing written", err=True)
-                return 1
-        write_import(plan, into)
-        click.echo(
-            f"imported into {into}: {len(plan.servers)} MCP server(s), "
-            f"{sum(c.target.startswith('skills/') for c in plan.copies)} skill(s), "
-            f"{sum(c.target.startswith('instructions/') for c in plan.copies)} instruction "
-            f"file(s), {len({s.name for s in plan.secrets})} secret(s) as references. "
-            f"Next: memhub validate {into}",
-            err=as_json,
-        )
+    if as_json:
+        click.echo(json.dumps(preview_json(plan, into), indent=2, ensure_ascii=False))
+    else:
+        click.echo(preview_text(plan, into, scope, chosen), nl=False)
+    if plan.empty:
+        click.echo("nothing to import; nothing written", err=True)
         return 0
+    if dry_run:
+        return 0
+    if not yes:
+        if not interactive():
+            raise ConfirmationNeeded(
+                "no terminal to confirm on: nothing written. Fix: review the preview "
+                "above and run again with --yes"
+            )
+        if not click.confirm(f"Write this hub into {into}?", default=False, err=True):
+            click.echo("nothing written", err=True)
+            return 1
+    write_import(plan, into)
+    click.echo(
+        f"imported into {into}: {len(plan.servers)} MCP server(s), "
+        f"{sum(c.target.startswith('skills/') for c in plan.copies)} skill(s), "
+        f"{sum(c.target.startswith('instructions/') for c in plan.copies)} instruction "
+        f"file(s), {len({s.name for s in plan.secrets})} secret(s) as references. "
+        f"Next: memhub validate {into}",
+        err=as_json,
+    )
+    return 0
 
 
 def interactive() -> bool:
@@ -224,7 +222,7 @@ def write_import(plan: ImportPlan, into: Path) -> None:
             os.rename(staging / top, into / top)
         if plan.env_text is not None:
             _write_env(into / ENV_FILE, plan.env_text)
-        journal.fsync_dir(into)
+        durable.fsync_dir(into)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -247,5 +245,5 @@ def _write_env(path: Path, text: str) -> None:
     """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
     temp = path.with_name(f".{path.name}.memhub-import.tmp")
     temp.unlink(missing_ok=True)
-    journal.create_file(temp, text.encode("utf-8"), ENV_MODE)
+    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
     os.replace(temp, path)

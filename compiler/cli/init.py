@@ -7,6 +7,8 @@ import re
 import uuid
 from pathlib import Path
 
+import click
+from memhub.compiler.cli.options import EXIT_OK
 from memhub.compiler.errors import OutputError
 from memhub.hubspec.schema_check import hub_schema
 from memhub.templates import render
@@ -50,3 +52,16 @@ def init_hub(directory: Path, name: str | None = None) -> list[Path]:
         target.write_text(text, "utf-8")
         written.append(target)
     return written
+
+
+@click.command("init")
+@click.argument("directory", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--name", help="Plugin name (kebab-case). Default: from the folder name.")
+def command(directory: Path, name: str | None) -> int:
+    """Create a working starter hub in DIRECTORY (never overwrites)."""
+    for path in init_hub(directory, name):
+        click.echo(f"create  {path}")
+    click.echo(
+        f"\nNext: memhub validate {directory} && memhub build {directory} --out {directory}/dist"
+    )
+    return EXIT_OK

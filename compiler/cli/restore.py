@@ -17,85 +17,81 @@ from typing import Any
 import click
 from memhub.compiler.cli.import_ import ConfirmationNeeded, interactive
 from memhub.compiler.diff import key_changes
-from memhub.compiler.safewrite.journal import ABSENT, Tree
-from memhub.compiler.safewrite.transaction import ORIGINALS, RestorePlan, RestoreResult
+from memhub.compiler.digest import ABSENT
+from memhub.compiler.safewrite.durable import Tree
+from memhub.compiler.safewrite.restore import ORIGINALS, RestorePlan, RestoreResult
 
 _SIGN = {"add": "+", "remove": "-", "change": "~"}
 
 
-def register(cli: click.Group) -> None:
-    """Add `memhub restore` to the `memhub` group."""
+@click.command("restore")
+@click.option(
+    "--originals",
+    is_flag=True,
+    help="Return every file memhub touched to its first-touch original.",
+)
+@click.option(
+    "--archive",
+    "archive",
+    metavar="ID",
+    help="Bring back the state an earlier restore replaced (its id is printed then).",
+)
+@click.option("--yes", is_flag=True, help="Restore without asking (needed without a terminal).")
+@click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (asks nothing).")
+def command(originals: bool, archive: str | None, yes: bool, dry_run: bool, as_json: bool) -> int:
+    """Put back the originals memhub kept before its first write, or an archive.
 
-    @cli.command("restore")
-    @click.option(
-        "--originals",
-        is_flag=True,
-        help="Return every file memhub touched to its first-touch original.",
-    )
-    @click.option(
-        "--archive",
-        "archive",
-        metavar="ID",
-        help="Bring back the state an earlier restore replaced (its id is printed then).",
-    )
-    @click.option("--yes", is_flag=True, help="Restore without asking (needed without a terminal).")
-    @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (asks nothing).")
-    def restore_command(
-        originals: bool, archive: str | None, yes: bool, dry_run: bool, as_json: bool
-    ) -> int:
-        """Put back the originals memhub kept before its first write, or an archive.
+    Prints a preview first: each path, and what it loses or regains (for JSON and TOML
+    files the keys, values hidden). --dry-run stops there; otherwise it asks on a
+    terminal, and without one needs --yes (else exit 1, nothing written). The current
+    state is archived before anything is written; the archive's id is printed, and
+    `memhub restore --archive ID` brings it back. --json asks nothing: it needs --yes or
+    --dry-run.
+    """
+    if originals == (archive is not None):
+        raise click.UsageError("give exactly one of --originals or --archive ID")
+    from memhub.compiler.install.state import memhub_home
+    from memhub.compiler.safewrite.restore import plan_restore, restore
 
-        Prints a preview first: each path, and what it loses or regains (for JSON and TOML
-        files the keys, values hidden). --dry-run stops there; otherwise it asks on a
-        terminal, and without one needs --yes (else exit 1, nothing written). The current
-        state is archived before anything is written; the archive's id is printed, and
-        `memhub restore --archive ID` brings it back. --json asks nothing: it needs --yes or
-        --dry-run.
-        """
-        if originals == (archive is not None):
-            raise click.UsageError("give exactly one of --originals or --archive ID")
-        from memhub.compiler.install.state import memhub_home
-        from memhub.compiler.safewrite.transaction import plan_restore, restore
-
-        home = memhub_home()
-        shown = plan_restore(home, archive)
-        if not as_json:
-            click.echo(preview_text(shown), nl=False)
-        if not shown.changes and not shown.folders:
-            if as_json:
-                click.echo(json.dumps(preview_json(shown, None), indent=2))
-            return 0
-        if dry_run or (as_json and not yes):
-            if as_json:
-                click.echo(json.dumps(preview_json(shown, None), indent=2))
-            if dry_run:
-                return 0
-            # one JSON document on stdout, so the refusal goes to stderr, not as a second one
-            click.echo("memhub: --json asks nothing: nothing written. Fix: add --yes", err=True)
-            return ConfirmationNeeded.exit_code
-        if not yes:
-            if not interactive():
-                raise ConfirmationNeeded(
-                    "no terminal to confirm on: nothing written. Fix: review the preview "
-                    "above and run again with --yes"
-                )
-            if not click.confirm(f"Restore these {_count(shown)}?", default=False, err=True):
-                click.echo("nothing written", err=True)
-                return 1
-        done = restore(home, shown)
+    home = memhub_home()
+    shown = plan_restore(home, archive)
+    if not as_json:
+        click.echo(preview_text(shown), nl=False)
+    if not shown.changes and not shown.folders:
         if as_json:
-            click.echo(json.dumps(preview_json(shown, done), indent=2))
-            return 0
-        for path in done.changed:
-            click.echo(f"restored  {path}")
-        if done.archive is not None:
-            folder = home / "recovery" / "archives" / done.archive
-            click.echo(
-                f"archived the state it replaced as {done.archive} ({folder}); "
-                f"`memhub restore --archive {done.archive}` brings it back"
-            )
+            click.echo(json.dumps(preview_json(shown, None), indent=2))
         return 0
+    if dry_run or (as_json and not yes):
+        if as_json:
+            click.echo(json.dumps(preview_json(shown, None), indent=2))
+        if dry_run:
+            return 0
+        # one JSON document on stdout, so the refusal goes to stderr, not as a second one
+        click.echo("memhub: --json asks nothing: nothing written. Fix: add --yes", err=True)
+        return ConfirmationNeeded.exit_code
+    if not yes:
+        if not interactive():
+            raise ConfirmationNeeded(
+                "no terminal to confirm on: nothing written. Fix: review the preview "
+                "above and run again with --yes"
+            )
+        if not click.confirm(f"Restore these {_count(shown)}?", default=False, err=True):
+            click.echo("nothing written", err=True)
+            return 1
+    done = restore(home, shown)
+    if as_json:
+        click.echo(json.dumps(preview_json(shown, done), indent=2))
+        return 0
+    for path in done.changed:
+        click.echo(f"restored  {path}")
+    if done.archive is not None:
+        folder = home / "recovery" / "archives" / done.archive
+        click.echo(
+            f"archived the state it replaced as {done.archive} ({folder}); "
+            f"`memhub restore --archive {done.archive}` brings it back"
+        )
+    return 0
 
 
 def _count(plan: RestorePlan) -> str:
@@ -109,12 +105,12 @@ def _action(plan: RestorePlan, path: str) -> str:
 
 
 def _current(path: str) -> bytes | Tree | None:
-    from memhub.compiler.safewrite.transaction import _read_file, read_folder
+    from memhub.compiler.safewrite.fsops import read_file, read_folder
 
     target = Path(path)
     if target.is_dir() and not target.is_symlink():
         return read_folder(target)
-    return _read_file(target)[0]
+    return read_file(target)[0]
 
 
 def details(path: str, now: bytes | Tree | None, then: bytes | Tree | None) -> list[str]:

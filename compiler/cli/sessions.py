@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 import click
+from memhub.compiler.cli.options import EXIT_INCOMPLETE, EXIT_OK
 
-EXIT_OK, EXIT_INVALID, EXIT_INCOMPLETE = 0, 2, 4
 HOSTS = ("claude", "codex", "cursor", "gemini")
 
 
@@ -108,68 +108,65 @@ def _may_match(reader: Any, path: Any, wanted: set[str]) -> bool:
     return reader.session_id_for(path) in wanted
 
 
-def register(cli: click.Group) -> None:
-    """Add `memhub sessions` to the `memhub` group."""
+@click.command("sessions")
+@click.option(
+    "--host",
+    "hosts",
+    multiple=True,
+    type=click.Choice(HOSTS),
+    help="Read only this host's sessions (repeatable). Default: every host.",
+)
+@click.option(
+    "--since",
+    metavar="ISO",
+    help="Only sessions active at or after this ISO-8601 time (UTC when no offset).",
+)
+@click.option(
+    "--session",
+    "session_ids",
+    multiple=True,
+    metavar="ID",
+    help="Only the session with this id (repeatable).",
+)
+@click.option(
+    "--metadata-only",
+    is_flag=True,
+    help="Identity headers only: no records and no titles derived from prompts.",
+)
+def command(
+    hosts: tuple[str, ...], since: str | None, session_ids: tuple[str, ...], metadata_only: bool
+) -> int:
+    """Print the hosts' native sessions as canonical JSONL. Reads only.
 
-    @cli.command("sessions")
-    @click.option(
-        "--host",
-        "hosts",
-        multiple=True,
-        type=click.Choice(HOSTS),
-        help="Read only this host's sessions (repeatable). Default: every host.",
-    )
-    @click.option(
-        "--since",
-        metavar="ISO",
-        help="Only sessions active at or after this ISO-8601 time (UTC when no offset).",
-    )
-    @click.option(
-        "--session",
-        "session_ids",
-        multiple=True,
-        metavar="ID",
-        help="Only the session with this id (repeatable).",
-    )
-    @click.option(
-        "--metadata-only",
-        is_flag=True,
-        help="Identity headers only: no records and no titles derived from prompts.",
-    )
-    def sessions_command(
-        hosts: tuple[str, ...], since: str | None, session_ids: tuple[str, ...], metadata_only: bool
-    ) -> int:
-        """Print the hosts' native sessions as canonical JSONL. Reads only.
+    Per session: an identity header line ({"type": "session", "id", "host", "source",
+    "title", "title_source", "started", "updated", "cwd", "thread_source", "parent", ...})
+    then its records ({"type": "record", "id", "ts", "kind", "role", "text", "usage",
+    "raw", ...}). Sources: Claude Code ($CLAUDE_CONFIG_DIR or ~/.claude), Codex
+    ($CODEX_HOME or ~/.codex), Cursor (~/.cursor), Gemini CLI (~/.gemini). It never
+    uploads anything and never moves a capture cursor.
 
-        Per session: an identity header line ({"type": "session", "id", "host", "source",
-        "title", "title_source", "started", "updated", "cwd", "thread_source", "parent", ...})
-        then its records ({"type": "record", "id", "ts", "kind", "role", "text", "usage",
-        "raw", ...}). Sources: Claude Code ($CLAUDE_CONFIG_DIR or ~/.claude), Codex
-        ($CODEX_HOME or ~/.codex), Cursor (~/.cursor), Gemini CLI (~/.gemini). It never
-        uploads anything and never moves a capture cursor.
+    Exit codes: 0 every source read; 2 invalid usage; 4 incomplete coverage: a source is
+    missing or unreadable (a host asked for by --host with no sessions folder, a
+    transcript that cannot be read, a --session not found). Each such source is named on
+    stderr, and stdout still holds valid JSONL for everything that could be read.
+    """
+    from memhub.runtime.transcripts.records import iso_utc
 
-        Exit codes: 0 every source read; 2 invalid usage; 4 incomplete coverage: a source is
-        missing or unreadable (a host asked for by --host with no sessions folder, a
-        transcript that cannot be read, a --session not found). Each such source is named on
-        stderr, and stdout still holds valid JSONL for everything that could be read.
-        """
-        from memhub.runtime.transcripts.records import iso_utc
-
-        cutoff = None
-        if since is not None:
-            cutoff = iso_utc(since)
-            if cutoff is None:
-                raise click.BadParameter(f"{since!r} is not an ISO-8601 time", param_hint="--since")
-        try:
-            return stream_sessions(
-                hosts or HOSTS,
-                since=cutoff,
-                sessions=session_ids,
-                metadata_only=metadata_only,
-                explicit_hosts=bool(hosts),
-                out=sys.stdout,
-                err=sys.stderr,
-            )
-        except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep Python's exit flush quiet
-            return EXIT_OK
+    cutoff = None
+    if since is not None:
+        cutoff = iso_utc(since)
+        if cutoff is None:
+            raise click.BadParameter(f"{since!r} is not an ISO-8601 time", param_hint="--since")
+    try:
+        return stream_sessions(
+            hosts or HOSTS,
+            since=cutoff,
+            sessions=session_ids,
+            metadata_only=metadata_only,
+            explicit_hosts=bool(hosts),
+            out=sys.stdout,
+            err=sys.stderr,
+        )
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep Python's exit flush quiet
+        return EXIT_OK

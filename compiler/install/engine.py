@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
+from memhub.compiler.digest import file_digest, tree_digest
 from memhub.compiler.formats import jsonedit, textblock, tomledit
 from memhub.compiler.formats.document import MISSING, Document
 from memhub.compiler.hosts import INSTALLERS, CoverageRow
@@ -30,14 +31,10 @@ from memhub.compiler.install.state import STATE_FILE, Container, Owned, Owner, S
 from memhub.compiler.install.treecache import TreeCache
 from memhub.compiler.plan import ChangeKind
 from memhub.compiler.safewrite import targetfs
-from memhub.compiler.safewrite.journal import file_digest, tree_digest
-from memhub.compiler.safewrite.transaction import (
-    StaleTargetError,
-    Transaction,
-    fingerprint,
-    operation_lock,
-    read_folder,
-)
+from memhub.compiler.safewrite.errors import StaleTargetError
+from memhub.compiler.safewrite.fsops import fingerprint, read_folder
+from memhub.compiler.safewrite.lock import operation_lock
+from memhub.compiler.safewrite.transaction import Transaction
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
@@ -920,15 +917,15 @@ class UndoEntryConflict(MemhubError):
 
 def undo_install(home: Path) -> list[Path]:
     """Undo the last run; where a host rewrote a file since, revert only memhub's entries."""
-    from memhub.compiler.safewrite import journal as jr
-    from memhub.compiler.safewrite.transaction import undo_last
+    from memhub.compiler.safewrite.store import load_file, run_store
+    from memhub.compiler.safewrite.undo import undo_last
 
     def state_before(run: Any) -> State:
         entry = next((e for e in run.entries if e["path"] == str(home / STATE_FILE)), None)
         if entry is None or entry["before"] == "absent":
             return State()
-        store = jr.run_store(home, run.run_id)
-        return State.from_bytes(jr.load_file(store, entry["pre"], entry["before"]))
+        store = run_store(home, run.run_id)
+        return State.from_bytes(load_file(store, entry["pre"], entry["before"]))
 
     def resolve(run: Any, path: Path, pre: bytes | None, now: bytes | None) -> bytes | None:
         target = str(path)

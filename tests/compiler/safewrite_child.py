@@ -21,14 +21,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler.safewrite import journal
-from memhub.compiler.safewrite import transaction as safewrite
-from memhub.compiler.safewrite.transaction import (
-    Transaction,
-    operation_lock,
-    restore_originals,
-    undo_last,
-)
+from memhub.compiler.safewrite import fsops, journal
+from memhub.compiler.safewrite.errors import WriteError
+from memhub.compiler.safewrite.lock import operation_lock
+from memhub.compiler.safewrite.recovery import recover
+from memhub.compiler.safewrite.restore import restore_originals
+from memhub.compiler.safewrite.transaction import Transaction
+from memhub.compiler.safewrite.undo import undo_last
 
 # -- the scenario: a home-like folder, one earlier apply, and an apply touching 11 targets --
 
@@ -204,14 +203,14 @@ def faults(
         test = never if name not in points else writes if name == "open" else always
         originals[name] = getattr(os, name)
         setattr(os, name, wrap(name, originals[name], test))
-    real_exchange = safewrite._exchange
-    safewrite._exchange = wrap("exchange", real_exchange, always if "exchange" in points else never)
+    real_exchange = fsops._exchange
+    fsops._exchange = wrap("exchange", real_exchange, always if "exchange" in points else never)
     try:
         yield calls
     finally:
         for name, real in originals.items():
             setattr(os, name, real)
-        safewrite._exchange = real_exchange
+        fsops._exchange = real_exchange
 
 
 def operation(kind: str) -> Callable[[Path, Path], Any]:
@@ -284,7 +283,7 @@ def whole_problems(snap: Snapshot, old: Snapshot, new: Snapshot) -> list[str]:
     problems = []
     for rel in TARGETS:
         now = target_state(snap, rel)
-        if not now and rel in REPLACED_TREES and safewrite._RENAMEAT2 is None:
+        if not now and rel in REPLACED_TREES and fsops._RENAMEAT2 is None:
             continue  # without renameat2 a folder swap is two renames; recover completes it
         if now not in (target_state(old, rel), target_state(new, rel)):
             problems.append(f"{rel} is half written: {sorted(now)}")
@@ -395,7 +394,7 @@ def _crash_case(
         problems += [where + p for p in whole_problems(snapshot(root), old, new)]
         tool = ["recover+undo", "undo", "restore"][step % 3]
         if tool == "recover+undo":
-            safewrite.recover(home)
+            recover(home)
             expect(AFTER_CRASH[kind]["recover"], "recover")
             undo_last(home)
         elif tool == "undo":
@@ -413,11 +412,11 @@ def _crash_case(
         if error is None:
             expect(BEFORE_AFTER[kind][1], "run with no failure left")
             return True, problems
-        if not isinstance(error, safewrite.WriteError):
+        if not isinstance(error, WriteError):
             problems.append(f"{where}raised {type(error).__name__}: {error}")
         if mode == "sticky":
             problems += [where + p for p in whole_problems(snapshot(root), old, new)]
-            safewrite.recover(home)
+            recover(home)
             # A commit record can land although its fsync failed and nothing after it could
             # be written: then the run is committed, and wholly new.
             last = journal.Journal.load(journal.journal_paths(home)[-1])
@@ -463,7 +462,7 @@ def main(argv: list[str]) -> int:
                 tx.write(own, before + f"round {number}\n".encode())
                 # Only the lock keeps this read-then-write consistent across processes.
                 counter = folder / "counter.txt"
-                seen = safewrite.fingerprint(counter)
+                seen = fsops.fingerprint(counter)
                 count = int(counter.read_text()) if counter.exists() else 0
                 time.sleep(0.002)
                 tx.write(counter, b"%d\n" % (count + 1), expect=seen)

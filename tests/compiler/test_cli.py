@@ -196,12 +196,11 @@ def test_hosts_lists_every_adapter(capsys) -> None:
 def test_unexpected_errors_exit_70_with_a_log_and_no_traceback(
     hub: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:
-    import memhub.compiler.cli.main as cli_module
 
     def explode(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli_module, "build", explode)
+    monkeypatch.setattr("memhub.compiler.build.build", explode)
     code, _, err = run(capsys, "validate", str(hub))
     assert code == 70
     assert "unexpected error: RuntimeError: boom" in err

@@ -193,7 +193,7 @@ def test_a_canary_secret_reaches_no_file_plan_or_log(
 
 
 def test_hosts_default_to_the_host_clis_on_path(tmp_path: Path, monkeypatch) -> None:
-    from memhub.compiler.cli.install import parse_hosts
+    from memhub.compiler.cli.hostchoice import parse_hosts
     from memhub.hubspec import MemhubError
 
     bin_dir = tmp_path / "bin"

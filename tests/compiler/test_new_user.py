@@ -184,7 +184,8 @@ def test_restore_prints_its_archive_and_restore_archive_brings_it_back(
 
 
 def test_restore_refuses_a_path_changed_after_its_preview(tmp_path: Path, capsys) -> None:
-    from memhub.compiler.safewrite.transaction import StaleTargetError, plan_restore, restore
+    from memhub.compiler.safewrite.errors import StaleTargetError
+    from memhub.compiler.safewrite.restore import plan_restore, restore
 
     hub = tmp_path / "hub"
     shutil.copytree(HUB, hub)

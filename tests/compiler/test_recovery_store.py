@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pytest
 from memhub.compiler.cli.main import main
-from memhub.compiler.safewrite import journal
-from memhub.compiler.safewrite.transaction import (
-    Transaction,
-    fingerprint,
-    operation_lock,
-    undo_last,
-)
+from memhub.compiler.safewrite import journal, store
+from memhub.compiler.safewrite.fsops import fingerprint
+from memhub.compiler.safewrite.lock import operation_lock
+from memhub.compiler.safewrite.transaction import Transaction
+from memhub.compiler.safewrite.undo import undo_last
 
 
 @pytest.fixture
@@ -75,7 +73,7 @@ def test_runs_past_the_bound_are_pruned_and_undo_reaches_every_kept_run(
     for content in versions[1:]:
         write_run(home, target, content)
     assert len(journal.journal_paths(home)) == keep
-    objects = journal.objects_dir(home)
+    objects = store.objects_dir(home)
     # The pre-images of the kept runs, and nothing else.
     assert sorted(p.read_bytes() for p in objects.iterdir()) == sorted(versions[-keep - 1 : -1])
     for expected in reversed(versions[-keep - 1 : -1]):
@@ -102,7 +100,7 @@ def test_a_run_journaled_in_the_per_run_layout_is_still_undone(home: Path, targe
     (run_id,) = journal.run_ids(home)
     legacy = home / "recovery" / "runs" / run_id
     legacy.mkdir(parents=True)
-    for item in journal.objects_dir(home).iterdir():
+    for item in store.objects_dir(home).iterdir():
         shutil.move(item, legacy / item.name)
     assert undo_last(home) == [target]
     assert target.read_bytes() == b"before\n"

@@ -27,20 +27,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.compiler.safewrite import journal
-from memhub.compiler.safewrite import transaction as safewrite
-from memhub.compiler.safewrite.transaction import (
+from memhub.compiler import digest
+from memhub.compiler.safewrite import durable, journal, store
+from memhub.compiler.safewrite.errors import (
     LockTimeoutError,
     StaleTargetError,
-    Transaction,
     UndoConflictError,
     WriteError,
-    fingerprint,
-    operation_lock,
-    recover,
-    restore_originals,
-    undo_last,
 )
+from memhub.compiler.safewrite.fsops import fingerprint
+from memhub.compiler.safewrite.lock import lock_held, operation_lock
+from memhub.compiler.safewrite.recovery import recover
+from memhub.compiler.safewrite.restore import restore_originals
+from memhub.compiler.safewrite.transaction import Transaction
+from memhub.compiler.safewrite.undo import undo_last
 from memhub.hubspec.errors import MemhubError
 
 from tests.compiler import safewrite_child as child
@@ -119,13 +119,13 @@ def test_lock_is_reentrant_in_a_thread_and_excludes_other_threads(home: Path) ->
     with operation_lock(home) as lock_file:
         assert lock_file == home / "lock"
         with operation_lock(home):
-            assert safewrite.lock_held(home)
-        assert safewrite.lock_held(home)
+            assert lock_held(home)
+        assert lock_held(home)
         thread = threading.Thread(target=other_thread)
         thread.start()
         thread.join()
     assert len(failures) == 1
-    assert not safewrite.lock_held(home)
+    assert not lock_held(home)
     thread = threading.Thread(target=other_thread)
     thread.start()
     thread.join()
@@ -215,7 +215,7 @@ def test_a_written_tree_has_the_fingerprint_its_journal_promised(home: Path, roo
         tx.write_tree(root / "skill", files)
     [path] = journal.journal_paths(home)
     [entry] = journal.Journal.load(path).entries
-    assert entry["after"] == fingerprint(root / "skill") == journal.tree_digest(files)
+    assert entry["after"] == fingerprint(root / "skill") == digest.tree_digest(files)
 
 
 # -- writes, modes and no-ops ------------------------------------------------------------
@@ -345,7 +345,7 @@ def test_expect_mismatch_writes_nothing_and_rolls_the_run_back(home: Path, root:
     before = child.snapshot(root)
     with pytest.raises(StaleTargetError) as info, operation_lock(home), Transaction(home) as tx:
         tx.write(first, b"A1", expect=fingerprint(first))
-        tx.write(second, b"B1", expect=journal.file_digest(b"what the plan saw"))
+        tx.write(second, b"B1", expect=digest.file_digest(b"what the plan saw"))
     assert info.value.exit_code == 3 and info.value.path == second
     assert str(second) in str(info.value) and str(first) not in str(info.value)
     assert child.snapshot(root) == before
@@ -353,14 +353,14 @@ def test_expect_mismatch_writes_nothing_and_rolls_the_run_back(home: Path, root:
     run = journal.Journal.load(path)
     assert run.state == "rolled_back"
     assert [e["path"] for e in run.entries] == [str(first)]
-    assert str(second) not in journal.Originals(home).records()
+    assert str(second) not in store.Originals(home).records()
 
 
 def test_a_stale_first_target_leaves_nothing_under_home(home: Path, root: Path) -> None:
     target = root / "config.toml"
     target.write_bytes(b"changed by the user")
     with pytest.raises(StaleTargetError), operation_lock(home), Transaction(home) as tx:
-        tx.delete(target, expect=journal.file_digest(b"planned"))
+        tx.delete(target, expect=digest.file_digest(b"planned"))
     assert target.read_bytes() == b"changed by the user"
     assert sorted(p.name for p in home.iterdir()) == ["lock"]
 
@@ -433,16 +433,16 @@ def test_expect_is_checked_again_right_before_the_replace(
 ) -> None:
     target = root / "config.toml"
     target.write_bytes(b"v1")
-    create_file = journal.create_file
+    create_file = durable.create_file
 
     def host_edits_meanwhile(path: Path, data: bytes, mode: int) -> None:
         create_file(path, data, mode)
         if path.parent == root:  # our temp file is written: the host saves its own edit
             target.write_bytes(b"v1 + host edit")
 
-    monkeypatch.setattr(journal, "create_file", host_edits_meanwhile)
+    monkeypatch.setattr(durable, "create_file", host_edits_meanwhile)
     with pytest.raises(StaleTargetError), operation_lock(home), Transaction(home) as tx:
-        tx.write(target, b"v2", expect=journal.file_digest(b"v1"))
+        tx.write(target, b"v2", expect=digest.file_digest(b"v1"))
     assert target.read_bytes() == b"v1 + host edit"
     assert leftovers(root) == []
 
@@ -521,9 +521,9 @@ def test_originals_are_append_only(home: Path, root: Path) -> None:
         if name != "index.jsonl":
             now = folder / name
             assert (child.snapshot(now) if now.is_dir() else now.read_bytes()) == kept
-    paths = [r["path"] for r in journal.read_records(folder / "index.jsonl")]
+    paths = [r["path"] for r in durable.read_records(folder / "index.jsonl")]
     assert len(paths) == len(set(paths))  # one record per path, ever
-    original = journal.Originals(home).records()[str(root / "bin" / "hook.sh")]
+    original = store.Originals(home).records()[str(root / "bin" / "hook.sh")]
     assert (folder / original["stored"]).read_bytes() == child.SEED["bin/hook.sh"][0]
     assert original["mode"] == 0o755
 

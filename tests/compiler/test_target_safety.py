@@ -225,7 +225,7 @@ def test_a_special_file_target_is_refused_without_blocking(
 
 # `memhub restore --originals` may ask first; the function it runs is what reads targets.
 RESTORE = (
-    "import sys; from pathlib import Path; from memhub.compiler.safewrite import transaction as safewrite, targetfs\n"
+    "import sys; from pathlib import Path; from memhub.compiler.safewrite import restore as safewrite, targetfs\n"
     "try:\n    safewrite.restore_originals(Path(sys.argv[1]))\n"
     "except targetfs.TargetError as exc:\n"
     "    print(f'memhub: {exc}', file=sys.stderr)\n    sys.exit(exc.exit_code)"
@@ -388,8 +388,8 @@ def test_a_link_loop_on_the_way_is_named_where_it_loops(hub: Path, capsys) -> No
 def test_restoring_originals_writes_nothing_through_a_link_out_of_the_project(
     hub: Path, home: Path, project: Path, capsys
 ) -> None:
+    from memhub.compiler.safewrite.restore import restore_originals
     from memhub.compiler.safewrite.targetfs import TargetError
-    from memhub.compiler.safewrite.transaction import restore_originals
 
     args = ("--scope", "project", "--project", str(project), "--hosts", "codex")
     assert run(capsys, "apply", str(hub), *args)[0] == 0

@@ -1,0 +1,73 @@
+"""`memhub apply`: merge the hub's entries into each host's user or project files, safely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from memhub.compiler.cli import installrun
+from memhub.compiler.cli.options import EXIT_OK, install_options
+from memhub.compiler.cli.plan import print_plan
+from memhub.compiler.hosts import INSTALLERS
+
+
+def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
+    """A saved plan fixes what it was made for: an option given beside it would be
+    silently overridden by the plan, so it is refused instead (exit 2)."""
+    ctx = click.get_current_context()
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in ("scope", "project", "hosts", "adopt")
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise click.UsageError(
+            f"{plan_file}: a saved plan fixes its scope, project, hosts and --adopt; "
+            f"{', '.join(given)} cannot change them. Fix: drop {', '.join(given)}, or "
+            "make a new plan with `memhub plan --out`"
+        )
+
+
+@click.command("apply")
+@click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
+@install_options
+def command(
+    hub: Path, scope: str, project: Path | None, hosts: str | None, adopt: bool, as_json: bool
+) -> int:
+    """Merge the hub's entries into each host's user or project files, safely.
+
+    HUB may be a plan saved by `memhub plan --out`: it is applied only if no target and
+    no hub input changed since (else exit 3).
+    """
+    saved, plan_file = None, None
+    if hub.suffix == ".json" and hub.is_file():
+        from memhub.compiler.install.engine import load_saved_plan
+
+        saved, plan_file = load_saved_plan(hub), hub
+        _refuse_options_beside_a_saved_plan(hub)
+        hub = Path(saved["hub_path"])
+        scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
+        project = Path(saved["project"]) if saved.get("project") else None
+
+    def full() -> tuple[int, Any, Any]:
+        from memhub.compiler.install.engine import apply_install
+
+        make_plan, hub_model = installrun.planner(
+            hub, scope, project, hosts, adopt, saved_plan=plan_file
+        )
+        done = apply_install(installrun.home(), make_plan, saved=saved)
+        print_plan(done, as_json)
+        if not as_json:
+            click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
+            for host in done.hosts:
+                for step in INSTALLERS[host].after_install_steps(hub_model, done.scope):
+                    click.echo(f"next ({host}): {step}")
+        return EXIT_OK, done, hub_model
+
+    if saved is not None or as_json:
+        return full()[0]
+    from memhub.compiler.safewrite.lock import operation_lock
+
+    with operation_lock(installrun.home()):  # no other apply is half way through what we check
+        return installrun.remembered("apply", hub, scope, project, hosts, adopt, full)

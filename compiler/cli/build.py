@@ -1,0 +1,63 @@
+"""`memhub build`: write the bundle (marketplaces, manifests, MCP configs, hooks, skills)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    compile_hub,
+    emit_json,
+    host_option,
+    hub_argument,
+    json_option,
+)
+from memhub.compiler.output import write_build
+from memhub.compiler.plan import plan
+from memhub.compiler.report import coverage_table, plan_lines, summary
+
+
+@click.command("build")
+@hub_argument
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Output folder (created; replaced whole if memhub built it before).",
+)
+@host_option
+@json_option
+def command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -> int:
+    """Build the bundle: marketplaces, manifests, MCP configs, hooks, skills."""
+    result = compile_hub(hub, hosts)
+    changes = plan(result.artifacts, out)
+    write_build(result, out, changes)
+    if as_json:
+        emit_json(
+            {
+                "out": str(out),
+                "hosts": list(result.hosts),
+                "files": [
+                    {
+                        "path": c.path,
+                        "status": c.kind,
+                        "owners": list(c.target.owners) if c.target else [],
+                    }
+                    for c in changes.changes
+                ],
+                "coverage": [r.to_json() for r in result.coverage],
+                "warnings": [r.to_json() for r in result.warnings],
+            }
+        )
+        return EXIT_OK
+    click.echo(plan_lines(changes, show_unchanged=True), nl=False)
+    click.echo()
+    click.echo(coverage_table(result.coverage), nl=False)
+    click.echo(
+        f"\nbuilt {result.hub.plugin.name} for {', '.join(result.hosts)} into {out}: "
+        f"{len(result.artifacts)} files ({summary(changes)}), "
+        f"{len(result.warnings)} warning(s)"
+    )
+    return EXIT_OK

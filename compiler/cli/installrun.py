@@ -1,0 +1,260 @@
+"""The install engine as the CLI drives it: plans made from CLI arguments, the no-op memo
+that replays an unchanged run, and the install plan as a bundle-style Plan for `diff`."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts, parse_hosts
+from memhub.compiler.hosts import INSTALLERS
+from memhub.hubspec import MemhubError
+
+
+def planner(
+    hub_path: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    remove_all: bool = False,
+    saved_plan: Path | None = None,
+) -> tuple[Any, Any]:
+    """(a function making the install plan, the loaded hub): load and pick hosts once.
+    `saved_plan`: the plan file `hosts` was read from, which the host line names."""
+    from memhub.compiler.install.engine import plan_install
+    from memhub.compiler.install.scope import Scope, scope_kind
+    from memhub.compiler.install.state import memhub_home
+    from memhub.hubspec import load
+
+    hub = load(hub_path, cache=memhub_home() / "cache")
+    scope_obj = Scope.from_environment(scope_kind(scope), project)
+    # uninstall removes what was applied, so the hub's list (which may have shrunk) is no bound
+    bound = None if remove_all else hub.hosts
+    choice = choose_hosts(hosts, bound, str(Path(hub.root, "hub.yaml")))
+    if saved_plan is not None:  # chosen when the plan was made, whatever the reason then
+        choice = HostChoice(choice.hosts, f"from the saved plan {saved_plan}")
+    click.echo(choice.line(), err=True)
+    chosen = choice.hosts
+
+    def make_plan() -> Any:
+        return plan_install(
+            hub, scope_obj, chosen, memhub_home(), adopt=adopt, remove_all=remove_all
+        )
+
+    return make_plan, hub
+
+
+def plugin_planner(
+    plugin: str, scope: str, project: Path | None, hosts: str | None
+) -> Callable[[], Any]:
+    """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
+    from memhub.compiler.install.engine import plan_uninstall_plugin
+    from memhub.compiler.install.scope import Scope, scope_kind
+    from memhub.compiler.install.state import memhub_home
+
+    scope_obj = Scope.from_environment(scope_kind(scope), project)
+    # what a plugin installed may sit in a host whose CLI is gone since: all hosts
+    choice = (
+        choose_hosts(hosts)
+        if hosts
+        else HostChoice(tuple(INSTALLERS), "every host, for --plugin; --hosts chooses")
+    )
+    click.echo(choice.line(), err=True)
+    chosen = choice.hosts
+    known = installed_plugins(scope_obj.id)
+    if plugin not in known.split(", "):
+        known = known or "none"
+        raise MemhubError(
+            f"{memhub_home() / 'state.json'}: memhub installed nothing for plugin {shown(plugin)} "
+            f"in {scope_obj.id} scope (plugins installed there: {known}). Fix: check the "
+            "name and --scope/--project"
+        )
+
+    def make_plan() -> Any:
+        return plan_uninstall_plugin(plugin, scope_obj, chosen, memhub_home())
+
+    return make_plan
+
+
+def shown(name: str, limit: int = 80) -> str:
+    """A name as a message quotes it: repr, cut to `limit` characters (a name is typed by a
+    person or a script; a 10,000-character one must not flood the terminal)."""
+    quoted = repr(name)
+    return quoted if len(quoted) <= limit else f"{quoted[: limit - 5]}...' ({len(name)} chars)"
+
+
+def installed_plugins(scope_id: str | None) -> str:
+    """The plugins the state names as owners (in one scope, or any), comma-separated."""
+    from memhub.compiler.install.state import State, memhub_home, owner_plugin
+
+    state = State.load(memhub_home())
+    names = {
+        owner_plugin(o.hub)
+        for entries in state.targets.values()
+        for o in entries.values()
+        if scope_id is None or o.scope == scope_id
+    }
+    return ", ".join(sorted(n for n in names if n))
+
+
+def make_install_plan(
+    hub_path: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    remove_all: bool = False,
+) -> tuple[Any, Any]:
+    make_plan, hub = planner(hub_path, scope, project, hosts, adopt, remove_all)
+    return make_plan(), hub
+
+
+def remembered(
+    command: str,
+    hub: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    full: Callable[[], tuple[int, Any, Any]],
+) -> int:
+    """Run `full` (printing as it goes), or replay what it printed when every input of a
+    previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
+    hub); only a plan with nothing to do and no conflict is remembered."""
+    from memhub.compiler.install.noopmemo import NoopMemo, Remembered, memo_key
+    from memhub.compiler.install.scope import installation_scripts
+
+    hub_file = hub / "hub.yaml" if hub.is_dir() else hub
+    chosen = parse_hosts(hosts)
+    args = {
+        "command": command,
+        "scope": scope,
+        "project": os.path.abspath(project or ".") if scope == "project" else "",
+        "hosts": ",".join(chosen),
+        "adopt": adopt,
+        "tty": sys.stdout.isatty(),
+        # hooks and launchers name this installation's scripts: installing memhub (after
+        # the bare-name warning), moving or reinstalling it changes what apply writes
+        "scripts": os.fspath(installation_scripts() or ""),
+    }
+    host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
+    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ, host_env))
+    env_file = hub_file.parent / ".env"
+    from memhub.compiler.install.secrets import check_env_file
+
+    check_env_file(env_file)  # the memo hashes the .env: a FIFO there would block the read
+    hit = memo.recall(os.environ, env_file)
+    if hit is not None:
+        sys.stdout.write(hit.stdout)
+        sys.stderr.write(hit.stderr)
+        return hit.code
+    with _captured() as (out, err):
+        code, plan, hub_model = full()
+    if plan is not None and not plan.pending and not plan.conflicts:
+        from memhub.compiler.install.secrets import referenced_names
+
+        memo.remember(
+            _inputs(hub_model, plan),
+            referenced_names(hub_model),
+            os.environ,
+            env_file,
+            Remembered(out.getvalue(), err.getvalue(), code),
+        )
+    else:
+        memo.forget()
+    return code
+
+
+def _inputs(hub: Any, plan: Any) -> list[str]:
+    """Every file and folder a plan read: the hub's sources, the targets, the state."""
+    from memhub.compiler.install.state import STATE_FILE
+
+    root = Path(hub.root)
+    paths = [root / "hub.yaml", root / ".env", home() / STATE_FILE]
+    skills = {str(Path(s.origin.file).parent.parent) for s in hub.skills}
+    paths += [Path(p) for p in skills] or [root / "skills"]
+    if hub.instructions:
+        paths.append(root / hub.instructions.source)
+    if hub.plugin.icon:
+        paths.append(root / hub.plugin.icon.source)
+    return [os.fspath(p) for p in paths] + [c.path for c in plan.changes]
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """What is printed inside, kept as well as printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.redirect_stdout(_Tee(sys.stdout, out)),
+        contextlib.redirect_stderr(_Tee(sys.stderr, err)),
+    ):
+        yield out, err
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, stream: Any, copy: io.StringIO) -> None:
+        self.stream, self.copy = stream, copy
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+
+def home() -> Path:
+    from memhub.compiler.install.state import memhub_home
+
+    return memhub_home()
+
+
+def _tree_listing(files: Any) -> bytes:
+    """A folder shown as one line per file (path, sha256, mode) so it diffs as text."""
+    import hashlib
+
+    lines = [
+        f"{rel}  sha256:{hashlib.sha256(data).hexdigest()[:16]}  {mode:o}\n"
+        for rel, data, mode in sorted(files)
+    ]
+    return "".join(lines).encode()
+
+
+def install_diff_plan(
+    hub: Path, scope: str, project: Path | None, hosts: str | None
+) -> tuple[Any, Any, Any]:
+    """The install plan as a bundle-style Plan, so `memhub diff` renders both alike (with the
+    install plan and the hub it came from)."""
+    from memhub.compiler.artifact import Artifact
+    from memhub.compiler.plan import Change, Plan
+
+    install, hub_model = make_install_plan(hub, scope, project, hosts, adopt=False)
+    for conflict in install.conflicts:
+        click.echo(f"conflict  {conflict}", err=True)
+    changes = []
+    for c in install.changes:
+        rel = c.path.lstrip("/")
+        if c.kind == "unchanged":
+            # counted, never shown: no content to render (thousands of skill folders)
+            suffix = "/ (folder)" if c.format == "tree" else ""
+            changes.append(Change("/" + rel + suffix, c.kind, None, c.actual))
+            continue
+        if c.format == "tree":
+            before = _tree_listing(c.before_files) if Path(c.path).exists() else None
+            after = _tree_listing(c.files) if c.kind != "delete" else None
+            name = rel + "/ (folder)"
+        else:
+            before, after, name = c.before, c.after, rel
+        target = Artifact(name, after) if after is not None else None
+        changes.append(Change("/" + name, c.kind, target, c.actual, before))
+    return Plan("/", tuple(changes)), install, hub_model
