@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, install_options
+from memhub.compiler.cli.options import EXIT_OK, force_option, install_options
 from memhub.compiler.cli.plan import print_plan
 from memhub.compiler.hosts import INSTALLERS
 
@@ -32,8 +32,15 @@ def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
 @click.command("apply")
 @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
 @install_options
+@force_option
 def command(
-    hub: Path, scope: str, project: Path | None, hosts: str | None, adopt: bool, as_json: bool
+    hub: Path,
+    scope: str,
+    project: Path | None,
+    hosts: str | None,
+    adopt: bool,
+    as_json: bool,
+    force: bool,
 ) -> int:
     """Merge the hub's entries into each host's user or project files, safely.
 
@@ -56,7 +63,7 @@ def command(
         make_plan, hub_model = installrun.planner(
             hub, scope, project, hosts, adopt, saved_plan=plan_file
         )
-        done = apply_install(installrun.home(), make_plan, saved=saved)
+        done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
         print_plan(done, as_json)
         if not as_json:
             click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")

@@ -79,6 +79,14 @@ def install_options(command: Any) -> Any:
     return command
 
 
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite entries memhub owns that were edited by hand since it wrote them "
+    "(plan shows them as `conflict`; `memhub undo` brings the edits back).",
+)
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 

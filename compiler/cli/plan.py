@@ -40,11 +40,12 @@ def command(
         record["adopt"] = adopt
         out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
     print_plan(plan, as_json)
-    return EXIT_INVALID if plan.conflicts else EXIT_OK
+    # apply would refuse either: an entry someone else owns, or one edited by hand
+    return EXIT_INVALID if plan.conflicts or plan.drifted else EXIT_OK
 
 
 def print_plan(plan: Any, as_json: bool) -> None:
-    from memhub.compiler.install.engine import plan_record, prune_order
+    from memhub.compiler.install.engine import drift_messages, plan_record, prune_order
 
     if as_json:
         record = plan_record(plan)
@@ -54,7 +55,8 @@ def print_plan(plan: Any, as_json: bool) -> None:
         click.echo(json.dumps(record, indent=2))
         return
     # Unchanged targets are counted, not listed: a hub of a thousand skills has thousands.
-    rows = [(c.kind, c.path) for c in plan.changes if c.kind != "unchanged"]
+    # `conflict`: an update or delete that would overwrite an entry edited by hand
+    rows = [(c.word, c.path) for c in plan.changes if c.kind != "unchanged"]
     # folders memhub made for what goes, removed once empty
     rows += [("rmdir", f"{folder}/") for folder in prune_order(plan.pending)]
     if rows:
@@ -66,6 +68,8 @@ def print_plan(plan: Any, as_json: bool) -> None:
         click.echo(f"{unchanged} target(s) unchanged")
     for conflict in plan.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
+    for line in drift_messages(plan):  # entries edited by hand that apply would overwrite
+        click.echo(f"conflict  {line}", err=True)
     for warning in plan.warnings:
         click.echo(f"warning   {warning}", err=True)
     # Carried with a difference (a server started through memhub's launcher, a header a

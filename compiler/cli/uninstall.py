@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, install_options
+from memhub.compiler.cli.options import EXIT_OK, force_option, install_options
 from memhub.compiler.cli.plan import print_plan
 from memhub.hubspec import MemhubError
 
@@ -20,6 +20,7 @@ from memhub.hubspec import MemhubError
     metavar="NAME",
     help="Remove what memhub installed for plugin NAME, without its hub (hosts default to all).",
 )
+@force_option
 def command(
     hub: Path | None,
     scope: str,
@@ -28,6 +29,7 @@ def command(
     adopt: bool,
     as_json: bool,
     plugin: str | None,
+    force: bool,
 ) -> int:
     """Remove only the entries this hub (or --plugin NAME) owns; everything else stays."""
     from memhub.compiler.install.engine import apply_install
@@ -50,6 +52,6 @@ def command(
                 f"(installed: {installrun.installed_plugins(None) or 'none'})"
             )
         make_plan, _ = installrun.planner(hub, scope, project, hosts, adopt, remove_all=True)
-    done = apply_install(installrun.home(), make_plan)
+    done = apply_install(installrun.home(), make_plan, force=force)
     print_plan(done, as_json)
     return EXIT_OK

@@ -367,7 +367,7 @@ def test_unset_references_and_a_loose_env_file_are_warned_about(
 def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     hub: Path, home: Path, capsys, monkeypatch
 ) -> None:
-    from memhub.compiler.install import engine as install
+    from memhub.compiler.install import trees as install
     from memhub.hubspec import statsig
 
     monkeypatch.setattr(statsig, "RACY_NS", 0)  # the folders were written a moment ago
@@ -454,13 +454,16 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     for change in changes:
         change()
         planned_then_replayed()
-    # a hand edit of an installed skill is a real change: apply puts it back
+    # a hand edit of an installed skill is a real change: apply refuses to overwrite it
+    # (a `conflict`, see test_install_drift), and --force puts memhub's copy back
     installed = (
         Path(os.environ["CLAUDE_CONFIG_DIR"]) / "skills" / next((hub / "skills").iterdir()).name
     )
     (installed / "SKILL.md").write_text("edited by hand\n")
-    code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL)
-    assert code == 0 and f"update  {installed}" in out
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 2 and str(installed) in err and "--force" in err
+    code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL, "--force")
+    assert code == 0 and f"conflict  {installed}" in out
 
 
 def test_an_install_in_one_scope_leaves_the_other_scope_alone(
