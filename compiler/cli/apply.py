@@ -64,17 +64,24 @@ def command(
             hub, scope, project, hosts, adopt, saved_plan=plan_file
         )
         done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
+        report(done, hub_model)
+        return EXIT_OK, done, hub_model
+
+    def report(done: Any, hub_model: Any) -> None:
         print_plan(done, as_json)
         if not as_json:
             click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
             for host in done.hosts:
                 for step in INSTALLERS[host].after_install_steps(hub_model, done.scope):
                     click.echo(f"next ({host}): {step}")
-        return EXIT_OK, done, hub_model
 
     if saved is not None or as_json:
         return full()[0]
     from memhub.compiler.safewrite.lock import operation_lock
 
     with operation_lock(installrun.home()):  # no other apply is half way through what we check
-        return installrun.remembered("apply", hub, scope, project, hosts, adopt, full)
+        # the next apply after this one is a no-op: it is remembered now, printing what
+        # `report` prints for the plan once applied
+        return installrun.remembered(
+            "apply", hub, scope, project, hosts, adopt, full, replay=report
+        )

@@ -124,10 +124,12 @@ def remembered(
     hosts: str | None,
     adopt: bool,
     full: Callable[[], tuple[int, Any, Any]],
+    replay: Callable[[Any, Any], None] | None = None,
 ) -> int:
     """Run `full` (printing as it goes), or replay what it printed when every input of a
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
-    hub); only a plan with nothing to do and no conflict is remembered."""
+    hub); a plan with nothing to do and no conflict is remembered, and so is one `full`
+    wrote entirely when `replay` prints what the run after it (a no-op) prints."""
     from memhub.compiler.install.noopmemo import NoopMemo, Remembered, memo_key
     from memhub.compiler.install.scope import installation_scripts
 
@@ -157,16 +159,19 @@ def remembered(
         return hit.code
     with _captured() as (out, err):
         code, plan, hub_model = full()
-    if plan is not None and not plan.pending and not plan.conflicts:
+    outcome = None
+    if plan is not None and not plan.conflicts and not plan.pending:
+        outcome = Remembered(out.getvalue(), err.getvalue(), code)
+    elif plan is not None and not plan.conflicts and not plan.drifted and replay is not None:
+        quiet = io.StringIO()
+        with contextlib.redirect_stdout(quiet):
+            replay(plan.settled(), hub_model)
+        outcome = Remembered(quiet.getvalue(), err.getvalue(), code)
+    if outcome is not None:
         from memhub.compiler.install.secrets import referenced_names
 
-        memo.remember(
-            _inputs(hub_model, plan),
-            referenced_names(hub_model),
-            os.environ,
-            env_file,
-            Remembered(out.getvalue(), err.getvalue(), code),
-        )
+        names = referenced_names(hub_model)
+        memo.remember(_inputs(hub_model, plan), names, os.environ, env_file, outcome)
     else:
         memo.forget()
     return code

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from memhub.compiler.digest import file_digest
@@ -119,6 +119,11 @@ class InstallPlan:
     @property
     def pending(self) -> tuple[TargetChange, ...]:
         return tuple(c for c in self.changes if c.kind != "unchanged")
+
+    def settled(self) -> InstallPlan:
+        """This plan once applied: what planning the same run again finds (nothing to do)."""
+        quiet = tuple(replace(c, kind="unchanged", drift=(), prune=()) for c in self.changes)
+        return replace(self, changes=quiet)
 
     @property
     def drifted(self) -> tuple[TargetChange, ...]:

@@ -2,11 +2,16 @@
 
 A plan is a function of the hub's files, the target files and folders, the ownership state,
 the environment that places host folders and holds secret values, and memhub's own code.
-After a plan finds nothing to do, this records the stat signature (`hubspec.statsig`) of all
-of those. The next plan with the same arguments whose fresh signature matches is that same
-no-op, so `memhub diff` and a no-op `memhub apply` answer without loading the hub. Any
-change to any input, a signature too young to trust, or a lost memo means a full plan.
-Stdlib only; this is the fast path.
+After a plan finds nothing to do, and after an apply that wrote everything (the next plan
+finds nothing to do), this records the stat signature (`hubspec.statsig`) of all of those.
+The next plan with the same arguments whose fresh signature matches is that same no-op, so
+`memhub diff` and a no-op `memhub apply` answer without loading the hub. Any change to any
+input, or a lost memo, means a full plan.
+
+A path changed less than `statsig.RACY_NS` before the memo was taken (what an apply just
+wrote) could be rewritten in the same clock tick with the same size and go unseen by its
+stat: the memo keeps the digest of its content too, and a recall reads it again until it
+is old enough (then the memo is saved without it). Stdlib only; this is the fast path.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +38,7 @@ KEY_FILE = "key"
 KEY_BYTES = 32
 # Variables that move every host's folders or memhub's own; each host adds its own.
 PLACING_ENV = ("HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
-_CODE_ROOT = Path(__file__).resolve().parent.parent
+_CODE_ROOT = Path(__file__).resolve().parents[2]  # the package root: compiler/install/ is two down
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +67,15 @@ def memo_key(
 
 
 def _code_files() -> list[str]:
-    """memhub's own modules, schemas and templates: an edit or upgrade changes the answer."""
+    """memhub's own modules, schemas and templates: an edit or upgrade changes the answer
+    (the compiler's subpackages too: cli, hosts, install, formats, safewrite, ...)."""
+    folders = [_CODE_ROOT / "compiler", _CODE_ROOT / "hubspec"]
+    folders += [_CODE_ROOT / "schemas", _CODE_ROOT / "templates"]
+    with contextlib.suppress(OSError), os.scandir(_CODE_ROOT / "compiler") as items:
+        folders += [Path(i.path) for i in items if i.is_dir() and not i.name.startswith("__")]
     found = []
-    for folder in ("compiler", "compiler/hosts", "hubspec", "schemas", "templates"):
-        with contextlib.suppress(OSError), os.scandir(_CODE_ROOT / folder) as items:
+    for folder in folders:
+        with contextlib.suppress(OSError), os.scandir(folder) as items:
             found += [item.path for item in items if item.is_file()]
     return sorted(found)
 
@@ -137,10 +148,13 @@ def _path_signature(path: str) -> tuple[str, int] | None:
     return f"{sig[0]}\0{real}\0{behind[0]}", max(sig[1], behind[1])
 
 
-def _signature(paths: list[str]) -> tuple[str, int] | None:
-    """One signature over many paths: each folder with its whole listing, each file alone."""
+def _signature(paths: list[str]) -> tuple[str, int, list[str]]:
+    """One signature over many paths (each folder with its whole listing, each file alone),
+    the newest change in them, and the paths too young for their stat to be trusted."""
     digest = hashlib.sha256()
     newest = 0
+    young: list[str] = []
+    trusted = time.time_ns() - statsig.RACY_NS
     for path in paths:
         sig = _path_signature(path)
         if sig is None:
@@ -148,7 +162,32 @@ def _signature(paths: list[str]) -> tuple[str, int] | None:
             continue
         digest.update(f"{path}\0{sig[0]}\n".encode("utf-8", "surrogateescape"))
         newest = max(newest, sig[1])
-    return digest.hexdigest(), newest
+        if sig[1] > trusted:
+            young.append(path)
+    return digest.hexdigest(), newest, young
+
+
+def content_digest(path: str) -> str:
+    """What a path holds: a file's bytes, a folder's files (by relative path), a link's
+    target; `absent` when there is nothing. Read only for paths too young for their stat."""
+    digest = hashlib.sha256()
+    try:
+        if os.path.islink(path):
+            digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
+            path = os.path.realpath(path)
+        if os.path.isdir(path):
+            for rel in statsig.listing(Path(path)):
+                full = os.path.join(path, rel) if rel else path
+                digest.update(os.fsencode(rel) + b"\0")
+                if os.path.isfile(full) and not os.path.islink(full):
+                    digest.update(Path(full).read_bytes() + b"\0")
+        else:
+            digest.update(Path(path).read_bytes())
+    except FileNotFoundError:
+        return "absent"
+    except OSError:
+        return "unreadable"  # never equal to a digest: the memo is not trusted
+    return digest.hexdigest()
 
 
 class NoopMemo:
@@ -176,8 +215,13 @@ class NoopMemo:
         ):
             return None
         sig = _signature(_code_files() + memo.get("paths", []))
-        if sig is None or sig[0] != memo.get("signature"):
+        if sig[0] != memo.get("signature"):
             return None
+        racy = memo.get("racy") or {}
+        if any(content_digest(path) != digest for path, digest in racy.items()):
+            return None
+        if racy and not sig[2]:  # every path is old enough now: its stat is enough
+            statsig.save_cache(self.path, json.dumps({**memo, "racy": {}}).encode("utf-8"))
         return Remembered(memo["stdout"], memo["stderr"], memo["code"])
 
     def remember(
@@ -188,12 +232,13 @@ class NoopMemo:
         env_file: Path,
         outcome: Remembered,
     ) -> None:
-        """Record a no-op plan's inputs (best effort; not when one is too young to trust)."""
+        """Record a no-op plan's inputs (best effort), with the content of those too young
+        for their stat to be trusted."""
         listed = sorted(set(paths))
         sig = _signature(_code_files() + listed)
-        if sig is None or not statsig.settled(sig):
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()  # what it remembered may no longer hold
+        racy = {path: content_digest(path) for path in sig[2]}
+        if racy and _signature(_code_files() + listed)[0] != sig[0]:
+            self.forget()  # something changed while it was read: nothing to remember
             return
         names = list(names)
         key = install_key(self.home)
@@ -203,6 +248,7 @@ class NoopMemo:
             "version": MEMO_VERSION,
             "signature": sig[0],
             "paths": listed,
+            "racy": racy,
             "names": names,
             "secrets": secrets_digest(names, env, env_file, key),
             "stdout": outcome.stdout,

@@ -480,3 +480,51 @@ def test_an_install_in_one_scope_leaves_the_other_scope_alone(
     assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
     assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+
+
+def test_the_first_apply_after_an_apply_is_replayed_as_the_no_op_it_is(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    import shutil
+
+    from memhub import hubspec
+    from memhub.compiler.install.noopmemo import MEMO_DIR
+    from memhub.compiler.install.state import memhub_home
+
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    loads: list[Path] = []
+    real_load = hubspec.load
+    monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
+    replayed = run(capsys, "apply", str(hub), "--hosts", ALL)  # files written a moment ago
+    assert loads == [] and replayed[0] == 0
+    assert "target(s) unchanged" in replayed[1] and "applied: 0 change(s)" in replayed[1]
+    shutil.rmtree(memhub_home() / MEMO_DIR)  # what the full no-op run prints is the same
+    assert run(capsys, "apply", str(hub), "--hosts", ALL) == replayed and len(loads) == 1
+
+
+def test_a_memo_of_young_files_checks_their_content_until_they_are_old(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from memhub.compiler.install import noopmemo
+    from memhub.hubspec import statsig
+
+    target = tmp_path / "target.json"
+    target.write_text('{"a": 1}\n')
+    env_file = tmp_path / ".env"
+    memo = noopmemo.NoopMemo(tmp_path / "home", "key")
+    outcome = noopmemo.Remembered("out", "err", 0)
+    memo.remember([str(target)], [], {}, env_file, outcome)
+    assert json.loads(memo.path.read_text())["racy"] == {
+        str(target): noopmemo.content_digest(str(target))
+    }
+    assert memo.recall({}, env_file) == outcome
+    # a same-size rewrite in the same clock tick leaves the stat as it was: the content shows it
+    real = noopmemo._path_signature
+    frozen = {str(target): real(str(target))}
+    monkeypatch.setattr(noopmemo, "_path_signature", lambda p: frozen.get(p) or real(p))
+    target.write_text('{"a": 2}\n')
+    assert memo.recall({}, env_file) is None
+    target.write_text('{"a": 1}\n')
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # old enough now: the stat alone will do
+    assert memo.recall({}, env_file) == outcome
+    assert json.loads(memo.path.read_text())["racy"] == {}
