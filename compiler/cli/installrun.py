@@ -224,42 +224,14 @@ def home() -> Path:
     return memhub_home()
 
 
-def _tree_listing(files: Any) -> bytes:
-    """A folder shown as one line per file (path, sha256, mode) so it diffs as text."""
-    import hashlib
-
-    lines = [
-        f"{rel}  sha256:{hashlib.sha256(data).hexdigest()[:16]}  {mode:o}\n"
-        for rel, data, mode in sorted(files)
-    ]
-    return "".join(lines).encode()
-
-
 def install_diff_plan(
     hub: Path, scope: str, project: Path | None, hosts: str | None
 ) -> tuple[Any, Any, Any]:
     """The install plan as a bundle-style Plan, so `memhub diff` renders both alike (with the
     install plan and the hub it came from)."""
-    from memhub.compiler.artifact import Artifact
-    from memhub.compiler.plan import Change, Plan
+    from memhub.compiler.install.view import as_plan
 
     install, hub_model = make_install_plan(hub, scope, project, hosts, adopt=False)
     for conflict in install.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
-    changes = []
-    for c in install.changes:
-        rel = c.path.lstrip("/")
-        if c.kind == "unchanged":
-            # counted, never shown: no content to render (thousands of skill folders)
-            suffix = "/ (folder)" if c.format == "tree" else ""
-            changes.append(Change("/" + rel + suffix, c.kind, None, c.actual))
-            continue
-        if c.format == "tree":
-            before = _tree_listing(c.before_files) if Path(c.path).exists() else None
-            after = _tree_listing(c.files) if c.kind != "delete" else None
-            name = rel + "/ (folder)"
-        else:
-            before, after, name = c.before, c.after, rel
-        target = Artifact(name, after) if after is not None else None
-        changes.append(Change("/" + name, c.kind, target, c.actual, before))
-    return Plan("/", tuple(changes)), install, hub_model
+    return as_plan(install), install, hub_model

@@ -129,3 +129,19 @@ def test_an_entry_key_is_what_the_entry_says() -> None:
     for bad in ("", "mcpServers/docs", "nonsense:x"):
         with pytest.raises(ValueError):
             EntryKey.parse(bad)
+
+
+def test_diff_shows_the_conflict_with_its_digests(
+    hub: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "apply", str(hub), "--hosts", "claude")[0] == 0
+    _edit_server(claude_json(), "probe-stdio", command="my-python")
+    code, out, _ = run(capsys, "diff", str(hub), "--scope", "user", "--hosts", "claude")
+    assert code == 0
+    assert "! conflict: json-key:mcpServers/probe-stdio was edited since memhub wrote it" in out
+    assert "apply needs --force" in out
+    code, out, _ = run(capsys, "diff", str(hub), "--scope", "user", "--hosts", "claude", "--json")
+    changes = json.loads(out)["changes"]
+    (change,) = [c for c in changes if c.get("conflict")]
+    assert change["path"].endswith(".claude.json")
+    assert change["drift"][0]["actual"] != change["drift"][0]["last_written"]
