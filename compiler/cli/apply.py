@@ -9,7 +9,6 @@ import click
 from memhub.compiler.cli import installrun
 from memhub.compiler.cli.options import EXIT_OK, force_option, install_options
 from memhub.compiler.cli.plan import print_plan
-from memhub.compiler.hosts import INSTALLERS
 
 
 def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
@@ -68,6 +67,8 @@ def command(
         return EXIT_OK, done, hub_model
 
     def report(done: Any, hub_model: Any) -> None:
+        from memhub.compiler.hosts import INSTALLERS  # not needed by a replayed no-op
+
         print_plan(done, as_json)
         if not as_json:
             click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")

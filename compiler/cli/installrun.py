@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts, parse_hosts
-from memhub.compiler.hosts import INSTALLERS
 from memhub.hubspec import MemhubError
+
+# The host adapters (and hostchoice, which needs them) are imported where a plan is made:
+# a replayed no-op (`remembered`) answers without them.
 
 
 def planner(
@@ -28,6 +29,7 @@ def planner(
 ) -> tuple[Any, Any]:
     """(a function making the install plan, the loaded hub): load and pick hosts once.
     `saved_plan`: the plan file `hosts` was read from, which the host line names."""
+    from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
     from memhub.compiler.install.engine import plan_install
     from memhub.compiler.install.scope import Scope, scope_kind
     from memhub.compiler.install.state import memhub_home
@@ -55,6 +57,8 @@ def plugin_planner(
     plugin: str, scope: str, project: Path | None, hosts: str | None
 ) -> Callable[[], Any]:
     """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
+    from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
+    from memhub.compiler.hosts import INSTALLERS
     from memhub.compiler.install.engine import plan_uninstall_plugin
     from memhub.compiler.install.scope import Scope, scope_kind
     from memhub.compiler.install.state import memhub_home
@@ -134,20 +138,20 @@ def remembered(
     from memhub.compiler.install.scope import installation_scripts
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
-    chosen = parse_hosts(hosts)
     args = {
         "command": command,
         "scope": scope,
         "project": os.path.abspath(project or ".") if scope == "project" else "",
-        "hosts": ",".join(chosen),
+        # as given: which hosts that means (PATH) and where they live (their placing
+        # variables) are `_host_checks`, recorded with the memo and verified on recall
+        "hosts": hosts or "",
         "adopt": adopt,
         "tty": sys.stdout.isatty(),
         # hooks and launchers name this installation's scripts: installing memhub (after
         # the bare-name warning), moving or reinstalling it changes what apply writes
         "scripts": os.fspath(installation_scripts() or ""),
     }
-    host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
-    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ, host_env))
+    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ))
     env_file = hub_file.parent / ".env"
     from memhub.compiler.install.secrets import check_env_file
 
@@ -171,10 +175,24 @@ def remembered(
         from memhub.compiler.install.secrets import referenced_names
 
         names = referenced_names(hub_model)
-        memo.remember(_inputs(hub_model, plan), names, os.environ, env_file, outcome)
+        checks = _host_checks(hosts)
+        memo.remember(_inputs(hub_model, plan), names, os.environ, env_file, outcome, checks)
     else:
         memo.forget()
     return code
+
+
+def _host_checks(hosts: str | None) -> dict[str, dict[str, str | None]]:
+    """The variables that place the chosen hosts' files and, without --hosts, where each
+    host CLI is on PATH: what a replayed run must find as they were."""
+    from memhub.compiler.cli.hostchoice import parse_hosts
+    from memhub.compiler.hosts import INSTALLERS
+    from memhub.compiler.install.noopmemo import host_checks
+
+    chosen = parse_hosts(hosts)
+    env = [name for host in chosen for name in INSTALLERS[host].placing_env]
+    exes = [] if hosts else [exe for inst in INSTALLERS.values() for exe in inst.executables]
+    return host_checks(env, exes, os.environ)
 
 
 def _inputs(hub: Any, plan: Any) -> list[str]:

@@ -9,7 +9,6 @@ from typing import Any
 import click
 from memhub.compiler.cli.installrun import make_install_plan
 from memhub.compiler.cli.options import EXIT_INVALID, EXIT_OK, install_options
-from memhub.compiler.report import table
 
 
 @click.command("plan")
@@ -46,6 +45,7 @@ def command(
 
 def print_plan(plan: Any, as_json: bool) -> None:
     from memhub.compiler.install.engine import drift_messages, plan_record, prune_order
+    from memhub.compiler.report import table  # with the host adapters: not for a replay
 
     if as_json:
         record = plan_record(plan)

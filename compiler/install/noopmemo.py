@@ -22,6 +22,7 @@ import hmac
 import json
 import os
 import secrets
+import shutil
 import stat
 import time
 from collections.abc import Iterable, Mapping
@@ -57,7 +58,8 @@ def memo_key(
     host_env: Iterable[str] = (),
 ) -> str:
     """Which plan: the hub, the install arguments and the folder-placing environment
-    (`host_env`: the variables the chosen hosts' adapters read, see `placing_env`)."""
+    (`host_env`: the variables the chosen hosts' adapters read, see `placing_env`; or
+    leave them to `host_checks`, which a recall verifies without loading any adapter)."""
     key = {
         "hub": os.path.abspath(hub_file),
         "args": {k: str(v) for k, v in sorted(args.items())},
@@ -190,6 +192,27 @@ def content_digest(path: str) -> str:
     return digest.hexdigest()
 
 
+def host_checks(
+    env_names: Iterable[str], executables: Iterable[str], env: Mapping[str, str]
+) -> dict[str, dict[str, str | None]]:
+    """What chose and placed the hosts: each placing variable's value, and where each host
+    CLI is found on PATH (which hosts an apply without --hosts picks)."""
+    path = env.get("PATH")
+    return {
+        "env": {name: env.get(name) for name in sorted(set(env_names))},
+        "which": {exe: shutil.which(exe, path=path) for exe in sorted(set(executables))},
+    }
+
+
+def _checks_hold(checks: object, env: Mapping[str, str]) -> bool:
+    if checks is None:
+        return True
+    if not isinstance(checks, dict):
+        return False
+    now = host_checks(checks.get("env", {}), checks.get("which", {}), env)
+    return now == {"env": checks.get("env", {}), "which": checks.get("which", {})}
+
+
 class NoopMemo:
     """One memo file per plan key under MEMHUB_HOME/cache/noop/."""
 
@@ -208,6 +231,8 @@ class NoopMemo:
             return None
         key = install_key(self.home)
         if key is None:
+            return None
+        if not _checks_hold(memo.get("checks"), env):
             return None
         names = memo.get("names", [])
         if not hmac.compare_digest(
@@ -231,9 +256,10 @@ class NoopMemo:
         env: Mapping[str, str],
         env_file: Path,
         outcome: Remembered,
+        checks: dict[str, dict[str, str | None]] | None = None,
     ) -> None:
         """Record a no-op plan's inputs (best effort), with the content of those too young
-        for their stat to be trusted."""
+        for their stat to be trusted, and the `host_checks` a recall verifies."""
         listed = sorted(set(paths))
         sig = _signature(_code_files() + listed)
         racy = {path: content_digest(path) for path in sig[2]}
@@ -249,6 +275,7 @@ class NoopMemo:
             "signature": sig[0],
             "paths": listed,
             "racy": racy,
+            "checks": checks,
             "names": names,
             "secrets": secrets_digest(names, env, env_file, key),
             "stdout": outcome.stdout,
