@@ -26,7 +26,7 @@ from mypy.main import process_options, run_build
 from mypy.modulefinder import BuildSource
 
 # The folders that setuptools installs as `memhub.<folder>` and that hold Python code.
-PACKAGES = ("hubspec", "compiler", "runtime", "templates")
+PACKAGES = ("hubspec", "compiler", "runtime", "templates", "schemas")
 
 
 def sources_under(root: Path) -> list[str]:

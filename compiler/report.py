@@ -18,6 +18,11 @@ def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def warning_line(row: CoverageRow) -> str:
+    """A component a host cannot carry, as one line: `host: component 'id': reason`."""
+    return f"{row.host}: {row.component} {row.id!r}: {row.reason}"
+
+
 def coverage_table(rows: Iterable[CoverageRow]) -> str:
     data = [(r.host, r.component, r.id, r.status, r.target, r.reason) for r in rows]
     if not data:
@@ -37,5 +42,6 @@ def plan_lines(plan: Plan, *, show_unchanged: bool = False) -> str:
 
 
 def summary(plan: Plan) -> str:
+    """`3 create, 1 update, 40 unchanged`: each status word with its count."""
     counts = plan.counts()
     return ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no files"

@@ -5,7 +5,7 @@ from typing import Any
 from .errors import HubError, MemhubError, Origin, Problem
 from .model import Hook, Hub, RemoteServer, Skill, StdioServer
 
-_FROM_LOAD = ("BUNDLE_HOSTS", "HUB_FILE", "find_hub_file", "load")
+_FROM_LOAD = ("HUB_FILE", "find_hub_file", "load")
 
 
 def __getattr__(name: str) -> Any:
@@ -20,7 +20,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "BUNDLE_HOSTS",
     "HUB_FILE",
     "Hook",
     "Hub",

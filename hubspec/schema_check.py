@@ -8,7 +8,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from memhub.schemas import SCHEMA_FILE, with_hosts
+
 from .errors import Problem
+from .vocabulary import bundle_hosts
 from .yamlsrc import KeyPath, Positions, format_path
 
 _PATTERN_HINTS: dict[str, tuple[str, str]] = {
@@ -34,9 +37,9 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
 
 @cache
 def hub_schema() -> dict[str, Any]:
-    """The hub JSON Schema shipped in `memhub.schemas`."""
-    text = resources.files("memhub.schemas").joinpath("hub.schema.json").read_text("utf-8")
-    return json.loads(text)
+    """The hub JSON Schema shipped in `memhub.schemas`, naming the hosts of the adapters."""
+    text = resources.files("memhub.schemas").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return with_hosts(json.loads(text), bundle_hosts())
 
 
 @cache

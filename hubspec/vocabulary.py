@@ -1,4 +1,4 @@
-"""The hub's fixed vocabulary: logical hook events, tool classes, limits, name patterns."""
+"""The hub's fixed vocabulary: host names, logical hook events, limits, name patterns."""
 
 from __future__ import annotations
 
@@ -17,8 +17,15 @@ EVENTS: tuple[str, ...] = (
 )
 TOOL_EVENTS: frozenset[str] = frozenset({"before_tool", "after_tool", "after_tool_failure"})
 
-# Tool classes a tool hook can filter on; each adapter knows its host's tool names.
-TOOL_CLASSES: tuple[str, ...] = ("shell", "edit", "read", "search", "web", "mcp", "agent")
+
+def bundle_hosts() -> tuple[str, ...]:
+    """Every host adapter's name in build order: a hub's default `hosts:` and the schema's
+    host names. The compiler's ADAPTERS is the one host list; it is read when asked (not at
+    import), because the adapters themselves import hubspec."""
+    from memhub.compiler.hosts import ADAPTERS
+
+    return tuple(ADAPTERS)
+
 
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

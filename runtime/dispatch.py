@@ -202,12 +202,12 @@ def _handle(
     event = normalise(host, host_event, payload)
     out = Output(home)
     if event.name is not None and args:
-        from .handlers import RUNNERS
+        from .handlers import HANDLERS
 
         for name, classes in parse_bindings(args):
             if classes is not None and event.tool_class not in classes:
                 continue
-            handler = RUNNERS.get(name)
+            handler = HANDLERS.get(name)
             if handler is None:
                 log(home, where, f"unknown handler {name!r} (is the runtime older than the hub?)")
                 continue

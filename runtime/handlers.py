@@ -1,15 +1,17 @@
-"""The runtime handlers a hub hook may name (`hooks[].handler`), and what each one does.
+"""The runtime handlers a hub hook may name (`hooks[].handler`): the one registry.
 
-`HANDLERS` (name -> one-line description) is what the hub loader validates `handler:` against;
-it is plain data so that importing it costs nothing. `RUNNERS` maps each name to the function
-the hook process (`dispatch.py`) calls with the normalised `Event` and the call's `Output`.
+`HANDLERS` maps each name to the function the hook process (`dispatch.py`) calls with the
+normalised `Event` and the call's `Output`; the hub loader validates `handler:` against the
+same dict, and a handler's description is its docstring's summary (`description`).
+Adding a handler is one function under `@handler("<name>")`. Importing this module costs a
+few function definitions (no `typing`, no `os`): the hook's hot path imports it.
 
 A handler decides in-process and cheaply; anything slow (reading a transcript, the network)
 goes to `out.detach(...)`, which the dispatcher runs in one detached child after all handlers
 have decided. Capture handlers do nothing when `MEMHUB_CAPTURE=0`.
 """
 
-from .lowos import getenv, join, read_small, size
+from .lowos import getenv, join, read_small, size, stat_key
 
 # typing.TYPE_CHECKING without importing typing (the hot path); annotations using these names
 # are strings.
@@ -21,17 +23,85 @@ if TYPE_CHECKING:
     from .dispatch import Output
     from .events import Event
 
-# handler name -> one-line description shown by `memhub hosts`
-HANDLERS: dict[str, str] = {
-    "capture.turn_end": "turn_end: send what the session's transcript gained this turn "
-    "(per-turn flush, detached; skipped when nothing was added)",
-    "capture.session_end": "session_end: re-send the whole transcript as a backstop "
-    "(detached; the watermark drops what was already sent)",
-    "capture.commit": "after_tool on shell: flush the session when the command really ran "
-    "`git commit`, `gh pr create` or `gh pr merge`",
-    "capture.health": "session_start: report broken capture (expired credential, failing "
-    "flushes) as the host's system message; silent when healthy",
-}
+    Runner = Callable[[Event, Output], None]
+
+# handler name -> the function the dispatcher calls; filled by `@handler` below
+HANDLERS: "dict[str, Callable[[Event, Output], None]]" = {}
+
+
+def handler(name: str) -> "Callable[[Runner], Runner]":
+    """Register the decorated function as the runtime handler `name`."""
+
+    def register(function: "Runner") -> "Runner":
+        HANDLERS[name] = function
+        return function
+
+    return register
+
+
+def description(name: str) -> str:
+    """The handler's docstring summary (its first paragraph) on one line; "" under `-OO`."""
+    doc = getattr(HANDLERS[name], "__doc__", None) or ""
+    return " ".join(doc.strip().split("\n\n", 1)[0].split())
+
+
+# --- capture.health's memo ----------------------------------------------------------------
+# The full check (`capture/health.py`) reads the backend settings, the credential and up to
+# 40 session states, and imports json, re and pathlib for it: three interpreter starts, on
+# every session start. When it finds nothing wrong it leaves `$MEMHUB_HOME/hooks/health`:
+# what its verdict depended on (the backend variables, and inode, size and mtime of
+# `capture.json`, `credentials.json` and the failure marker every failed flush replaces) and
+# until when it holds (the credential's expiry, at most an hour: a failure recorded by a
+# runtime that does not replace the marker is still seen within the hour). While all of that
+# is unchanged the handler answers "healthy" after three `stat` calls and one small read. It
+# lives here, not in its own module, because one more import is 2% of the hook's cost.
+
+MAX_AGE_S = 3600
+STAMP = "%Y-%m-%dT%H:%M:%SZ"  # the credential's `expires_at` format, compared as text
+
+
+def health_memo_path(home: str) -> str:
+    return join(home, "hooks", "health")
+
+
+def health_inputs(home: str) -> str:
+    """What the full check reads, as one line that changes when any of it does."""
+    backend = (getenv("MEMHUB_BACKEND") or "").strip().lower() or "-"
+    url = "url" if (getenv("MEMHUB_REMOTE_URL") or "").strip() else "-"
+    key = "key" if (getenv("MEMHUB_API_KEY") or "").strip() else "-"
+    files = (
+        join(home, "capture.json"),
+        join(home, "credentials.json"),
+        join(home, "capture", "failed"),
+    )
+    return " ".join([backend, url, key, *(stat_key(path) for path in files)])
+
+
+def health_memo_holds(home: str) -> bool:
+    """True when the last full check found nothing wrong and nothing it read has changed."""
+    data = read_small(health_memo_path(home), 1024)
+    if not data:
+        return False
+    import time  # built in: no file to find (here, not at the top, for the other handlers)
+
+    try:
+        key, until = data.decode("ascii").split("\n")[:2]
+    except ValueError:  # not ASCII, or one line only
+        return False
+    return key == health_inputs(home) and time.strftime(STAMP, time.gmtime()) < until
+
+
+def health_memo(key: str, expires_at: object) -> str | None:
+    """The memo for a healthy verdict taken over `key`; None when it cannot be kept."""
+    import time
+
+    until = time.strftime(STAMP, time.gmtime(time.time() + MAX_AGE_S))
+    if isinstance(expires_at, str) and expires_at:
+        if not expires_at.isascii() or not expires_at.isprintable():
+            return None
+        until = min(until, expires_at)
+    return f"{key}\n{until}\n"
+
 
 _OFF = ("0", "false", "off", "no")
 
@@ -93,9 +163,13 @@ def _write(path: str, text: str) -> None:
         pass  # a lost marker only costs one extra (deduplicated) flush
 
 
+@handler("capture.turn_end")
 def capture_turn_end(event: "Event", out: "Output") -> None:
-    """Per-turn flush. The no-op path is one stat and one small read: when the transcript
-    has the size it had when the last flush of this session started, nothing is new."""
+    """turn_end: send what the session's transcript gained this turn (detached; skipped when
+    nothing was added).
+
+    The no-op path is one stat and one small read: when the transcript has the size it had
+    when the last flush of this session started, nothing is new."""
     if not capture_enabled() or not event.session_id:
         return
     now = size(event.transcript_path)
@@ -108,14 +182,18 @@ def capture_turn_end(event: "Event", out: "Output") -> None:
     )
 
 
+@handler("capture.session_end")
 def capture_session_end(event: "Event", out: "Output") -> None:
-    """Backstop: the whole transcript, whatever the per-turn path managed."""
+    """session_end: re-send the whole transcript as a backstop (detached; the watermark drops
+    what was already sent)."""
     if capture_enabled() and event.session_id:
         out.detach(_flush_job(event, "session_end"))
 
 
+@handler("capture.commit")
 def capture_commit(event: "Event", out: "Output") -> None:
-    """Flush at a work boundary: a shell command that really ran a commit or a PR step."""
+    """after_tool on shell: flush the session when the command really ran `git commit`,
+    `gh pr create` or `gh pr merge`."""
     if not capture_enabled() or not event.session_id or event.tool_class != "shell":
         return
     command = event.command
@@ -130,20 +208,18 @@ def capture_commit(event: "Event", out: "Output") -> None:
         out.detach(_flush_job(event, "commit"))
 
 
+@handler("capture.health")
 def capture_health(event: "Event", out: "Output") -> None:
-    """Synchronous: the async capture paths cannot tell the user anything themselves."""
+    """session_start: report broken capture (expired credential, failing flushes) as the
+    host's system message; silent when healthy.
+
+    Synchronous: the async capture paths cannot tell the user anything themselves."""
     if not capture_enabled():
+        return
+    if health_memo_holds(out.home):  # nothing the last full check read has changed since
         return
     from .capture import core as capture
 
     message = capture.health()
     if message:
         out.system_message(str(message))
-
-
-RUNNERS: "dict[str, Callable[[Event, Output], None]]" = {
-    "capture.turn_end": capture_turn_end,
-    "capture.session_end": capture_session_end,
-    "capture.commit": capture_commit,
-    "capture.health": capture_health,
-}

@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping
 # %{env:NAME}, %{plugin_root}, or %%{ for a literal %{ (the compiler escapes a hub's
 # literal %{ that way)
 _TEMPLATE = re.compile(r"%(%)?\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|(plugin_root))\}|%%\{")
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$")
 EXIT_BAD_INPUT = 2
 EXIT_NOT_FOUND = 127
 ENV_FILE = ".env"
@@ -38,37 +37,113 @@ class LaunchError(Exception):
 
 
 def parse_env_file(text: str) -> dict[str, str]:
-    """NAME=value lines of a `.env` file: `export`, comments, single and double quotes.
+    """The NAME=value bindings of a `.env` text, read by python-dotenv's grammar.
 
-    The same subset python-dotenv reads for memhub's apply (which checks that no value leaks
-    into a host file): unquoted values end at ` #`, double quotes know \\n \\t \\" \\\\.
+    apply reads the hub's `.env` with python-dotenv (and checks that no value leaks into a
+    host file); this launcher runs under `python3 -S` without it, so it carries a port of
+    `dotenv.parser` (1.x): `export`, comments, quotes over several lines, the escapes each
+    quote knows, a statement it cannot parse skipped to the end of its line. Held to
+    python-dotenv over a corpus by tests/runtime/test_launcher.py. The two constructs the
+    supported python-dotenv versions (>= 1.0) read differently are refused (LaunchError
+    `<line>: ...`), never guessed.
     """
+    reader = _Reader(text.removeprefix("\ufeff"))
     found: dict[str, str] = {}
-    for line in text.splitlines():
-        match = _ENV_LINE.match(line)
-        if match is None or line.lstrip().startswith("#"):
-            continue
-        name, raw = match.group(1), match.group(2).strip()
-        if raw[:1] in ("'", '"') and raw.find(raw[0], 1) > 0:
-            body = raw[1 : raw.find(raw[0], 1)] if raw[0] == "'" else _double_quoted(raw)
-            found[name] = body
-        else:
-            found[name] = re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+    while reader.position < len(reader.text):
+        key, value = reader.binding()
+        if key is not None and value is not None:
+            found[key] = value
     return found
 
 
-def _double_quoted(raw: str) -> str:
-    out, index = [], 1
-    escapes = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
-    while index < len(raw) and raw[index] != '"':
-        char = raw[index]
-        if char == "\\" and index + 1 < len(raw) and raw[index + 1] in escapes:
-            out.append(escapes[raw[index + 1]])
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+_DECODED = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+class _Unparsed(Exception):
+    """A statement python-dotenv cannot parse (it skips the rest of the line)."""
+
+
+class _Reader:
+    # dotenv.parser's regular expressions, verbatim
+    SPACE_LINES = re.compile(r"\s*", re.MULTILINE)
+    SPACE = re.compile(r"[^\S\r\n]*")
+    EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
+    SINGLE_KEY = re.compile(r"'([^']+)'")
+    KEY = re.compile(r"([^=\#\s]+)")
+    EQUALS = re.compile(r"(=[^\S\r\n]*)")
+    SINGLE = re.compile(r"'((?:\\.|[^'\\])*)'", re.DOTALL)
+    DOUBLE = re.compile(r'"((?:\\.|[^"\\])*)"', re.DOTALL)
+    UNQUOTED = re.compile(r"([^\r\n]*)")
+    COMMENT = re.compile(r"(?:[^\S\r\n]*#[^\r\n]*)?")
+    END = re.compile(r"[^\S\r\n]*(?:\r\n|\n|\r|$)")
+    REST = re.compile(r"[^\r\n]*(?:\r|\n|\r\n)?")
+    DOUBLE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
+    SINGLE_ESCAPES = re.compile(r"\\[\\']")
+
+    def __init__(self, text: str) -> None:
+        self.text, self.position = text, 0
+
+    def read(self, pattern: re.Pattern[str]) -> str:
+        match = pattern.match(self.text, self.position)
+        if match is None:
+            raise _Unparsed
+        self.position = match.end()
+        return match.group(1) if pattern.groups else match.group(0)
+
+    def peek(self) -> str:
+        return self.text[self.position : self.position + 1]
+
+    def binding(self) -> tuple[str | None, str | None]:
+        """(key, value) of the next statement; (None, None) for a blank, comment or error."""
+        try:
+            self.read(self.SPACE_LINES)
+            if self.position >= len(self.text):
+                return None, None
+            self.read(self.EXPORT)
+            key = (
+                None
+                if self.peek() == "#"
+                else self.read(self.SINGLE_KEY if self.peek() == "'" else self.KEY)
+            )
+            self.read(self.SPACE)
+            value = None
+            if self.peek() == "=":
+                sign = self.read(self.EQUALS)
+                if len(sign) > 1 and self.peek() == "#":
+                    # python-dotenv 1.2 reads `KEY= # comment` as empty, 1.0 as "# comment"
+                    self.refuse("an empty value followed by a comment", "write KEY= alone")
+                value = self.value()
+            self.read(self.COMMENT)
+            self.read(self.END)
+            return key, value
+        except _Unparsed:
+            self.read(self.REST)
+            return None, None
+
+    def value(self) -> str:
+        first = self.peek()
+        if first in ("'", '"'):
+            raw = self.read(self.SINGLE if first == "'" else self.DOUBLE)
+            if raw.endswith("\\"):
+                # python-dotenv before 1.2 takes the closing quote as escaped here
+                self.refuse("a quoted value ending in a backslash", "drop the backslash")
+            if first == "'":
+                return self.SINGLE_ESCAPES.sub(lambda m: m.group(0)[1], raw)
+            return self.DOUBLE_ESCAPES.sub(self._unescape, raw)
+        if first in ("", "\n", "\r"):
+            return ""
+        return re.sub(r"\s+#.*", "", self.read(self.UNQUOTED)).rstrip()
+
+    def refuse(self, what: str, fix: str) -> None:
+        """Where python-dotenv versions read the text differently: stop, naming the line."""
+        line = len(re.findall(r"\r\n|\n|\r", self.text[: self.position])) + 1
+        raise LaunchError(
+            f"{line}: {what} (python-dotenv versions read it differently). Fix: {fix}"
+        )
+
+    def _unescape(self, match: re.Match[str]) -> str:
+        char = match.group(0)[1]
+        return _DECODED.get(char, char)
 
 
 # A `.env` holds a few lines; anything larger is not one (a link to a log or a device).
@@ -114,7 +189,10 @@ def read_env_file(path: str) -> dict[str, str]:
     if "\0" in text:
         line = text[: text.index("\0")].count("\n") + 1
         raise LaunchError(f"{path}:{line}: holds a NUL byte. Fix: remove it")
-    return parse_env_file(text)
+    try:
+        return parse_env_file(text)
+    except LaunchError as exc:
+        raise LaunchError(f"{path}:{exc}") from None
 
 
 def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callable[[str], str]:

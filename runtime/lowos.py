@@ -63,3 +63,13 @@ def memhub_home() -> str:
 
         user = os.path.expanduser("~")
     return join(user, ".memhub")
+
+
+def stat_key(path: str) -> str:
+    """`inode:size:mtime_ns` of a file, `-` when it is missing: changes whenever it is
+    replaced or written."""
+    try:
+        info = _os.stat(path)
+    except (OSError, ValueError):
+        return "-"
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"

@@ -13,231 +13,22 @@ It never executes or expands anything: variables stay as written, so `$GIT commi
 git commit. Imports nothing, so the hook's hot path can afford it.
 """
 
+from __future__ import annotations
+
+from .shellwords import META, Script, matching, read_operator, read_word
+
 MAX_DEPTH = 8  # nested shells / substitutions followed before giving up (fails closed: no run)
 _SPACE = " \t"
-_META = " \t\n;&|()<>"
 _SEPARATORS = (";", "&&", "||", "|", "|&", "&", "\n", "(", ")", ";;", ";&", ";;&")
 # words that start a compound command or negate one; the next word is the command
 _RESERVED = {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"}
 # compound commands whose words are not a command (for x in ...; case x in ...)
 _NOT_COMMANDS = {"for", "case", "select", "function", "in", "esac", "[[", "]]", "(("}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
-
-
-class _Script:
-    """One script's simple commands (argv lists) and the nested scripts it executes."""
-
-    __slots__ = ("commands", "nested", "pending")
-
-    def __init__(self) -> None:
-        self.commands: list[list[str]] = []
-        self.nested: list[str] = []
-        # heredocs waiting for the end of the line: (delimiter, strip tabs, index of the
-        # command they feed in `commands`)
-        self.pending: list[tuple[str, bool, int]] = []
-
-
-def _matching(text: str, i: int, open_: str, close: str) -> int:
-    """Index just past the `close` that matches the `open_` before `i` (quotes respected)."""
-    depth = 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            end = text.find("'", i + 1)
-            i = n if end < 0 else end + 1
-            continue
-        if c == '"':
-            i = _double_end(text, i + 1)
-            continue
-        if c == "`":
-            end = _backtick_end(text, i + 1)
-            i = end
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return n
-
-
-def _double_end(text: str, i: int) -> int:
-    """Index just past the closing double quote of a string starting at `i`."""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-        elif c == '"':
-            return i + 1
-        elif c == "$" and text.startswith("$(", i):
-            i = _matching(text, i + 2, "(", ")")
-        elif c == "`":
-            i = _backtick_end(text, i + 1)
-        else:
-            i += 1
-    return n
-
-
-def _backtick_end(text: str, i: int) -> int:
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-        elif c == "`":
-            return i + 1
-        else:
-            i += 1
-    return n
-
-
-def _unescape_backticks(body: str) -> str:
-    out = []
-    i = 0
-    while i < len(body):
-        if body[i] == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\":
-            out.append(body[i + 1])
-            i += 2
-        else:
-            out.append(body[i])
-            i += 1
-    return "".join(out)
-
-
-def _ansi_c(text: str, i: int) -> tuple[str, int]:
-    """The value of `$'...'` whose body starts at `i`, and the index past its quote."""
-    out = []
-    n = len(text)
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "e": "\x1b"}
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            out.append(escapes.get(text[i + 1], "\\" + text[i + 1]))
-            i += 2
-        elif c == "'":
-            return "".join(out), i + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out), n
-
-
-def _word(text: str, i: int, script: _Script) -> tuple[str, bool, int]:
-    """Read one word from `i`: its value after quote removal, whether it had quoting, and the
-    index after it. Command substitutions met on the way are added to `script.nested`."""
-    out: list[str] = []
-    quoted = False
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c in _META:
-            break
-        if c == "\\":
-            if i + 1 < n and text[i + 1] == "\n":
-                i += 2  # line continuation
-                continue
-            if i + 1 < n:
-                out.append(text[i + 1])
-            quoted = True
-            i += 2
-            continue
-        if c == "'":
-            end = text.find("'", i + 1)
-            end = n if end < 0 else end
-            out.append(text[i + 1 : end])
-            quoted = True
-            i = end + 1
-            continue
-        if c == '"':
-            i = _double(text, i + 1, out, script)
-            quoted = True
-            continue
-        if c == "`":
-            end = _backtick_end(text, i + 1)
-            script.nested.append(_unescape_backticks(text[i + 1 : end - 1]))
-            out.append(text[i:end])
-            i = end
-            continue
-        if c == "$" and i + 1 < n:
-            nxt = text[i + 1]
-            if nxt == "'":
-                value, i = _ansi_c(text, i + 2)
-                out.append(value)
-                quoted = True
-                continue
-            if nxt == "(":
-                if text.startswith("$((", i):
-                    end = _matching(text, i + 3, "(", ")")
-                    end = _matching(text, end, "(", ")") if end < n else end
-                    out.append(text[i:end])
-                    i = end
-                    continue
-                end = _matching(text, i + 2, "(", ")")
-                script.nested.append(text[i + 2 : end - 1])
-                out.append(text[i:end])
-                i = end
-                continue
-            if nxt == "{":
-                end = _matching(text, i + 2, "{", "}")
-                out.append(text[i:end])
-                i = end
-                continue
-        out.append(c)
-        i += 1
-    return "".join(out), quoted, i
-
-
-def _double(text: str, i: int, out: list[str], script: _Script) -> int:
-    """Read a double-quoted string's body from `i` into `out`; return the index past it."""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n:
-            nxt = text[i + 1]
-            if nxt == "\n":
-                pass
-            elif nxt in '$`"\\':
-                out.append(nxt)
-            else:
-                out.append("\\" + nxt)
-            i += 2
-        elif c == '"':
-            return i + 1
-        elif c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
-            end = _matching(text, i + 2, "(", ")")
-            script.nested.append(text[i + 2 : end - 1])
-            out.append(text[i:end])
-            i = end
-        elif c == "`":
-            end = _backtick_end(text, i + 1)
-            script.nested.append(_unescape_backticks(text[i + 1 : end - 1]))
-            out.append(text[i:end])
-            i = end
-        else:
-            out.append(c)
-            i += 1
-    return n
-
-
-def _operator(text: str, i: int) -> str:
-    for op in (";;&", "&>>", "<<-", "<<<", ";;", ";&", "&&", "||", "|&", ">>", "<<", "<&", ">&",
-               "<>", ">|", "&>"):  # fmt: skip
-        if text.startswith(op, i):
-            return op
-    return text[i]
-
-
 _REDIRECTS = {"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"}
 
 
-def _heredoc_bodies(text: str, i: int, script: _Script) -> int:
+def _heredoc_bodies(text: str, i: int, script: Script) -> int:
     """Skip the bodies of the pending heredocs that start at `i` (just after a newline); a body
     fed to a shell is a script of its own. Returns the index after the last body."""
     n = len(text)
@@ -274,7 +65,7 @@ def _parse(text: str, depth: int) -> list[list[str]]:
     """Every simple command `text` runs (words after quote removal), nested ones included."""
     if depth > MAX_DEPTH:
         return []
-    script = _Script()
+    script = Script()
     current: list[str] = []
     i = 0
     n = len(text)
@@ -295,13 +86,13 @@ def _parse(text: str, depth: int) -> list[list[str]]:
             i = n if end < 0 else end
             continue
         if c in "<>" and i + 1 < n and text[i + 1] == "(":  # process substitution
-            end = _matching(text, i + 2, "(", ")")
+            end = matching(text, i + 2, "(", ")")
             script.nested.append(text[i + 2 : end - 1])
             redirect = None
             i = end
             continue
-        if c in _META:
-            op = _operator(text, i)
+        if c in META:
+            op = read_operator(text, i)
             i += len(op)
             if op in _REDIRECTS:
                 redirect = op
@@ -312,7 +103,7 @@ def _parse(text: str, depth: int) -> list[list[str]]:
                 if op == "\n" and script.pending:
                     i = _heredoc_bodies(text, i, script)
             continue
-        word, quoted, end = _word(text, i, script)
+        word, quoted, end = read_word(text, i, script)
         if not quoted and word.isdigit() and end < n and text[end] in "<>" and redirect is None:
             i = end  # an fd number: `2>file`
             continue
@@ -426,14 +217,14 @@ def _unwrap(argv: list[str]) -> list[str]:
 
 def _split(text: str) -> list[str]:
     """Words of a plain string (as `env -S` splits it)."""
-    script = _Script()
+    script = Script()
     words = []
     i = 0
     while i < len(text):
-        if text[i] in _META:
+        if text[i] in META:
             i += 1
             continue
-        word, _, i = _word(text, i, script)
+        word, _, i = read_word(text, i, script)
         words.append(word)
     return words
 

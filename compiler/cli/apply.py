@@ -7,8 +7,14 @@ from typing import Any
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, force_option, install_options
-from memhub.compiler.cli.plan import print_plan
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    force_option,
+    install_options,
+    reply,
+    verbose_option,
+)
+from memhub.compiler.cli.plan import counts, print_plan
 
 
 def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
@@ -31,6 +37,7 @@ def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
 @click.command("apply")
 @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
 @install_options
+@verbose_option
 @force_option
 def command(
     hub: Path,
@@ -39,12 +46,14 @@ def command(
     hosts: str | None,
     adopt: bool,
     as_json: bool,
+    verbose: bool,
     force: bool,
 ) -> int:
     """Merge the hub's entries into each host's user or project files, safely.
 
     HUB may be a plan saved by `memhub plan --out`: it is applied only if no target and
-    no hub input changed since (else exit 3).
+    no hub input changed since (else exit 3). Prints what changed, then the steps only
+    each host's UI can do; --json gives the same (`data.applied`, `data.next`).
     """
     saved, plan_file = None, None
     if hub.suffix == ".json" and hub.is_file():
@@ -63,18 +72,23 @@ def command(
             hub, scope, project, hosts, adopt, saved_plan=plan_file
         )
         done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
-        report(done, hub_model)
-        return EXIT_OK, done, hub_model
+        return report(done, hub_model), done, hub_model
 
-    def report(done: Any, hub_model: Any) -> None:
+    def report(done: Any, hub_model: Any) -> int:
         from memhub.compiler.hosts import INSTALLERS  # not needed by a replayed no-op
 
-        print_plan(done, as_json)
-        if not as_json:
-            click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
-            for host in done.hosts:
-                for step in INSTALLERS[host].after_install_steps(hub_model, done.scope):
-                    click.echo(f"next ({host}): {step}")
+        steps = [
+            (host, step)
+            for host in done.hosts
+            for step in INSTALLERS[host].after_install_steps(hub_model, done.scope)
+        ]
+        if as_json:
+            return reply(applied_data(done, steps), warnings=done.warnings)
+        print_plan(done, verbose=verbose, what="apply")
+        click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
+        for host, step in steps:
+            click.echo(f"next ({host}): {step}")
+        return EXIT_OK
 
     if saved is not None or as_json:
         return full()[0]
@@ -86,3 +100,17 @@ def command(
         return installrun.remembered(
             "apply", hub, scope, project, hosts, adopt, full, replay=report
         )
+
+
+def applied_data(done: Any, steps: list[tuple[str, str]]) -> dict[str, Any]:
+    """What `apply --json` reports: what changed where, and what is left to do by hand."""
+    return {
+        "scope": done.scope.kind,
+        "project": str(done.scope.project) if done.scope.project else None,
+        "hosts": list(done.hosts),
+        "applied": [{"path": c.path, "kind": c.kind} for c in done.pending],
+        "counts": counts(done),
+        "caveats": [r.to_json() for r in done.coverage if r.status != "mapped"],
+        "next": [{"host": host, "step": step} for host, step in steps],
+        "undo": "memhub undo" if done.pending else None,
+    }

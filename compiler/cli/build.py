@@ -8,14 +8,15 @@ import click
 from memhub.compiler.cli.options import (
     EXIT_OK,
     compile_hub,
-    emit_json,
     host_option,
     hub_argument,
     json_option,
+    reply,
+    verbose_option,
 )
 from memhub.compiler.output import write_build
 from memhub.compiler.plan import plan
-from memhub.compiler.report import coverage_table, plan_lines, summary
+from memhub.compiler.report import coverage_table, plan_lines, summary, warning_line
 
 
 @click.command("build")
@@ -28,32 +29,35 @@ from memhub.compiler.report import coverage_table, plan_lines, summary
     help="Output folder (created; replaced whole if memhub built it before).",
 )
 @host_option
+@verbose_option
 @json_option
-def command(hub: Path, out: Path, hosts: tuple[str, ...], as_json: bool) -> int:
-    """Build the bundle: marketplaces, manifests, MCP configs, hooks, skills."""
+def command(hub: Path, out: Path, hosts: tuple[str, ...], verbose: bool, as_json: bool) -> int:
+    """Build the bundle: marketplaces, manifests, MCP configs, hooks, skills.
+
+    Prints each path it creates, updates or deletes (-v: the unchanged ones too), how each
+    component lands on each host, and a summary line.
+    """
     result = compile_hub(hub, hosts)
     changes = plan(result.artifacts, out)
     write_build(result, out, changes)
     if as_json:
-        emit_json(
-            {
-                "out": str(out),
-                "hosts": list(result.hosts),
-                "files": [
-                    {
-                        "path": c.path,
-                        "status": c.kind,
-                        "owners": list(c.target.owners) if c.target else [],
-                    }
-                    for c in changes.changes
-                ],
-                "coverage": [r.to_json() for r in result.coverage],
-                "warnings": [r.to_json() for r in result.warnings],
-            }
-        )
-        return EXIT_OK
-    click.echo(plan_lines(changes, show_unchanged=True), nl=False)
-    click.echo()
+        data = {
+            "out": str(out),
+            "hosts": list(result.hosts),
+            "files": [
+                {
+                    "path": c.path,
+                    "status": c.kind,
+                    "owners": list(c.target.owners) if c.target else [],
+                }
+                for c in changes.changes
+            ],
+            "summary": changes.counts(),
+            "coverage": [r.to_json() for r in result.coverage],
+        }
+        return reply(data, warnings=[warning_line(r) for r in result.warnings])
+    listed = plan_lines(changes, show_unchanged=verbose)
+    click.echo(listed + ("\n" if listed else ""), nl=False)
     click.echo(coverage_table(result.coverage), nl=False)
     click.echo(
         f"\nbuilt {result.hub.plugin.name} for {', '.join(result.hosts)} into {out}: "

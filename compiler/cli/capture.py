@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import click
 from memhub.compiler.cli.options import EXIT_CHANGES as EXIT_PROBLEM
-from memhub.compiler.cli.options import EXIT_INVALID, EXIT_OK
-from memhub.compiler.cli.options import emit_json as _emit_json
+from memhub.compiler.cli.options import EXIT_OK, json_option, reply
+from memhub.hubspec import MemhubError
 
 
 def _store() -> Any:
@@ -78,13 +79,12 @@ def command() -> None:
 
 
 @command.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@json_option
 def list_command(as_json: bool) -> int:
     """Captured sessions: id, host, title, record count, last flush."""
     rows = capture_rows()
     if as_json:
-        _emit_json({"sessions": rows})
-        return EXIT_OK
+        return reply({"sessions": rows})
     if not rows:
         click.echo("no captured sessions")
         return EXIT_OK
@@ -101,35 +101,37 @@ def list_command(as_json: bool) -> int:
 
 @command.command("show")
 @click.argument("session")
-def show_command(session: str) -> int:
+@json_option
+def show_command(session: str, as_json: bool) -> int:
     """A captured session's records as JSONL (SESSION: its id or a unique prefix).
 
     From the local store; for a session captured to a remote backend, the records are
-    read again from the transcript, up to the capture cursor.
+    read again from the transcript, up to the capture cursor. --json: one document whose
+    `data.records` holds them.
     """
-    with _store() as store:
-        found = store.session(session)
-        if found is not None:
-            for record in store.records(found["conversation_id"]):
-                click.echo(json.dumps(record, ensure_ascii=False))
-            return EXIT_OK
-    state = _state_for(session)
-    if state is None:
-        click.echo(f"memhub: no captured session {session!r} (see `memhub capture list`)", err=True)
-        return EXIT_INVALID
-    return _show_from_transcript(state)
+    source, records = _records(session)
+    if as_json:
+        return reply({"session": session, "source": source, "records": list(records)})
+    if source == "transcript":
+        click.echo(
+            "memhub: records read from the transcript up to the capture cursor "
+            "(they were sent to the remote backend)",
+            err=True,
+        )
+    for record in records:
+        click.echo(json.dumps(record, ensure_ascii=False))
+    return EXIT_OK
 
 
 @command.command("status")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@json_option
 def status_command(as_json: bool) -> int:
     """Backend, credential, each session's cursor, failures and stepped-over records."""
     from memhub.runtime.capture import core as capture
 
     report = capture.status()
     if as_json:
-        _emit_json(report)
-        return EXIT_OK
+        return reply(report)
     backend = report["backend"]
     where = f" {backend['remote_url']}" if backend.get("remote_url") else ""
     click.echo(f"capture: {'on' if report['enabled'] else 'off (MEMHUB_CAPTURE=0)'}")
@@ -173,26 +175,49 @@ def _state_for(ref: str) -> dict[str, Any] | None:
     return prefix[0] if len(prefix) == 1 else None
 
 
-def _show_from_transcript(state: dict[str, Any]) -> int:
-    import importlib
+class _Unreadable(MemhubError):
+    """A captured session whose records are neither in the store nor readable here."""
 
-    from memhub.runtime.transcripts.records import iter_file_records
+    exit_code = EXIT_PROBLEM
+
+
+def _records(ref: str) -> tuple[str, Iterator[dict[str, Any]]]:
+    """(where they come from: store or transcript, the records of captured session `ref`)."""
+    with _store() as store:
+        found = store.session(ref)
+    if found is not None:
+        return "store", _stored(found["conversation_id"])
+    state = _state_for(ref)
+    if state is None:
+        raise MemhubError(f"no captured session {ref!r} (see `memhub capture list`)")
+    return "transcript", _from_transcript(state)
+
+
+def _stored(conversation_id: str) -> Iterator[dict[str, Any]]:
+    with _store() as store:
+        yield from store.records(conversation_id)
+
+
+def _from_transcript(state: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The records of a session sent to a remote backend, read again up to the cursor."""
+    import importlib
 
     host, session_id = state["host"], state["session_id"]
     reader = importlib.import_module(f"memhub.runtime.transcripts.{host}")
     path = state.get("transcript")
     if not path or not os.path.isfile(path) or not hasattr(reader, "parse_lines"):
-        click.echo(f"memhub: the transcript of {session_id} is not readable here", err=True)
-        return EXIT_PROBLEM
-    click.echo(
-        "memhub: records read from the transcript up to the capture cursor "
-        "(they were sent to the remote backend)",
-        err=True,
-    )
+        raise _Unreadable(f"the transcript of {session_id} is not readable here")
+    return _transcript_records(reader, path, session_id, state)
+
+
+def _transcript_records(
+    reader: Any, path: str, session_id: str, state: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
+    from memhub.runtime.transcripts.lines import iter_file_records
+
     cursor = int(state.get("offset") or 0)
     context = state.get("initial_context") or reader.initial_context(path)
     for record in iter_file_records(path, session_id, reader.parse_lines, context):
         if record.end is not None and record.end > cursor:
             break
-        click.echo(json.dumps(record.to_json(), ensure_ascii=False))
-    return EXIT_OK
+        yield record.to_json()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +10,32 @@ from memhub.compiler.cli import installrun
 from memhub.compiler.cli.options import (
     EXIT_CHANGES,
     EXIT_OK,
+    color_option,
     compile_hub,
-    emit_json,
-    host_option,
+    error_record,
     hub_argument,
     json_option,
     project_option,
+    reply,
     scope_option,
+    use_color,
 )
 from memhub.compiler.plan import plan
-from memhub.compiler.report import summary
+from memhub.compiler.report import summary, warning_line
+
+
+def bundle_hosts(value: str | None) -> tuple[str, ...]:
+    """`--hosts a,b` (or one host) for a bundle diff, checked against the bundle hosts."""
+    from memhub.compiler.hosts import ADAPTERS
+
+    hosts = tuple(h.strip() for h in (value or "").split(",") if h.strip())
+    unknown = [h for h in hosts if h not in ADAPTERS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown host {', '.join(unknown)}; use some of: {', '.join(ADAPTERS)}",
+            param_hint="--hosts",
+        )
+    return hosts
 
 
 @click.command("diff")
@@ -33,62 +48,76 @@ from memhub.compiler.report import summary
 )
 @scope_option("Install: diff the host files `memhub apply --scope` would change.", default=None)
 @project_option()
-@click.option("--hosts", "install_hosts", help="Install hosts, comma-separated (default: on PATH).")
-@host_option
+@click.option(
+    "--hosts",
+    "hosts",
+    metavar="HOST[,HOST...]",
+    help="Hosts, comma-separated, or one (default: with --against the hub's `hosts`; with "
+    "--scope the hub's `hosts:` whose CLI is on PATH).",
+)
 @click.option(
     "--exit-code",
     "exit_code",
     is_flag=True,
     help="Exit 1 when there are changes, 0 when none (2 on error).",
 )
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the diff (auto: only on a terminal).",
-)
+@color_option
 @json_option
 def command(
     hub: Path,
     against: Path | None,
     scope: str | None,
     project: Path | None,
-    install_hosts: str | None,
-    hosts: tuple[str, ...],
+    hosts: str | None,
     exit_code: bool,
     color: str,
     as_json: bool,
 ) -> int:
     """Show, as a content diff, what `build --out AGAINST` or `apply --scope` would change.
 
-    Unified diffs for text, key-path changes for JSON and TOML. Writes nothing.
+    Unified diffs for text, key-path changes for JSON and TOML. Writes nothing. With
+    --scope it also shows the conflicts, warnings and caveats `memhub plan` shows.
     """
-    from memhub.compiler import diff as diffing
-
     if (against is None) == (scope is None):
         raise click.UsageError("give exactly one of --against DIR (bundle) or --scope (install)")
-
-    def show(changes: Any) -> int:
-        if as_json:
-            emit_json(diffing.plan_json(changes))
-        else:
-            use_color = color == "always" or (color == "auto" and sys.stdout.isatty())
-            click.echo(diffing.render(changes, color=use_color), nl=False, color=use_color)
-            click.echo(f"{summary(changes)}", err=True)
-        return EXIT_CHANGES if exit_code and changes.pending else EXIT_OK
-
+    colored = use_color(color)
     if against is not None:
-        return show(plan(compile_hub(hub, hosts).artifacts, against))
+        result = compile_hub(hub, bundle_hosts(hosts))
+        warnings = [warning_line(r) for r in result.warnings]
+        return _show(plan(result.artifacts, against), warnings, exit_code, colored, as_json)
     assert scope is not None  # checked above: exactly one of --against and --scope
 
     def full() -> tuple[int, Any, Any]:
-        changes, install, hub_model = installrun.install_diff_plan(
-            hub, scope, project, install_hosts
-        )
-        return show(changes), install, hub_model
+        from memhub.compiler.cli.plan import print_notes
+
+        changes, install, hub_model = installrun.install_diff_plan(hub, scope, project, hosts)
+        if not as_json:
+            print_notes(install, err=True)
+        conflicts = [error_record("Conflict", c) for c in install.conflicts]
+        code = _show(changes, install.warnings, exit_code, colored, as_json, conflicts)
+        return code, install, hub_model
 
     if as_json:
         return full()[0]
-    args = (hub, scope, project, install_hosts, False)
-    return installrun.remembered(f"diff:{color}:{exit_code}", *args, full)
+    args = (hub, scope, project, hosts, False)
+    # the memo replays what was printed: keyed by whether it was coloured, not by --color
+    return installrun.remembered(f"diff:{colored}:{exit_code}", *args, full)
+
+
+def _show(
+    changes: Any,
+    warnings: Any,
+    exit_code: bool,
+    colored: bool,
+    as_json: bool,
+    errors: list[dict[str, Any]] | None = None,
+) -> int:
+    from memhub.compiler import diff as diffing
+
+    code = EXIT_CHANGES if exit_code and changes.pending else EXIT_OK
+    if as_json:
+        data = diffing.plan_json(changes)
+        return reply(data, exit_code=code, warnings=warnings, errors=errors or ())
+    click.echo(diffing.render(changes, color=colored), nl=False, color=colored)
+    click.echo(f"{summary(changes)}", err=True)
+    return code

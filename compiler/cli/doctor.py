@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +9,14 @@ from typing import TYPE_CHECKING
 import click
 from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
 from memhub.compiler.cli.options import EXIT_CHANGES as EXIT_FAILED
-from memhub.compiler.cli.options import EXIT_OK, project_option, scope_option
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    error_record,
+    json_option,
+    project_option,
+    reply,
+    scope_option,
+)
 from memhub.compiler.hosts import INSTALLERS
 from memhub.hubspec.errors import MemhubError
 
@@ -36,7 +42,7 @@ CHOOSES = "--hosts chooses"  # how every host line ends (hostchoice.choose_hosts
     help="Comma-separated hosts (default: those memhub applied something to; with HUB, "
     "also the hub's `hosts:` whose CLI is on PATH, as for plan and apply).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@json_option
 def command(
     hub: Path | None, scope: str, project: Path | None, hosts: str | None, as_json: bool
 ) -> int:
@@ -54,7 +60,9 @@ def command(
     Exit 0 when no check fails (warnings do not fail), 1 when one does, 2 on bad usage or
     an invalid hub.
     """
-    from memhub.compiler.doctor.checks import render, run_doctor, summary
+    from memhub.compiler.doctor.checks import run_doctor
+    from memhub.compiler.doctor.records import summary
+    from memhub.compiler.doctor.render import render
     from memhub.compiler.install.scope import Scope
     from memhub.compiler.install.state import State, memhub_home
 
@@ -73,6 +81,7 @@ def command(
         click.echo(choice.line(), err=True)
     checks = run_doctor(state, picked, chosen, other, hub=hub_model)
     counts = summary(checks)
+    code = EXIT_FAILED if counts["fail"] else EXIT_OK
     if as_json:
         document = {
             "scope": chosen.kind,
@@ -82,14 +91,22 @@ def command(
             "checks": [c.to_json() for c in checks],
             "summary": counts,
         }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-    elif not picked:
+        warned = [
+            f"{c.host}: {c.name}: {c.target}: {c.detail}" for c in checks if c.status == "warn"
+        ]
+        failed = [
+            error_record("CheckFailed", f"{c.host}: {c.name}: {c.target}: {c.detail}")
+            for c in checks
+            if c.status == "fail"
+        ]
+        return reply(document, exit_code=code, warnings=warned, errors=failed)
+    if not picked:
         click.echo(f"memhub has applied nothing in {chosen.kind} scope: nothing to check")
     else:
         what = f"hub {hub_model.root}" if hub_model else "what memhub applied"
         click.echo(f"memhub doctor: {what}, {chosen.kind} scope\n")
         click.echo(render(checks, picked, home=os.environ.get("HOME", "")), nl=False)
-    return EXIT_FAILED if counts["fail"] else EXIT_OK
+    return code
 
 
 def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None) -> HostChoice:
@@ -119,7 +136,7 @@ def _choose_hosts(value: str | None, state: State, scope: Scope, hub: Hub | None
 
 def _applied_hosts(state: State, scope: Scope, hub: Hub | None) -> tuple[str, ...]:
     """The install hosts that own something in this scope (of this hub, when given)."""
-    from memhub.compiler.doctor.checks import owned_in_scope, places
+    from memhub.compiler.doctor.places import owned_in_scope, places
 
     read = {h: places(h, scope) for h in INSTALLERS}
     from memhub.compiler.install.state import Owner

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from memhub.compiler.cli.options import EXIT_OK, emit_json, json_option
+from memhub.compiler.cli.options import EXIT_OK, json_option, reply
 from memhub.compiler.hosts import ADAPTERS
 
 
@@ -24,7 +24,7 @@ def hosts_data() -> list[dict[str, Any]]:
                 }
                 for event, support in adapter.EVENTS.items()
             },
-            "tools": {k: list(v) if v else None for k, v in getattr(adapter, "TOOLS", {}).items()},
+            "tools": {k: list(v) if v else None for k, v in adapter.TOOLS.items()},
         }
         for adapter in ADAPTERS.values()
     ]
@@ -36,8 +36,7 @@ def command(as_json: bool) -> int:
     """List supported hosts and how each carries logical events and tool classes."""
     data = hosts_data()
     if as_json:
-        emit_json(data)
-        return EXIT_OK
+        return reply(data)
     for host in data:
         click.echo(f"{host['name']}  ({host['title']}): {host['summary']}")
         for event, support in host["events"].items():

@@ -7,21 +7,16 @@ folder without a hub.yaml, and never touches the host files it read.
 from __future__ import annotations
 
 import getpass
-import json
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.hostchoice import parse_hosts
-from memhub.compiler.cli.options import project_option, scope_option
-from memhub.compiler.errors import OutputError
+from memhub.compiler.cli.options import project_option, reply, scope_option
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope, scope_kind
-from memhub.compiler.safewrite import durable, targetfs
+from memhub.compiler.safewrite import targetfs
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
@@ -56,7 +51,13 @@ class ConfirmationNeeded(MemhubError):
 @project_option()
 @click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the preview as one JSON document.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document: the preview, and whether it was written (asks nothing: "
+    "needs --yes or --dry-run).",
+)
 def command(
     into: Path,
     hosts: str | None,
@@ -77,15 +78,38 @@ def command(
     only read, never changed. --dry-run stops after the preview; otherwise it asks on a
     terminal, and without one needs --yes (else exit 1, nothing written).
     """
-    refuse_existing_hub(into)
     chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
+    plan = _plan(into, chosen, scope, project)
+    if as_json:
+        return _reply_import(plan, into, yes, dry_run)
+    click.echo(preview_text(plan, into, scope, chosen), nl=False)
+    if plan.empty:
+        click.echo("nothing to import; nothing written", err=True)
+        return 0
+    if dry_run:
+        return 0
+    if not yes and not _confirmed(into):
+        click.echo("nothing written", err=True)
+        return 1
+    from memhub.compiler.importing.writer import write_hub
+
+    write_hub(plan, into)
+    click.echo(_done_line(plan, into))
+    return 0
+
+
+def _plan(into: Path, chosen: tuple[str, ...], scope: str, project: Path | None) -> ImportPlan:
+    """Read what each chosen host has installed and plan the new hub at `into`."""
+    from memhub.compiler.importing.writer import refuse_existing_hub
+
+    refuse_existing_hub(into)
     scope_obj = Scope.from_environment(scope_kind(scope), project)
     installed = [INSTALLERS[host].read_installed(scope_obj) for host in chosen]
     env_file, ignore_file = into / ENV_FILE, into / ".gitignore"
     from memhub.compiler.cli.init import _kebab
     from memhub.compiler.importing.planner import plan_import
 
-    plan = plan_import(
+    return plan_import(
         installed,
         name=_kebab(into.absolute().name),
         owner=_owner(),
@@ -93,49 +117,46 @@ def command(
         existing_env=_read(env_file),
         existing_gitignore=_read(ignore_file),
     )
-    if as_json:
-        click.echo(json.dumps(preview_json(plan, into), indent=2, ensure_ascii=False))
-    else:
-        click.echo(preview_text(plan, into, scope, chosen), nl=False)
-    if plan.empty:
-        click.echo("nothing to import; nothing written", err=True)
-        return 0
-    if dry_run:
-        return 0
+
+
+def _confirmed(into: Path) -> bool:
+    """Asked on a terminal; without one, refused (ConfirmationNeeded, exit 1)."""
+    if not interactive():
+        raise ConfirmationNeeded(
+            "no terminal to confirm on: nothing written. Fix: review the preview "
+            "above and run again with --yes"
+        )
+    return click.confirm(f"Write this hub into {into}?", default=False, err=True)
+
+
+def _reply_import(plan: ImportPlan, into: Path, yes: bool, dry_run: bool) -> int:
+    """`import --json`: the preview, then written only with --yes (it asks nothing)."""
+    data = {**preview_json(plan, into), "written": False}
+    if plan.empty or dry_run:
+        notes = ["nothing to import; nothing written"] if plan.empty else []
+        return reply(data, warnings=notes)
     if not yes:
-        if not interactive():
-            raise ConfirmationNeeded(
-                "no terminal to confirm on: nothing written. Fix: review the preview "
-                "above and run again with --yes"
-            )
-        if not click.confirm(f"Write this hub into {into}?", default=False, err=True):
-            click.echo("nothing written", err=True)
-            return 1
-    write_import(plan, into)
-    click.echo(
+        refusal = ConfirmationNeeded("--json asks nothing: nothing written. Fix: add --yes")
+        return reply(data, exit_code=refusal.exit_code, errors=[refusal.to_json()])
+    from memhub.compiler.importing.writer import write_hub
+
+    write_hub(plan, into)
+    return reply({**data, "written": True, "next": [f"memhub validate {into}"]})
+
+
+def _done_line(plan: ImportPlan, into: Path) -> str:
+    return (
         f"imported into {into}: {len(plan.servers)} MCP server(s), "
         f"{sum(c.target.startswith('skills/') for c in plan.copies)} skill(s), "
         f"{sum(c.target.startswith('instructions/') for c in plan.copies)} instruction "
         f"file(s), {len({s.name for s in plan.secrets})} secret(s) as references. "
-        f"Next: memhub validate {into}",
-        err=as_json,
+        f"Next: memhub validate {into}"
     )
-    return 0
 
 
 def interactive() -> bool:
     """Whether a person can answer a prompt (stdin is a terminal)."""
     return sys.stdin is not None and sys.stdin.isatty()
-
-
-def refuse_existing_hub(into: Path) -> None:
-    if (into / HUB_FILE).exists():
-        raise OutputError(
-            f"{into / HUB_FILE}: a hub already exists; nothing written. Fix: import into a "
-            "new or empty folder"
-        )
-    if into.exists() and not into.is_dir():
-        raise OutputError(f"{into}: exists and is not a folder. Fix: choose another --into")
 
 
 def _owner() -> str:
@@ -191,59 +212,3 @@ def preview_json(plan: ImportPlan, into: Path) -> dict[str, Any]:
         "skipped": [{"what": s.what, "where": s.where, "why": s.why} for s in plan.skipped],
         "notes": list(plan.notes),
     }
-
-
-# -- writing -----------------------------------------------------------------------------------
-
-
-def write_import(plan: ImportPlan, into: Path) -> None:
-    """Write the hub: files staged in a temp folder inside INTO and checked (the hub must load
-    and build) before any is moved into place; `.env` replaced atomically, mode 0600."""
-    into.mkdir(parents=True, exist_ok=True)
-    files = plan.files()
-    tops = sorted({rel.split("/", 1)[0] for rel, _, _ in files})
-    taken = [top for top in tops if (into / top).exists() and top != ".gitignore"]
-    taken += [rel for rel, _, _ in files if rel == ".gitignore" and (into / rel).exists()]
-    if taken:
-        raise OutputError(
-            f"{into}: already holds {', '.join(taken)}; nothing written. Fix: import into a "
-            "new or empty folder"
-        )
-    staging = Path(tempfile.mkdtemp(prefix=".memhub-import-", dir=into))
-    try:
-        for rel, data, mode in files:
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            os.chmod(target, mode)
-        _check_hub(staging)
-        refuse_existing_hub(into)  # a hub that appeared meanwhile is never replaced
-        for top in tops:
-            os.rename(staging / top, into / top)
-        if plan.env_text is not None:
-            _write_env(into / ENV_FILE, plan.env_text)
-        durable.fsync_dir(into)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _check_hub(folder: Path) -> None:
-    """The staged hub loads and builds, or nothing is written (a memhub bug if not)."""
-    try:
-        from memhub.compiler.build import build
-        from memhub.hubspec import load
-
-        build(load(folder))
-    except MemhubError as exc:
-        raise MemhubError(
-            f"the imported hub would not load ({exc}); nothing written. Fix: this is a memhub "
-            "bug; please report it with the preview (it holds no secret values)"
-        ) from None
-
-
-def _write_env(path: Path, text: str) -> None:
-    """`.env` holding `text`, mode 0600, replaced atomically (temp file beside it, rename)."""
-    temp = path.with_name(f".{path.name}.memhub-import.tmp")
-    temp.unlink(missing_ok=True)
-    durable.create_file(temp, text.encode("utf-8"), ENV_MODE)
-    os.replace(temp, path)

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 import click
-from memhub.compiler.cli.options import EXIT_OK
+from memhub.compiler.cli.options import EXIT_OK, json_option, reply
 from memhub.compiler.errors import OutputError
 from memhub.hubspec.schema_check import hub_schema
 from memhub.templates import render
@@ -54,14 +54,40 @@ def init_hub(directory: Path, name: str | None = None) -> list[Path]:
     return written
 
 
+def next_steps(directory: Path) -> list[dict[str, str]]:
+    """What to run after `init`, for each way of using a hub."""
+    return [
+        {"use": "check it", "run": f"memhub validate {directory}"},
+        {
+            "use": "publish it as a bundle",
+            "run": f"memhub build {directory} --out {directory}/dist",
+        },
+        {
+            "use": "use it in your own hosts",
+            "run": f"memhub diff {directory} --scope user, then memhub apply {directory}",
+        },
+    ]
+
+
 @click.command("init")
 @click.argument("directory", required=False, default=".", type=click.Path(path_type=Path))
 @click.option("--name", help="Plugin name (kebab-case). Default: from the folder name.")
-def command(directory: Path, name: str | None) -> int:
-    """Create a working starter hub in DIRECTORY (never overwrites)."""
-    for path in init_hub(directory, name):
+@json_option
+def command(directory: Path, name: str | None, as_json: bool) -> int:
+    """Create a working starter hub in DIRECTORY (never overwrites).
+
+    Ends with the next steps for both uses: a bundle to publish (`memhub build`), or your
+    own hosts' config (`memhub diff --scope`, then `memhub apply`).
+    """
+    created = init_hub(directory, name)
+    steps = next_steps(directory)
+    if as_json:
+        data = {"directory": str(directory), "created": [str(p) for p in created], "next": steps}
+        return reply(data)
+    for path in created:
         click.echo(f"create  {path}")
-    click.echo(
-        f"\nNext: memhub validate {directory} && memhub build {directory} --out {directory}/dist"
-    )
+    click.echo("\nNext:")
+    width = max(len(step["use"]) for step in steps)
+    for step in steps:
+        click.echo(f"  to {step['use'] + ':':<{width + 1}}  {step['run']}")
     return EXIT_OK

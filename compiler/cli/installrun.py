@@ -128,7 +128,7 @@ def remembered(
     hosts: str | None,
     adopt: bool,
     full: Callable[[], tuple[int, Any, Any]],
-    replay: Callable[[Any, Any], None] | None = None,
+    replay: Callable[[Any, Any], object] | None = None,
 ) -> int:
     """Run `full` (printing as it goes), or replay what it printed when every input of a
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
@@ -250,6 +250,4 @@ def install_diff_plan(
     from memhub.compiler.install.view import as_plan
 
     install, hub_model = make_install_plan(hub, scope, project, hosts, adopt=False)
-    for conflict in install.conflicts:
-        click.echo(f"conflict  {conflict}", err=True)
     return as_plan(install), install, hub_model

@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import click
-from memhub.compiler.cli.options import EXIT_INTERRUPTED, EXIT_UNEXPECTED, emit_json
+from memhub.compiler.cli.options import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    EXIT_UNEXPECTED,
+    emit_json,
+    envelope,
+    error_record,
+    replied,
+    reset_replies,
+)
 from memhub.hubspec import MemhubError
 
 # verb -> the module under memhub.compiler.cli holding its `command`
@@ -34,6 +43,7 @@ COMMANDS = {
     "plan": "plan",
     "restore": "restore",
     "sessions": "sessions",
+    "status": "status",
     "undo": "undo",
     "uninstall": "uninstall",
     "validate": "validate",
@@ -57,20 +67,32 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
 
+HELP = "\n".join(
+    [
+        "Compile one hub (hub.yaml) into each coding-agent host's native files, or apply it",
+        "to the hosts' own config.",
+        "",
+        "HUB is a hub folder or its hub.yaml (default: the current folder). Every command",
+        "takes --json: one document {command, ok, exit_code, data, warnings, errors}.",
+        "NO_COLOR (set, not empty) turns colour off; --color always turns it back on.",
+        "",
+        "\b",
+        "Exit codes:",
+        *(f"  {code:>3}  {meaning}" for code, meaning in EXIT_CODES),
+    ]
+)
+
+
 @click.group(
     cls=LazyGroup,
     lazy=COMMANDS,
+    help=HELP,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(package_name="memhub", prog_name="memhub")
 @click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
 def cli(debug: bool) -> None:
-    """Compile one hub (hub.yaml) into each coding-agent host's native files.
-
-    HUB is a hub folder or its hub.yaml (default: the current folder).
-    Exit codes: 0 ok, 1 changes found (diff --exit-code), 2 invalid input,
-    70 unexpected error.
-    """
+    pass
 
 
 def _crash_log(exc: BaseException) -> Path | None:
@@ -89,39 +111,49 @@ def _crash_log(exc: BaseException) -> Path | None:
         return None
 
 
+def _command_of(args: Sequence[str]) -> str:
+    """The verb `args` run (`capture list` for a subcommand): no top-level option takes a
+    value, so the first word that is not an option is the verb."""
+    words = [a for a in args if not a.startswith("-")]
+    if not words or words[0] not in COMMANDS:
+        return ""
+    if words[0] == "capture" and len(words) > 1:
+        return f"capture {words[1]}"
+    return words[0]
+
+
+def _failed(args: Sequence[str], code: int, error: dict[str, object]) -> int:
+    """With --json, the envelope of a run that failed before its verb replied."""
+    if "--json" in args and not replied():
+        emit_json(envelope(_command_of(args), None, code, errors=[error]))
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; the one place that turns errors into messages and exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
+    reset_replies()
     try:
         result = cli.main(args=args, prog_name="memhub", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.Abort:
+    except (click.Abort, KeyboardInterrupt):
         click.echo("memhub: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _failed(args, EXIT_INTERRUPTED, error_record("Interrupted", "interrupted"))
     except click.ClickException as exc:
         exc.show()
-        return exc.exit_code
+        return _failed(args, exc.exit_code, error_record(type(exc).__name__, exc.format_message()))
     except MemhubError as exc:
-        if as_json:
-            emit_json(exc.to_json())
         click.echo(f"memhub: {exc}", err=True)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("memhub: interrupted", err=True)
-        return EXIT_INTERRUPTED
+        return _failed(args, exc.exit_code, exc.to_json())
     except Exception as exc:
         if "--debug" in args:
             traceback.print_exc()
         log = _crash_log(exc)
         where = f"; details in {log}" if log else ""
-        click.echo(
-            f"memhub: unexpected error: {type(exc).__name__}: {exc}{where}. "
-            "Re-run with --debug for the traceback",
-            err=True,
-        )
-        return EXIT_UNEXPECTED
+        message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
+        click.echo(f"memhub: {message}. Re-run with --debug for the traceback", err=True)
+        return _failed(args, EXIT_UNEXPECTED, error_record("UnexpectedError", message))
     return result if isinstance(result, int) else 0
 
 

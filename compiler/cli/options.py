@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +23,23 @@ EXIT_INCOMPLETE = 4  # some sources could not be read (sessions)
 EXIT_UNEXPECTED = 70  # a memhub bug: a crash log is written
 EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C)
 
+EXIT_CODES = (
+    (EXIT_OK, "ok"),
+    (EXIT_CHANGES, "changes found (diff --exit-code), a check failed (doctor), or not confirmed"),
+    (EXIT_INVALID, "invalid input or usage, or a conflict (plan, apply)"),
+    (EXIT_STALE, "a target or input changed since it was read or planned: nothing written"),
+    (EXIT_INCOMPLETE, "incomplete: a source could not be read (sessions)"),
+    (EXIT_UNEXPECTED, "unexpected error (a crash log is written; --debug shows the traceback)"),
+    (EXIT_INTERRUPTED, "interrupted"),
+)
+
 hub_argument = click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
-json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document (see `memhub --help`)."
+)
+verbose_option = click.option(
+    "-v", "--verbose", is_flag=True, help="List every path, the unchanged ones too."
+)
 
 
 def host_option(command: Any) -> Any:
@@ -87,8 +104,83 @@ force_option = click.option(
 )
 
 
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the output (auto: on a terminal, unless NO_COLOR is set).",
+)
+
+
+def use_color(choice: str, stream: Any = None) -> bool:
+    """Whether to colour: --color always/never as given; auto colours a terminal unless
+    NO_COLOR is set to anything but "" (no-color.org: an explicit flag still wins)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool((stream or sys.stdout).isatty())
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+class _Replies:
+    """Whether this run printed its JSON envelope (the error boundary prints one if not)."""
+
+    sent = False
+
+
+def reset_replies() -> None:
+    _Replies.sent = False
+
+
+def replied() -> bool:
+    return _Replies.sent
+
+
+def envelope(
+    command: str,
+    data: Any,
+    exit_code: int = EXIT_OK,
+    warnings: Iterable[str] = (),
+    errors: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The one JSON document every verb prints with --json.
+
+    `command` is the verb (`capture list` for a subcommand); `ok` is `exit_code == 0`;
+    `data` is the verb's own record; `warnings` are one-line messages; `errors` are
+    `{"error", "message", "problems"}` records (a MemhubError's to_json)."""
+    return {
+        "command": command,
+        "ok": exit_code == EXIT_OK,
+        "exit_code": exit_code,
+        "data": data,
+        "warnings": list(warnings),
+        "errors": [dict(e) for e in errors],
+    }
+
+
+def reply(
+    data: Any,
+    *,
+    exit_code: int = EXIT_OK,
+    warnings: Iterable[str] = (),
+    errors: Iterable[Mapping[str, Any]] = (),
+) -> int:
+    """Print the running verb's envelope (see `envelope`) and return its exit code."""
+    ctx = click.get_current_context(silent=True)
+    path = ctx.command_path.split(" ", 1) if ctx is not None else []
+    emit_json(envelope(path[1] if len(path) > 1 else "", data, exit_code, warnings, errors))
+    _Replies.sent = True
+    return exit_code
+
+
+def error_record(kind: str, message: str) -> dict[str, Any]:
+    """An `errors` item for a failure that is not a MemhubError (same keys as its to_json)."""
+    return {"error": kind, "message": message, "problems": []}
 
 
 def compile_hub(hub_path: Path, hosts: Sequence[str]) -> Build:

@@ -7,6 +7,7 @@ touches the capture state under `$MEMHUB_HOME/capture/`.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 import click
-from memhub.compiler.cli.options import EXIT_INCOMPLETE, EXIT_OK
+from memhub.compiler.cli.options import EXIT_INCOMPLETE, EXIT_OK, error_record, reply
 
 HOSTS = ("claude", "codex", "cursor", "gemini")
 
@@ -133,8 +134,19 @@ def _may_match(reader: Any, path: Any, wanted: set[str]) -> bool:
     is_flag=True,
     help="Identity headers only: no records and no titles derived from prompts.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON document instead of JSONL: `data.sessions`, each header with its "
+    "`records`; a source not read is in `errors`.",
+)
 def command(
-    hosts: tuple[str, ...], since: str | None, session_ids: tuple[str, ...], metadata_only: bool
+    hosts: tuple[str, ...],
+    since: str | None,
+    session_ids: tuple[str, ...],
+    metadata_only: bool,
+    as_json: bool,
 ) -> int:
     """Print the hosts' native sessions as canonical JSONL. Reads only.
 
@@ -150,23 +162,43 @@ def command(
     transcript that cannot be read, a --session not found). Each such source is named on
     stderr, and stdout still holds valid JSONL for everything that could be read.
     """
-    from memhub.runtime.transcripts.records import iso_utc
+    from memhub.runtime.transcripts.timestamps import iso_utc
 
     cutoff = None
     if since is not None:
         cutoff = iso_utc(since)
         if cutoff is None:
             raise click.BadParameter(f"{since!r} is not an ISO-8601 time", param_hint="--since")
+    options: dict[str, Any] = {
+        "since": cutoff,
+        "sessions": session_ids,
+        "metadata_only": metadata_only,
+        "explicit_hosts": bool(hosts),
+    }
+    if as_json:
+        return _reply_sessions(hosts or HOSTS, options)
     try:
-        return stream_sessions(
-            hosts or HOSTS,
-            since=cutoff,
-            sessions=session_ids,
-            metadata_only=metadata_only,
-            explicit_hosts=bool(hosts),
-            out=sys.stdout,
-            err=sys.stderr,
-        )
+        return stream_sessions(hosts or HOSTS, **options, out=sys.stdout, err=sys.stderr)
     except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep Python's exit flush quiet
         return EXIT_OK
+
+
+def _reply_sessions(hosts: Sequence[str], options: dict[str, Any]) -> int:
+    """`sessions --json`: the same stream, gathered into one envelope."""
+    out, err = io.StringIO(), io.StringIO()
+    code = stream_sessions(hosts, **options, out=out, err=err)
+    sessions: list[dict[str, Any]] = []
+    for line in out.getvalue().splitlines():
+        item = json.loads(line)
+        if item.get("type") == "session":
+            sessions.append({**item, "records": []})
+        else:
+            sessions[-1]["records"].append(item)
+    sys.stderr.write(err.getvalue())
+    prefix = "memhub sessions: incomplete coverage: "
+    errors = [
+        error_record("IncompleteCoverage", line.removeprefix(prefix))
+        for line in err.getvalue().splitlines()
+    ]
+    return reply({"sessions": sessions}, exit_code=code, errors=errors)

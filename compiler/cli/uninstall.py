@@ -6,8 +6,14 @@ from pathlib import Path
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, force_option, install_options
-from memhub.compiler.cli.plan import print_plan
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    force_option,
+    install_options,
+    reply,
+    verbose_option,
+)
+from memhub.compiler.cli.plan import counts, print_plan
 from memhub.hubspec import MemhubError
 
 
@@ -20,6 +26,7 @@ from memhub.hubspec import MemhubError
     metavar="NAME",
     help="Remove what memhub installed for plugin NAME, without its hub (hosts default to all).",
 )
+@verbose_option
 @force_option
 def command(
     hub: Path | None,
@@ -29,6 +36,7 @@ def command(
     adopt: bool,
     as_json: bool,
     plugin: str | None,
+    verbose: bool,
     force: bool,
 ) -> int:
     """Remove only the entries this hub (or --plugin NAME) owns; everything else stays."""
@@ -53,5 +61,15 @@ def command(
             )
         make_plan, _ = installrun.planner(hub, scope, project, hosts, adopt, remove_all=True)
     done = apply_install(installrun.home(), make_plan, force=force)
-    print_plan(done, as_json)
+    if as_json:
+        data = {
+            "scope": done.scope.kind,
+            "project": str(done.scope.project) if done.scope.project else None,
+            "hosts": list(done.hosts),
+            "changed": [{"path": c.path, "kind": c.kind} for c in done.pending],
+            "counts": counts(done),
+            "undo": "memhub undo" if done.pending else None,
+        }
+        return reply(data, warnings=done.warnings)
+    print_plan(done, verbose=verbose, what="uninstall")
     return EXIT_OK

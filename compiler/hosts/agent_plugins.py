@@ -7,17 +7,15 @@ from typing import Any
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import CoverageRow, HostBuild
 from memhub.compiler.hosts.common import (
-    EventSupport,
     compact,
     deep_merge,
-    instructions_row,
     json_artifact,
     json_bytes,
-    map_hooks,
     plugin_dir,
     plugin_metadata,
-    server_row,
 )
+from memhub.compiler.hosts.entries import instructions_row, server_row
+from memhub.compiler.hosts.hooks import EventSupport, map_hooks
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
@@ -37,6 +35,7 @@ ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
 EVENTS = dict.fromkeys(LOGICAL_EVENTS, _NO_HOOKS)
+TOOLS: dict[str, tuple[str, ...] | None] = {}  # no hooks, so no tool names to match
 
 
 def _fixed(value: str) -> str:

@@ -8,51 +8,53 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    ReadDocument,
+)
+from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
+    compact,
+    deep_merge,
+    icon_path,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+    plugin_metadata,
+)
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    command_handler,
+    grouped_hooks,
+    hook_entries,
+    map_hooks,
+    map_install_hooks,
+)
+from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
-    NATIVE_ROOT,
-    EventSupport,
     Launcher,
     bundle_launcher,
-    command_handler,
-    compact,
-    deep_merge,
-    grouped_hooks,
-    hook_entries,
-    icon_path,
     install_launcher,
-    instruction_entries,
-    instructions_row,
-    json_artifact,
-    json_bytes,
     launched,
     launcher_artifact,
-    map_hooks,
-    map_install_hooks,
-    mcp_entries,
-    plugin_dir,
-    plugin_metadata,
-    server_row,
-    skill_entries,
 )
-from memhub.compiler.importing.hostconfig import (
-    ENV_NAME,
-    Installed,
-    NotImportable,
-    Reader,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-    to_env_refs,
-)
+from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -61,10 +63,10 @@ from memhub.hubspec.refs import substitute
 name = "claude"
 title = "Claude Code"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("claude",)
+executables: tuple[str, ...] = ("claude",)
 # variables that move where this host keeps its files (scope.env_dir)
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
-placing_env = (CONFIG_DIR_ENV,)
+placing_env: tuple[str, ...] = (CONFIG_DIR_ENV,)
 summary = "Claude Code plugin + marketplace (.claude-plugin/), .mcp.json, hooks/claude-hooks.json"
 
 ROOT = "${CLAUDE_PLUGIN_ROOT}"
@@ -252,30 +254,39 @@ def _user_files(scope: Scope) -> tuple[Path, Path]:
     return config, (config / ".claude.json" if moved else scope.home / ".claude.json")
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills (CLAUDE_CONFIG_DIR
-    moves all three); project scope: .mcp.json, .claude/settings.json, .claude/skills."""
+def locations(scope: Scope) -> Locations:
+    """User scope: ~/.claude.json, ~/.claude/settings.json, ~/.claude/skills, ~/.claude/CLAUDE.md
+    (CLAUDE_CONFIG_DIR moves them); project scope: .mcp.json, .claude/settings.json,
+    .claude/skills, CLAUDE.md."""
     if scope.kind == "user":
         config, mcp_file = _user_files(scope)
-        settings, skills = config / "settings.json", config / "skills"
         memory = config / "CLAUDE.md"
     else:
-        mcp_file = scope.base / ".mcp.json"
-        settings, skills = (
-            scope.base / ".claude" / "settings.json",
-            scope.base / ".claude" / "skills",
-        )
+        config, mcp_file = scope.base / ".claude", scope.base / ".mcp.json"
         memory = scope.base / "CLAUDE.md"
+    return Locations(
+        mcp_file, "json-key", "mcpServers", config / "settings.json", config / "skills", memory
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks, skills and instructions where Claude Code reads them."""
+    where = locations(scope)
     launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
     entries, rows = mcp_entries(
-        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
+        hub,
+        name,
+        where.mcp_file,
+        where.mcp_kind,
+        where.mcp_key,
+        lambda s: _server(hub, s, launcher),
     )
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
-    entries += hook_entries(name, settings, mapped, command_handler)
-    entries += skill_entries(hub, name, skills)
-    blocks, block_rows = instruction_entries(hub, name, memory)
+    entries += hook_entries(name, where.hooks_file, mapped, command_handler)
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
@@ -290,7 +301,7 @@ def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
 # --- doctor: what decides whether Claude Code runs the hooks memhub installed (hosts.md 1.3) --
 
 
-def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+def hooks_switched_off(scope: Scope, read: ReadDocument) -> list[str]:
     """Settings that turn every hook off: `disableAllHooks: true` in the user's settings.json,
     or for project scope also in the project's settings.json and settings.local.json.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
@@ -328,70 +339,31 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     return "; ".join(found) or None
 
 
+hook_switches = HookSwitches(all_off=hooks_switched_off)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
+
+
 def read_installed(scope: Scope) -> Installed:
     """What Claude Code has installed in `scope`, for `memhub import`: the MCP servers of
     ~/.claude.json (user scope), or of .mcp.json and the project's local servers in
-    ~/.claude.json (project scope); skill folders; CLAUDE.md. `${VAR}` and `${VAR:-default}`
-    become `${env:VAR}` (a default is dropped, with a note); `timeout`, `alwaysLoad` and
-    other Claude-only keys are kept as overrides."""
-    reference = re.compile(r"\$\{(" + ENV_NAME + r")(:-[^}]*)?\}")
-    transports = {"http": "http", "streamable-http": "http", "sse": "sse"}
-
-    def convert(server: str, raw: Mapping[str, Any]) -> Any:
-        notes: list[str] = []
-
-        def value(text: str) -> str:
-            if any(m.group(2) for m in reference.finditer(text)):
-                notes.append("a ${VAR:-default} default was dropped (the hub has no defaults)")
-            return to_env_refs(text, reference)
-
-        kind = raw.get("type") or ("stdio" if "command" in raw else "http")
-        if kind == "stdio":
-            spec = stdio_spec(
-                value(nonempty(raw.get("command"), "command")),
-                [value(a) for a in strings(raw.get("args"), "args")],
-                {k: value(v) for k, v in string_map(raw.get("env"), "env").items()},
-            )
-            return spec, extras_of(raw, ("type", "command", "args", "env")), notes
-        if kind not in transports:
-            raise NotImportable(f"transport {kind!r} has no hub equivalent")
-        auth = raw.get("oauth")
-        if not isinstance(auth, Mapping):
-            auth = {}
-        oauth = oauth_spec(
-            auth.get("clientId"),
-            auth.get("callbackPort"),
-            auth.get("authServerMetadataUrl"),
-            auth.get("scopes"),
-        )
-        spec = remote_spec(
-            value(nonempty(raw.get("url"), "url")),
-            transports[kind],
-            {k: value(v) for k, v in string_map(raw.get("headers"), "headers").items()},
-            oauth,
-        )
-        extras = extras_of(raw, ("type", "url", "headers", *(("oauth",) if oauth else ())))
-        rest = extras_of(auth, ("clientId", "callbackPort", "authServerMetadataUrl", "scopes"))
-        if oauth and rest:
-            extras["oauth"] = rest
-        return spec, extras, notes
-
+    ~/.claude.json (project scope); skill folders; CLAUDE.md (converted by
+    claude_servers.hub_spec)."""
     reader = Reader(name, scope)
     config, user_file = _user_files(scope)
     if scope.kind == "user":
         servers = (reader.json(user_file) or {}).get("mcpServers")
-        reader.servers(user_file, servers, ("mcpServers",), "json-key", convert)
+        reader.servers(user_file, servers, ("mcpServers",), "json-key", hub_spec)
         reader.skills(config / "skills")
         reader.instructions(config / "CLAUDE.md")
         return reader.result()
     project_file = scope.base / ".mcp.json"
     servers = (reader.json(project_file) or {}).get("mcpServers")
-    reader.servers(project_file, servers, ("mcpServers",), "json-key", convert)
+    reader.servers(project_file, servers, ("mcpServers",), "json-key", hub_spec)
     # `claude mcp add` without --scope keeps a project's servers in ~/.claude.json (local).
     local = ((reader.json(user_file) or {}).get("projects") or {}).get(str(scope.base))
     if isinstance(local, Mapping):
         key = ("projects", str(scope.base), "mcpServers")
-        reader.servers(user_file, local.get("mcpServers"), key, "json-key", convert)
+        reader.servers(user_file, local.get("mcpServers"), key, "json-key", hub_spec)
     reader.skills(scope.base / ".claude" / "skills")
     for memory in (scope.base / "CLAUDE.md", scope.base / ".claude" / "CLAUDE.md"):
         reader.instructions(memory)

@@ -7,38 +7,45 @@ from collections.abc import Mapping
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+)
 from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
+    compact,
+    deep_merge,
+    icon_path,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+)
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
+from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
-    NATIVE_ROOT,
-    EventSupport,
     Launcher,
-    MappedHook,
     bundle_launcher,
-    compact,
-    deep_merge,
-    icon_path,
     install_launcher,
-    instruction_entries,
-    instructions_row,
-    json_artifact,
-    json_bytes,
     launched,
     launcher_artifact,
-    map_hooks,
-    map_install_hooks,
-    mcp_entries,
     oauth_not_carried,
-    plugin_dir,
-    server_row,
-    skill_entries,
 )
-from memhub.compiler.importing.hostconfig import (
-    Installed,
-    Reader,
+from memhub.compiler.importing.hostconfig import Installed, Reader
+from memhub.compiler.importing.shapes import (
     extras_of,
     nonempty,
     oauth_spec,
@@ -56,7 +63,7 @@ from memhub.templates import fill
 name = "cursor"
 title = "Cursor"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("cursor-agent", "cursor")
+executables: tuple[str, ...] = ("cursor-agent", "cursor")
 # variables that move where this host keeps its files (none: always under HOME)
 placing_env: tuple[str, ...] = ()
 summary = "Cursor plugin + marketplace (.cursor-plugin/), hooks/cursor-hooks.json, rules/*.mdc"
@@ -264,13 +271,33 @@ def build(hub: Hub) -> HostBuild:
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """~/.cursor (user) or .cursor (project): mcp.json, hooks.json (version 1), skills/."""
+def locations(scope: Scope) -> Locations:
+    """~/.cursor (user) or .cursor (project): mcp.json, hooks.json, skills/; a project's
+    AGENTS.md (Cursor keeps user rules in its settings, not in a file)."""
     folder = scope.base / ".cursor"
-    mcp_file, hooks_file = folder / "mcp.json", folder / "hooks.json"
+    agents = scope.base / "AGENTS.md" if scope.kind == "project" else None
+    return Locations(
+        folder / "mcp.json",
+        "json-key",
+        "mcpServers",
+        folder / "hooks.json",
+        folder / "skills",
+        agents,
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks (hooks.json of version 1), skills and instructions."""
+    where = locations(scope)
+    hooks_file = where.hooks_file
     launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
     entries, rows = mcp_entries(
-        hub, name, mcp_file, "json-key", "mcpServers", lambda s: _server(hub, s, launcher)
+        hub,
+        name,
+        where.mcp_file,
+        where.mcp_kind,
+        where.mcp_key,
+        lambda s: _server(hub, s, launcher),
     )
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
@@ -281,21 +308,14 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         Entry(name, str(hooks_file), "json-item", ("hooks", item.host_event), _handler(item))
         for item in mapped
     ]
-    entries += skill_entries(hub, name, folder / "skills")
-    if scope.kind == "project":
-        # Cursor reads a project's AGENTS.md, the same block Codex gets there.
-        blocks, block_rows = instruction_entries(hub, name, scope.base / "AGENTS.md")
-    else:
-        blocks, block_rows = (
-            [],
-            instructions_row(
-                hub,
-                name,
-                "unsupported",
-                "-",
-                "Cursor keeps user rules in its settings, not in a file",
-            ),
-        )
+    entries += skill_entries(hub, name, where.skills)
+    # In a project, Cursor reads AGENTS.md: the same block Codex gets there.
+    blocks, block_rows = instruction_entries(
+        hub,
+        name,
+        where.instructions,
+        missing="Cursor keeps user rules in its settings, not in a file",
+    )
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
@@ -312,6 +332,10 @@ def hooks_file_problems(document: Any) -> list[str]:
     if not isinstance(document, dict) or document.get("version") != 1:
         return ['it has no "version": 1 (Cursor reads hooks.json of format version 1)']
     return []
+
+
+hook_switches = HookSwitches(file_problems=hooks_file_problems)
+loader: Loader | None = None  # cursor-agent has no command that only loads its config
 
 
 def read_installed(scope: Scope) -> Installed:

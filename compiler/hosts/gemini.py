@@ -10,65 +10,53 @@ extension's files. Installs still write references only inside a server's `env`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
-from memhub.compiler.hosts.common import (
-    HTTP_NOT_LAUNCHED,
-    LAUNCH_BY_HUB,
-    LAUNCHED_BY,
-    LAUNCHER_EXECUTABLE,
-    EventSupport,
-    Launcher,
-    MappedHook,
-    bundle_launcher,
-    compact,
-    deep_merge,
-    env_names,
-    grouped_hooks,
-    hook_entries,
-    install_launcher,
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    ReadDocument,
+)
+from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, json_bytes, plugin_dir
+from memhub.compiler.hosts.entries import (
     instruction_entries,
     instructions_row,
-    json_artifact,
-    json_bytes,
-    launched,
-    launcher_artifact,
-    map_hooks,
-    map_install_hooks,
     mcp_entries,
-    oauth_not_carried,
-    plugin_dir,
     server_row,
     skill_entries,
 )
-from memhub.compiler.importing.hostconfig import (
-    ENV_NAME,
-    Installed,
-    NotImportable,
-    Reader,
-    cwd_for_hub,
-    extras_of,
-    nonempty,
-    oauth_spec,
-    remote_spec,
-    stdio_spec,
-    string_map,
-    strings,
-    to_env_refs,
+from memhub.compiler.hosts.gemini_servers import hub_spec, server_spec
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    MappedHook,
+    grouped_hooks,
+    hook_entries,
+    map_hooks,
+    map_install_hooks,
 )
+from memhub.compiler.hosts.launcher import (
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
+    Launcher,
+    bundle_launcher,
+    install_launcher,
+    launcher_artifact,
+)
+from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
 
 name = "gemini"
 title = "Gemini CLI"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
-executables = ("gemini",)
+executables: tuple[str, ...] = ("gemini",)
 # variables that move where this host keeps its files (its config is always under HOME)
 placing_env: tuple[str, ...] = ("GEMINI_CLI_TRUSTED_FOLDERS_PATH",)  # named in next steps
 summary = (
@@ -118,10 +106,6 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
 MS_PER_SECOND = 1000
 
 
-# Gemini's OAuth callback path; its port comes from `redirectUri` (default: a free port).
-REDIRECT_PATH = "/oauth/callback"
-
-
 def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
@@ -132,88 +116,11 @@ def _server(
     root: str | None = None,
     launcher: Launcher | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
-    """Gemini's server shape, or None with the reason it cannot be expressed.
-
-    `root` is the extension folder's reference (`${extensionPath}`); None for a
-    settings.json install, which has no plugin folder. `launcher`: start a stdio server
-    through memhub's launcher (the hub says `runtime: secrets: launcher`). A reason with a
-    spec is a caveat.
-    """
-
-    def value(text: str) -> str:
-        return substitute(
-            text, env=lambda n: "${" + n + "}", plugin_root=root or "", plugin_data=""
-        )
-
-    if isinstance(server, StdioServer):
-        values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
-    else:
-        values = [server.url, *server.headers.values()]
-    # Gemini (0.61) expands $VAR and ${VAR} in every string of settings.json and of
-    # gemini-extension.json when it loads them, so env references may go anywhere.
-    if root is not None and any(ref.kind == "plugin_data" for v in values for ref in references(v)):
-        return None, "Gemini extensions have no plugin data folder for ${plugin_data}"
-    if isinstance(server, StdioServer) and launcher is not None:
-        # Gemini expands ${VAR} itself, but only from its own environment, and with
-        # secret-looking variables (…_TOKEN, …_KEY) redacted first; the launcher falls back
-        # to the hub's .env for what does not reach it.
-        run = launched(server, launcher, plain=value, plugin_root=root or "", plugin_data="")
-        spec: dict[str, Any] = compact(
-            {
-                "command": run.command,
-                "args": run.args,
-                "env": run.env,
-                "cwd": value(server.cwd) if server.cwd and not env_names([server.cwd]) else None,
-                "description": server.description,
-            }
-        )
-        return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), (
-            f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
-        )
-    if isinstance(server, StdioServer):
-        cwd = server.cwd
-        if cwd is not None and root is not None and (cwd == "." or cwd.startswith("./")):
-            cwd = root + cwd[1:]  # the hub's ./x is inside the plugin; Gemini's is the session's
-        spec = compact(
-            {
-                "command": value(server.command),
-                "args": [value(a) for a in server.args],
-                "env": {k: value(v) for k, v in server.env.items()},
-                "cwd": value(cwd) if cwd else None,
-                "description": server.description,
-            }
-        )
-    else:
-        # Gemini 0.61 connects a bare `url` as streamable HTTP (createUrlTransport); SSE
-        # needs `type: sse` beside it.
-        url_key = "httpUrl" if server.transport == "http" else "url"
-        spec = compact(
-            {
-                url_key: value(server.url),
-                "type": "sse" if server.transport == "sse" else None,
-                "headers": {k: value(v) for k, v in server.headers.items()},
-                "oauth": compact(
-                    {
-                        "enabled": True,
-                        "clientId": server.oauth.client_id,
-                        "scopes": list(server.oauth.scopes),
-                        # Gemini listens on the port of its redirect URI (oauth-flow.ts)
-                        "redirectUri": f"http://localhost:{server.oauth.callback_port}"
-                        f"{REDIRECT_PATH}"
-                        if server.oauth.callback_port
-                        else None,
-                    }
-                )
-                if server.oauth
-                else None,
-                "description": server.description,
-            }
-        )
-    caveats = [HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else ""]
-    if isinstance(server, RemoteServer):
-        caveats.append(oauth_not_carried("Gemini CLI", server, ("scopes", "callback_port")))
-    caveat = "; ".join(c for c in caveats if c)
-    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), caveat
+    """server_spec with the hub's `overrides.gemini.mcp_servers.<name>` merged in last."""
+    spec, reason = server_spec(hub, server, root, launcher)
+    if spec is None:
+        return None, reason
+    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), reason
 
 
 def _launcher(hub: Hub, launcher: Launcher) -> Launcher | None:
@@ -277,12 +184,21 @@ def build(hub: Hub) -> HostBuild:
     return HostBuild(tuple(artifacts), tuple(rows))
 
 
-def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
-    """~/.gemini (user) or .gemini (project) settings.json: mcpServers and hooks; skills in
-    the cross-agent .agents/skills folder."""
+def locations(scope: Scope) -> Locations:
+    """~/.gemini (user) or .gemini (project) settings.json holds mcpServers and hooks; skills
+    in the cross-agent .agents/skills folder; GEMINI.md in ~/.gemini or the project root."""
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
+    memory = folder / CONTEXT_FILE if scope.kind == "user" else scope.base / CONTEXT_FILE
+    # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
+    # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
+    skills = scope.base / ".agents" / "skills"
+    return Locations(settings, "json-key", "mcpServers", settings, skills, memory)
 
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks, skills and instructions where Gemini CLI reads them."""
+    where = locations(scope)
     launcher = _launcher(hub, install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE)))
 
     def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
@@ -292,16 +208,13 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         status: CoverageStatus = "caveat" if reason else "mapped"
         return spec, server_row(name, server.name, status, "settings.json mcpServers", reason)
 
-    entries, rows = mcp_entries(hub, name, settings, "json-key", "mcpServers", spec_of)
+    entries, rows = mcp_entries(hub, name, where.mcp_file, where.mcp_kind, where.mcp_key, spec_of)
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
     )
-    entries += hook_entries(name, settings, mapped, _handler)
-    # Gemini reads ~/.agents/skills (and .agents/skills) ahead of its own skills folder, so
-    # the cross-agent folder it shares with Codex is the one copy that does not get shadowed.
-    entries += skill_entries(hub, name, scope.base / ".agents" / "skills")
-    memory = folder / "GEMINI.md" if scope.kind == "user" else scope.base / "GEMINI.md"
-    blocks, block_rows = instruction_entries(hub, name, memory)
+    entries += hook_entries(name, where.hooks_file, mapped, _handler)
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
 
 
@@ -344,7 +257,7 @@ def trust_step(scope: Scope) -> str:
 # --- doctor: what decides whether Gemini CLI runs the hooks memhub installed (hosts.md 4.2) --
 
 
-def _hooks_config(scope: Scope, read: Any) -> list[tuple[Any, dict[str, Any]]]:
+def _hooks_config(scope: Scope, read: ReadDocument) -> list[tuple[Any, dict[str, Any]]]:
     """(settings file, its `hooksConfig`) for the user's and, in project scope, the project's."""
     files = [scope.home / ".gemini" / "settings.json"]
     if scope.kind == "project":
@@ -357,7 +270,7 @@ def _hooks_config(scope: Scope, read: Any) -> list[tuple[Any, dict[str, Any]]]:
     return found
 
 
-def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
+def hooks_switched_off(scope: Scope, read: ReadDocument) -> list[str]:
     """Settings that turn every hook off: `hooksConfig.enabled: false` in settings.json.
     `read(path)` gives a file's data, None when it is absent or does not parse."""
     return [
@@ -367,7 +280,7 @@ def hooks_switched_off(scope: Scope, read: Any) -> list[str]:
     ]
 
 
-def hook_switched_off(scope: Scope, group: dict[str, Any], read: Any) -> str | None:
+def hook_switched_off(scope: Scope, group: dict[str, Any], read: ReadDocument) -> str | None:
     """Why Gemini skips this one hook group: a handler `name` listed in `hooksConfig.disabled`."""
     # Gemini matches `disabled` against handler names, which are strings.
     names = {
@@ -410,67 +323,21 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     return "; ".join(found) or None
 
 
+hook_switches = HookSwitches(all_off=hooks_switched_off, one_off=hook_switched_off)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal)
+
+
 def read_installed(scope: Scope) -> Installed:
     """What Gemini CLI has installed in `scope`, for `memhub import`: `mcpServers` of
     ~/.gemini/settings.json or .gemini/settings.json (`$VAR` / `${VAR}` in env become
     `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url` streamable HTTP), the
     .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
-
-    reference = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
-
-    def convert(server: str, raw: Mapping[str, Any]) -> Any:
-        description = raw.get("description") if isinstance(raw.get("description"), str) else None
-        if "command" in raw:
-            cwd = raw.get("cwd")
-            relative = cwd_for_hub(cwd) if isinstance(cwd, str) else None
-            env = string_map(raw.get("env"), "env")
-            spec = stdio_spec(
-                nonempty(raw.get("command"), "command"),
-                strings(raw.get("args"), "args"),
-                {k: to_env_refs(v, reference) for k, v in env.items()},
-                relative,
-                description,
-            )
-            mapped = (
-                "type",
-                "command",
-                "args",
-                "env",
-                "description",
-                *(("cwd",) if relative else ()),
-            )
-            return spec, extras_of(raw, mapped), []
-        kind = raw.get("type")
-        if kind not in (None, "http", "sse") or not ("url" in raw or "httpUrl" in raw):
-            raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")
-        url_key = "httpUrl" if "httpUrl" in raw else "url"
-        transport = "sse" if kind == "sse" and url_key == "url" else "http"
-        auth = raw.get("oauth")
-        if not isinstance(auth, Mapping):
-            auth = {}
-        redirect = re.fullmatch(
-            r"http://localhost:(\d+)" + re.escape(REDIRECT_PATH), str(auth.get("redirectUri"))
-        )
-        port = int(redirect.group(1)) if redirect else None
-        oauth = oauth_spec(auth.get("clientId"), port, scopes=auth.get("scopes"))
-        headers = string_map(raw.get("headers"), "headers")
-        spec = remote_spec(
-            nonempty(raw.get(url_key), url_key), transport, headers, oauth, description
-        )
-        notes: list[str] = []
-        mapped = ("type", url_key, "headers", "description", *(("oauth",) if oauth else ()))
-        extras = extras_of(raw, mapped)
-        rest = extras_of(auth, ("clientId", "scopes", *(("redirectUri",) if redirect else ())))
-        if oauth and rest:
-            extras["oauth"] = rest
-        return spec, extras, notes
-
     reader = Reader(name, scope)
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"
     data = reader.json(settings) or {}
-    reader.servers(settings, data.get("mcpServers"), ("mcpServers",), "json-key", convert)
+    reader.servers(settings, data.get("mcpServers"), ("mcpServers",), "json-key", hub_spec)
     for skills in (scope.base / ".agents" / "skills", folder / "skills"):
         reader.skills(skills)
     names = (data.get("context") or {}).get("fileName") or "GEMINI.md"

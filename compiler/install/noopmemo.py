@@ -24,6 +24,7 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,7 +40,8 @@ KEY_FILE = "key"
 KEY_BYTES = 32
 # Variables that move every host's folders or memhub's own; each host adds its own.
 PLACING_ENV = ("HOME", "MEMHUB_HOME", "XDG_CONFIG_HOME")
-_CODE_ROOT = Path(__file__).resolve().parents[2]  # the package root: compiler/install/ is two down
+_CODE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding compiler/, hubspec/, ...
+_CODE_FOLDERS = ("compiler", "hubspec", "runtime", "schemas", "templates")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,21 +66,21 @@ def memo_key(
         "hub": os.path.abspath(hub_file),
         "args": {k: str(v) for k, v in sorted(args.items())},
         "env": {name: env.get(name) for name in (*PLACING_ENV, *sorted(set(host_env)))},
+        # installed hook commands name this interpreter and this code's runtime
+        "python": sys.executable,
+        "code": os.fspath(_CODE_ROOT),
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def _code_files() -> list[str]:
-    """memhub's own modules, schemas and templates: an edit or upgrade changes the answer
-    (the compiler's subpackages too: cli, hosts, install, formats, safewrite, ...)."""
-    folders = [_CODE_ROOT / "compiler", _CODE_ROOT / "hubspec"]
-    folders += [_CODE_ROOT / "schemas", _CODE_ROOT / "templates"]
-    with contextlib.suppress(OSError), os.scandir(_CODE_ROOT / "compiler") as items:
-        folders += [Path(i.path) for i in items if i.is_dir() and not i.name.startswith("__")]
-    found = []
-    for folder in folders:
-        with contextlib.suppress(OSError), os.scandir(folder) as items:
-            found += [item.path for item in items if item.is_file()]
+    """memhub's own modules, schemas and templates, subpackages included: an edit or upgrade
+    changes the answer."""
+    found: list[str] = []
+    for folder in _CODE_FOLDERS:
+        for parent, dirs, files in os.walk(_CODE_ROOT / folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            found += (os.path.join(parent, name) for name in files)
     return sorted(found)
 
 

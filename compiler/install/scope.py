@@ -41,6 +41,18 @@ def installation_scripts() -> Path | None:
     return None
 
 
+def installation_hook() -> tuple[str, str] | None:
+    """(interpreter, runtime hook.py) of the memhub running now, both absolute; None when
+    either is unknown (an embedded interpreter, a runtime not on disk)."""
+    python = sys.executable
+    if not python or not os.path.isabs(python):
+        return None
+    import memhub.runtime
+
+    script = os.path.join(os.path.dirname(os.path.abspath(memhub.runtime.__file__)), "hook.py")
+    return (python, script) if os.path.isfile(script) else None
+
+
 class ScopeError(MemhubError):
     """The environment names a host folder memhub cannot place."""
 
@@ -65,6 +77,9 @@ class Scope:
     env: Mapping[str, str] = field(default_factory=dict)
     # This installation's console scripts (installation_scripts); None: name them bare.
     scripts: Path | None = None
+    # This installation's interpreter and runtime hook.py (installation_hook); None: hooks
+    # run the `memhub-hook` console script.
+    hook: tuple[str, str] | None = None
 
     @classmethod
     def from_environment(cls, kind: ScopeKind, project: Path | None = None) -> Scope:
@@ -72,7 +87,7 @@ class Scope:
         home = Path(env.get("HOME") or Path.home())
         if kind == "project":
             project = (project or Path.cwd()).absolute()
-        return cls(kind, home, project, env, installation_scripts())
+        return cls(kind, home, project, env, installation_scripts(), installation_hook())
 
     def script(self, name: str) -> str:
         """How a host file names console script `name`: its absolute path when known."""
@@ -81,6 +96,16 @@ class Scope:
     def script_command(self, name: str) -> str:
         """`script(name)` as the first word of a shell command (quoted when it must be)."""
         return shlex.quote(self.script(name))
+
+    def hook_entry(self) -> str:
+        """The first words of an installed hook's command: this installation's interpreter
+        with `-S` on its runtime's hook.py, both by absolute path. The `memhub-hook` console
+        script costs about three times as much (site, `re`, the `memhub` package), and a bare
+        `python3` may be a version manager's shim (pyenv's costs 6.9x the real binary)."""
+        if self.hook is None:
+            return self.script_command(HOOK_SCRIPT)
+        python, script = self.hook
+        return f"{shlex.quote(python)} -S {shlex.quote(script)}"
 
     def env_dir(self, name: str, default: Path) -> Path:
         """A folder an environment variable may move (CLAUDE_CONFIG_DIR, CODEX_HOME).

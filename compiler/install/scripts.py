@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler.hosts.common import HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE
+from memhub.compiler.hosts.hooks import HOOK_EXECUTABLE
+from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 

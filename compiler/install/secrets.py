@@ -50,9 +50,13 @@ def env_file_values(hub: Hub) -> dict[str, str]:
     path = env_file(hub)
     if not check_env_file(path):
         return {}
+    return parse_env(_env_text(path))
+
+
+def parse_env(text: str) -> dict[str, str]:
+    """NAME=value pairs of .env text: python-dotenv's parser, the one memhub reads .env with."""
     from dotenv import dotenv_values
 
-    text = _env_text(path)
     values = dotenv_values(stream=io.StringIO(text), interpolate=False)
     return {k: v for k, v in values.items() if v is not None}
 

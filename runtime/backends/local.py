@@ -1,4 +1,4 @@
-"""The local capture backend (the embedded default) and the backend interface.
+"""The local capture backend (the embedded default; the interface is in `base`).
 
 Stdlib only (`sqlite3`): it runs in hook processes. One SQLite database,
 `$MEMHUB_HOME/store.sqlite` (WAL, busy timeout), holds
@@ -10,78 +10,23 @@ Stdlib only (`sqlite3`): it runs in hook processes. One SQLite database,
   new version of an id (Gemini rewrites messages under their id) replaces the old one and
   keeps its place in the order.
 
-Every backend has one method, `import_conversation(session_header, records) -> ack`, where
-`session_header` is `{"conversation_id", "session_id", "host", "title", "cwd", "flush"}`
-and `records` are `Record.to_json()` dicts, and the ack is
-`{"conversation_id", "ack_through": <id of the last record stored, or None>,
-"records_new", "records_updated", "records_unchanged", "records_dropped"}`. Errors are
-`BackendError` (retryable or not), `PayloadTooLarge` (HTTP 413: capture halves the
-session's payload cap) and `AuthFailed` (the credential was refused).
+It answers `import_conversation` as `base` describes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+
+from .base import BackendError, canonical, digest, memhub_home
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
-
-
-class BackendError(Exception):
-    """A backend did not store the payload. `retryable` says whether trying later may work."""
-
-    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None):
-        super().__init__(message)
-        self.retryable = retryable
-        self.status = status
-
-
-class PayloadTooLarge(BackendError):
-    """The backend refused the payload for its size (HTTP 413)."""
-
-    def __init__(self, message: str = "payload too large (413)", *, size: int | None = None):
-        super().__init__(message, retryable=True, status=413)
-        self.size = size
-
-
-class AuthFailed(BackendError):
-    """The backend refused the credential (HTTP 401/403), or there is none."""
-
-    def __init__(self, message: str, *, status: int | None = None):
-        super().__init__(message, retryable=False, status=status)
-
-
-class Backend(Protocol):
-    kind: str
-
-    def import_conversation(
-        self, session_header: dict[str, Any], records: list[dict[str, Any]]
-    ) -> dict[str, Any]: ...
-
-    def close(self) -> None: ...
-
-
-def memhub_home() -> Path:
-    configured = os.environ.get("MEMHUB_HOME")
-    return Path(configured) if configured else Path.home() / ".memhub"
-
-
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def canonical(record: dict[str, Any]) -> bytes:
-    """A record's canonical JSON bytes (sorted keys, compact): what digests are taken of."""
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8", "surrogatepass"
-    )
 
 
 _DDL = """
@@ -194,53 +139,9 @@ class LocalStore:
                     "SELECT COALESCE(MAX(seq), 0) FROM records WHERE conversation_id = ?",
                     (conversation_id,),
                 ).fetchone()
-                for record_id, record, body, sig in rows:
-                    old = db.execute(
-                        "SELECT digest FROM records WHERE conversation_id = ? AND record_id = ?",
-                        (conversation_id, record_id),
-                    ).fetchone()
-                    if old is None:
-                        seq += 1
-                        db.execute(
-                            "INSERT INTO records (conversation_id, record_id, seq, ts, kind,"
-                            " body, digest, received, stored_at) VALUES (?,?,?,?,?,?,?,1,?)",
-                            (
-                                conversation_id,
-                                record_id,
-                                seq,
-                                _str(record.get("ts")),
-                                _str(record.get("kind")),
-                                body,
-                                sig,
-                                now,
-                            ),
-                        )
-                        counts["records_new"] += 1
-                        if record.get("kind") == REWIND:
-                            _rewind(db, conversation_id, record, seq)
-                    elif old[0] == sig:
-                        db.execute(
-                            "UPDATE records SET received = received + 1"
-                            " WHERE conversation_id = ? AND record_id = ?",
-                            (conversation_id, record_id),
-                        )
-                        counts["records_unchanged"] += 1
-                    else:
-                        db.execute(
-                            "UPDATE records SET body = ?, digest = ?, ts = ?, kind = ?,"
-                            " received = received + 1, stored_at = ?, rewound = 0"
-                            " WHERE conversation_id = ? AND record_id = ?",
-                            (
-                                body,
-                                sig,
-                                _str(record.get("ts")),
-                                _str(record.get("kind")),
-                                now,
-                                conversation_id,
-                                record_id,
-                            ),
-                        )
-                        counts["records_updated"] += 1
+                for row in rows:
+                    outcome, seq = _store_record(db, conversation_id, row, seq, now)
+                    counts[outcome] += 1
                 db.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
@@ -364,6 +265,47 @@ class LocalStore:
 REWIND = "rewind"
 # Gemini's operations and header: what a rewind never takes back
 _NOT_MESSAGES = ("rewind", "set", "meta")
+
+
+def _store_record(
+    db: sqlite3.Connection,
+    conversation_id: str,
+    row: tuple[str, dict[str, Any], str, str],
+    seq: int,
+    now: float,
+) -> tuple[str, int]:
+    """Insert, update or count again one record (inside the caller's transaction); returns
+    which counter it adds to and the conversation's last sequence number."""
+    record_id, record, body, sig = row
+    old = db.execute(
+        "SELECT digest FROM records WHERE conversation_id = ? AND record_id = ?",
+        (conversation_id, record_id),
+    ).fetchone()
+    ts, kind = _str(record.get("ts")), _str(record.get("kind"))
+    if old is None:
+        seq += 1
+        db.execute(
+            "INSERT INTO records (conversation_id, record_id, seq, ts, kind,"
+            " body, digest, received, stored_at) VALUES (?,?,?,?,?,?,?,1,?)",
+            (conversation_id, record_id, seq, ts, kind, body, sig, now),
+        )
+        if record.get("kind") == REWIND:
+            _rewind(db, conversation_id, record, seq)
+        return "records_new", seq
+    if old[0] == sig:
+        db.execute(
+            "UPDATE records SET received = received + 1"
+            " WHERE conversation_id = ? AND record_id = ?",
+            (conversation_id, record_id),
+        )
+        return "records_unchanged", seq
+    db.execute(
+        "UPDATE records SET body = ?, digest = ?, ts = ?, kind = ?,"
+        " received = received + 1, stored_at = ?, rewound = 0"
+        " WHERE conversation_id = ? AND record_id = ?",
+        (body, sig, ts, kind, now, conversation_id, record_id),
+    )
+    return "records_updated", seq
 
 
 def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any], seq: int) -> None:

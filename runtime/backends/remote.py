@@ -26,157 +26,29 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import time
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .local import AuthFailed, BackendError, PayloadTooLarge, memhub_home
+from .base import AuthFailed, BackendError, PayloadTooLarge
+from .credential import (  # noqa: F401  (the public API of the remote backend)
+    credential_expired,
+    credential_path,
+    load_credential,
+    save_credential,
+)
+from .transport import Response, TransportError, make_transport
 
 PROTOCOL_VERSION = "2025-06-18"
 CLIENT_INFO = {"name": "memhub-capture", "version": "1"}
 LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
-CREDENTIAL_FILE = "credentials.json"
-
-
-# --- credential --------------------------------------------------------------------------
-
-
-def credential_path() -> Path:
-    return memhub_home() / CREDENTIAL_FILE
-
-
-def load_credential() -> dict[str, Any] | None:
-    """`{"api_key", "source", ...}` from `MEMHUB_API_KEY` or the credential file, else None."""
-    env_key = os.environ.get("MEMHUB_API_KEY", "").strip()
-    if env_key:
-        return {"api_key": env_key, "source": "env"}
-    path = credential_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("api_key"), str):
-        return None
-    data["source"] = "file"
-    return data
-
-
-def save_credential(api_key: str, *, expires_at: str | None = None) -> Path:
-    """Store `api_key` 0600 under MEMHUB_HOME (atomically); returns the file."""
-    path = credential_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    body: dict[str, Any] = {
-        "api_key": api_key,
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    if expires_at:
-        body["expires_at"] = expires_at
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, (json.dumps(body, indent=2) + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    return path
-
-
-def credential_expired(credential: dict[str, Any] | None) -> bool:
-    expires = (credential or {}).get("expires_at")
-    if not isinstance(expires, str) or not expires:
-        return False
-    return expires <= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-# --- HTTP transports -------------------------------------------------------------------
-
-
-class TransportError(Exception):
-    """The request may or may not have reached the server (timeout, reset, refused)."""
-
-
-class _Response:
-    def __init__(self, status: int, headers: dict[str, str], body: bytes):
-        self.status = status
-        self.headers = {k.lower(): v for k, v in headers.items()}
-        self.body = body
-
-
-class _HttpxTransport:
-    def __init__(self, timeout: float, connect_timeout: float):
-        import httpx
-
-        self._httpx = httpx
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=connect_timeout),
-            follow_redirects=False,
-            trust_env=False,
-        )
-
-    def post(self, url: str, headers: dict[str, str], body: bytes) -> _Response:
-        try:
-            reply = self._client.post(url, headers=headers, content=body)
-        except self._httpx.TransportError as exc:  # timeouts, resets, protocol errors
-            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
-        return _Response(reply.status_code, dict(reply.headers), reply.content)
-
-    def close(self) -> None:
-        self._client.close()
-
-
-class _UrllibTransport:
-    def __init__(self, timeout: float, connect_timeout: float):
-        import urllib.request
-
-        class NoRedirect(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-                return None
-
-        self._request = urllib.request
-        self._opener = urllib.request.build_opener(NoRedirect, urllib.request.ProxyHandler({}))
-        self._timeout = timeout
-
-    def post(self, url: str, headers: dict[str, str], body: bytes) -> _Response:
-        import http.client
-        import urllib.error
-
-        request = self._request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with self._opener.open(request, timeout=self._timeout) as reply:
-                return _Response(reply.status, dict(reply.headers.items()), reply.read())
-        except urllib.error.HTTPError as exc:
-            try:
-                data = exc.read()
-            except (OSError, http.client.HTTPException):
-                data = b""
-            return _Response(exc.code, dict(exc.headers.items()) if exc.headers else {}, data)
-        except (TimeoutError, urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
-
-    def close(self) -> None:
-        pass
-
-
-def _transport(kind: str | None, timeout: float, connect_timeout: float) -> Any:
-    kind = kind or os.environ.get("MEMHUB_HTTP_CLIENT") or "auto"
-    if kind in ("auto", "httpx"):
-        try:
-            return _HttpxTransport(timeout, connect_timeout)
-        except ImportError:
-            if kind == "httpx":
-                raise
-    return _UrllibTransport(timeout, connect_timeout)
 
 
 # --- JSON-RPC over streamable HTTP ---------------------------------------------------------
 
 
-def _messages(response: _Response) -> list[Any]:
+def _messages(response: Response) -> list[Any]:
     """The JSON-RPC messages of a reply: a JSON body, or every `data:` event of an SSE body."""
     kind = response.headers.get("content-type", "")
     text = response.body.decode("utf-8", "replace")
@@ -261,7 +133,7 @@ class RemoteBackend:
         self.max_backoff = max_backoff
         self.deadline = deadline
         self._sleep = sleep
-        self._http = _transport(client, timeout, connect_timeout)
+        self._http = make_transport(client, timeout, connect_timeout)
         self._ready = False
         self._session: str | None = None
         self._protocol: str | None = None
@@ -394,7 +266,7 @@ class RemoteBackend:
         self._check_status(reply)
         return self._result(reply, request_id)
 
-    def _result(self, reply: _Response, request_id: int) -> dict[str, Any]:
+    def _result(self, reply: Response, request_id: int) -> dict[str, Any]:
         for message in _messages(reply):
             if not isinstance(message, dict) or message.get("id") != request_id:
                 continue
@@ -410,7 +282,7 @@ class RemoteBackend:
             return result
         raise _Retryable(f"no JSON-RPC response in the reply ({reply.status})")
 
-    def _check_status(self, reply: _Response) -> None:
+    def _check_status(self, reply: Response) -> None:
         status = reply.status
         if status < 300:
             return

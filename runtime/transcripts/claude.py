@@ -19,25 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .records import (
-    Record,
-    Session,
-    choose_title,
-    classify_blocks,
-    file_ts,
-    fold_title,
-    host_dir,
-    is_host_id,
-    iter_file_records,
-    jsonl_records,
-    later,
-    load_line,
-    prompt_title,
-    stable_id,
-    take_ts,
-    usage_of,
-    usage_once,
-)
+from .lines import iter_file_records, jsonl_records, load_line
+from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of, usage_once
+from .timestamps import file_ts, later, take_ts
+from .titles import choose_title, classify_blocks, fold_title, prompt_title
 
 HOST = "claude"
 # types the reader knows that are not conversation content

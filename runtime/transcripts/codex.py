@@ -22,23 +22,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .records import (
-    INVALID,
-    Record,
-    Session,
-    block_text,
-    file_ts,
-    host_dir,
-    iso_utc,
-    iter_file_records,
-    jsonl_records,
-    later,
-    load_line,
-    prompt_title,
-    stable_id,
-    take_ts,
-    usage_of,
-)
+from .lines import INVALID, iter_file_records, jsonl_records, load_line
+from .records import Record, Session, host_dir, stable_id, usage_of
+from .timestamps import file_ts, iso_utc, later, take_ts
+from .titles import block_text, prompt_title
 
 HOST = "codex"
 _ROLLOUT = re.compile(
@@ -189,6 +176,48 @@ def parse_lines(session_id: str, data: bytes, start: int, context: dict[str, Any
     return jsonl_records(HOST, session_id, data, start, context, _record)
 
 
+def _response_item(sub: str | None, payload: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    """(kind, role, text) of a `response_item` line."""
+    if sub == "message" or (sub is None and "role" in payload):
+        role = payload.get("role") if isinstance(payload.get("role"), str) else None
+        return (
+            "message",
+            "system" if role == "developer" else role,
+            block_text(payload.get("content")) or None,
+        )
+    if sub == "reasoning":
+        text = block_text(payload.get("summary"), ("summary_text", "text")) or None
+        return "reasoning", "assistant", text
+    if sub in CALLS:
+        return "tool_call", "assistant", None
+    if sub in OUTPUTS:
+        output = payload.get("output")
+        return "tool_result", "tool", output if isinstance(output, str) else None
+    if sub in COMPACTIONS:
+        return "compaction", None, None
+    if sub == "ghost_snapshot":
+        return "event", None, None
+    return sub or "response_item", None, None
+
+
+def _event_msg(
+    sub: str | None, payload: dict[str, Any], context: dict[str, Any]
+) -> tuple[str, str | None, str | None, dict[str, int] | None]:
+    """(kind, role, text, usage) of an `event_msg` line."""
+    if sub in ("token_count", "turn.completed"):
+        return "usage", None, None, _usage(payload, context)
+    if sub == "thread_name_updated":
+        name = payload.get("thread_name")
+        return "title", None, name if isinstance(name, str) else None, None
+    if sub == "context_compacted":
+        return "compaction", None, None, None
+    if sub in ("user_message", "agent_message", "agent_reasoning"):
+        message = payload.get("message", payload.get("text"))
+        role = "user" if sub == "user_message" else "assistant"
+        return "event", role, message if isinstance(message, str) else None, None
+    return "event", None, None, None
+
+
 def _record(
     session_id: str, obj: dict[str, Any], offset: int, end: int, context: dict[str, Any]
 ) -> Record:
@@ -212,44 +241,11 @@ def _record(
         if model:
             context["model"] = model
     elif kind_of == "response_item":
-        if sub == "message" or (sub is None and "role" in payload):
-            kind = "message"
-            role = payload.get("role") if isinstance(payload.get("role"), str) else None
-            if role == "developer":
-                role = "system"
-            text = block_text(payload.get("content")) or None
-        elif sub == "reasoning":
-            kind, role = "reasoning", "assistant"
-            text = block_text(payload.get("summary"), ("summary_text", "text")) or None
-        elif sub in CALLS:
-            kind, role = "tool_call", "assistant"
-        elif sub in OUTPUTS:
-            kind, role = "tool_result", "tool"
-            output = payload.get("output")
-            text = output if isinstance(output, str) else None
-        elif sub in COMPACTIONS:
-            kind = "compaction"
-        elif sub == "ghost_snapshot":
-            kind = "event"
-        else:
-            kind = sub or "response_item"
+        kind, role, text = _response_item(sub, payload)
         if kind in ("message", "reasoning", "tool_call"):
             model = context.get("model")
     elif kind_of == "event_msg":
-        kind = "event"
-        if sub in ("token_count", "turn.completed"):
-            kind = "usage"
-            usage = _usage(payload, context)
-        elif sub == "thread_name_updated":
-            kind = "title"
-            name = payload.get("thread_name")
-            text = name if isinstance(name, str) else None
-        elif sub == "context_compacted":
-            kind = "compaction"
-        elif sub in ("user_message", "agent_message", "agent_reasoning"):
-            role = "user" if sub == "user_message" else "assistant"
-            message = payload.get("message", payload.get("text"))
-            text = message if isinstance(message, str) else None
+        kind, role, text, usage = _event_msg(sub, payload, context)
     elif kind_of == "compacted":
         kind = "compaction"
         message = payload.get("message")

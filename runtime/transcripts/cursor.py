@@ -30,22 +30,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .records import (
-    Record,
-    Session,
-    classify_blocks,
-    file_ts,
-    is_host_id,
-    iso_utc,
-    iter_file_records,
-    jsonl_records,
-    later,
-    load_line,
-    prompt_title,
-    stable_id,
-    take_ts,
-    usage_of,
-)
+from .lines import iter_file_records, jsonl_records, load_line
+from .records import Record, Session, is_host_id, stable_id, usage_of
+from .timestamps import file_ts, iso_utc, later, take_ts
+from .titles import classify_blocks, prompt_title
 
 HOST = "cursor"
 DEFAULT_NAMES = frozenset({"", "new agent", "new chat", "untitled"})

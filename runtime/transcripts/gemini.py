@@ -25,24 +25,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .records import (
-    INVALID,
-    Record,
-    Session,
-    block_text,
-    file_ts,
-    host_dir,
-    is_host_id,
-    iso_utc,
-    iter_file_records,
-    jsonl_records,
-    later,
-    load_line,
-    prompt_title,
-    stable_id,
-    take_ts,
-    usage_of,
-)
+from .lines import INVALID, iter_file_records, jsonl_records, load_line
+from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of
+from .timestamps import file_ts, iso_utc, later, take_ts
+from .titles import block_text, prompt_title
 
 HOST = "gemini"
 ROLES = {"user": "user", "gemini": "assistant", "model": "assistant"}

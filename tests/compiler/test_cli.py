@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
@@ -17,6 +18,11 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def data(stdout: str) -> Any:
+    """The `data` of a --json envelope."""
+    return json.loads(stdout)["data"]
 
 
 @pytest.fixture
@@ -46,7 +52,7 @@ def test_second_build_reports_unchanged_and_removes_stale_files(
     (out / "plugins/full-probe/stale.txt").write_text("old")
     code, stdout, _ = run(capsys, "build", str(hub), "--out", str(out), "--json")
     assert code == 0
-    statuses = {f["path"]: f["status"] for f in json.loads(stdout)["files"]}
+    statuses = {f["path"]: f["status"] for f in data(stdout)["files"]}
     assert statuses.pop("plugins/full-probe/stale.txt") == "delete"
     assert set(statuses.values()) == {"unchanged"}
     assert not (out / "plugins/full-probe/stale.txt").exists()
@@ -66,7 +72,7 @@ def test_build_with_host_selection_writes_only_that_host(hub: Path, tmp_path: Pa
     out = tmp_path / "out"
     code, stdout, _ = run(capsys, "build", str(hub), "--out", str(out), "--host", "codex", "--json")
     assert code == 0
-    report = json.loads(stdout)
+    report = data(stdout)
     assert report["hosts"] == ["codex"]
     paths = {f["path"] for f in report["files"]}
     assert ".agents/plugins/marketplace.json" in paths
@@ -114,7 +120,7 @@ def test_diff_json_carries_fingerprints_and_keys_not_contents(
 ) -> None:
     code, stdout, _ = run(capsys, "diff", str(hub), "--against", str(tmp_path / "none"), "--json")
     assert code == 0
-    report = json.loads(stdout)
+    report = data(stdout)
     assert report["summary"]["create"] == len(report["changes"])
     first = report["changes"][0]
     assert first["target"].startswith("sha256:") and first["actual"] is None
@@ -130,7 +136,8 @@ def test_validate_ok_and_warnings(hub: Path, capsys) -> None:
     code, stdout, err = run(capsys, "validate", str(hub))
     assert code == 0
     assert stdout.startswith("valid: full-probe 1.2.3")
-    assert "warning: agent-plugins: hook 'start': Agent Plugins 1.0 defines no hooks" in err
+    line = "agent-plugins: hook 'start': Agent Plugins 1.0 defines no hooks"
+    assert f"warning: [build only] {line}" in err
 
 
 def test_validate_json_lists_problems_with_positions(hub: Path, capsys) -> None:
@@ -139,8 +146,9 @@ def test_validate_json_lists_problems_with_positions(hub: Path, capsys) -> None:
     code, stdout, _ = run(capsys, "validate", str(hub), "--json")
     assert code == 2
     report = json.loads(stdout)
-    assert report["valid"] is False
-    (problem,) = report["problems"]
+    assert report["data"]["valid"] is False and report["ok"] is False
+    (error,) = report["errors"]
+    (problem,) = error["problems"]
     assert problem["file"].endswith("hub.yaml")
     assert problem["key"] == "hooks[7].event"
     assert "turn_end" in problem["message"] and problem["fix"]
@@ -171,7 +179,7 @@ def test_init_creates_a_hub_that_builds_without_warning(tmp_path: Path, capsys) 
     code, stdout, _ = run(capsys, "validate", str(target), "--json")
     assert code == 0
     report = json.loads(stdout)
-    assert report["plugin"] == "my-tools"
+    assert report["data"]["plugin"] == "my-tools"
     assert report["warnings"] == []
 
 
@@ -186,7 +194,7 @@ def test_init_never_overwrites(tmp_path: Path, capsys) -> None:
 def test_hosts_lists_every_adapter(capsys) -> None:
     code, stdout, _ = run(capsys, "hosts", "--json")
     assert code == 0
-    hosts = {h["name"]: h for h in json.loads(stdout)}
+    hosts = {h["name"]: h for h in data(stdout)}
     assert set(hosts) == {"claude", "codex", "cursor", "gemini", "agent-plugins"}
     assert hosts["codex"]["events"]["turn_end"]["host_event"] == "Stop"
     assert hosts["gemini"]["events"]["turn_end"]["host_event"] == "AfterAgent"

@@ -280,7 +280,7 @@ def test_build_writes_nothing_in_home(builds: dict[str, Builds], name: str) -> N
 @pytest.mark.parametrize("name", EXAMPLE_HUBS)
 def test_rebuild_into_same_folder_is_all_unchanged(builds: dict[str, Builds], name: str) -> None:
     b = builds[name]
-    report = json.loads(b.rebuild.stdout)
+    report = json.loads(b.rebuild.stdout)["data"]
     statuses = {item["path"]: item["status"] for item in report["files"]}
     expected = set(files_only(b.tree_a)) - {BUILD_MARKER}
     assert set(statuses) == expected

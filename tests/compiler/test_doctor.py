@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
-from memhub.compiler.doctor.checks import check_command
+from memhub.compiler.doctor.commands import check_command
 from memhub.compiler.hosts import codex
 
 from tests.hubs import REPO
@@ -38,7 +38,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def doctor(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
     code, out, err = run(capsys, "doctor", *args, "--json")
     assert out, err
-    return code, json.loads(out)
+    return code, json.loads(out)["data"]
 
 
 def failures(report: dict[str, Any], name: str | None = None) -> list[dict[str, str]]:
@@ -526,7 +526,7 @@ def test_with_a_hub_the_hubs_hosts_bound_the_default_and_doctor_says_which(
     (hub / "hub.yaml").write_text(text.replace("mcp:\n", "hosts: [claude, cursor]\nmcp:\n", 1))
     _hosts_on_path(tmp_path, monkeypatch, "claude", "codex", "gemini")
     code, out, err = run(capsys, "doctor", str(hub), "--json")
-    report = json.loads(out)
+    report = json.loads(out)["data"]
     assert report["hosts"] == ["claude"], "codex and gemini are on PATH, not in `hosts:`"
     assert "hosts: claude (the hub's `hosts:` whose CLI is on PATH" in err
     assert "on PATH but not in `hosts:`: codex, gemini" in err
@@ -537,7 +537,7 @@ def test_with_a_hub_the_hubs_hosts_bound_the_default_and_doctor_says_which(
     assert "hosts: claude, codex (" in err and "and where this hub is applied: codex" in err
     assert "codex" in out
     code, out, err = run(capsys, "doctor", str(hub), "--hosts", "gemini", "--json")
-    assert json.loads(out)["hosts"] == ["gemini"] and "as named by --hosts" in err
+    assert json.loads(out)["data"]["hosts"] == ["gemini"] and "as named by --hosts" in err
 
 
 def test_without_a_hub_doctor_says_it_checks_where_memhub_applied(
@@ -545,5 +545,5 @@ def test_without_a_hub_doctor_says_it_checks_where_memhub_applied(
 ) -> None:
     assert run(capsys, "apply", str(hub), "--hosts", "cursor")[0] == 0
     code, out, err = run(capsys, "doctor", "--json")
-    assert code == 0 and json.loads(out)["hosts"] == ["cursor"]
+    assert code == 0 and json.loads(out)["data"]["hosts"] == ["cursor"]
     assert "hosts: cursor (where memhub applied something in user scope" in err

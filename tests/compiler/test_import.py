@@ -22,9 +22,11 @@ import pytest
 import yaml
 from memhub.compiler.cli import import_ as import_cli
 from memhub.compiler.cli.main import main
-from memhub.compiler.importing.planner import env_line, parse_env
+from memhub.compiler.importing.secretmove import env_line
+from memhub.compiler.install.secrets import parse_env
 from memhub.hubspec import load
 from memhub.hubspec.schema_check import hub_schema
+from memhub.schemas import schema_hosts
 
 from tests.hubs import REPO
 
@@ -199,7 +201,7 @@ def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) ->
 
 def has_overrides(host: str) -> bool:
     """Whether hub.yaml may carry `overrides.<host>` (Gemini gains them with its bundle)."""
-    return host in hub_schema()["properties"]["overrides"]["propertyNames"]["enum"]
+    return host in schema_hosts(hub_schema())
 
 
 def hub_data(into: Path) -> dict[str, Any]:
@@ -251,7 +253,7 @@ def test_json_preview_holds_no_secret_value(
     into = tmp_path / "my-agents"
     code, out, _ = run(capsys, "import", "--into", str(into), "--dry-run", "--json")
     assert code == 0
-    preview = json.loads(out)
+    preview = json.loads(out)["data"]
     assert {s["name"] for s in preview["secrets"]} >= {
         "GITHUB_PERSONAL_ACCESS_TOKEN",
         "FILES_API_KEY",

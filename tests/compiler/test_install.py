@@ -41,7 +41,7 @@ def test_apply_writes_every_host_and_second_plan_is_empty(hub: Path, home: Path,
     assert "next (codex): open /hooks" in out
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
     assert code == 0
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
 
 
 def test_unrelated_content_survives_apply_and_uninstall_byte_for_byte(
@@ -378,7 +378,7 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     monkeypatch.setattr(install, "read_folder", lambda p: reads.append(p) or real_read(p))
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
     assert code == 0 and reads == []
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     # a same-size edit with the old mtime put back still changes the ctime: it is seen
     skill_md = home / ".claude" / "skills" / next((hub / "skills").iterdir()).name / "SKILL.md"
     info = skill_md.stat()
@@ -386,7 +386,9 @@ def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     skill_md.write_bytes(data[:-2] + b"X\n")
     os.utime(skill_md, ns=(info.st_atime_ns, info.st_mtime_ns))
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", ALL, "--json")
-    changed = {t["path"]: t["kind"] for t in json.loads(out)["targets"] if t["kind"] != "unchanged"}
+    changed = {
+        t["path"]: t["kind"] for t in json.loads(out)["data"]["targets"] if t["kind"] != "unchanged"
+    }
     assert changed == {str(skill_md.parent): "update"}
 
 
@@ -424,7 +426,7 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     monkeypatch.setenv("PROBE_TOKEN", "first-value-of-the-token")
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
     full = run(capsys, "apply", str(hub), "--hosts", ALL)  # a no-op: remembered
-    assert "target(s) unchanged" in full[1]
+    assert ", 13 unchanged (" in full[1]  # the counts line
     loads: list[Path] = []
     real_load = hubspec.load
     monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
@@ -475,11 +477,11 @@ def test_an_install_in_one_scope_leaves_the_other_scope_alone(
     assert run(capsys, "apply", str(hub), *in_project)[0] == 0
     assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0  # user scope
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     assert run(capsys, "uninstall", str(hub), "--hosts", ALL)[0] == 0
     assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
 
 
 def test_the_first_apply_after_an_apply_is_replayed_as_the_no_op_it_is(
@@ -497,7 +499,8 @@ def test_the_first_apply_after_an_apply_is_replayed_as_the_no_op_it_is(
     monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
     replayed = run(capsys, "apply", str(hub), "--hosts", ALL)  # files written a moment ago
     assert loads == [] and replayed[0] == 0
-    assert "target(s) unchanged" in replayed[1] and "applied: 0 change(s)" in replayed[1]
+    assert "0 create, 0 update, 0 delete" in replayed[1]
+    assert "applied: 0 change(s)" in replayed[1]
     shutil.rmtree(memhub_home() / MEMO_DIR)  # what the full no-op run prints is the same
     assert run(capsys, "apply", str(hub), "--hosts", ALL) == replayed and len(loads) == 1
 
@@ -514,9 +517,8 @@ def test_a_memo_of_young_files_checks_their_content_until_they_are_old(
     memo = noopmemo.NoopMemo(tmp_path / "home", "key")
     outcome = noopmemo.Remembered("out", "err", 0)
     memo.remember([str(target)], [], {}, env_file, outcome)
-    assert json.loads(memo.path.read_text())["racy"] == {
-        str(target): noopmemo.content_digest(str(target))
-    }
+    racy = json.loads(memo.path.read_text())["racy"]
+    assert racy[str(target)] == noopmemo.content_digest(str(target))
     assert memo.recall({}, env_file) == outcome
     # a same-size rewrite in the same clock tick leaves the stat as it was: the content shows it
     real = noopmemo._path_signature

@@ -35,7 +35,7 @@ def test_a_hand_edited_server_is_a_conflict_and_apply_refuses_it(
     assert f"{target}: mcpServers/probe-stdio was edited since memhub wrote it" in err
 
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", "claude", "--json")
-    (change,) = [t for t in json.loads(out)["targets"] if t["path"] == str(target)]
+    (change,) = [t for t in json.loads(out)["data"]["targets"] if t["path"] == str(target)]
     assert change["kind"] == "update" and change["conflict"] is True
     (drift,) = change["drift"]
     assert drift["entry"] == "json-key:mcpServers/probe-stdio"
@@ -141,7 +141,7 @@ def test_diff_shows_the_conflict_with_its_digests(
     assert "! conflict: json-key:mcpServers/probe-stdio was edited since memhub wrote it" in out
     assert "apply needs --force" in out
     code, out, _ = run(capsys, "diff", str(hub), "--scope", "user", "--hosts", "claude", "--json")
-    changes = json.loads(out)["changes"]
+    changes = json.loads(out)["data"]["changes"]
     (change,) = [c for c in changes if c.get("conflict")]
     assert change["path"].endswith(".claude.json")
     assert change["drift"][0]["actual"] != change["drift"][0]["last_written"]

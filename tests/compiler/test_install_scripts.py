@@ -1,14 +1,16 @@
-"""Installed hooks name this installation's own `memhub-hook` by absolute path.
+"""Installed hooks run this installation's own interpreter and runtime by absolute path.
 
-After the Quickstart memhub-hook is in .venv/bin, which is not on the PATH a host gives its
-hooks; a bare `memhub-hook` then fails on every event. The hook commands `memhub apply`
-writes are run here from a shell whose PATH lacks the venv.
+After the Quickstart memhub is in .venv, which is not on the PATH a host gives its hooks; a
+bare `memhub-hook` or `python3` then fails (or, as a pyenv shim, costs 6.9 interpreter
+starts) on every event. The hook commands `memhub apply` writes are run here from a shell
+whose PATH lacks the venv. The launcher is still a console script, named by absolute path.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -50,7 +52,9 @@ def test_installed_hooks_run_this_installations_memhub_hook(
     for host, path in files.items():
         hooks = json.loads(path.read_text())["hooks"]["SessionStart"]
         command = hooks[0]["hooks"][0]["command"]
-        assert command.split()[0] == str(SCRIPTS / "memhub-hook"), (host, command)
+        python, flag, script, *_ = shlex.split(command)
+        assert (python, flag) == (sys.executable, "-S"), (host, command)
+        assert Path(script).is_file() and Path(script).name == "hook.py", (host, command)
         proc = subprocess.run(
             ["/bin/sh", "-c", command],
             input="{}",
@@ -102,9 +106,11 @@ def uninstalled_python(tmp_path: Path) -> Path:
 RUN_MEMHUB = "import sys; from memhub.compiler.cli.main import main; sys.exit(main())"
 
 
-def test_apply_warns_when_hooks_and_launcher_name_a_bare_script(
+def test_apply_warns_when_the_launcher_names_a_bare_script(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """An uninstalled memhub has no scripts: the launcher is named bare (and said so), while
+    hooks need none (its interpreter and source tree, by absolute path)."""
     hub = hub_with_a_hook_and_a_launched_server(tmp_path)
     python = uninstalled_python(tmp_path)
     proc = subprocess.run(
@@ -117,15 +123,13 @@ def test_apply_warns_when_hooks_and_launcher_name_a_bare_script(
     )
     assert proc.returncode == 0, proc.stderr
     warnings = json.loads(proc.stdout)["warnings"]
-    hook_warning = next(w for w in warnings if "`memhub-hook` by bare name" in w)
+    assert not [w for w in warnings if "`memhub-hook` by bare name" in w]
     launch_warning = next(w for w in warnings if "`memhub-launch` by bare name" in w)
-    assert "settings.json" in hook_warning and "hooks.json" in hook_warning
     assert "config.toml" in launch_warning
-    for warning in (hook_warning, launch_warning):
-        assert "Fix: install memhub with pip" in warning
+    assert "Fix: install memhub with pip" in launch_warning
     settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
     command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command.split()[0] == "memhub-hook", "what the warning is about"
+    assert shlex.split(command)[:2] == [str(python), "-S"]
 
 
 def test_an_installed_memhub_warns_of_no_bare_script(
@@ -141,12 +145,12 @@ def test_an_installed_memhub_warns_of_no_bare_script(
 def test_installing_memhub_after_a_bare_apply_rewrites_the_commands(tmp_path: Path) -> None:
     """The fix the warning gives works: once pip put the scripts beside the interpreter,
     the next apply names them by path (a remembered no-op must not replay the old answer)."""
-    hub = hub_with_a_handler(tmp_path)
+    hub = hub_with_a_hook_and_a_launched_server(tmp_path)
     python = uninstalled_python(tmp_path)
 
     def apply() -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
-            [str(python), "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "claude"],
+            [str(python), "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "codex"],
             cwd=tmp_path,
             env={**os.environ, "PATH": BARE_PATH},
             capture_output=True,
@@ -156,13 +160,51 @@ def test_installing_memhub_after_a_bare_apply_rewrites_the_commands(tmp_path: Pa
         assert proc.returncode == 0, proc.stderr
         return proc
 
-    assert "`memhub-hook` by bare name" in apply().stderr
+    assert "`memhub-launch` by bare name" in apply().stderr
     time.sleep(RACY_NS / 1e9 + 0.2)  # old enough that the no-op below is remembered
-    assert "`memhub-hook` by bare name" in apply().stderr, "a no-op says it again"
-    script = python.parent / "memhub-hook"  # what `pip install` puts beside the interpreter
-    script.write_text((SCRIPTS / "memhub-hook").read_text())
-    script.chmod(0o755)
+    assert "`memhub-launch` by bare name" in apply().stderr, "a no-op says it again"
+    for name in ("memhub-hook", "memhub-launch"):  # what `pip install` puts there
+        script = python.parent / name
+        script.write_text((SCRIPTS / name).read_text())
+        script.chmod(0o755)
     assert "bare name" not in apply().stderr
+    config = (Path(os.environ["CODEX_HOME"]) / "config.toml").read_text()
+    assert f'"{python.parent / "memhub-launch"}"' in config
+
+
+def test_hooks_name_the_interpreter_that_applied_them(tmp_path: Path) -> None:
+    """Another interpreter applying the same hub rewrites the hook commands (a remembered
+    no-op of the first is not replayed), and a path with a space stays one word."""
+    hub = hub_with_a_handler(tmp_path)
+    spaced = tmp_path / "with space"
+    spaced.mkdir()
+    python = uninstalled_python(spaced)
     settings = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json"
-    command = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command.split()[0] == str(script)
+
+    def apply(interpreter: str) -> list[str]:
+        proc = subprocess.run(
+            [interpreter, "-c", RUN_MEMHUB, "apply", str(hub), "--hosts", "claude"],
+            cwd=tmp_path,
+            env={**os.environ, "PATH": BARE_PATH},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        hooks = json.loads(settings.read_text())["hooks"]["SessionStart"]
+        return shlex.split(hooks[0]["hooks"][0]["command"])
+
+    assert apply(sys.executable)[0] == sys.executable
+    time.sleep(RACY_NS / 1e9 + 0.2)  # old enough that a no-op would be remembered
+    assert apply(sys.executable)[0] == sys.executable
+    words = apply(str(python))
+    assert words[:2] == [str(python), "-S"] and " " in words[0]
+    assert words[3:] == ["claude", "SessionStart", "capture.health"]
+
+
+def test_the_noop_memo_is_keyed_on_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memhub.compiler.install import noopmemo
+
+    key = noopmemo.memo_key(Path("hub.yaml"), {}, {})
+    monkeypatch.setattr(sys, "executable", "/elsewhere/bin/python3")
+    assert noopmemo.memo_key(Path("hub.yaml"), {}, {}) != key

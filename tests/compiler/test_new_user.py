@@ -81,7 +81,7 @@ def test_the_hubs_hosts_bound_the_default_and_plan_apply_say_which(
     hub = _hub_for(tmp_path, "claude, cursor, agent-plugins")
     code, out, err = run(capsys, "plan", str(hub), "--json")
     assert code == 0, err
-    assert json.loads(out)["hosts"] == ["claude"]
+    assert json.loads(out)["data"]["hosts"] == ["claude"]
     assert "hosts: claude (" in err and "not on PATH: cursor" in err
     assert "on PATH but not in `hosts:`: codex, gemini" in err
     code, out, err = run(capsys, "apply", str(hub))
@@ -254,7 +254,7 @@ def test_import_then_apply_adopts_the_instruction_text_instead_of_duplicating_it
     codex_md = Path(os.environ["CODEX_HOME"]) / "AGENTS.md"
     assert codex_md.read_text().count("Always run the tests") == 1
     code, out, _ = run(capsys, "plan", str(hub), "--hosts", "claude,codex", "--json")
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     # the hub is the source now: an edit reaches the adopted block, in place
     edited = MY_TEXT + "Keep commits small.\n"
     (hub / "instructions" / "AGENTS.md").write_text(edited)

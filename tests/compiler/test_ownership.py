@@ -89,7 +89,7 @@ def test_an_entry_adopted_from_another_plugin_goes_back_to_it(
     assert claude_json().read_bytes() == first
     code, out, err = run(capsys, "plan", str(other), "--hosts", "claude", "--json")
     assert code == 0, err
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
 
 
 def test_an_adopted_skill_folder_comes_back_after_uninstall(hub: Path, home: Path, capsys) -> None:
@@ -205,10 +205,10 @@ def test_a_moved_hub_is_the_same_owner(hub: Path, home: Path, capsys) -> None:
     hub.rename(moved)
     code, out, err = run(capsys, "plan", str(moved), "--hosts", ALL, "--json")
     assert code == 0, err
-    assert json.loads(out)["conflicts"] == []
-    assert {t["kind"] for t in json.loads(out)["targets"]} == {"unchanged"}
+    assert json.loads(out)["data"]["conflicts"] == []
+    assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
     code, out, err = run(capsys, "doctor", str(moved), "--hosts", ALL, "--json")
-    hub_checks = [c for c in json.loads(out)["checks"] if c["name"] == "hub"]
+    hub_checks = [c for c in json.loads(out)["data"]["checks"] if c["name"] == "hub"]
     assert hub_checks and {c["status"] for c in hub_checks} == {"ok"}, hub_checks
     assert run(capsys, "uninstall", str(moved), "--hosts", ALL)[0] == 0
     assert tree(home) == before
@@ -222,7 +222,7 @@ def test_the_hub_id_tells_two_hubs_of_one_plugin_name_apart(
     clone = tmp_path / "clone"
     shutil.copytree(hub, clone)
     code, out, _ = run(capsys, "plan", str(clone), "--hosts", "claude", "--json")
-    assert code == 0 and json.loads(out)["conflicts"] == [], "a re-clone is the same owner"
+    assert code == 0 and json.loads(out)["data"]["conflicts"] == [], "a re-clone is the same owner"
     stranger = tmp_path / "stranger"
     shutil.copytree(HUB, stranger)
     set_id(stranger, "someone-else")
@@ -308,7 +308,7 @@ def test_a_version_1_state_keyed_by_the_hub_path_is_read_and_migrated(
     moved = hub.with_name("acme-hub")
     hub.rename(moved)
     code, out, err = run(capsys, "plan", str(moved), "--hosts", "claude", "--json")
-    assert code == 0 and json.loads(out)["conflicts"] == [], err
+    assert code == 0 and json.loads(out)["data"]["conflicts"] == [], err
 
 
 def test_a_version_1_owner_whose_hub_is_gone_is_named_by_its_instructions_block(

@@ -38,7 +38,7 @@ def doctor_trust(env: dict[str, str], cwd: Path) -> tuple[int, dict[str, str]]:
     """`memhub doctor --hosts codex --json`: exit code and {trust key: status}."""
     proc = memhub(["doctor", "--hosts", "codex", "--json"], env, cwd)
     assert proc.returncode in (0, 1), describe(proc)
-    report = json.loads(proc.stdout)
+    report = json.loads(proc.stdout)["data"]
     others = [c for c in report["checks"] if c["status"] == "fail" and c["name"] != "hook-trust"]
     assert not others, others
     found = {}

@@ -36,7 +36,7 @@ def doctor(env: dict[str, str], cwd: Path) -> tuple[int, dict[str, list[dict[str
     proc = memhub(env, cwd, "doctor", "--scope", "user", "--hosts", HOSTS, "--json")
     assert proc.returncode in (0, 1), describe(proc)
     checks: dict[str, list[dict[str, str]]] = {}
-    for check in json.loads(proc.stdout)["checks"]:
+    for check in json.loads(proc.stdout)["data"]["checks"]:
         if check["name"] == "host-loader":
             checks.setdefault(check["host"], []).append(check)
     return proc.returncode, checks

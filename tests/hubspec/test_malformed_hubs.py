@@ -1214,8 +1214,8 @@ def check_refusal(c: Case, stdout: str, stderr: str, code: int, what: str) -> No
 
 def check_json(c: Case, stdout: str) -> None:
     document = json.loads(stdout)
-    assert document["valid"] is False, document
-    problems = document["problems"]
+    assert document["data"]["valid"] is False, document
+    problems = document["errors"][0]["problems"]
     assert isinstance(problems, list) and problems, document
     for problem in problems:
         assert set(problem) >= PROBLEM_KEYS, problem

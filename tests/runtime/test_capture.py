@@ -11,13 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memhub.runtime.backends.local import (
-    AuthFailed,
-    BackendError,
-    LocalStore,
-    PayloadTooLarge,
-    canonical,
-)
+from memhub.runtime.backends.base import AuthFailed, BackendError, PayloadTooLarge, canonical
+from memhub.runtime.backends.local import LocalStore
 from memhub.runtime.capture import core as capture
 from memhub.runtime.transcripts import claude as read_claude
 
@@ -481,7 +476,7 @@ def test_capture_list_show_status(transcript: Path, capsys: pytest.CaptureFixtur
     code, out, _ = cli(capsys, "capture", "list")
     assert code == 0 and "sess" in out and "Tidy the parser" in out and " 2 " in out
     code, out, _ = cli(capsys, "capture", "list", "--json")
-    (row,) = json.loads(out)["sessions"]
+    (row,) = json.loads(out)["data"]["sessions"]
     assert (row["id"], row["host"], row["records"], row["title"]) == (
         "sess",
         "claude",
@@ -495,7 +490,7 @@ def test_capture_list_show_status(transcript: Path, capsys: pytest.CaptureFixtur
     assert cli(capsys, "capture", "show", "nope")[0] == 2
     append(transcript, claude_line("u2")[:15])
     code, out, _ = cli(capsys, "capture", "status", "--json")
-    report = json.loads(out)
+    report = json.loads(out)["data"]
     (session,) = report["sessions"]
     assert session["cursor"] < session["size"] and session["pending_bytes"] == 15
     assert report["backend"]["backend"] == "local" and report["health"] is None

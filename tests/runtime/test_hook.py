@@ -395,7 +395,7 @@ def test_run_in_process_always_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(event, out):
         raise RuntimeError("handler failed")
 
-    monkeypatch.setitem(handlers.RUNNERS, "capture.health", boom)
+    monkeypatch.setitem(handlers.HANDLERS, "capture.health", boom)
     stdout = io.StringIO()
     payload = json.dumps(PAYLOADS["claude", "SessionStart"]).encode()
     assert (

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from memhub.runtime.backends import remote
-from memhub.runtime.backends.local import AuthFailed, BackendError, PayloadTooLarge
+from memhub.runtime.backends.base import AuthFailed, BackendError, PayloadTooLarge
 from memhub.runtime.capture import core as capture
 from memhub.runtime.capture.redact import redact
 from memhub.runtime.transcripts import claude as read_claude

@@ -186,3 +186,31 @@ def test_help_documents_the_exit_codes(capsys) -> None:
     assert "incomplete coverage" in out and "4" in out
     for option in ("--host", "--since", "--session", "--metadata-only"):
         assert option in out
+
+
+def test_json_gathers_the_stream_into_one_envelope(homes: dict[str, Path], capsys) -> None:
+    _, lines, _ = run(capsys)
+    code = main(["sessions", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    document = json.loads(out)
+    assert document["command"] == "sessions" and document["ok"] and document["errors"] == []
+    sessions = {s["id"]: s for s in document["data"]["sessions"]}
+    streamed = by_session(lines)
+    assert set(sessions) == set(streamed)
+    for session_id, records in streamed.items():
+        assert sessions[session_id]["records"] == records
+        header = {k: v for k, v in sessions[session_id].items() if k != "records"}
+        assert header == next(x for x in lines if x.get("id") == session_id)
+
+
+def test_json_names_each_source_it_could_not_read(homes: dict[str, Path], capsys) -> None:
+    code = main(["sessions", "--json", "--host", "gemini", "--session", "no-such-session"])
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert code == EXIT_INCOMPLETE == document["exit_code"] and document["ok"] is False
+    messages = [e["message"] for e in document["errors"]]
+    assert any(m.startswith("gemini: no sessions folder") for m in messages), messages
+    assert any("no-such-session" in m for m in messages), messages
+    assert document["data"]["sessions"] == []
+    assert "incomplete coverage" in err  # named on stderr as without --json

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from memhub.runtime.backends.local import BackendError, LocalStore
+from memhub.runtime.backends.base import BackendError
+from memhub.runtime.backends.local import LocalStore
 
 HEADER = {"conversation_id": "c1", "session_id": "c1", "host": "claude", "title": "First"}
 

@@ -1,0 +1,66 @@
+"""Claude Code `mcpServers` entries read back into the hub's shape, for `memhub import`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from memhub.compiler.importing.shapes import (
+    ENV_NAME,
+    NotImportable,
+    extras_of,
+    nonempty,
+    oauth_spec,
+    remote_spec,
+    stdio_spec,
+    string_map,
+    strings,
+    to_env_refs,
+)
+
+_REFERENCE = re.compile(r"\$\{(" + ENV_NAME + r")(:-[^}]*)?\}")
+_TRANSPORTS = {"http": "http", "streamable-http": "http", "sse": "sse"}
+
+
+def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
+    """A Claude Code `mcpServers` entry read back as a hub server, for `memhub import`:
+    `${VAR}` and `${VAR:-default}` become `${env:VAR}` (a default is dropped, with a note);
+    `timeout`, `alwaysLoad` and other Claude-only keys are kept as overrides."""
+    notes: list[str] = []
+
+    def value(text: str) -> str:
+        if any(m.group(2) for m in _REFERENCE.finditer(text)):
+            notes.append("a ${VAR:-default} default was dropped (the hub has no defaults)")
+        return to_env_refs(text, _REFERENCE)
+
+    kind = raw.get("type") or ("stdio" if "command" in raw else "http")
+    if kind == "stdio":
+        spec = stdio_spec(
+            value(nonempty(raw.get("command"), "command")),
+            [value(a) for a in strings(raw.get("args"), "args")],
+            {k: value(v) for k, v in string_map(raw.get("env"), "env").items()},
+        )
+        return spec, extras_of(raw, ("type", "command", "args", "env")), notes
+    if kind not in _TRANSPORTS:
+        raise NotImportable(f"transport {kind!r} has no hub equivalent")
+    auth = raw.get("oauth")
+    if not isinstance(auth, Mapping):
+        auth = {}
+    oauth = oauth_spec(
+        auth.get("clientId"),
+        auth.get("callbackPort"),
+        auth.get("authServerMetadataUrl"),
+        auth.get("scopes"),
+    )
+    spec = remote_spec(
+        value(nonempty(raw.get("url"), "url")),
+        _TRANSPORTS[kind],
+        {k: value(v) for k, v in string_map(raw.get("headers"), "headers").items()},
+        oauth,
+    )
+    extras = extras_of(raw, ("type", "url", "headers", *(("oauth",) if oauth else ())))
+    rest = extras_of(auth, ("clientId", "callbackPort", "authServerMetadataUrl", "scopes"))
+    if oauth and rest:
+        extras["oauth"] = rest
+    return spec, extras, notes

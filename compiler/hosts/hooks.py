@@ -1,0 +1,287 @@
+"""Logical hooks onto host events: matchers, commands, the runtime dispatcher, hook entries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memhub.compiler.hosts.base import CoverageRow, CoverageStatus
+from memhub.compiler.hosts.common import RUNTIME_PACKAGE
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
+from memhub.hubspec.model import Hook, Hub
+from memhub.hubspec.refs import substitute
+
+
+def command_handler(item: MappedHook) -> dict[str, Any]:
+    """A Claude-style command handler (Claude Code and Codex share this shape)."""
+    handler: dict[str, Any] = {"type": "command", "command": item.command}
+    if item.hook.timeout is not None:
+        handler["timeout"] = item.hook.timeout
+    if item.hook.is_async:
+        handler["async"] = True
+    if item.hook.status_message:
+        handler["statusMessage"] = item.hook.status_message
+    return handler
+
+
+@dataclass(frozen=True, slots=True)
+class EventSupport:
+    """How a host carries one logical event: its event name, or why it cannot.
+
+    `handler_also`: more host events that a runtime `handler:` hook is bound to as well,
+    where the host splits the logical event (Claude Code ends a subagent's turn with
+    SubagentStop, not Stop); the runtime normalises them (runtime/events.py). `command:`
+    hooks get only `host_event`: their scripts were written for its payload.
+    """
+
+    host_event: str | None
+    caveat: str = ""
+    unsupported: str = ""
+    handler_also: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MappedHook:
+    """A hub hook placed on a host event with the host's matcher and command."""
+
+    hook: Hook
+    host_event: str
+    matcher: str | None
+    command: str
+
+
+HOOK_SCRIPT = "hook.py"
+HOOK_EXECUTABLE = "memhub-hook"  # the console script of an installed memhub
+
+
+def hook_command(hub: Hub, hook: Hook, *, host: str, root: str | None, data: str | None) -> str:
+    """The shell command a host runs for a `command:` hook, in host reference syntax."""
+    assert hook.command is not None, "handler hooks run through dispatcher_command"
+    return substitute(
+        hook.command,
+        env=lambda name: "${" + name + "}",
+        plugin_root=root or "${plugin_root}",
+        plugin_data=data or "${plugin_data}",
+    )
+
+
+def dispatcher_command(
+    hub: Hub,
+    *,
+    host: str,
+    host_event: str,
+    bindings: list[str],
+    root: str | None,
+    executable: str = HOOK_EXECUTABLE,
+) -> str:
+    """The one runtime process a host event starts: `<python> -S "<root>/memhub_runtime/
+    hook.py" <host> <HostEvent> <bindings>` in a bundle, `memhub-hook ...` in an install (no
+    plugin folder there; the installed package runs) and in a bundle built with `runtime:
+    vendor: never`. A binding is `handler` or `handler=class,class` (the runtime checks the
+    tool class itself). `executable` is how an install starts the runtime: this installation's
+    interpreter and hook.py by absolute path (Scope.hook_entry), since the host's PATH need not
+    hold the venv it was installed in."""
+    entry = (
+        executable
+        if root is None or not hub.needs_runtime
+        else f'{hub.runtime.python} -S "{root}/{RUNTIME_PACKAGE}/{HOOK_SCRIPT}"'
+    )
+    return " ".join([entry, host, host_event, *bindings])
+
+
+def _dispatchers(
+    hub: Hub,
+    host: str,
+    mapped: list[tuple[MappedHook, list[str]]],
+    matcher: Callable[[list[str]], str],
+    root: str | None,
+    executable: str = HOOK_EXECUTABLE,
+) -> list[MappedHook]:
+    """Handler hooks merged into one dispatcher entry per host event, placed where the first
+    of them was; `command:` hooks stay as they are. The entry's matcher covers every bound
+    hook's tools (none when one of them takes every tool); its timeout is the longest given,
+    it is async only when all of them are, and it shows the first status message."""
+    groups: dict[str, list[tuple[MappedHook, list[str]]]] = {}
+    for item, names in mapped:
+        if item.hook.handler is not None:
+            groups.setdefault(item.host_event, []).append((item, names))
+    result: list[MappedHook] = []
+    for item, _ in mapped:
+        if item.hook.handler is None:
+            result.append(item)
+            continue
+        group = groups.pop(item.host_event, None)
+        if group is None:
+            continue  # merged into this event's dispatcher already
+        hooks = [member.hook for member, _ in group]
+        classes: dict[str, set[str] | None] = {}
+        for hook in hooks:
+            handler = hook.handler
+            assert handler is not None  # grouped above only when it names a handler
+            seen = classes.get(handler, set())
+            classes[handler] = None if seen is None or not hook.tools else seen | set(hook.tools)
+        bindings = [
+            name if tools is None else f"{name}={','.join(sorted(tools))}"
+            for name, tools in classes.items()
+        ]
+        every_tool = any(not names for _, names in group)
+        names = list(dict.fromkeys(n for _, ns in group for n in ns))
+        timeouts = [h.timeout for h in hooks if h.timeout is not None]
+        merged = Hook(
+            id=",".join(h.id for h in hooks),
+            event=hooks[0].event,
+            handler=",".join(classes),
+            timeout=max(timeouts) if timeouts else None,
+            is_async=all(h.is_async for h in hooks),
+            status_message=next((h.status_message for h in hooks if h.status_message), None),
+            origin=hooks[0].origin,
+        )
+        command = dispatcher_command(
+            hub,
+            host=host,
+            host_event=item.host_event,
+            bindings=bindings,
+            root=root,
+            executable=executable,
+        )
+        result.append(
+            MappedHook(merged, item.host_event, None if every_tool else matcher(names), command)
+        )
+    return result
+
+
+def map_install_hooks(
+    hub: Hub,
+    scope: Scope,
+    *,
+    host: str,
+    events: Mapping[str, EventSupport],
+    tools: Mapping[str, tuple[str, ...] | None],
+    matcher: Callable[[list[str]], str],
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    """map_hooks for an install: no plugin folder, and hooks run this installation's
+    runtime by absolute path (a host runs hooks without the person's PATH; Scope.hook_entry)."""
+    return map_hooks(
+        hub,
+        host=host,
+        events=events,
+        tools=tools,
+        matcher=matcher,
+        root=None,
+        data=None,
+        executable=scope.hook_entry(),
+    )
+
+
+def map_hooks(
+    hub: Hub,
+    *,
+    host: str,
+    events: Mapping[str, EventSupport],
+    tools: Mapping[str, tuple[str, ...] | None],
+    matcher: Callable[[list[str]], str],
+    root: str | None,
+    data: str | None,
+    executable: str = HOOK_EXECUTABLE,
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    """Place every hub hook on this host, with one coverage row per hook.
+
+    `root`/`data` are the host's plugin folder references; None where there is no plugin
+    folder (an install), so `command:` hooks that name one cannot be carried there. Hooks
+    naming a runtime `handler:` become one dispatcher entry per host event (`_dispatchers`).
+    """
+    mapped: list[tuple[MappedHook, list[str]]] = []
+    rows: list[CoverageRow] = []
+    for hook in hub.hooks:
+        support = events[hook.event]
+
+        def row(status: CoverageStatus, target: str, reason: str, hook: Hook = hook) -> None:
+            rows.append(CoverageRow(host, "hook", hook.id, status, target, reason, hook.required))
+
+        if support.host_event is None:
+            row("unsupported", "-", support.unsupported)
+            continue
+        if hook.command is not None and "${plugin_root}" in hook.command and root is None:
+            row(
+                "unsupported",
+                support.host_event,
+                "an install has no plugin folder for ${plugin_root}",
+            )
+            continue
+        if hook.command is not None and "${plugin_data}" in hook.command and data is None:
+            row(
+                "unsupported",
+                support.host_event,
+                f"{host} has no plugin data folder for ${{plugin_data}}",
+            )
+            continue
+        caveats = [support.caveat] if support.caveat else []
+        names: list[str] = []
+        missing = []
+        for tool_class in hook.tools:
+            host_names = tools.get(tool_class)
+            if host_names is None:
+                missing.append(tool_class)
+            else:
+                names.extend(host_names)
+        if hook.tools and not names:
+            row(
+                "unsupported",
+                support.host_event,
+                f"{host} exposes no hookable tool for: {', '.join(missing)}",
+            )
+            continue
+        if missing:
+            caveats.append(
+                f"no hookable tool for {', '.join(missing)}; matched only "
+                f"{', '.join(t for t in hook.tools if t not in missing)}"
+            )
+        host_matcher = matcher(names) if names else None
+        host_events = [support.host_event]
+        if hook.handler is not None:
+            host_events.extend(support.handler_also)
+        target = "+".join(host_events) + (f" [{host_matcher}]" if host_matcher else "")
+        row("caveat" if caveats else "mapped", target, "; ".join(caveats))
+        command = (
+            hook_command(hub, hook, host=host, root=root, data=data)
+            if hook.command is not None
+            else ""  # set by _dispatchers
+        )
+        for host_event in host_events:
+            mapped.append((MappedHook(hook, host_event, host_matcher, command), names))
+    return _dispatchers(hub, host, mapped, matcher, root, executable), rows
+
+
+def grouped_hooks(
+    mapped: Iterable[MappedHook],
+    handler: Callable[[MappedHook], dict[str, Any]],
+    *,
+    order: Iterable[str],
+) -> dict[str, list[dict[str, Any]]]:
+    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`."""
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    for item in mapped:
+        group: dict[str, Any] = {}
+        if item.matcher:
+            group["matcher"] = item.matcher
+        group["hooks"] = [handler(item)]
+        by_event.setdefault(item.host_event, []).append(group)
+    ordered = [e for e in order if e in by_event]
+    return {event: by_event[event] for event in ordered}
+
+
+def hook_entries(
+    host: str, target: Path, mapped: list[MappedHook], handler: Callable[[MappedHook], Any]
+) -> list[Entry]:
+    """One array item per hook under `hooks.<Event>` in Claude-style hook files."""
+    entries = []
+    for item in mapped:
+        group: dict[str, Any] = {}
+        if item.matcher:
+            group["matcher"] = item.matcher
+        group["hooks"] = [handler(item)]
+        entries.append(Entry(host, str(target), "json-item", ("hooks", item.host_event), group))
+    return entries

@@ -1,0 +1,152 @@
+"""The hub's MCP servers and hooks: checked and built into the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .checks import Checker
+from .model import (
+    Hook,
+    OAuth,
+    RemoteServer,
+    StdioServer,
+    frozen_map,
+)
+from .refs import reference_problems
+from .vocabulary import TOOL_EVENTS
+from .yamlsrc import KeyPath
+
+
+class ComponentChecks(Checker):
+    """`mcp.servers` and `hooks`."""
+
+    def _servers(self, raw: dict[str, Any]) -> tuple[StdioServer | RemoteServer, ...]:
+        servers: list[StdioServer | RemoteServer] = []
+        for name, spec in raw.items():
+            path: KeyPath = ("mcp", "servers", name)
+            origin = self.positions.of_key(path)
+            if "command" in spec:
+                for key in ("transport", "headers", "oauth"):
+                    if key in spec:
+                        self.problem(
+                            (*path, key),
+                            f"{key!r} applies to remote servers only",
+                            "remove it, or give the server a `url` instead of `command`",
+                            at_key=True,
+                        )
+                self._check_refs((*path, "command"), spec["command"])
+                for index, arg in enumerate(spec.get("args", [])):
+                    self._check_refs((*path, "args", index), arg, tokens=False)
+                self._check_args((*path, "args"), spec.get("args", []))
+                self._check_secret_map((*path, "env"), spec.get("env", {}), allow_plugin=True)
+                cwd = spec.get("cwd")
+                if cwd is not None:
+                    self._check_refs((*path, "cwd"), cwd)
+                    self._check_cwd((*path, "cwd"), cwd)
+                servers.append(
+                    StdioServer(
+                        name=name,
+                        command=spec["command"],
+                        args=tuple(spec.get("args", ())),
+                        env=frozen_map(spec.get("env", {})),
+                        cwd=cwd,
+                        description=spec.get("description"),
+                        origin=origin,
+                    )
+                )
+            else:
+                for key in ("args", "env", "cwd"):
+                    if key in spec:
+                        self.problem(
+                            (*path, key),
+                            f"{key!r} applies to stdio servers only",
+                            "remove it, or give the server a `command` instead of `url`",
+                            at_key=True,
+                        )
+                userinfo = "@" in spec["url"].split("//", 1)[-1].split("/", 1)[0]
+                self._check_refs(
+                    (*path, "url"), spec["url"], allow_plugin=False, tokens=not userinfo
+                )
+                if userinfo:
+                    self.problem(
+                        (*path, "url"),
+                        "the URL carries user credentials",
+                        "remove user:password@ and send credentials in a header as ${env:NAME}",
+                    )
+                self._check_secret_map(
+                    (*path, "headers"), spec.get("headers", {}), allow_plugin=False
+                )
+                oauth = spec.get("oauth")
+                servers.append(
+                    RemoteServer(
+                        name=name,
+                        url=spec["url"],
+                        transport=spec.get("transport", "http"),
+                        headers=frozen_map(spec.get("headers", {})),
+                        oauth=OAuth(
+                            client_id=oauth["client_id"],
+                            callback_port=oauth.get("callback_port"),
+                            auth_server_metadata_url=oauth.get("auth_server_metadata_url"),
+                            scopes=tuple(oauth.get("scopes", ())),
+                        )
+                        if oauth
+                        else None,
+                        description=spec.get("description"),
+                        origin=origin,
+                    )
+                )
+        return tuple(servers)
+
+    def _hooks(self, raw: list[dict[str, Any]]) -> tuple[Hook, ...]:
+        from memhub.runtime.handlers import HANDLERS
+
+        seen: dict[str, int] = {}
+        hooks = []
+        for index, spec in enumerate(raw):
+            path: KeyPath = ("hooks", index)
+            hook_id = spec["id"]
+            if hook_id in seen:
+                self.problem(
+                    (*path, "id"),
+                    f"duplicate hook id {hook_id!r} (also hooks[{seen[hook_id]}])",
+                    "give every hook its own id",
+                )
+            seen.setdefault(hook_id, index)
+            if "tools" in spec and spec["event"] not in TOOL_EVENTS:
+                self.problem(
+                    (*path, "tools"),
+                    f"`tools` only applies to tool events, not {spec['event']!r}",
+                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
+                    at_key=True,
+                )
+            handler = spec.get("handler")
+            if handler is not None and handler not in HANDLERS:
+                known = ", ".join(sorted(HANDLERS)) or "none yet"
+                self.problem(
+                    (*path, "handler"),
+                    f"unknown runtime handler {handler!r}",
+                    f"use a known handler ({known}) or a `command:`",
+                )
+            command = spec.get("command")
+            if command is not None:
+                self._check_token((*path, "command"), command)
+                for why in reference_problems(command, allow_plugin=True, allow_unknown=True):
+                    self.problem((*path, "command"), why, "write ${env:NAME} or ${plugin_root}")
+            hooks.append(
+                Hook(
+                    id=hook_id,
+                    event=spec["event"],
+                    tools=tuple(spec.get("tools", ())),
+                    handler=handler,
+                    command=command,
+                    timeout=spec.get("timeout"),
+                    is_async=spec.get("async", False),
+                    required=spec.get("required", False),
+                    status_message=spec.get("status_message"),
+                    origin=self.positions.of_value(path),
+                    key_origins=frozen_map(
+                        {key: self.positions.of_key((*path, key)) for key in spec}
+                    ),
+                )
+            )
+        return tuple(hooks)

@@ -1,0 +1,68 @@
+"""What every capture backend shares: the interface, its errors, the canonical record bytes.
+
+Every backend has one method, `import_conversation(session_header, records) -> ack`, where
+`session_header` is `{"conversation_id", "session_id", "host", "title", "cwd", "flush"}`
+and `records` are `Record.to_json()` dicts, and the ack is
+`{"conversation_id", "ack_through": <id of the last record stored, or None>,
+"records_new", "records_updated", "records_unchanged", "records_dropped"}`. Errors are
+`BackendError` (retryable or not), `PayloadTooLarge` (HTTP 413: capture halves the
+session's payload cap) and `AuthFailed` (the credential was refused).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class BackendError(Exception):
+    """A backend did not store the payload. `retryable` says whether trying later may work."""
+
+    def __init__(self, message: str, *, retryable: bool = True, status: int | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+
+
+class PayloadTooLarge(BackendError):
+    """The backend refused the payload for its size (HTTP 413)."""
+
+    def __init__(self, message: str = "payload too large (413)", *, size: int | None = None):
+        super().__init__(message, retryable=True, status=413)
+        self.size = size
+
+
+class AuthFailed(BackendError):
+    """The backend refused the credential (HTTP 401/403), or there is none."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message, retryable=False, status=status)
+
+
+class Backend(Protocol):
+    kind: str
+
+    def import_conversation(
+        self, session_header: dict[str, Any], records: list[dict[str, Any]]
+    ) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+def memhub_home() -> Path:
+    configured = os.environ.get("MEMHUB_HOME")
+    return Path(configured) if configured else Path.home() / ".memhub"
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """A record's canonical JSON bytes (sorted keys, compact): what digests are taken of."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8", "surrogatepass"
+    )

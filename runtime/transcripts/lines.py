@@ -1,0 +1,112 @@
+"""A transcript's lines as records: complete lines, JSON per line, invalid lines kept."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .records import BLOCK, Record, stable_id
+from .timestamps import take_ts
+
+
+def complete_lines(data: bytes, start: int) -> Iterator[tuple[int, int, bytes]]:
+    """(offset, end, line) for every complete, non-blank line of `data` (offsets absolute)."""
+    pos = 0
+    size = len(data)
+    while pos < size:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return
+        line = data[pos:nl]
+        if line.strip():
+            yield start + pos, start + nl + 1, line
+        pos = nl + 1
+
+
+def load_line(line: bytes) -> Any:
+    """The line's JSON value, or `INVALID` when it is not JSON."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return INVALID
+
+
+INVALID = object()
+
+
+def jsonl_records(
+    host: str,
+    session_id: str,
+    data: bytes,
+    start: int,
+    context: dict[str, Any],
+    to_record: Callable[[str, dict[str, Any], int, int, dict[str, Any]], Record],
+) -> list[Record]:
+    """The `parse_lines` every JSONL reader shares: each complete line of `data` as a record.
+
+    An object line goes through the host's `to_record(session_id, obj, offset, end,
+    context)`; a line that is not JSON, or JSON but not an object, is carried as kind
+    "invalid" (with the parsed value as `raw` when it parsed).
+    """
+    out: list[Record] = []
+    for offset, end, line in complete_lines(data, start):
+        value = load_line(line)
+        if value is INVALID or not isinstance(value, dict):
+            record = invalid_record(host, session_id, offset, end, line, context)
+            if value is not INVALID:
+                record.raw = value
+            out.append(record)
+            continue
+        out.append(to_record(session_id, value, offset, end, context))
+    return out
+
+
+def invalid_record(
+    host: str, session_id: str, offset: int, end: int, line: bytes, context: dict[str, Any]
+) -> Record:
+    ts, ts_source = take_ts(None, context)
+    return Record(
+        id=stable_id(host, session_id, str(offset)),
+        session=session_id,
+        host=host,
+        ts=ts,
+        ts_source=ts_source,
+        kind="invalid",
+        raw=line.decode("utf-8", "replace"),
+        end=end,
+        id_source="derived",
+    )
+
+
+ParseLines = Callable[[str, bytes, int, dict[str, Any]], list[Record]]
+
+
+def iter_file_records(
+    path: Path | str, session_id: str, parse: ParseLines, context: dict[str, Any]
+) -> Iterator[Record]:
+    """Every record of a JSONL file through `parse`, read in bounded blocks.
+
+    An unterminated last line is parsed only when it is valid JSON (else it is taken to be
+    half-written and left out, as `parse_lines` leaves it out).
+    """
+    with open(path, "rb") as handle:
+        offset = 0
+        pending = b""
+        while True:
+            block = handle.read(BLOCK)
+            if not block:
+                break
+            data = pending + block
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield from parse(session_id, data[:cut], offset, context)
+                offset += cut
+                pending = data[cut:]
+            else:
+                pending = data
+        if pending.strip() and load_line(pending) is not INVALID:
+            for record in parse(session_id, pending + b"\n", offset, context):
+                record.end = offset + len(pending)  # just past the line: the end of the file
+                yield record
