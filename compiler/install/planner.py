@@ -145,6 +145,7 @@ class _Run:
         )
         self.made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
         self.folders: targetfs.Folders = {}
+        self.absent: dict[str, bool] = {}  # folders found missing in this pass (lstat once)
 
     def plan_target(self, target: str, desired: list[Entry], mine: dict[str, Owned]) -> None:
         kind = format_of(desired, mine)
@@ -166,7 +167,9 @@ class _Run:
         entries = {k: o for k, o in self.new_state.targets.get(target, {}).items() if k not in mine}
         entries.update(keep)
         self.new_state.targets[target] = entries
-        change, base, restore = settle_base(change, self.state, bool(entries), self.made)
+        change, base, restore = settle_base(
+            change, self.state, bool(entries), self.made, self.absent
+        )
         if base is None:
             self.new_state.bases.pop(target, None)
         else:
@@ -178,7 +181,11 @@ class _Run:
 
 
 def settle_base(
-    change: TargetChange, state: State, owned_after: bool, made: set[str]
+    change: TargetChange,
+    state: State,
+    owned_after: bool,
+    made: set[str],
+    absent: dict[str, bool] | None = None,
 ) -> tuple[TargetChange, dict[str, Any] | None, dict[str, Any] | None]:
     """(the change, the target's base after it, the base it returns to) for one target.
 
@@ -207,19 +214,26 @@ def settle_base(
         if base is None or not document:
             return change, base, None
         return change, {**base, "last": file_digest(change.after)}, None
-    first: dict[str, Any] = {"dirs": [str(d) for d in _made_parents(Path(target), made)]}
+    parents = _made_parents(Path(target), made, {} if absent is None else absent)
+    first: dict[str, Any] = {"dirs": [str(d) for d in parents]}
     if document:
         pre = None if change.before is None else base64.b64encode(change.before).decode()
         first.update(pre=pre, last=file_digest(change.after))
     return change, first, None
 
 
-def _made_parents(path: Path, made: set[str]) -> list[Path]:
+def _made_parents(path: Path, made: set[str], absent: dict[str, bool]) -> list[Path]:
     """The folders above `path` that memhub makes for it, or made for another target
-    (`made`), innermost first: whichever of their targets goes last removes them."""
+    (`made`), innermost first: whichever of their targets goes last removes them.
+    `absent` remembers, for this planning pass, which folders are not there."""
     found = []
     folder = path.parent
-    while folder != folder.parent and (str(folder) in made or not os.path.lexists(folder)):
+    while folder != folder.parent:
+        name = str(folder)
+        if name not in absent:
+            absent[name] = not os.path.lexists(folder)
+        if not (name in made or absent[name]):
+            break
         found.append(folder)
         folder = folder.parent
     return found

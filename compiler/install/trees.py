@@ -10,7 +10,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from memhub.compiler.digest import tree_digest
+from memhub.compiler.digest import ABSENT, tree_digest
 from memhub.compiler.install.changes import (
     Claim,
     Drift,
@@ -35,6 +35,8 @@ def plan_tree(
     target: str, desired: list[Entry], mine: dict[str, Owned], claim: Claim, trees: TreeCache
 ) -> Merged:
     path = Path(target)
+    if not os.path.lexists(path):  # nothing there yet (a first apply): one lstat, no reads
+        return _absent_tree(target, desired, mine, claim)
     if os.path.islink(path):
         return _linked_tree(target, desired)
     known = trees.lookup(target)
@@ -74,6 +76,15 @@ def plan_tree(
     )
     taken = {"files": tree_value(before_files)} if exists else None
     return change, [], {entry.key: claim.own(target, entry, taken)}
+
+
+def _absent_tree(target: str, desired: list[Entry], mine: dict[str, Owned], claim: Claim) -> Merged:
+    """A folder that is not there: created, or (for one memhub owned) already gone."""
+    if not desired:
+        return _tree_removal(target, mine, False, ABSENT, ())
+    (entry,) = desired
+    change = TargetChange(target, "create", "tree", ABSENT, files=entry.files, entries=(entry.key,))
+    return change, [], {entry.key: claim.own(target, entry, None)}
 
 
 def _drift(
