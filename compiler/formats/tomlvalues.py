@@ -9,9 +9,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any
 
-import tomlkit
 from memhub.compiler.formats.tomlscan import BARE, Path, ScanError, Scanner
-from tomlkit.exceptions import ParseError, TOMLKitError
 
 
 class TomlEditError(ValueError):
@@ -30,6 +28,9 @@ def load(text: str) -> tuple[dict[str, Any], bool]:
         return tomllib.loads(text), True  # strict, and 15x faster than tomlkit
     except tomllib.TOMLDecodeError:
         pass  # tomlkit names line and column, and reads what it accepts beyond TOML 1.0
+    import tomlkit  # only for such text: a strict file never pays for importing it
+    from tomlkit.exceptions import ParseError, TOMLKitError
+
     try:
         return tomlkit.parse(text).unwrap(), False
     except ParseError as exc:
