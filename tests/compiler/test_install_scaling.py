@@ -64,3 +64,21 @@ def test_ten_times_the_servers_cost_at_most_twelve_times_the_cpu(tmp_path: Path)
     assert large <= 12 * small, f"60 servers: {small:.3f} s CPU, 600: {large:.3f} s"
     text = (tmp_path / "600-0" / "project" / ".codex" / "config.toml").read_text()
     assert text.count("[mcp_servers.") == 600
+
+
+def test_the_shared_agents_skills_copy_is_planned_and_written_once(tmp_path: Path) -> None:
+    """Codex and Gemini both read .agents/skills: one folder per skill, owned by both."""
+    root = _hub(tmp_path / "hub", 1)
+    for name in ("alpha", "beta"):
+        folder = root / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    with (root / "hub.yaml").open("a") as hub_yaml:
+        hub_yaml.write("skills: skills\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    scope = Scope("project", tmp_path / "home", project=project)
+    plan = plan_install(load(root), scope, ("codex", "gemini"), tmp_path / "memhub")
+    shared = [c for c in plan.pending if "/.agents/skills/" in c.path]
+    assert sorted(Path(c.path).name for c in shared) == ["alpha", "beta"]
+    assert {plan.state_after.targets[c.path][c.entries[0]].host for c in shared} == {"codex,gemini"}
