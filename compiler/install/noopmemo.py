@@ -171,10 +171,12 @@ def _signature(paths: list[str]) -> tuple[str, int, list[str]]:
     return digest.hexdigest(), newest, young
 
 
-def content_digest(path: str) -> str:
+def content_digest(path: str, key: bytes) -> str:
     """What a path holds: a file's bytes, a folder's files (by relative path), a link's
-    target; `absent` when there is nothing. Read only for paths too young for their stat."""
-    digest = hashlib.sha256()
+    target; `absent` when there is nothing. Read only for paths too young for their stat.
+    Keyed with the install's memo key, as the secret values are: a young `.env` must not
+    sit in the memo as a plain hash anyone could test guesses against."""
+    digest = hmac.new(key, digestmod=hashlib.sha256)
     try:
         if os.path.islink(path):
             digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
@@ -245,7 +247,7 @@ class NoopMemo:
         if sig[0] != memo.get("signature"):
             return None
         racy = memo.get("racy") or {}
-        if any(content_digest(path) != digest for path, digest in racy.items()):
+        if any(content_digest(path, key) != digest for path, digest in racy.items()):
             return None
         if racy and not sig[2]:  # every path is old enough now: its stat is enough
             statsig.save_cache(self.path, json.dumps({**memo, "racy": {}}).encode("utf-8"))
@@ -263,15 +265,15 @@ class NoopMemo:
         """Record a no-op plan's inputs (best effort), with the content of those too young
         for their stat to be trusted, and the `host_checks` a recall verifies."""
         listed = sorted(set(paths))
+        key = install_key(self.home)
+        if key is None:
+            return
         sig = _signature(_code_files() + listed)
-        racy = {path: content_digest(path) for path in sig[2]}
+        racy = {path: content_digest(path, key) for path in sig[2]}
         if racy and _signature(_code_files() + listed)[0] != sig[0]:
             self.forget()  # something changed while it was read: nothing to remember
             return
         names = list(names)
-        key = install_key(self.home)
-        if key is None:
-            return
         memo = {
             "version": MEMO_VERSION,
             "signature": sig[0],

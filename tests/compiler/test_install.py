@@ -508,6 +508,8 @@ def test_the_first_apply_after_an_apply_is_replayed_as_the_no_op_it_is(
 def test_a_memo_of_young_files_checks_their_content_until_they_are_old(
     tmp_path: Path, monkeypatch
 ) -> None:
+    import hashlib
+
     from memhub.compiler.install import noopmemo
     from memhub.hubspec import statsig
 
@@ -518,7 +520,10 @@ def test_a_memo_of_young_files_checks_their_content_until_they_are_old(
     outcome = noopmemo.Remembered("out", "err", 0)
     memo.remember([str(target)], [], {}, env_file, outcome)
     racy = json.loads(memo.path.read_text())["racy"]
-    assert racy[str(target)] == noopmemo.content_digest(str(target))
+    key = noopmemo.install_key(tmp_path / "home")
+    assert key is not None and racy[str(target)] == noopmemo.content_digest(str(target), key)
+    # keyed, as the secret values are: not the plain hash of the content
+    assert racy[str(target)] != hashlib.sha256(target.read_bytes()).hexdigest()
     assert memo.recall({}, env_file) == outcome
     # a same-size rewrite in the same clock tick leaves the stat as it was: the content shows it
     real = noopmemo._path_signature
