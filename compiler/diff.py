@@ -76,6 +76,14 @@ def render_change(change: Change, *, color: bool = False) -> str:
     old_name = "/dev/null" if change.kind == "create" else f"a{shown}"
     new_name = "/dev/null" if change.kind == "delete" else f"b{shown}"
     head = [paint(_BOLD, f"--- {old_name}"), paint(_BOLD, f"+++ {new_name}")]
+    for drift in change.drift:  # the install overwrites what someone edited by hand
+        head.append(
+            paint(
+                _RED,
+                f"! conflict: {drift.key} was edited since memhub wrote it (last written "
+                f"{drift.last_written}, now {drift.actual or 'absent'}); apply needs --force",
+            )
+        )
     if change.mode_only:
         mode = change.target.mode if change.target else 0
         return "\n".join([*head, paint(_CYAN, f"mode {change.before_mode:o} -> {mode:o}")]) + "\n"

@@ -6,7 +6,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.digest import file_digest
@@ -26,6 +26,14 @@ class Change:
     actual: str | None
     before: bytes | None = None
     before_mode: int | None = None
+    # install only: owned entries edited by hand since memhub wrote them (install.Drift:
+    # target / last-written / actual), which make this change a `conflict`
+    drift: tuple[Any, ...] = ()
+
+    @property
+    def word(self) -> str:
+        """What plan and diff call it: the kind, or `conflict` over a hand edit."""
+        return "conflict" if self.drift and self.kind != "unchanged" else self.kind
 
     @property
     def mode_only(self) -> bool:
@@ -34,12 +42,16 @@ class Change:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
+        item: dict[str, object] = {
             "path": self.path,
             "kind": self.kind,
             "actual": self.actual,
             "target": self.target.fingerprint if self.target else None,
         }
+        if self.drift:
+            item["conflict"] = self.word == "conflict"
+            item["drift"] = [d.to_json() for d in self.drift]
+        return item
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,14 @@ from typing import Any
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, install_options, reply, verbose_option
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    force_option,
+    install_options,
+    reply,
+    verbose_option,
+)
 from memhub.compiler.cli.plan import counts, print_plan
-from memhub.compiler.hosts import INSTALLERS
 
 
 def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
@@ -33,6 +38,7 @@ def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
 @click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
 @install_options
 @verbose_option
+@force_option
 def command(
     hub: Path,
     scope: str,
@@ -41,6 +47,7 @@ def command(
     adopt: bool,
     as_json: bool,
     verbose: bool,
+    force: bool,
 ) -> int:
     """Merge the hub's entries into each host's user or project files, safely.
 
@@ -64,26 +71,35 @@ def command(
         make_plan, hub_model = installrun.planner(
             hub, scope, project, hosts, adopt, saved_plan=plan_file
         )
-        done = apply_install(installrun.home(), make_plan, saved=saved)
+        done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
+        return report(done, hub_model), done, hub_model
+
+    def report(done: Any, hub_model: Any) -> int:
+        from memhub.compiler.hosts import INSTALLERS  # not needed by a replayed no-op
+
         steps = [
             (host, step)
             for host in done.hosts
             for step in INSTALLERS[host].after_install_steps(hub_model, done.scope)
         ]
         if as_json:
-            return reply(applied_data(done, steps), warnings=done.warnings), done, hub_model
+            return reply(applied_data(done, steps), warnings=done.warnings)
         print_plan(done, verbose=verbose, what="apply")
         click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
         for host, step in steps:
             click.echo(f"next ({host}): {step}")
-        return EXIT_OK, done, hub_model
+        return EXIT_OK
 
     if saved is not None or as_json:
         return full()[0]
     from memhub.compiler.safewrite.lock import operation_lock
 
     with operation_lock(installrun.home()):  # no other apply is half way through what we check
-        return installrun.remembered("apply", hub, scope, project, hosts, adopt, full)
+        # the next apply after this one is a no-op: it is remembered now, printing what
+        # `report` prints for the plan once applied
+        return installrun.remembered(
+            "apply", hub, scope, project, hosts, adopt, full, replay=report
+        )
 
 
 def applied_data(done: Any, steps: list[tuple[str, str]]) -> dict[str, Any]:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts, parse_hosts
-from memhub.compiler.hosts import INSTALLERS
 from memhub.hubspec import MemhubError
+
+# The host adapters (and hostchoice, which needs them) are imported where a plan is made:
+# a replayed no-op (`remembered`) answers without them.
 
 
 def planner(
@@ -28,6 +29,7 @@ def planner(
 ) -> tuple[Any, Any]:
     """(a function making the install plan, the loaded hub): load and pick hosts once.
     `saved_plan`: the plan file `hosts` was read from, which the host line names."""
+    from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
     from memhub.compiler.install.engine import plan_install
     from memhub.compiler.install.scope import Scope, scope_kind
     from memhub.compiler.install.state import memhub_home
@@ -55,6 +57,8 @@ def plugin_planner(
     plugin: str, scope: str, project: Path | None, hosts: str | None
 ) -> Callable[[], Any]:
     """The uninstall plan of every entry owned by `plugin`; refuses a name that owns none."""
+    from memhub.compiler.cli.hostchoice import HostChoice, choose_hosts
+    from memhub.compiler.hosts import INSTALLERS
     from memhub.compiler.install.engine import plan_uninstall_plugin
     from memhub.compiler.install.scope import Scope, scope_kind
     from memhub.compiler.install.state import memhub_home
@@ -124,28 +128,30 @@ def remembered(
     hosts: str | None,
     adopt: bool,
     full: Callable[[], tuple[int, Any, Any]],
+    replay: Callable[[Any, Any], object] | None = None,
 ) -> int:
     """Run `full` (printing as it goes), or replay what it printed when every input of a
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
-    hub); only a plan with nothing to do and no conflict is remembered."""
+    hub); a plan with nothing to do and no conflict is remembered, and so is one `full`
+    wrote entirely when `replay` prints what the run after it (a no-op) prints."""
     from memhub.compiler.install.noopmemo import NoopMemo, Remembered, memo_key
     from memhub.compiler.install.scope import installation_scripts
 
     hub_file = hub / "hub.yaml" if hub.is_dir() else hub
-    chosen = parse_hosts(hosts)
     args = {
         "command": command,
         "scope": scope,
         "project": os.path.abspath(project or ".") if scope == "project" else "",
-        "hosts": ",".join(chosen),
+        # as given: which hosts that means (PATH) and where they live (their placing
+        # variables) are `_host_checks`, recorded with the memo and verified on recall
+        "hosts": hosts or "",
         "adopt": adopt,
         "tty": sys.stdout.isatty(),
         # hooks and launchers name this installation's scripts: installing memhub (after
         # the bare-name warning), moving or reinstalling it changes what apply writes
         "scripts": os.fspath(installation_scripts() or ""),
     }
-    host_env = [name for host in chosen for name in INSTALLERS[host].placing_env]
-    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ, host_env))
+    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ))
     env_file = hub_file.parent / ".env"
     from memhub.compiler.install.secrets import check_env_file
 
@@ -157,19 +163,36 @@ def remembered(
         return hit.code
     with _captured() as (out, err):
         code, plan, hub_model = full()
-    if plan is not None and not plan.pending and not plan.conflicts:
+    outcome = None
+    if plan is not None and not plan.conflicts and not plan.pending:
+        outcome = Remembered(out.getvalue(), err.getvalue(), code)
+    elif plan is not None and not plan.conflicts and not plan.drifted and replay is not None:
+        quiet = io.StringIO()
+        with contextlib.redirect_stdout(quiet):
+            replay(plan.settled(), hub_model)
+        outcome = Remembered(quiet.getvalue(), err.getvalue(), code)
+    if outcome is not None:
         from memhub.compiler.install.secrets import referenced_names
 
-        memo.remember(
-            _inputs(hub_model, plan),
-            referenced_names(hub_model),
-            os.environ,
-            env_file,
-            Remembered(out.getvalue(), err.getvalue(), code),
-        )
+        names = referenced_names(hub_model)
+        checks = _host_checks(hosts)
+        memo.remember(_inputs(hub_model, plan), names, os.environ, env_file, outcome, checks)
     else:
         memo.forget()
     return code
+
+
+def _host_checks(hosts: str | None) -> dict[str, dict[str, str | None]]:
+    """The variables that place the chosen hosts' files and, without --hosts, where each
+    host CLI is on PATH: what a replayed run must find as they were."""
+    from memhub.compiler.cli.hostchoice import parse_hosts
+    from memhub.compiler.hosts import INSTALLERS
+    from memhub.compiler.install.noopmemo import host_checks
+
+    chosen = parse_hosts(hosts)
+    env = [name for host in chosen for name in INSTALLERS[host].placing_env]
+    exes = [] if hosts else [exe for inst in INSTALLERS.values() for exe in inst.executables]
+    return host_checks(env, exes, os.environ)
 
 
 def _inputs(hub: Any, plan: Any) -> list[str]:
@@ -219,39 +242,12 @@ def home() -> Path:
     return memhub_home()
 
 
-def _tree_listing(files: Any) -> bytes:
-    """A folder shown as one line per file (path, sha256, mode) so it diffs as text."""
-    from memhub.compiler.digest import bytes_hex
-
-    lines = [
-        f"{rel}  sha256:{bytes_hex(data)[:16]}  {mode:o}\n" for rel, data, mode in sorted(files)
-    ]
-    return "".join(lines).encode()
-
-
 def install_diff_plan(
     hub: Path, scope: str, project: Path | None, hosts: str | None
 ) -> tuple[Any, Any, Any]:
     """The install plan as a bundle-style Plan, so `memhub diff` renders both alike (with the
     install plan and the hub it came from)."""
-    from memhub.compiler.artifact import Artifact
-    from memhub.compiler.plan import Change, Plan
+    from memhub.compiler.install.view import as_plan
 
     install, hub_model = make_install_plan(hub, scope, project, hosts, adopt=False)
-    changes = []
-    for c in install.changes:
-        rel = c.path.lstrip("/")
-        if c.kind == "unchanged":
-            # counted, never shown: no content to render (thousands of skill folders)
-            suffix = "/ (folder)" if c.format == "tree" else ""
-            changes.append(Change("/" + rel + suffix, c.kind, None, c.actual))
-            continue
-        if c.format == "tree":
-            before = _tree_listing(c.before_files) if Path(c.path).exists() else None
-            after = _tree_listing(c.files) if c.kind != "delete" else None
-            name = rel + "/ (folder)"
-        else:
-            before, after, name = c.before, c.after, rel
-        target = Artifact(name, after) if after is not None else None
-        changes.append(Change("/" + name, c.kind, target, c.actual, before))
-    return Plan("/", tuple(changes)), install, hub_model
+    return as_plan(install), install, hub_model

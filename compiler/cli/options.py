@@ -101,6 +101,14 @@ def install_options(command: Any) -> Any:
     return command
 
 
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite entries memhub owns that were edited by hand since it wrote them "
+    "(plan shows them as `conflict`; `memhub undo` brings the edits back).",
+)
+
+
 color_option = click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),

@@ -17,7 +17,6 @@ from memhub.compiler.cli.options import (
     reply,
     verbose_option,
 )
-from memhub.compiler.report import table
 
 # the status words of an install plan, in the order the counts line gives them
 KINDS = ("create", "update", "delete", "conflict", "unchanged")
@@ -56,7 +55,8 @@ def command(
         record["hub_path"] = str(Path(hub).absolute())
         record["adopt"] = adopt
         out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
-    code = EXIT_INVALID if plan.conflicts else EXIT_OK
+    # apply would refuse either: an entry someone else owns, or one edited by hand
+    code = EXIT_INVALID if plan.conflicts or plan.drifted else EXIT_OK
     if as_json:
         return reply_plan(plan, code)
     print_plan(plan, verbose=verbose)
@@ -67,7 +67,7 @@ def counts(plan: Any) -> dict[str, int]:
     """Targets per status word (conflict only when there is one)."""
     found = {kind: 0 for kind in KINDS}
     for change in plan.changes:
-        found[change.kind] = found.get(change.kind, 0) + 1
+        found[change.word] = found.get(change.word, 0) + 1
     if not found["conflict"]:
         del found["conflict"]
     return found
@@ -91,7 +91,10 @@ def plan_data(plan: Any) -> dict[str, Any]:
 
 
 def reply_plan(plan: Any, code: int) -> int:
-    conflicts = [error_record("Conflict", c) for c in plan.conflicts]
+    from memhub.compiler.install.engine import drift_messages
+
+    found = [*plan.conflicts, *drift_messages(plan)]  # hand edits apply would overwrite too
+    conflicts = [error_record("Conflict", c) for c in found]
     return reply(plan_data(plan), exit_code=code, warnings=plan.warnings, errors=conflicts)
 
 
@@ -100,7 +103,8 @@ def print_plan(plan: Any, *, verbose: bool = False, what: str = "plan") -> None:
     from memhub.compiler.install.engine import prune_order
 
     # Unchanged targets are counted, not listed: a hub of a thousand skills has thousands.
-    rows = [(c.kind, c.path) for c in plan.changes if verbose or c.kind != "unchanged"]
+    # `conflict`: an update or delete that would overwrite an entry edited by hand
+    rows = [(c.word, c.path) for c in plan.changes if verbose or c.kind != "unchanged"]
     # folders memhub made for what goes, removed once empty
     rows += [("rmdir", f"{folder}/") for folder in prune_order(plan.pending)]
     if rows:
@@ -114,8 +118,13 @@ def print_plan(plan: Any, *, verbose: bool = False, what: str = "plan") -> None:
 def print_notes(plan: Any, *, err: bool = False) -> None:
     """Conflicts and warnings (on stderr), then what a host carries with a caveat or cannot
     carry (on stdout, or stderr with `err`: diff keeps stdout for the diff)."""
+    from memhub.compiler.install.engine import drift_messages
+    from memhub.compiler.report import table  # with the host adapters: not for a replay
+
     for conflict in plan.conflicts:
         click.echo(f"conflict  {conflict}", err=True)
+    for line in drift_messages(plan):  # entries edited by hand that apply would overwrite
+        click.echo(f"conflict  {line}", err=True)
     for warning in plan.warnings:
         click.echo(f"warning   {warning}", err=True)
     # Carried with a difference (a server started through memhub's launcher, a header a

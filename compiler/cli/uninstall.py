@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import EXIT_OK, install_options, reply, verbose_option
+from memhub.compiler.cli.options import (
+    EXIT_OK,
+    force_option,
+    install_options,
+    reply,
+    verbose_option,
+)
 from memhub.compiler.cli.plan import counts, print_plan
 from memhub.hubspec import MemhubError
 
@@ -21,6 +27,7 @@ from memhub.hubspec import MemhubError
     help="Remove what memhub installed for plugin NAME, without its hub (hosts default to all).",
 )
 @verbose_option
+@force_option
 def command(
     hub: Path | None,
     scope: str,
@@ -30,6 +37,7 @@ def command(
     as_json: bool,
     plugin: str | None,
     verbose: bool,
+    force: bool,
 ) -> int:
     """Remove only the entries this hub (or --plugin NAME) owns; everything else stays."""
     from memhub.compiler.install.engine import apply_install
@@ -52,7 +60,7 @@ def command(
                 f"(installed: {installrun.installed_plugins(None) or 'none'})"
             )
         make_plan, _ = installrun.planner(hub, scope, project, hosts, adopt, remove_all=True)
-    done = apply_install(installrun.home(), make_plan)
+    done = apply_install(installrun.home(), make_plan, force=force)
     if as_json:
         data = {
             "scope": done.scope.kind,

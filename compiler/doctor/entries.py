@@ -128,7 +128,8 @@ def check_drift(run: Run, host: str, target: str, key: str, owned: Owned) -> str
             "fail",
             target,
             f"{what}: edited by hand since memhub applied it",
-            "`memhub apply` puts memhub's version back (the edit is lost); to keep the edit, "
+            "`memhub apply --force` puts memhub's version back (plain apply refuses to overwrite "
+            "the edit; `memhub undo` brings it back); to keep the edit, "
             + (
                 "make it in the hub's copy of the skill and apply"
                 if key.startswith("tree:")

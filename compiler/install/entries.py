@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from memhub.compiler.digest import value_digest
 
@@ -18,6 +18,48 @@ _FORMAT: dict[EntryKind, FileFormat] = {
     "text-block": "text",
     "tree": "tree",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class EntryKey:
+    """An owned entry's identity within its target file, as the state records it:
+    `kind:a/b/c`, and for an array item `kind:a/b#<digest of the item>` (content-addressed).
+
+    Parsed once here (`parse`) and written once here (`str`); nothing else splits keys."""
+
+    kind: EntryKind
+    path: tuple[str, ...]
+    item: str | None = None  # a json-item's digest
+
+    @classmethod
+    def parse(cls, key: str) -> EntryKey:
+        kind, sep, rest = key.partition(":")
+        if not sep or kind not in _KINDS:
+            raise ValueError(f"not an entry key: {key!r}")
+        where, hashed, item = rest.partition("#") if kind == "json-item" else (rest, "", "")
+        path = tuple(where.split("/")) if where else ()
+        return cls(kind, path, item if hashed else None)  # type: ignore[arg-type]
+
+    @property
+    def format(self) -> FileFormat:
+        return _FORMAT[self.kind]
+
+    @property
+    def name(self) -> str:
+        """The path as one string: a block's name, a table's `a/b`."""
+        return "/".join(self.path)
+
+    def __str__(self) -> str:
+        where = "/".join(self.path)
+        return f"{self.kind}:{where}" if self.item is None else f"{self.kind}:{where}#{self.item}"
+
+
+_KINDS = frozenset(get_args(EntryKind))
+
+
+def key_format(key: str) -> FileFormat:
+    """The format of the file an entry key lives in (`tree`, `json`, `toml`, `text`)."""
+    return EntryKey.parse(key).format
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +88,11 @@ class Entry:
     @property
     def key(self) -> str:
         """Stable identity within its target file (content-addressed for array items)."""
-        where = "/".join(self.path)
-        return (
-            f"{self.kind}:{where}#{self.digest}"
-            if self.kind == "json-item"
-            else f"{self.kind}:{where}"
-        )
+        return str(self.entry_key)
+
+    @property
+    def entry_key(self) -> EntryKey:
+        return EntryKey(self.kind, self.path, self.digest if self.kind == "json-item" else None)
 
     @property
     def digest(self) -> str:

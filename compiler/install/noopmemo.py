@@ -2,11 +2,16 @@
 
 A plan is a function of the hub's files, the target files and folders, the ownership state,
 the environment that places host folders and holds secret values, and memhub's own code.
-After a plan finds nothing to do, this records the stat signature (`hubspec.statsig`) of all
-of those. The next plan with the same arguments whose fresh signature matches is that same
-no-op, so `memhub diff` and a no-op `memhub apply` answer without loading the hub. Any
-change to any input, a signature too young to trust, or a lost memo means a full plan.
-Stdlib only; this is the fast path.
+After a plan finds nothing to do, and after an apply that wrote everything (the next plan
+finds nothing to do), this records the stat signature (`hubspec.statsig`) of all of those.
+The next plan with the same arguments whose fresh signature matches is that same no-op, so
+`memhub diff` and a no-op `memhub apply` answer without loading the hub. Any change to any
+input, or a lost memo, means a full plan.
+
+A path changed less than `statsig.RACY_NS` before the memo was taken (what an apply just
+wrote) could be rewritten in the same clock tick with the same size and go unseen by its
+stat: the memo keeps the digest of its content too, and a recall reads it again until it
+is old enough (then the memo is saved without it). Stdlib only; this is the fast path.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import hmac
 import json
 import os
 import secrets
+import shutil
 import stat
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +60,8 @@ def memo_key(
     host_env: Iterable[str] = (),
 ) -> str:
     """Which plan: the hub, the install arguments and the folder-placing environment
-    (`host_env`: the variables the chosen hosts' adapters read, see `placing_env`)."""
+    (`host_env`: the variables the chosen hosts' adapters read, see `placing_env`; or
+    leave them to `host_checks`, which a recall verifies without loading any adapter)."""
     key = {
         "hub": os.path.abspath(hub_file),
         "args": {k: str(v) for k, v in sorted(args.items())},
@@ -144,10 +152,13 @@ def _path_signature(path: str) -> tuple[str, int] | None:
     return f"{sig[0]}\0{real}\0{behind[0]}", max(sig[1], behind[1])
 
 
-def _signature(paths: list[str]) -> tuple[str, int] | None:
-    """One signature over many paths: each folder with its whole listing, each file alone."""
+def _signature(paths: list[str]) -> tuple[str, int, list[str]]:
+    """One signature over many paths (each folder with its whole listing, each file alone),
+    the newest change in them, and the paths too young for their stat to be trusted."""
     digest = hashlib.sha256()
     newest = 0
+    young: list[str] = []
+    trusted = time.time_ns() - statsig.RACY_NS
     for path in paths:
         sig = _path_signature(path)
         if sig is None:
@@ -155,7 +166,55 @@ def _signature(paths: list[str]) -> tuple[str, int] | None:
             continue
         digest.update(f"{path}\0{sig[0]}\n".encode("utf-8", "surrogateescape"))
         newest = max(newest, sig[1])
-    return digest.hexdigest(), newest
+        if sig[1] > trusted:
+            young.append(path)
+    return digest.hexdigest(), newest, young
+
+
+def content_digest(path: str, key: bytes) -> str:
+    """What a path holds: a file's bytes, a folder's files (by relative path), a link's
+    target; `absent` when there is nothing. Read only for paths too young for their stat.
+    Keyed with the install's memo key, as the secret values are: a young `.env` must not
+    sit in the memo as a plain hash anyone could test guesses against."""
+    digest = hmac.new(key, digestmod=hashlib.sha256)
+    try:
+        if os.path.islink(path):
+            digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
+            path = os.path.realpath(path)
+        if os.path.isdir(path):
+            for rel in statsig.listing(Path(path)):
+                full = os.path.join(path, rel) if rel else path
+                digest.update(os.fsencode(rel) + b"\0")
+                if os.path.isfile(full) and not os.path.islink(full):
+                    digest.update(Path(full).read_bytes() + b"\0")
+        else:
+            digest.update(Path(path).read_bytes())
+    except FileNotFoundError:
+        return "absent"
+    except OSError:
+        return "unreadable"  # never equal to a digest: the memo is not trusted
+    return digest.hexdigest()
+
+
+def host_checks(
+    env_names: Iterable[str], executables: Iterable[str], env: Mapping[str, str]
+) -> dict[str, dict[str, str | None]]:
+    """What chose and placed the hosts: each placing variable's value, and where each host
+    CLI is found on PATH (which hosts an apply without --hosts picks)."""
+    path = env.get("PATH")
+    return {
+        "env": {name: env.get(name) for name in sorted(set(env_names))},
+        "which": {exe: shutil.which(exe, path=path) for exe in sorted(set(executables))},
+    }
+
+
+def _checks_hold(checks: object, env: Mapping[str, str]) -> bool:
+    if checks is None:
+        return True
+    if not isinstance(checks, dict):
+        return False
+    now = host_checks(checks.get("env", {}), checks.get("which", {}), env)
+    return now == {"env": checks.get("env", {}), "which": checks.get("which", {})}
 
 
 class NoopMemo:
@@ -177,14 +236,21 @@ class NoopMemo:
         key = install_key(self.home)
         if key is None:
             return None
+        if not _checks_hold(memo.get("checks"), env):
+            return None
         names = memo.get("names", [])
         if not hmac.compare_digest(
             str(memo.get("secrets")), secrets_digest(names, env, env_file, key)
         ):
             return None
         sig = _signature(_code_files() + memo.get("paths", []))
-        if sig is None or sig[0] != memo.get("signature"):
+        if sig[0] != memo.get("signature"):
             return None
+        racy = memo.get("racy") or {}
+        if any(content_digest(path, key) != digest for path, digest in racy.items()):
+            return None
+        if racy and not sig[2]:  # every path is old enough now: its stat is enough
+            statsig.save_cache(self.path, json.dumps({**memo, "racy": {}}).encode("utf-8"))
         return Remembered(memo["stdout"], memo["stderr"], memo["code"])
 
     def remember(
@@ -194,22 +260,26 @@ class NoopMemo:
         env: Mapping[str, str],
         env_file: Path,
         outcome: Remembered,
+        checks: dict[str, dict[str, str | None]] | None = None,
     ) -> None:
-        """Record a no-op plan's inputs (best effort; not when one is too young to trust)."""
+        """Record a no-op plan's inputs (best effort), with the content of those too young
+        for their stat to be trusted, and the `host_checks` a recall verifies."""
         listed = sorted(set(paths))
-        sig = _signature(_code_files() + listed)
-        if sig is None or not statsig.settled(sig):
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()  # what it remembered may no longer hold
-            return
-        names = list(names)
         key = install_key(self.home)
         if key is None:
             return
+        sig = _signature(_code_files() + listed)
+        racy = {path: content_digest(path, key) for path in sig[2]}
+        if racy and _signature(_code_files() + listed)[0] != sig[0]:
+            self.forget()  # something changed while it was read: nothing to remember
+            return
+        names = list(names)
         memo = {
             "version": MEMO_VERSION,
             "signature": sig[0],
             "paths": listed,
+            "racy": racy,
+            "checks": checks,
             "names": names,
             "secrets": secrets_digest(names, env, env_file, key),
             "stdout": outcome.stdout,

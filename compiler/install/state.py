@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memhub.compiler.install.entries import EntryKey
 from memhub.hubspec.errors import MemhubError
 
 STATE_FILE = "state.json"
@@ -200,8 +201,9 @@ def _migrate(targets: dict[str, dict[str, Owned]]) -> dict[str, dict[str, Owned]
     blocks: dict[str, str] = {}
     for entries in targets.values():
         for key, owned in entries.items():
-            if key.startswith("text-block:"):
-                blocks.setdefault(owned.hub, key.partition(":")[2])
+            parsed = EntryKey.parse(key)
+            if parsed.kind == "text-block":
+                blocks.setdefault(owned.hub, parsed.name)
     found: dict[str, str] = {}
     for entries in targets.values():
         for owned in entries.values():

@@ -368,7 +368,7 @@ def test_unset_references_and_a_loose_env_file_are_warned_about(
 def test_a_no_op_plan_trusts_unchanged_skill_folders_and_sees_any_edit(
     hub: Path, home: Path, capsys, monkeypatch
 ) -> None:
-    from memhub.compiler.install import engine as install
+    from memhub.compiler.install import trees as install
     from memhub.hubspec import statsig
 
     monkeypatch.setattr(statsig, "RACY_NS", 0)  # the folders were written a moment ago
@@ -457,13 +457,16 @@ def test_a_repeated_no_op_apply_replays_without_loading_until_any_input_changes(
     for change in changes:
         change()
         planned_then_replayed()
-    # a hand edit of an installed skill is a real change: apply puts it back
+    # a hand edit of an installed skill is a real change: apply refuses to overwrite it
+    # (a `conflict`, see test_install_drift), and --force puts memhub's copy back
     installed = (
         Path(os.environ["CLAUDE_CONFIG_DIR"]) / "skills" / next((hub / "skills").iterdir()).name
     )
     (installed / "SKILL.md").write_text("edited by hand\n")
-    code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL)
-    assert code == 0 and f"update  {installed}" in out
+    code, out, err = run(capsys, "apply", str(hub), "--hosts", ALL)
+    assert code == 2 and str(installed) in err and "--force" in err
+    code, out, _ = run(capsys, "apply", str(hub), "--hosts", ALL, "--force")
+    assert code == 0 and f"conflict  {installed}" in out
 
 
 def test_an_install_in_one_scope_leaves_the_other_scope_alone(
@@ -480,3 +483,56 @@ def test_an_install_in_one_scope_leaves_the_other_scope_alone(
     assert (project / "AGENTS.md").is_file() and (project / ".cursor" / "skills").is_dir()
     _, out, _ = run(capsys, "plan", str(hub), *in_project, "--json")
     assert {t["kind"] for t in json.loads(out)["data"]["targets"]} == {"unchanged"}
+
+
+def test_the_first_apply_after_an_apply_is_replayed_as_the_no_op_it_is(
+    hub: Path, home: Path, capsys, monkeypatch
+) -> None:
+    import shutil
+
+    from memhub import hubspec
+    from memhub.compiler.install.noopmemo import MEMO_DIR
+    from memhub.compiler.install.state import memhub_home
+
+    assert run(capsys, "apply", str(hub), "--hosts", ALL)[0] == 0
+    loads: list[Path] = []
+    real_load = hubspec.load
+    monkeypatch.setattr(hubspec, "load", lambda p, **kw: loads.append(p) or real_load(p, **kw))
+    replayed = run(capsys, "apply", str(hub), "--hosts", ALL)  # files written a moment ago
+    assert loads == [] and replayed[0] == 0
+    assert "0 create, 0 update, 0 delete" in replayed[1]
+    assert "applied: 0 change(s)" in replayed[1]
+    shutil.rmtree(memhub_home() / MEMO_DIR)  # what the full no-op run prints is the same
+    assert run(capsys, "apply", str(hub), "--hosts", ALL) == replayed and len(loads) == 1
+
+
+def test_a_memo_of_young_files_checks_their_content_until_they_are_old(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import hashlib
+
+    from memhub.compiler.install import noopmemo
+    from memhub.hubspec import statsig
+
+    target = tmp_path / "target.json"
+    target.write_text('{"a": 1}\n')
+    env_file = tmp_path / ".env"
+    memo = noopmemo.NoopMemo(tmp_path / "home", "key")
+    outcome = noopmemo.Remembered("out", "err", 0)
+    memo.remember([str(target)], [], {}, env_file, outcome)
+    racy = json.loads(memo.path.read_text())["racy"]
+    key = noopmemo.install_key(tmp_path / "home")
+    assert key is not None and racy[str(target)] == noopmemo.content_digest(str(target), key)
+    # keyed, as the secret values are: not the plain hash of the content
+    assert racy[str(target)] != hashlib.sha256(target.read_bytes()).hexdigest()
+    assert memo.recall({}, env_file) == outcome
+    # a same-size rewrite in the same clock tick leaves the stat as it was: the content shows it
+    real = noopmemo._path_signature
+    frozen = {str(target): real(str(target))}
+    monkeypatch.setattr(noopmemo, "_path_signature", lambda p: frozen.get(p) or real(p))
+    target.write_text('{"a": 2}\n')
+    assert memo.recall({}, env_file) is None
+    target.write_text('{"a": 1}\n')
+    monkeypatch.setattr(statsig, "RACY_NS", 0)  # old enough now: the stat alone will do
+    assert memo.recall({}, env_file) == outcome
+    assert json.loads(memo.path.read_text())["racy"] == {}

@@ -23,6 +23,7 @@ from memhub.compiler.formats.jsonedit import (
     remove_item,
     remove_key,
     set_key,
+    set_keys,
 )
 
 BOM = "\ufeff"
@@ -229,6 +230,45 @@ def test_set_key_changes_only_that_member(
         assert only_whitespace_replaced(text, out)
         if fmt.messy is None:  # an empty parent written `{}` comes back as `{}`
             assert remove_key(out, path[: len(parents) + 1], prune=False) == text
+
+
+@PROPERTY
+@given(doc=documents, fmt=formats, data=st.data())
+def test_set_keys_gives_what_set_key_one_by_one_gives(
+    doc: dict[str, Any], fmt: Fmt, data: st.DataObject
+) -> None:
+    doc, parents = draw_parent(data, doc)
+    text = render(doc, fmt)
+    parent = at(doc, parents)
+    paths: list[list[str]] = [[*parents, key] for key in parent if data.draw(st.booleans())]
+    taken = dict(parent)
+    for _ in range(data.draw(st.integers(1, 4))):
+        new = fresh_key(data, taken)
+        taken[new] = None
+        paths.append([*parents, new, *data.draw(st.lists(keys, max_size=1))])
+    items = [(path, data.draw(values)) for path in paths]
+
+    out = set_keys(text, items)
+
+    one_by_one = text
+    for path, value in items:
+        one_by_one = set_key(one_by_one, path, value)
+    assert out == one_by_one
+
+
+def test_set_keys_adds_many_servers_in_one_piece() -> None:
+    text = '{\n  "mcpServers": {\n    "mine": {"command": "x"}\n  },\n  "other": 1\n}\n'
+    servers = [(("mcpServers", f"s{i}"), {"command": f"c{i}"}) for i in range(3)]
+    out = set_keys(text, [*servers, (("mcpServers", "mine"), {"command": "y"})])
+    assert parse(out)["mcpServers"] == {
+        "mine": {"command": "y"},
+        **{f"s{i}": {"command": f"c{i}"} for i in range(3)},
+    }
+    assert out.endswith('  },\n  "other": 1\n}\n')
+    fresh = set_keys("", [(("mcpServers", "a"), 1), (("mcpServers", "b"), 2), (("x",), 3)])
+    assert fresh == set_key(
+        set_key(set_key("", ("mcpServers", "a"), 1), ("mcpServers", "b"), 2), ("x",), 3
+    )
 
 
 @PROPERTY

@@ -16,10 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memhub.compiler.formats.tomledit import (
     TomlEditError,
-    append_aot_item,
+    edit_tables,
     get_table,
     parse,
-    remove_aot_item,
     remove_table,
     set_table,
 )
@@ -83,11 +82,6 @@ env_vars = ["MEMHUB_TOKEN"]
 startup_timeout_sec = 20
 """
 
-HOOK = {
-    "matcher": "Bash",
-    "hooks": [{"type": "command", "command": "memhub-hook codex pre_tool_use", "timeout": 30}],
-}
-
 
 def changed_lines(before: str, after: str) -> list[str]:
     """The +/- lines of a diff, without headers."""
@@ -141,23 +135,6 @@ def test_new_table_goes_before_the_comment_that_belongs_to_the_next_table() -> N
     expected = '[mcp_servers.a]\ncommand = "a"\n\n[mcp_servers.memhub]\ncommand = "m"\n'
     assert out == expected + "# about other\n[other]\nx = 1\n"
     assert remove_table(out, MEMHUB) == text
-
-
-def test_hooks_are_appended_as_arrays_of_tables_and_removed_exactly() -> None:
-    path = ("hooks", "PreToolUse")
-    out = append_aot_item(CODEX, path, HOOK)
-    assert out == CODEX + (
-        '\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n\n[[hooks.PreToolUse.hooks]]\n'
-        'type = "command"\ncommand = "memhub-hook codex pre_tool_use"\ntimeout = 30\n'
-    )
-    edit = dict(HOOK, matcher="apply_patch")
-    twice = append_aot_item(out, path, edit)
-    assert tomllib.loads(twice)["hooks"]["PreToolUse"] == [HOOK, edit]
-    assert remove_aot_item(twice, path, edit) == out
-    assert remove_aot_item(remove_aot_item(twice, path, HOOK), path, edit) == CODEX
-    assert tomllib.loads(remove_aot_item(twice, path, HOOK))["hooks"]["PreToolUse"] == [edit]
-    assert remove_aot_item(out, path, {"matcher": "other"}) == out
-    assert remove_aot_item(CODEX, path, HOOK) == CODEX
 
 
 def test_get_table() -> None:
@@ -228,9 +205,8 @@ def test_crlf_files_stay_crlf() -> None:
     assert "\n" not in out.replace("\r\n", "")
     assert out == set_table(CODEX, MEMHUB, SERVER).replace("\n", "\r\n")
     assert remove_table(out, MEMHUB) == text
-    hooks = append_aot_item(text, ("hooks", "PreToolUse"), HOOK)
-    assert "\n" not in hooks.replace("\r\n", "")
-    assert remove_aot_item(hooks, ("hooks", "PreToolUse"), HOOK) == text
+    both = edit_tables(text, [(MEMHUB, SERVER), (("mcp_servers", "docs"), None)])
+    assert "\n" not in both.replace("\r\n", "")
 
 
 def test_super_table_with_only_a_sub_table_gets_its_own_header_above_it() -> None:
@@ -327,8 +303,6 @@ def test_bad_values_and_paths_are_refused() -> None:
     for path in ((), "mcp_servers", (1,)):
         with pytest.raises(TomlEditError):
             set_table("", path, {})  # type: ignore[arg-type]
-    with pytest.raises(TomlEditError, match="not an array of tables"):
-        append_aot_item(CODEX, ("mcp_servers", "docs"), {})
 
 
 def test_unusual_values_round_trip() -> None:
@@ -399,17 +373,8 @@ def test_toml_1_1_input_that_only_tomlkit_reads_is_edited_too() -> None:
     assert remove_table(out, MEMHUB) == text
 
 
-def test_inline_array_of_tables_is_rewritten_inline() -> None:
-    text = 'hooks = { PreToolUse = [{ matcher = "a" }] }\n'
-    out = append_aot_item(text, ("hooks", "PreToolUse"), {"matcher": "b"})
-    assert out == 'hooks = { PreToolUse = [{ matcher = "a" }, { matcher = "b" }] }\n'
-    assert remove_aot_item(out, ("hooks", "PreToolUse"), {"matcher": "b"}) == text
-    emptied = remove_aot_item(text, ("hooks", "PreToolUse"), {"matcher": "a"})
-    assert emptied == "hooks = { PreToolUse = [] }\n"
-
-
 def test_paths_inside_arrays_of_tables_are_refused() -> None:
-    text = append_aot_item("", ("hooks", "PreToolUse"), HOOK)
+    text = '[[hooks.PreToolUse]]\nmatcher = "Bash"\n'
     with pytest.raises(TomlEditError, match=r"^line 1, column 1: hooks\.PreToolUse is not a table"):
         set_table(text, ("hooks", "PreToolUse", "x"), {})
     with pytest.raises(TomlEditError, match="is not a table"):
@@ -668,19 +633,6 @@ def server_values() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-def hook_values() -> st.SearchStrategy[dict[str, Any]]:
-    """A Codex hook group (a matcher no generated config has, and command handlers)."""
-    handler = st.fixed_dictionaries(
-        {"type": st.just("command"), "command": TEXT}, optional={"timeout": st.integers(1, 600)}
-    )
-    return st.fixed_dictionaries(
-        {
-            "matcher": TEXT.map(lambda s: "memhub:" + s),
-            "hooks": st.lists(handler, min_size=1, max_size=2),
-        }
-    )
-
-
 def has(data: dict[str, Any], path: tuple[str, ...]) -> bool:
     """`path` names something in `data`."""
     for k in path:
@@ -691,7 +643,6 @@ def has(data: dict[str, Any], path: tuple[str, ...]) -> bool:
 
 
 SERVER_VALUES = server_values()
-HOOK_VALUES = hook_values()
 
 
 def with_table(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
@@ -729,13 +680,12 @@ def lost(table: str, key: str | None, role: str, value: dict[str, Any], env: Any
 
 
 OTHER_PATHS = [("memhub",), ("profiles", "memhub"), ("tui", "memhub"), ("a", "b", "c")]
-AOT_PATHS = [("hooks", "PreToolUse"), ("hooks", "Stop"), ("notes",)]
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_edit_properties(data: st.DataObject) -> None:
-    """The four properties of set_table/remove_table (and the aot pair) on 500 configs."""
+    """The four properties of set_table/remove_table (and edit_tables) on 500 configs."""
     # (1) the data is the original plus exactly that table; (2) every comment and unrelated
     # table's text survive; (3) removing a new table (or item) gives back the original bytes;
     # (4) setting an existing table to the same value again changes nothing.
@@ -758,12 +708,19 @@ def test_edit_properties(data: st.DataObject) -> None:
     assert tomllib.loads(once) == with_table(before, path, second)  # (1)
     assert set_table(once, path, second) == once  # (4)
 
-    aot = data.draw(st.sampled_from(AOT_PATHS), "array of tables")
-    hook = data.draw(HOOK_VALUES, "hook")
-    appended = append_aot_item(cfg.text, aot, hook)
-    items = (before.get("hooks", {}) if len(aot) == 2 else before).get(aot[-1], [])
-    assert tomllib.loads(appended) == with_table(before, aot, [*items, hook])  # (1)
-    assert remove_aot_item(appended, aot, hook) == cfg.text  # (3)
+    # edit_tables: many tables in one pass give what the same edits one by one give
+    fresh = [("mcp_servers", f"new-{i}") for i in range(data.draw(st.integers(2, 6), "new"))]
+    gone = data.draw(st.lists(st.sampled_from(servers[:-2] or [path]), unique=True), "gone")
+    edits = [(p, value) for p in fresh] + [(p, None) for p in gone if p not in fresh]
+    batch = edit_tables(cfg.text, edits)
+    one_by_one = cfg.text
+    for p, v in edits:
+        one_by_one = set_table(one_by_one, p, v) if v is not None else remove_table(one_by_one, p)
+    assert tomllib.loads(batch) == tomllib.loads(one_by_one)  # (1)
+    if not gone:
+        assert batch == one_by_one
+        assert edit_tables(batch, [(p, None) for p in fresh]) == cfg.text  # (3)
+    assert edit_tables(batch, [(p, value) for p in fresh]) == batch  # (4)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
