@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
-import tomllib
 from typing import Any
 
+from memhub.compiler.formats.document import format_of, parsed
 from memhub.compiler.plan import Change, Plan
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\033[31m", "\033[32m", "\033[36m", "\033[1m", "\033[0m"
@@ -16,15 +16,13 @@ def _parse(path: str, content: bytes | None) -> tuple[bool, Any]:
     """(parsed?, value) for JSON and TOML files; anything else is not structured."""
     if content is None:
         return True, None
-    try:
-        text = content.decode("utf-8")
-        if path.endswith(".json"):
-            return True, json.loads(text)
-        if path.endswith(".toml"):
-            return True, tomllib.loads(text)
-    except (UnicodeDecodeError, ValueError):
+    fmt = format_of(path)
+    if fmt is None:
         return False, None
-    return False, None
+    try:
+        return True, parsed(fmt, content.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is one too
+        return False, None
 
 
 def _key(parts: list[Any]) -> str:

@@ -48,3 +48,15 @@ def test_modules_and_functions_stay_small(path: Path) -> None:
         and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
     ]
     assert not long, f"{path.name}: functions over {FUNCTION_LINES} lines: {', '.join(long)}"
+
+
+def test_toml_is_parsed_in_one_place() -> None:
+    """Install, doctor, import and diff read TOML through compiler/formats (document.parsed),
+    never with a parser of their own that could read a file differently."""
+    others = [
+        str(path.relative_to(REPO))
+        for path in _modules()
+        if "formats" not in path.parts
+        and any(word in path.read_text(encoding="utf-8") for word in ("tomllib", "tomlkit"))
+    ]
+    assert not others, others

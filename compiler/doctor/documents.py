@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.formats import jsonedit, tomledit
+from memhub.compiler.formats.document import format_of, parsed
 from memhub.compiler.safewrite import targetfs
 
 
@@ -28,7 +29,8 @@ class Documents:
 
     @staticmethod
     def _parse(path: Path) -> tuple[Any, str | None]:
-        if path.suffix not in (".json", ".toml"):
+        fmt = format_of(path.name)
+        if fmt is None:
             return None, None
         try:
             text = targetfs.read_text(path)  # a FIFO or folder there is refused, not read
@@ -37,7 +39,7 @@ class Documents:
         if text is None:
             return None, None
         try:
-            return (jsonedit.parse(text) if path.suffix == ".json" else tomledit.parse(text)), None
+            return parsed(fmt, text), None
         except (jsonedit.JsonEditError, tomledit.TomlEditError) as exc:
             return None, str(exc)
 

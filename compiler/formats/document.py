@@ -14,7 +14,8 @@ lookup, or splicing it per entry, makes an install of N servers cost N times the
     doc.text                              # the edited text (the edits are made now)
     doc.replace(jsonedit.append_item(doc.text, path, item))   # any other edit
 
-`parsed(format, text)` is the shared cache under it: the data of a text, computed once for
+`parsed(format, text)` is the shared cache under it, and the one way install, doctor,
+import and diff parse a host's JSON or TOML (`format_of(name)` picks the format): the data of a text, computed once for
 as long as the same text comes back (plan, then apply's compare-and-swap on the same bytes).
 Values it returns are shared: read them, never change them.
 
@@ -47,6 +48,13 @@ _REMOVE: Any = object()
 def parsed(fmt: DocFormat, text: str) -> Any:
     """The data of `text` (blank JSON is {}); shared, never to be changed."""
     return jsonedit.parse(text) if fmt == "json" else tomledit.parse(text)
+
+
+def format_of(name: str) -> DocFormat | None:
+    """The document format a file name says (`.json`, `.toml`), None for any other file."""
+    if name.endswith(".json"):
+        return "json"
+    return "toml" if name.endswith(".toml") else None
 
 
 class Document:

@@ -12,14 +12,14 @@ importing them would make the hub import its own output.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
-from memhub.compiler.formats import jsonedit, textblock
+from memhub.compiler.formats import textblock
+from memhub.compiler.formats.document import parsed
 from memhub.compiler.importing.shapes import NotImportable, check_references, unlaunched
 from memhub.compiler.install.entries import Entry, EntryKind
 from memhub.compiler.install.scope import Scope
@@ -132,10 +132,10 @@ class Reader:
     # -- documents ---------------------------------------------------------------------
     def json(self, path: Path) -> Any:
         """A JSON file's data; None when absent or unreadable (the latter noted)."""
-        return self._document(path, lambda text: jsonedit.parse(text))
+        return self._document(path, lambda text: parsed("json", text))
 
     def toml(self, path: Path) -> Any:
-        return self._document(path, tomllib.loads)
+        return self._document(path, lambda text: parsed("toml", text))
 
     def _document(self, path: Path, parse: Callable[[str], Any]) -> Any:
         if path in self._documents:
@@ -145,7 +145,7 @@ class Reader:
         if text is not None:
             try:
                 data = parse(text)
-            except (ValueError, tomllib.TOMLDecodeError) as exc:
+            except ValueError as exc:  # the editors' errors name line and column
                 self.skip("the whole file", path, f"it does not parse ({exc}); nothing read")
             else:
                 if not isinstance(data, dict):

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import os
 import stat
-import tomllib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from memhub.compiler.formats.document import parsed
 from memhub.hubspec.errors import MemhubError, Origin
 from memhub.hubspec.model import Hub
 from memhub.hubspec.refs import references
@@ -210,7 +209,7 @@ def _parsed(target: str, data: bytes | None) -> object:
     if not text or not _structured(target):
         return None
     try:
-        return json.loads(text) if target.endswith(".json") else tomllib.loads(text)
+        return parsed("json" if target.endswith(".json") else "toml", text)
     except ValueError:
         return None
 
