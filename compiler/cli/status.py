@@ -101,14 +101,15 @@ def status_rows(
     state: State, scope_id: str | None, hosts: set[str] | None, plugin: str | None
 ) -> list[Row]:
     """Every owned entry (in one scope, of some hosts, of one plugin, when given), checked."""
+    from memhub.compiler.install.entries import EntryKey
     from memhub.compiler.install.state import owner_plugin
 
     rows = []
     for target, entries in sorted(state.targets.items()):
         for key, owned in sorted(entries.items()):
             name = owner_plugin(owned.hub)
-            kind, _, rest = key.partition(":")
-            if kind == "json-default":  # a format field set once, never owned content
+            entry = EntryKey.parse(key)
+            if entry.kind == "json-default":  # a format field set once, never owned content
                 continue
             if scope_id is not None and owned.scope != scope_id:
                 continue
@@ -118,8 +119,8 @@ def status_rows(
                 continue
             # the hub id of `plugin@id`; a version 1 owner is its hub folder's path
             hub = (owned.hub.partition("@")[2] or None) if name else owned.hub
-            what = rest.partition("#")[0] or Path(target).name
-            row = Row(owned.scope, name or "?", hub, owned.host, target, kind, what, "")
+            what = entry.name or Path(target).name
+            row = Row(owned.scope, name or "?", hub, owned.host, target, entry.kind, what, "")
             rows.append(_checked(row, key, owned.digest))
     return rows
 

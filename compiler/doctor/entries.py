@@ -11,6 +11,7 @@ from memhub.compiler.doctor.places import Places
 from memhub.compiler.doctor.records import DRIFT, LOCATION, PARSE, SKILL, Run
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.engine import TargetParseError, current_digest
+from memhub.compiler.install.entries import EntryKey
 from memhub.compiler.install.state import Owned
 from memhub.hubspec.errors import Problem
 from memhub.hubspec.skills import read_skill
@@ -28,7 +29,7 @@ def check_target(
     hooked: set[str],
 ) -> None:
     first = next(iter(entries.values()))
-    document = not any(key.startswith("tree:") for key in entries)
+    document = not any(EntryKey.parse(key).kind == "tree" for key in entries)
     if document:
         _, error = run.docs.load(target)
         if error is not None:
@@ -47,24 +48,24 @@ def check_target(
         not_read_here(run, label(first, mine), target, owners, mine, len(entries))
     for key, owned in entries.items():
         host = label(owned, mine)
-        if key.startswith("tree:"):
+        entry = EntryKey.parse(key)
+        if entry.kind == "tree":
             if check_skill(run, host, target):
                 check_drift(run, host, target, key, owned)
             continue
         found = check_drift(run, host, target, key, owned)
         if found == "broken":
             return  # one parse failure per file
-        kind, _, rest = key.partition(":")
-        path = tuple(what_of(key).split("/"))
-        if found == "present" and read_here and kind == "json-item" and path[0] == "hooks":
+        path = entry.path
+        if found == "present" and read_here and entry.kind == "json-item" and path[0] == "hooks":
             for name in (h for h in owned.host.split(",") if h in mine):
                 hooked.add(name)
-                check_hook(run, name, target, path, rest.partition("#")[2])
+                check_hook(run, name, target, path, entry.item or "")
 
 
 def what_of(key: str) -> str:
     """An entry key without its kind and content digest: `mcpServers/x`, `hooks/Stop`."""
-    return key.partition(":")[2].partition("#")[0]
+    return EntryKey.parse(key).name
 
 
 def not_read_here(
@@ -132,7 +133,7 @@ def check_drift(run: Run, host: str, target: str, key: str, owned: Owned) -> str
             "the edit; `memhub undo` brings it back); to keep the edit, "
             + (
                 "make it in the hub's copy of the skill and apply"
-                if key.startswith("tree:")
+                if EntryKey.parse(key).kind == "tree"
                 else f"carry it into the hub (`overrides.{owned.host.split(',')[0]}`) and apply"
             ),
         )
