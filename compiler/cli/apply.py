@@ -15,6 +15,7 @@ from memhub.compiler.cli.options import (
     verbose_option,
 )
 from memhub.compiler.cli.plan import counts, print_plan
+from memhub.compiler.cli.replay import apply_command
 
 
 def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
@@ -97,9 +98,8 @@ def command(
     with operation_lock(installrun.home()):  # no other apply is half way through what we check
         # the next apply after this one is a no-op: it is remembered now, printing what
         # `report` prints for the plan once applied
-        return installrun.remembered(
-            "apply", hub, scope, project, hosts, adopt, full, replay=report
-        )
+        command = apply_command(verbose)
+        return installrun.remembered(command, hub, scope, project, hosts, adopt, full, report)
 
 
 def applied_data(done: Any, steps: list[tuple[str, str]]) -> dict[str, Any]:

@@ -134,29 +134,13 @@ def remembered(
     previous no-op run is unchanged (see noopmemo). `full` returns (exit code, install plan,
     hub); a plan with nothing to do and no conflict is remembered, and so is one `full`
     wrote entirely when `replay` prints what the run after it (a no-op) prints."""
-    from memhub.compiler.install.noopmemo import NoopMemo, Remembered, memo_key
-    from memhub.compiler.install.scope import installation_scripts
-
-    hub_file = hub / "hub.yaml" if hub.is_dir() else hub
-    args = {
-        "command": command,
-        "scope": scope,
-        "project": os.path.abspath(project or ".") if scope == "project" else "",
-        # as given: which hosts that means (PATH) and where they live (their placing
-        # variables) are `_host_checks`, recorded with the memo and verified on recall
-        "hosts": hosts or "",
-        "adopt": adopt,
-        "tty": sys.stdout.isatty(),
-        # hooks and launchers name this installation's scripts: installing memhub (after
-        # the bare-name warning), moving or reinstalling it changes what apply writes
-        "scripts": os.fspath(installation_scripts() or ""),
-    }
-    memo = NoopMemo(home(), memo_key(hub_file, args, os.environ))
-    env_file = hub_file.parent / ".env"
+    from memhub.compiler.cli.replay import recall
+    from memhub.compiler.install.noopmemo import Remembered
     from memhub.compiler.install.secrets import check_env_file
 
-    check_env_file(env_file)  # the memo hashes the .env: a FIFO there would block the read
-    hit = memo.recall(os.environ, env_file)
+    hub_file = hub / "hub.yaml" if hub.is_dir() else hub
+    check_env_file(hub_file.parent / ".env")  # a .env that is not a regular file: refused
+    memo, env_file, hit = recall(command, hub, scope, project, hosts, adopt)
     if hit is not None:
         sys.stdout.write(hit.stdout)
         sys.stderr.write(hit.stderr)

@@ -7,27 +7,11 @@ dependencies. Adding a verb is one module and one line in COMMANDS.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-import tempfile
-import time
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
-
-import click
-from memhub.compiler.cli.options import (
-    EXIT_CODES,
-    EXIT_INTERRUPTED,
-    EXIT_UNEXPECTED,
-    emit_json,
-    envelope,
-    error_record,
-    replied,
-    reset_replies,
-)
-from memhub.hubspec import MemhubError
+from typing import Any
 
 # verb -> the module under memhub.compiler.cli holding its `command`
 COMMANDS = {
@@ -51,52 +35,29 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
-    """A group whose commands are imported from their modules on first use."""
+def _group() -> Any:
+    """The click group (cli/group.py), made on first use: a replayed no-op answers before
+    click is imported."""
+    made = globals().get("cli")
+    if made is None:
+        from memhub.compiler.cli.group import make_group
 
-    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.lazy = lazy
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self.lazy and cmd_name not in self.commands:
-            module = importlib.import_module(f"memhub.compiler.cli.{self.lazy[cmd_name]}")
-            self.add_command(module.command, cmd_name)
-        return super().get_command(ctx, cmd_name)
+        made = globals()["cli"] = make_group(COMMANDS)
+    return made
 
 
-HELP = "\n".join(
-    [
-        "Compile one hub (hub.yaml) into each coding-agent host's native files, or apply it",
-        "to the hosts' own config.",
-        "",
-        "HUB is a hub folder or its hub.yaml (default: the current folder). Every command",
-        "takes --json: one document {command, ok, exit_code, data, warnings, errors}.",
-        "NO_COLOR (set, not empty) turns colour off; --color always turns it back on.",
-        "",
-        "\b",
-        "Exit codes:",
-        *(f"  {code:>3}  {meaning}" for code, meaning in EXIT_CODES),
-    ]
-)
-
-
-@click.group(
-    cls=LazyGroup,
-    lazy=COMMANDS,
-    help=HELP,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-@click.version_option(package_name="memhub", prog_name="memhub")
-@click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
-def cli(debug: bool) -> None:
-    pass
+def __getattr__(name: str) -> Any:
+    """`cli` (the click group), for `from memhub.compiler.cli.main import cli`."""
+    if name == "cli":
+        return _group()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _crash_log(exc: BaseException) -> Path | None:
+    import tempfile
+    import time
+    import traceback
+
     home = Path(os.environ.get("MEMHUB_HOME") or Path.home() / ".memhub")
     try:
         logs = home / "logs"
@@ -125,6 +86,8 @@ def _command_of(args: Sequence[str]) -> str:
 
 def _failed(args: Sequence[str], code: int, error: dict[str, object]) -> int:
     """With --json, the envelope of a run that failed before its verb replied."""
+    from memhub.compiler.cli.options import emit_json, envelope, replied
+
     if "--json" in args and not replied():
         emit_json(envelope(_command_of(args), None, code, errors=[error]))
     return code
@@ -133,29 +96,52 @@ def _failed(args: Sequence[str], code: int, error: dict[str, object]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; the one place that turns errors into messages and exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
-    reset_replies()
     try:
-        result = cli.main(args=args, prog_name="memhub", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+        result = _run(args)
+    except (Exception, KeyboardInterrupt) as exc:
+        return _reported(args, exc)
+    return result if isinstance(result, int) else 0
+
+
+def _run(args: list[str]) -> object:
+    """A remembered no-op apply (cli/replay.py, before click is imported), else the verb."""
+    from memhub.compiler.cli.replay import replayed
+
+    code = replayed(args)
+    if code is not None:
+        return code
+    from memhub.compiler.cli.options import reset_replies
+
+    reset_replies()
+    return _group().main(args=args, prog_name="memhub", standalone_mode=False)
+
+
+def _reported(args: list[str], exc: BaseException) -> int:
+    """The message and exit code of a run that raised `exc` (called while handling it)."""
+    import traceback
+
+    import click
+    from memhub.compiler.cli.options import EXIT_INTERRUPTED, EXIT_UNEXPECTED, error_record
+    from memhub.hubspec import MemhubError
+
+    if isinstance(exc, click.exceptions.Exit):
         return exc.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    if isinstance(exc, click.Abort | KeyboardInterrupt):
         click.echo("memhub: interrupted", err=True)
         return _failed(args, EXIT_INTERRUPTED, error_record("Interrupted", "interrupted"))
-    except click.ClickException as exc:
+    if isinstance(exc, click.ClickException):
         exc.show()
         return _failed(args, exc.exit_code, error_record(type(exc).__name__, exc.format_message()))
-    except MemhubError as exc:
+    if isinstance(exc, MemhubError):
         click.echo(f"memhub: {exc}", err=True)
         return _failed(args, exc.exit_code, exc.to_json())
-    except Exception as exc:
-        if "--debug" in args:
-            traceback.print_exc()
-        log = _crash_log(exc)
-        where = f"; details in {log}" if log else ""
-        message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
-        click.echo(f"memhub: {message}. Re-run with --debug for the traceback", err=True)
-        return _failed(args, EXIT_UNEXPECTED, error_record("UnexpectedError", message))
-    return result if isinstance(result, int) else 0
+    if "--debug" in args:
+        traceback.print_exc()
+    log = _crash_log(exc)
+    where = f"; details in {log}" if log else ""
+    message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
+    click.echo(f"memhub: {message}. Re-run with --debug for the traceback", err=True)
+    return _failed(args, EXIT_UNEXPECTED, error_record("UnexpectedError", message))
 
 
 if __name__ == "__main__":

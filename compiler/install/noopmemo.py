@@ -217,6 +217,15 @@ def _checks_hold(checks: object, env: Mapping[str, str]) -> bool:
     return now == {"env": checks.get("env", {}), "which": checks.get("which", {})}
 
 
+def _plain_or_absent(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
 class NoopMemo:
     """One memo file per plan key under MEMHUB_HOME/cache/noop/."""
 
@@ -225,7 +234,11 @@ class NoopMemo:
         self.path = home / MEMO_DIR / f"{key}.json"
 
     def recall(self, env: Mapping[str, str], env_file: Path) -> Remembered | None:
-        """The remembered no-op if every input is as it was, else None."""
+        """The remembered no-op if every input is as it was, else None (also when the
+        .env is there but not a regular file: a FIFO would block the read, and the full
+        run refuses it with its reason)."""
+        if not _plain_or_absent(env_file):
+            return None
         try:
             memo = json.loads(self.path.read_text("utf-8"))
         except (OSError, ValueError):

@@ -1,18 +1,71 @@
-"""memhub's one operation lock, `home/lock`: a file lock, reentrant within a process."""
+"""memhub's one operation lock, `home/lock`: a file lock, reentrant within a process.
+
+The file lock is a plain `flock` (stdlib): every memhub command that writes takes it, and a
+replayed no-op apply should not pay for importing a locking library (~10 ms)."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import filelock
 from memhub.compiler.safewrite.durable import make_private_dir
 from memhub.compiler.safewrite.errors import LockTimeoutError
 from memhub.compiler.safewrite.store import lock_path
+
+# flock's answers for a lock someone else holds (some filesystems say EACCES)
+_HELD_ELSEWHERE = frozenset({errno.EACCES, errno.EAGAIN, errno.EWOULDBLOCK})
+_POLL_S = 0.05
+
+
+class _FlockFile:
+    """An exclusive flock on one file, its descriptor kept open while held. The file stays
+    when released, so every waiter locks the same inode."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self, timeout: float) -> bool:
+        """Take the lock, waiting up to `timeout` s (forever when negative); False on timeout."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(self.path, flags, 0o600)
+        deadline = None if timeout < 0 else time.monotonic() + timeout
+        try:
+            while not _flocked(fd):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    os.close(fd)
+                    return False
+                time.sleep(_POLL_S if left is None else min(_POLL_S, left))
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+        return True
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+
+def _flocked(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in _HELD_ELSEWHERE:
+            return False
+        raise
+    return True
 
 
 class _Hold:
@@ -21,7 +74,7 @@ class _Hold:
     def __init__(self, path: Path) -> None:
         self.pid = os.getpid()
         self.gate = threading.RLock()
-        self.file = filelock.FileLock(str(path), mode=0o600, thread_local=False)
+        self.file = _FlockFile(path)
         self.depth = 0
         self.owner: int | None = None
 
@@ -84,10 +137,8 @@ def operation_lock(home: Path, timeout: float = 30.0) -> Iterator[Path]:
     try:
         if hold.depth == 0:
             left = -1.0 if timeout < 0 else max(timeout - (time.monotonic() - start), 0.0)
-            try:
-                hold.file.acquire(timeout=left)
-            except filelock.Timeout:
-                raise LockTimeoutError(lock_file, _lock_holder(lock_file), timeout) from None
+            if not hold.file.acquire(timeout=left):
+                raise LockTimeoutError(lock_file, _lock_holder(lock_file), timeout)
             with contextlib.suppress(OSError):
                 os.chmod(lock_file, 0o600)
             hold.owner = threading.get_ident()
