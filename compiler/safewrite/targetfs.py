@@ -41,6 +41,7 @@ __all__ = [
     "read_file",
     "read_text",
     "require_writable",
+    "writable",
 ]
 
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -105,14 +106,15 @@ def _file_in_the_way(path: Path) -> TargetError:
     )
 
 
-def _dangling_link(path: Path) -> Path | None:
+def _dangling_link(path: str) -> Path | None:
     """The link on `path`'s way that points at nothing, None when there is none."""
     probe = path
     while not os.path.lexists(probe):
-        if probe == probe.parent:
+        parent = os.path.dirname(probe)
+        if parent == probe:
             return None
-        probe = probe.parent
-    return probe if os.path.islink(probe) and not os.path.exists(probe) else None
+        probe = parent
+    return Path(probe) if os.path.islink(probe) and not os.path.exists(probe) else None
 
 
 def _stat(path: Path | str, *, dangling_ok: bool) -> os.stat_result | None:
@@ -121,7 +123,7 @@ def _stat(path: Path | str, *, dangling_ok: bool) -> os.stat_result | None:
     try:
         return os.stat(path)
     except FileNotFoundError:
-        link = None if dangling_ok else _dangling_link(Path(path))
+        link = None if dangling_ok else _dangling_link(os.fspath(path))
         if link is not None:
             raise TargetError(
                 f"{link}: is a link to {os.readlink(link)}, which does not exist; memhub never "
@@ -199,18 +201,26 @@ def contain(path: Path | str, within: Path, folders: Folders | None = None) -> P
 
 
 def locate(
-    path: Path | str, *, folder: bool = False, within: Path | None = None
+    path: Path | str,
+    *,
+    folder: bool = False,
+    within: Path | None = None,
+    folders: Folders | None = None,
 ) -> tuple[Path, os.stat_result | None]:
     """Where a write to `path` lands (links resolved) and what is there now (None: absent).
 
     Refuses (TargetError) everything the module docstring lists except the read-only and
     ownership checks, which `require_writable` makes once a write is certain (a target
     that would not change may be read-only). `folder`: the target is a folder (a skill),
-    not a file. `within`: the project root at project scope.
+    not a file. `within`: the project root at project scope. `folders`: as for `check`
+    (a run writing a thousand skills resolves `~/.claude/skills` once).
     """
     named = os.path.abspath(path)
     info = _stat(named, dangling_ok=False)
-    real = contain(named, within) if within is not None else Path(os.path.realpath(named))
+    if within is not None:
+        real = contain(named, within, folders)
+    else:
+        real = Path(_realpath(named, folders))
     _check_kind(named, info, folder)
     return real, info
 
@@ -260,7 +270,11 @@ def examine(path: Path | str) -> os.stat_result | None:
 
 def require_writable(path: Path) -> None:
     """Refuse to replace or remove a target that is read-only or another user's."""
-    info = _stat(path, dangling_ok=True)
+    writable(path, _stat(path, dangling_ok=True))
+
+
+def writable(path: Path, info: os.stat_result | None) -> None:
+    """`require_writable` on what a stat of `path` just found (None: absent)."""
     if info is None:
         return
     me = os.geteuid()
