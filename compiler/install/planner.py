@@ -227,15 +227,14 @@ def _made_parents(path: Path, made: set[str], absent: dict[str, bool]) -> list[P
     (`made`), innermost first: whichever of their targets goes last removes them.
     `absent` remembers, for this planning pass, which folders are not there."""
     found = []
-    folder = path.parent
-    while folder != folder.parent:
-        name = str(folder)
+    name = os.path.dirname(os.fspath(path))
+    while name != os.path.dirname(name):
         if name not in absent:
-            absent[name] = not os.path.lexists(folder)
+            absent[name] = not os.path.lexists(name)
         if not (name in made or absent[name]):
             break
-        found.append(folder)
-        folder = folder.parent
+        found.append(Path(name))
+        name = os.path.dirname(name)
     return found
 
 

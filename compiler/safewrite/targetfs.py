@@ -62,6 +62,9 @@ class TargetError(MemhubError):
 
 # -- what the path names ------------------------------------------------------------------
 
+Folders = dict[str, str]
+"""Real paths of folders already resolved in one plan (many targets share a folder)."""
+
 
 def _kind_name(mode: int) -> str | None:
     """What a special file is, None for a regular file, folder or link."""
@@ -106,24 +109,38 @@ def _file_in_the_way(path: Path) -> TargetError:
     )
 
 
-def _dangling_link(path: str) -> Path | None:
-    """The link on `path`'s way that points at nothing, None when there is none."""
-    probe = path
+# A `Folders` key for a missing path known to have no dangling link on its way: real
+# paths never hold a NUL, so these keys never meet one.
+_CLEAR = "\0clear\0"
+
+
+def _dangling_link(path: str, folders: Folders | None = None) -> Path | None:
+    """The link on `path`'s way that points at nothing, None when there is none.
+    `folders` remembers, for one plan or run, the folders found to have none."""
+    probe, walked = path, []
     while not os.path.lexists(probe):
         parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
+        if parent == probe or (folders is not None and _CLEAR + parent in folders):
+            probe = ""
+            break
+        walked.append(parent)
         probe = parent
-    return Path(probe) if os.path.islink(probe) and not os.path.exists(probe) else None
+    if probe and os.path.islink(probe) and not os.path.exists(probe):
+        return Path(probe)
+    if folders is not None:
+        folders.update((_CLEAR + folder, "") for folder in walked)
+    return None
 
 
-def _stat(path: Path | str, *, dangling_ok: bool) -> os.stat_result | None:
+def _stat(
+    path: Path | str, *, dangling_ok: bool, folders: Folders | None = None
+) -> os.stat_result | None:
     """What `path` names, links followed; None when absent. Refuses loops, a file where a
     folder is needed and (unless `dangling_ok`) a dangling link on the way."""
     try:
         return os.stat(path)
     except FileNotFoundError:
-        link = None if dangling_ok else _dangling_link(os.fspath(path))
+        link = None if dangling_ok else _dangling_link(os.fspath(path), folders)
         if link is not None:
             raise TargetError(
                 f"{link}: is a link to {os.readlink(link)}, which does not exist; memhub never "
@@ -149,10 +166,6 @@ def _leaving_link(path: Path, root: Path, top: Path) -> Path:
         if os.path.islink(probe) and not Path(os.path.realpath(probe)).is_relative_to(top):
             return probe
     return path
-
-
-Folders = dict[str, str]
-"""Real paths of folders already resolved in one plan (many targets share a folder)."""
 
 
 def _realpath(named: str, folders: Folders | None) -> str:
@@ -216,7 +229,7 @@ def locate(
     (a run writing a thousand skills resolves `~/.claude/skills` once).
     """
     named = os.path.abspath(path)
-    info = _stat(named, dangling_ok=False)
+    info = _stat(named, dangling_ok=False, folders=folders)
     if within is not None:
         real = contain(named, within, folders)
     else:
@@ -236,7 +249,7 @@ def check(
     plan of a thousand skills checks thousands of targets. `folders`: resolved folders
     cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times)."""
     named = os.path.abspath(path)
-    info = _stat(named, dangling_ok=False)
+    info = _stat(named, dangling_ok=False, folders=folders)
     if within is not None:
         contain(named, within, folders)
     _check_kind(named, info, folder)
