@@ -151,7 +151,9 @@ class _Run:
         kind = format_of(desired, mine)
         # Before anything is read: a FIFO, a link loop, a link out of the project or a
         # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
-        targetfs.check(target, folder=kind == "tree", within=self.within, folders=self.folders)
+        info = targetfs.check(
+            target, folder=kind == "tree", within=self.within, folders=self.folders
+        )
         if kind == "tree":
             change, conflicts, keep = plan_tree(target, desired, mine, self.claim, self.trees)
         else:
@@ -176,7 +178,7 @@ class _Run:
             self.new_state.bases[target] = base
         self.inputs[target] = (desired, mine, restore)
         if change.kind != "unchanged":
-            targetfs.require_writable(Path(target))  # stat follows a link to its file
+            targetfs.writable(Path(target), info)  # the stat followed a link to its file
         self.changes.append(change)
 
 

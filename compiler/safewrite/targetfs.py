@@ -244,15 +244,17 @@ def check(
     folder: bool = False,
     within: Path | None = None,
     folders: Folders | None = None,
-) -> None:
+) -> os.stat_result | None:
     """`locate`'s refusals without computing where a write would land, for planning: a
     plan of a thousand skills checks thousands of targets. `folders`: resolved folders
-    cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times)."""
+    cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times).
+    Returns what is there (None: absent), for `writable`."""
     named = os.path.abspath(path)
     info = _stat(named, dangling_ok=False, folders=folders)
     if within is not None:
         contain(named, within, folders)
     _check_kind(named, info, folder)
+    return info
 
 
 def _check_kind(named: str, info: os.stat_result | None, folder: bool) -> None:

@@ -186,12 +186,16 @@ def _swap_all(items: list[PendingTree], journal: Journal) -> None:
             fsops.remove(sibling(target, token, "new"))
             journal.record({**item.entry, "skipped": True})
             raise stale(target, item.before, found)
-        aside = sibling(target, token, "old")
         if item.files is None:
+            aside = sibling(target, token, "old")
             os.rename(target, aside)
             olds.append(aside)
+        elif found == ABSENT and not os.path.lexists(target):  # a new folder: no set-aside
+            os.rename(sibling(target, token, "new"), target)
         else:
-            old = fsops.swap_in(sibling(target, token, "new"), target, aside)
+            old = fsops.swap_in(
+                sibling(target, token, "new"), target, sibling(target, token, "old")
+            )
             if old is not None:
                 olds.append(old)
         parents[target.parent] = None
