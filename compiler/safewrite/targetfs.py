@@ -193,16 +193,20 @@ def _under(path: str, folder: str) -> bool:
 def contain(path: Path | str, within: Path, folders: Folders | None = None) -> Path:
     """`path`'s real location; a path inside `within` (the project) must resolve inside it
     too, else TargetError naming the link that leaves. Paths outside `within` pass."""
-    named = os.path.abspath(path)
+    return Path(_contain(os.path.abspath(path), within, folders))
+
+
+def _contain(named: str, within: Path, folders: Folders | None) -> str:
+    """`contain` for an absolute path, as a string."""
     real = _realpath(named, folders)
     root = os.path.abspath(within)
     if not _under(named, root):
-        return Path(real)  # not a project file (memhub's own records): nothing to contain
+        return real  # not a project file (memhub's own records): nothing to contain
     top = _realpath(root, folders)
     if folders is not None:
         folders[root] = top  # the project root is the same folder for every target
     if _under(real, top):
-        return Path(real)
+        return real
     link = _leaving_link(Path(named), Path(root), Path(top))
     points = os.readlink(link) if os.path.islink(link) else real
     raise TargetError(
@@ -252,7 +256,7 @@ def check(
     named = os.path.abspath(path)
     info = _stat(named, dangling_ok=False, folders=folders)
     if within is not None:
-        contain(named, within, folders)
+        _contain(named, within, folders)
     _check_kind(named, info, folder)
     return info
 
@@ -280,7 +284,7 @@ def _check_kind(named: str, info: os.stat_result | None, folder: bool) -> None:
 def examine(path: Path | str) -> os.stat_result | None:
     """What `path` names for reading (links followed): None when absent or a dangling link;
     refuses a link loop and a file where a folder is needed."""
-    return _stat(Path(path), dangling_ok=True)
+    return _stat(path, dangling_ok=True)
 
 
 def require_writable(path: Path) -> None:
