@@ -61,6 +61,7 @@ class SyncSet:
     def __init__(self) -> None:
         self.files: list[str] = []
         self.dirs: list[str] = []
+        self.made: set[str] = set()  # folders `build_tree` created (see `flush`)
 
     def moved(self, old: Path, new: Path) -> None:
         """Record that the folder `old`, with what is recorded inside it, is now `new`."""
@@ -74,15 +75,26 @@ class SyncSet:
 
         self.files = [rebase(p) for p in self.files]
         self.dirs = [rebase(p) for p in self.dirs] + [os.path.dirname(dst)]
+        self.made = {rebase(p) for p in self.made}
+
+    def add(self, other: SyncSet) -> None:
+        """Take over everything recorded in `other`."""
+        self.files += other.files
+        self.dirs += other.dirs
+        self.made |= other.made
 
     def flush(self) -> None:
         """Make every recorded file and folder durable; the set is empty after."""
-        files, dirs = self.files, self.dirs
-        self.files, self.dirs = [], []
+        files, dirs, made = self.files, self.dirs, self.made
+        self.files, self.dirs, self.made = [], [], set()
         if not files and not dirs:
             return
         if _SYNCFS is not None:
-            folders = {*dirs, *map(os.path.dirname, files)}
+            folders = set()
+            for folder in {*dirs, *map(os.path.dirname, files)}:
+                while folder in made:  # a folder just made lies on its parent's file system
+                    folder = os.path.dirname(folder)
+                folders.add(folder)
             devices: dict[int, str] = {}
             for folder in folders:
                 devices.setdefault(os.stat(folder).st_dev, folder)
@@ -267,3 +279,4 @@ def build_tree(
             fsync_dir(each)
         else:
             sync.dirs.append(each)
+            sync.made.add(each)

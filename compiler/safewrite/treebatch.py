@@ -181,6 +181,10 @@ def _swap_all(items: list[PendingTree], journal: Journal) -> None:
     parents: dict[Path, None] = {}
     for item in items:
         target, token = item.target, item.token
+        if item.before == ABSENT and item.files is not None and not os.path.lexists(target):
+            os.rename(sibling(target, token, "new"), target)  # still absent: nothing to swap
+            parents[target.parent] = None
+            continue
         found = fsops.fingerprint(target)
         if found != item.before:
             fsops.remove(sibling(target, token, "new"))
@@ -190,8 +194,6 @@ def _swap_all(items: list[PendingTree], journal: Journal) -> None:
             aside = sibling(target, token, "old")
             os.rename(target, aside)
             olds.append(aside)
-        elif found == ABSENT and not os.path.lexists(target):  # a new folder: no set-aside
-            os.rename(sibling(target, token, "new"), target)
         else:
             old = fsops.swap_in(
                 sibling(target, token, "new"), target, sibling(target, token, "old")
