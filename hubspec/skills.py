@@ -163,10 +163,11 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
         rel = os.path.relpath(exc.filename or top, top).replace(os.sep, "/")
         problems.append(_unreadable(f"{shown}/{rel}", exc))
 
+    prefix = os.path.join(top, "")  # every path os.walk gives starts with it
     for root, dirs, names in os.walk(top, onerror=unreadable):
         for name in dirs + names:
             full = os.path.join(root, name)
-            found.append((os.path.relpath(full, top).replace(os.sep, "/"), full))
+            found.append((full[len(prefix) :].replace(os.sep, "/"), full))
     for rel, full in sorted(found):
         info = os.lstat(full)
         if stat.S_ISLNK(info.st_mode):

@@ -46,24 +46,28 @@ def tree_signature(folder: str | os.PathLike[str]) -> tuple[str, int] | None:
         return None
     if not stat.S_ISDIR(info.st_mode):
         return None
-    digest = hashlib.sha256(_line("", info))
+    lines = [_line("", info)]  # hashed at once: the same digest as line by line
     newest = max(info.st_mtime_ns, info.st_ctime_ns)
     pending = [(top, "")]
     try:
         while pending:
             path, rel = pending.pop()
             with os.scandir(path) as found:
-                items = sorted(found, key=lambda item: item.name)
+                items = sorted(found, key=_name)
             for item in items:
                 entry = item.stat(follow_symlinks=False)
                 name = rel + item.name
-                digest.update(_line(name, entry))
+                lines.append(_line(name, entry))
                 newest = max(newest, entry.st_mtime_ns, entry.st_ctime_ns)
                 if stat.S_ISDIR(entry.st_mode):
                     pending.append((item.path, name + "/"))
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return digest.hexdigest(), newest
+    return hashlib.sha256(b"".join(lines)).hexdigest(), newest
+
+
+def _name(item: os.DirEntry[str]) -> str:
+    return item.name
 
 
 def _line(rel: str, info: os.stat_result) -> bytes:

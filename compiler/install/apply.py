@@ -8,8 +8,10 @@ are still those the plan read, the plan's merge is the result (no second pass).
 from __future__ import annotations
 
 import base64
+import gc
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +100,7 @@ def apply_install(
     """Plan and write under one operation lock; each document is re-merged right before it
     is replaced (compare-and-swap), and a saved plan must still match (else exit 3)."""
     home.mkdir(parents=True, exist_ok=True)
-    with operation_lock(home):
+    with operation_lock(home), _no_collection_pauses():
         fresh = make_plan()
         if fresh.conflicts:
             raise InstallConflict("conflicts:\n  " + "\n  ".join(fresh.conflicts))
@@ -111,6 +113,19 @@ def apply_install(
             return fresh  # nothing to write: no journal, no run to undo
         _write(home, fresh)
     return fresh
+
+
+@contextmanager
+def _no_collection_pauses() -> Iterator[None]:
+    """No cyclic garbage collection while planning and writing: thousands of skills make
+    millions of short-lived objects (no cycles), and each collection walks all of them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _write(home: Path, fresh: InstallPlan) -> None:

@@ -171,6 +171,23 @@ def _signature(paths: list[str]) -> tuple[str, int, list[str]]:
     return digest.hexdigest(), newest, young
 
 
+def _files(folder: str) -> list[tuple[str, str | None]]:
+    """`statsig.listing(folder)` in one walk: each entry's relative path, with its full path
+    when it is a regular file (not a link) whose bytes are read, else None."""
+    found: list[tuple[str, str | None]] = [("", None)]
+    pending = [(folder, "")]
+    while pending:
+        path, rel = pending.pop()
+        with os.scandir(path) as items:
+            for item in items:
+                name = rel + item.name
+                found.append((name, item.path if item.is_file(follow_symlinks=False) else None))
+                if item.is_dir(follow_symlinks=False):
+                    pending.append((item.path, name + "/"))
+    found.sort(key=lambda pair: pair[0])
+    return found
+
+
 def content_digest(path: str, key: bytes) -> str:
     """What a path holds: a file's bytes, a folder's files (by relative path), a link's
     target; `absent` when there is nothing. Read only for paths too young for their stat.
@@ -182,11 +199,11 @@ def content_digest(path: str, key: bytes) -> str:
             digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
             path = os.path.realpath(path)
         if os.path.isdir(path):
-            for rel in statsig.listing(Path(path)):
-                full = os.path.join(path, rel) if rel else path
+            for rel, full in _files(path):
                 digest.update(os.fsencode(rel) + b"\0")
-                if os.path.isfile(full) and not os.path.islink(full):
-                    digest.update(Path(full).read_bytes() + b"\0")
+                if full is not None:
+                    with open(full, "rb") as handle:
+                        digest.update(handle.read() + b"\0")
         else:
             digest.update(Path(path).read_bytes())
     except FileNotFoundError:

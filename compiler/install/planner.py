@@ -146,12 +146,15 @@ class _Run:
         self.made = {folder for base in state.bases.values() for folder in base.get("dirs", ())}
         self.folders: targetfs.Folders = {}
         self.absent: dict[str, bool] = {}  # folders found missing in this pass (lstat once)
+        self.parents: dict[str, list[str]] = {}  # folder -> the folders made above it
 
     def plan_target(self, target: str, desired: list[Entry], mine: dict[str, Owned]) -> None:
         kind = format_of(desired, mine)
         # Before anything is read: a FIFO, a link loop, a link out of the project or a
         # dangling link is refused here, so plan, diff and apply alike stop (exit 2).
-        targetfs.check(target, folder=kind == "tree", within=self.within, folders=self.folders)
+        info = targetfs.check(
+            target, folder=kind == "tree", within=self.within, folders=self.folders
+        )
         if kind == "tree":
             change, conflicts, keep = plan_tree(target, desired, mine, self.claim, self.trees)
         else:
@@ -168,7 +171,7 @@ class _Run:
         entries.update(keep)
         self.new_state.targets[target] = entries
         change, base, restore = settle_base(
-            change, self.state, bool(entries), self.made, self.absent
+            change, self.state, bool(entries), self.made, self.absent, self.parents
         )
         if base is None:
             self.new_state.bases.pop(target, None)
@@ -176,7 +179,7 @@ class _Run:
             self.new_state.bases[target] = base
         self.inputs[target] = (desired, mine, restore)
         if change.kind != "unchanged":
-            targetfs.require_writable(Path(target))  # stat follows a link to its file
+            targetfs.writable(Path(target), info)  # the stat followed a link to its file
         self.changes.append(change)
 
 
@@ -186,6 +189,7 @@ def settle_base(
     owned_after: bool,
     made: set[str],
     absent: dict[str, bool] | None = None,
+    parents: dict[str, list[str]] | None = None,
 ) -> tuple[TargetChange, dict[str, Any] | None, dict[str, Any] | None]:
     """(the change, the target's base after it, the base it returns to) for one target.
 
@@ -193,6 +197,7 @@ def settle_base(
     memhub made for it) and the digest of memhub's last write. While the target still has
     that digest nobody else changed it, so when memhub's last entry goes the target returns
     to its base byte for byte; once someone else changed it, only entries are removed.
+    `absent` and `parents` remember folders for one planning pass (see `_made_parents`).
     """
     target, document = change.path, change.format != "tree"
     base = state.bases.get(target)
@@ -214,28 +219,33 @@ def settle_base(
         if base is None or not document:
             return change, base, None
         return change, {**base, "last": file_digest(change.after)}, None
-    parents = _made_parents(Path(target), made, {} if absent is None else absent)
-    first: dict[str, Any] = {"dirs": [str(d) for d in parents]}
+    folder = os.path.dirname(os.fspath(Path(target)))
+    known = None if parents is None else parents.get(folder)
+    if known is None:
+        known = _made_parents(folder, made, {} if absent is None else absent)
+        if parents is not None:
+            parents[folder] = known
+    first: dict[str, Any] = {"dirs": list(known)}
     if document:
         pre = None if change.before is None else base64.b64encode(change.before).decode()
         first.update(pre=pre, last=file_digest(change.after))
     return change, first, None
 
 
-def _made_parents(path: Path, made: set[str], absent: dict[str, bool]) -> list[Path]:
-    """The folders above `path` that memhub makes for it, or made for another target
-    (`made`), innermost first: whichever of their targets goes last removes them.
-    `absent` remembers, for this planning pass, which folders are not there."""
+def _made_parents(folder: str, made: set[str], absent: dict[str, bool]) -> list[str]:
+    """`folder` and the folders above it that memhub makes for a target inside it, or made
+    for another target (`made`), innermost first: whichever of their targets goes last
+    removes them. `absent` remembers, for this planning pass, which folders are not there
+    (so the answer for a folder holds for the whole pass)."""
     found = []
-    folder = path.parent
-    while folder != folder.parent:
-        name = str(folder)
+    name = folder
+    while name != os.path.dirname(name):
         if name not in absent:
-            absent[name] = not os.path.lexists(folder)
+            absent[name] = not os.path.lexists(name)
         if not (name in made or absent[name]):
             break
-        found.append(folder)
-        folder = folder.parent
+        found.append(name)
+        name = os.path.dirname(name)
     return found
 
 

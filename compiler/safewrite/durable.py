@@ -55,30 +55,47 @@ class SyncSet:
     Many small files (a staged skill folder holds two or three) cost one fsync each, and
     each fsync waits for the disk; one syncfs per file system waits once for all of them.
     Where syncfs is missing, `flush` fsyncs the files, then the folders deepest first.
+    Paths are kept as strings: a batch of 5,000 skills records tens of thousands.
     """
 
     def __init__(self) -> None:
-        self.files: list[Path] = []
-        self.dirs: list[Path] = []
+        self.files: list[str] = []
+        self.dirs: list[str] = []
+        self.made: set[str] = set()  # folders `build_tree` created (see `flush`)
 
     def moved(self, old: Path, new: Path) -> None:
         """Record that the folder `old`, with what is recorded inside it, is now `new`."""
+        src, dst = os.fspath(old), os.fspath(new)
+        inside = src + os.sep
 
-        def rebase(path: Path) -> Path:
-            return new / path.relative_to(old) if path.is_relative_to(old) else path
+        def rebase(path: str) -> str:
+            if path == src:
+                return dst
+            return dst + path[len(src) :] if path.startswith(inside) else path
 
         self.files = [rebase(p) for p in self.files]
-        self.dirs = [rebase(p) for p in self.dirs] + [new.parent]
+        self.dirs = [rebase(p) for p in self.dirs] + [os.path.dirname(dst)]
+        self.made = {rebase(p) for p in self.made}
+
+    def add(self, other: SyncSet) -> None:
+        """Take over everything recorded in `other`."""
+        self.files += other.files
+        self.dirs += other.dirs
+        self.made |= other.made
 
     def flush(self) -> None:
         """Make every recorded file and folder durable; the set is empty after."""
-        files, dirs = self.files, self.dirs
-        self.files, self.dirs = [], []
+        files, dirs, made = self.files, self.dirs, self.made
+        self.files, self.dirs, self.made = [], [], set()
         if not files and not dirs:
             return
         if _SYNCFS is not None:
-            folders = {*dirs, *(f.parent for f in files)}
-            devices: dict[int, Path] = {}
+            folders = set()
+            for folder in {*dirs, *map(os.path.dirname, files)}:
+                while folder in made:  # a folder just made lies on its parent's file system
+                    folder = os.path.dirname(folder)
+                folders.add(folder)
+            devices: dict[int, str] = {}
             for folder in folders:
                 devices.setdefault(os.stat(folder).st_dev, folder)
             for folder in devices.values():
@@ -94,11 +111,11 @@ class SyncSet:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        for folder in sorted(set(dirs), key=lambda d: -len(d.parts)):
+        for folder in sorted(set(dirs), key=lambda d: -d.count(os.sep)):
             fsync_dir(folder)
 
 
-def fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path | str) -> None:
     """Make a folder's entries (creations, renames, removals) durable."""
     fd = os.open(folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
@@ -114,7 +131,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def create_file(path: Path, data: bytes, mode: int, sync: SyncSet | None = None) -> None:
+def create_file(path: Path | str, data: bytes, mode: int, sync: SyncSet | None = None) -> None:
     """Create `path` (it must not exist) holding `data` with exactly `mode`, fsynced (or,
     with `sync`, recorded there to be made durable later)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_NOFOLLOW, 0o600)
@@ -123,7 +140,7 @@ def create_file(path: Path, data: bytes, mode: int, sync: SyncSet | None = None)
         if sync is None:
             os.fsync(fd)
         else:
-            sync.files.append(path)
+            sync.files.append(os.fspath(path))
         os.fchmod(fd, mode)
     finally:
         os.close(fd)
@@ -163,9 +180,9 @@ def write_private(path: Path, data: bytes, sync: SyncSet | None = None) -> None:
     if sync is None:
         fsync_dir(path.parent)
     else:
-        assert sync.files[-1] == temp
-        sync.files[-1] = path  # the temp file is now `path`
-        sync.dirs.append(path.parent)
+        assert sync.files[-1] == os.fspath(temp)
+        sync.files[-1] = os.fspath(path)  # the temp file is now `path`
+        sync.dirs.append(os.fspath(path.parent))
 
 
 def append_records(
@@ -189,9 +206,9 @@ def append_records(
     finally:
         os.close(fd)
     if sync is not None:
-        sync.files.append(path)
+        sync.files.append(os.fspath(path))
         if size == 0:
-            sync.dirs.append(path.parent)
+            sync.dirs.append(os.fspath(path.parent))
     elif size == 0:
         fsync_dir(path.parent)
 
@@ -236,21 +253,30 @@ def build_tree(
 ) -> None:
     """Write `files` into the new folder `root` (each file's own mode unless `file_mode`),
     then set folder modes and fsync every folder, deepest first (with `sync`, every file
-    and folder is recorded there instead)."""
-    os.mkdir(root, 0o700)
-    made = [root]
+    and folder is recorded there instead). Plain strings: this runs once per skill."""
+    top = os.fspath(root)
+    os.mkdir(top, 0o700)
+    made = [top]
+    have = {""}  # folders made so far, relative to `top`
     for rel in sorted(files):
-        dest = root / rel
-        for parent in reversed(dest.relative_to(root).parents[:-1]):
-            sub = root / parent
-            if not sub.exists():
-                os.mkdir(sub, 0o700)
-                made.append(sub)
+        folder = rel.rpartition("/")[0]
+        if folder not in have:
+            parts = folder.split("/")
+            for depth in range(1, len(parts) + 1):
+                sub = "/".join(parts[:depth])
+                if sub in have:
+                    continue
+                full = os.path.join(top, sub)
+                if not os.path.exists(full):
+                    os.mkdir(full, 0o700)
+                    made.append(full)
+                have.add(sub)
         data, mode = files[rel]
-        create_file(dest, data, mode if file_mode is None else file_mode, sync)
+        create_file(os.path.join(top, rel), data, mode if file_mode is None else file_mode, sync)
     for each in reversed(made):
-        os.chmod(each, root_mode if each == root else dir_mode)
+        os.chmod(each, root_mode if each == top else dir_mode)
         if sync is None:
             fsync_dir(each)
         else:
             sync.dirs.append(each)
+            sync.made.add(each)

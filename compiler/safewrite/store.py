@@ -133,8 +133,7 @@ def store_tree(folder: Path, name: str, files: Tree, sync: SyncSet | None = None
         fsync_dir(folder)
         return
     built.moved(staging, target)
-    sync.files += built.files
-    sync.dirs += built.dirs
+    sync.add(built)
 
 
 def load_file(folder: Path, name: str, digest: str) -> bytes:

@@ -41,6 +41,7 @@ __all__ = [
     "read_file",
     "read_text",
     "require_writable",
+    "writable",
 ]
 
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -60,6 +61,9 @@ class TargetError(MemhubError):
 
 
 # -- what the path names ------------------------------------------------------------------
+
+Folders = dict[str, str]
+"""Real paths of folders already resolved in one plan (many targets share a folder)."""
 
 
 def _kind_name(mode: int) -> str | None:
@@ -105,23 +109,38 @@ def _file_in_the_way(path: Path) -> TargetError:
     )
 
 
-def _dangling_link(path: Path) -> Path | None:
-    """The link on `path`'s way that points at nothing, None when there is none."""
-    probe = path
+# A `Folders` key for a missing path known to have no dangling link on its way: real
+# paths never hold a NUL, so these keys never meet one.
+_CLEAR = "\0clear\0"
+
+
+def _dangling_link(path: str, folders: Folders | None = None) -> Path | None:
+    """The link on `path`'s way that points at nothing, None when there is none.
+    `folders` remembers, for one plan or run, the folders found to have none."""
+    probe, walked = path, []
     while not os.path.lexists(probe):
-        if probe == probe.parent:
-            return None
-        probe = probe.parent
-    return probe if os.path.islink(probe) and not os.path.exists(probe) else None
+        parent = os.path.dirname(probe)
+        if parent == probe or (folders is not None and _CLEAR + parent in folders):
+            probe = ""
+            break
+        walked.append(parent)
+        probe = parent
+    if probe and os.path.islink(probe) and not os.path.exists(probe):
+        return Path(probe)
+    if folders is not None:
+        folders.update((_CLEAR + folder, "") for folder in walked)
+    return None
 
 
-def _stat(path: Path | str, *, dangling_ok: bool) -> os.stat_result | None:
+def _stat(
+    path: Path | str, *, dangling_ok: bool, folders: Folders | None = None
+) -> os.stat_result | None:
     """What `path` names, links followed; None when absent. Refuses loops, a file where a
     folder is needed and (unless `dangling_ok`) a dangling link on the way."""
     try:
         return os.stat(path)
     except FileNotFoundError:
-        link = None if dangling_ok else _dangling_link(Path(path))
+        link = None if dangling_ok else _dangling_link(os.fspath(path), folders)
         if link is not None:
             raise TargetError(
                 f"{link}: is a link to {os.readlink(link)}, which does not exist; memhub never "
@@ -149,10 +168,6 @@ def _leaving_link(path: Path, root: Path, top: Path) -> Path:
     return path
 
 
-Folders = dict[str, str]
-"""Real paths of folders already resolved in one plan (many targets share a folder)."""
-
-
 def _realpath(named: str, folders: Folders | None) -> str:
     """`os.path.realpath(named)` (an absolute path), its folder resolved once per plan.
     Strings, not Paths: a plan of a thousand skills calls this thousands of times."""
@@ -178,16 +193,20 @@ def _under(path: str, folder: str) -> bool:
 def contain(path: Path | str, within: Path, folders: Folders | None = None) -> Path:
     """`path`'s real location; a path inside `within` (the project) must resolve inside it
     too, else TargetError naming the link that leaves. Paths outside `within` pass."""
-    named = os.path.abspath(path)
+    return Path(_contain(os.path.abspath(path), within, folders))
+
+
+def _contain(named: str, within: Path, folders: Folders | None) -> str:
+    """`contain` for an absolute path, as a string."""
     real = _realpath(named, folders)
     root = os.path.abspath(within)
     if not _under(named, root):
-        return Path(real)  # not a project file (memhub's own records): nothing to contain
+        return real  # not a project file (memhub's own records): nothing to contain
     top = _realpath(root, folders)
     if folders is not None:
         folders[root] = top  # the project root is the same folder for every target
     if _under(real, top):
-        return Path(real)
+        return real
     link = _leaving_link(Path(named), Path(root), Path(top))
     points = os.readlink(link) if os.path.islink(link) else real
     raise TargetError(
@@ -199,18 +218,26 @@ def contain(path: Path | str, within: Path, folders: Folders | None = None) -> P
 
 
 def locate(
-    path: Path | str, *, folder: bool = False, within: Path | None = None
+    path: Path | str,
+    *,
+    folder: bool = False,
+    within: Path | None = None,
+    folders: Folders | None = None,
 ) -> tuple[Path, os.stat_result | None]:
     """Where a write to `path` lands (links resolved) and what is there now (None: absent).
 
     Refuses (TargetError) everything the module docstring lists except the read-only and
     ownership checks, which `require_writable` makes once a write is certain (a target
     that would not change may be read-only). `folder`: the target is a folder (a skill),
-    not a file. `within`: the project root at project scope.
+    not a file. `within`: the project root at project scope. `folders`: as for `check`
+    (a run writing a thousand skills resolves `~/.claude/skills` once).
     """
     named = os.path.abspath(path)
-    info = _stat(named, dangling_ok=False)
-    real = contain(named, within) if within is not None else Path(os.path.realpath(named))
+    info = _stat(named, dangling_ok=False, folders=folders)
+    if within is not None:
+        real = contain(named, within, folders)
+    else:
+        real = Path(_realpath(named, folders))
     _check_kind(named, info, folder)
     return real, info
 
@@ -221,15 +248,17 @@ def check(
     folder: bool = False,
     within: Path | None = None,
     folders: Folders | None = None,
-) -> None:
+) -> os.stat_result | None:
     """`locate`'s refusals without computing where a write would land, for planning: a
     plan of a thousand skills checks thousands of targets. `folders`: resolved folders
-    cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times)."""
+    cached for this one plan (`~/.claude/skills` is resolved once, not a thousand times).
+    Returns what is there (None: absent), for `writable`."""
     named = os.path.abspath(path)
-    info = _stat(named, dangling_ok=False)
+    info = _stat(named, dangling_ok=False, folders=folders)
     if within is not None:
-        contain(named, within, folders)
+        _contain(named, within, folders)
     _check_kind(named, info, folder)
+    return info
 
 
 def _check_kind(named: str, info: os.stat_result | None, folder: bool) -> None:
@@ -255,12 +284,16 @@ def _check_kind(named: str, info: os.stat_result | None, folder: bool) -> None:
 def examine(path: Path | str) -> os.stat_result | None:
     """What `path` names for reading (links followed): None when absent or a dangling link;
     refuses a link loop and a file where a folder is needed."""
-    return _stat(Path(path), dangling_ok=True)
+    return _stat(path, dangling_ok=True)
 
 
 def require_writable(path: Path) -> None:
     """Refuse to replace or remove a target that is read-only or another user's."""
-    info = _stat(path, dangling_ok=True)
+    writable(path, _stat(path, dangling_ok=True))
+
+
+def writable(path: Path, info: os.stat_result | None) -> None:
+    """`require_writable` on what a stat of `path` just found (None: absent)."""
     if info is None:
         return
     me = os.geteuid()

@@ -71,6 +71,8 @@ class Transaction:
         self._journal: Journal | None = None
         self._originals = store.Originals(self.home)
         self._trees = TreeBatch()
+        # folders resolved once per run for folder writes (targetfs.locate)
+        self._folders: targetfs.Folders = {}
 
     def __enter__(self) -> Transaction:
         if not lock_held(self.home):
@@ -302,18 +304,21 @@ class Transaction:
     ) -> bool:
         """Read and check a folder, then queue its write (carried out by `_flush`)."""
         self._require_open()
-        target, _ = targetfs.locate(path, folder=True, within=self.within)
+        target, info = targetfs.locate(path, folder=True, within=self.within, folders=self._folders)
         if self._trees.overlaps(target):
             self._flush()  # the queued write changes what this one reads
-        current, cur_mode = fsops.read_tree(target)
+            info = targetfs.examine(target)
+        # absent when located: nothing to read (the swap re-checks it is still absent)
+        current, cur_mode = (None, None) if info is None else fsops.read_tree(target)
         before = tree_digest(current) if current is not None else ABSENT
         if expect is not None and before != expect:
             raise stale(target, expect, before)
         if files == current and (files is None or root_mode in (None, cur_mode)):
             return False
-        targetfs.require_writable(target)
-        dir_mode = 0o700 if fsops.private_folder(target.parent) else 0o755
-        missing = fsops.missing_dirs(target.parent) if files is not None else []
+        targetfs.writable(target, info)
+        dir_mode, missing = self._trees.parent(target.parent)
+        if files is None:
+            missing = []
         pending = PendingTree(
             target=target,
             files=files,

@@ -67,24 +67,41 @@ class PendingTree:
 
 
 class TreeBatch:
-    """The queue of folder writes a Transaction has not carried out yet."""
+    """The queue of folder writes a Transaction has not carried out yet.
+
+    Paths are compared as strings: a batch of thousands of skills checks each new target
+    against every queued one, and Path parents cost more than the writes they guard."""
 
     def __init__(self) -> None:
         self.pending: list[PendingTree] = []
-        self._targets: set[Path] = set()
-        self._inside: set[Path] = set()  # every folder holding a queued target
+        self._targets: set[str] = set()
+        self._inside: set[str] = set()  # every folder holding a queued target
         self._claimed: set[Path] = set()  # missing folders a queued write creates
+        self._parents: dict[Path, tuple[int, list[Path]]] = {}  # see `parent`
 
     def __bool__(self) -> bool:
         return bool(self.pending)
 
     def overlaps(self, target: Path) -> bool:
         """Whether `target` is, holds, or lies inside a queued target."""
-        return (
-            target in self._targets
-            or target in self._inside
-            or any(parent in self._targets for parent in target.parents)
-        )
+        name = os.fspath(target)
+        if name in self._targets or name in self._inside:
+            return True
+        parent = os.path.dirname(name)
+        while parent != name:
+            if parent in self._targets:
+                return True
+            name, parent = parent, os.path.dirname(parent)
+        return False
+
+    def parent(self, folder: Path) -> tuple[int, list[Path]]:
+        """(the mode of folders made in `folder`, the folders missing for it, outermost
+        first), looked up once per batch: skills share their host's skills folder."""
+        known = self._parents.get(folder)
+        if known is None:
+            dir_mode = 0o700 if fsops.private_folder(folder) else 0o755
+            known = self._parents[folder] = (dir_mode, fsops.missing_dirs(folder))
+        return known
 
     def unclaimed(self, missing: list[Path]) -> list[Path]:
         """The folders of `missing` no queued write creates already."""
@@ -93,8 +110,14 @@ class TreeBatch:
     def add(self, item: PendingTree) -> None:
         """Queue a folder write."""
         self.pending.append(item)
-        self._targets.add(item.target)
-        self._inside.update(item.target.parents)
+        name = os.fspath(item.target)
+        self._targets.add(name)
+        parent = os.path.dirname(name)
+        while parent not in self._inside:  # its own parents are in already
+            self._inside.add(parent)
+            if parent == os.path.dirname(parent):
+                break
+            parent = os.path.dirname(parent)
         self._claimed.update(item.missing)
 
     def take(self) -> list[PendingTree]:
@@ -102,6 +125,7 @@ class TreeBatch:
         items = self.pending
         self.pending = []
         self._targets, self._inside, self._claimed = set(), set(), set()
+        self._parents = {}
         return items
 
 
@@ -157,17 +181,23 @@ def _swap_all(items: list[PendingTree], journal: Journal) -> None:
     parents: dict[Path, None] = {}
     for item in items:
         target, token = item.target, item.token
+        if item.before == ABSENT and item.files is not None and not os.path.lexists(target):
+            os.rename(sibling(target, token, "new"), target)  # still absent: nothing to swap
+            parents[target.parent] = None
+            continue
         found = fsops.fingerprint(target)
         if found != item.before:
             fsops.remove(sibling(target, token, "new"))
             journal.record({**item.entry, "skipped": True})
             raise stale(target, item.before, found)
-        aside = sibling(target, token, "old")
         if item.files is None:
+            aside = sibling(target, token, "old")
             os.rename(target, aside)
             olds.append(aside)
         else:
-            old = fsops.swap_in(sibling(target, token, "new"), target, aside)
+            old = fsops.swap_in(
+                sibling(target, token, "new"), target, sibling(target, token, "old")
+            )
             if old is not None:
                 olds.append(old)
         parents[target.parent] = None
