@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[1]
 ANCHORS = {"@intellectronica/ruler": "0.3.44", "rulesync": "8.32.0"}
 HOSTS = "claude,codex,cursor,gemini"
 RULER_AGENTS = "claude,codex,cursor,gemini-cli"
@@ -231,24 +232,27 @@ def rulesync_run(bin_dir: Path) -> Runner:
     return prepare
 
 
-def timed_run(tool: str, prepare: Runner, job: Job) -> float:
-    """Seconds of the job's timed run in a fresh folder (after a first apply, if re-apply)."""
-    with tempfile.TemporaryDirectory(prefix=f"bench-anchors-{tool}-") as tmp:
-        cmd, project, env = prepare(Path(tmp), job)
+def timed_run(tool: str, prepare: Runner, job: Job, scratch: Path) -> float:
+    """Seconds of the job's timed run in a fresh folder (after a first apply, if re-apply).
+    Run folders stay until the whole benchmark ends: deleting thousands of files between
+    runs makes the file system slow to create the next run's (ext4 skips recently freed
+    inodes), which would time the clean-up, not the tool."""
+    tmp = tempfile.mkdtemp(prefix=f"{tool}-", dir=scratch)
+    cmd, project, env = prepare(Path(tmp), job)
 
-        def once() -> float:
-            start = time.perf_counter()
-            done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, check=False)
-            elapsed = time.perf_counter() - start
-            if done.returncode != 0:
-                raise SystemExit(f"{tool} failed on {job.name}: {done.stderr.decode()[-2000:]}")
-            return elapsed
-
-        if job.reapply:
-            once()
-        elapsed = once()
-        check_written(tool, project, job)
+    def once() -> float:
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, check=False)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"{tool} failed on {job.name}: {done.stderr.decode()[-2000:]}")
         return elapsed
+
+    if job.reapply:
+        once()
+    elapsed = once()
+    check_written(tool, project, job)
+    return elapsed
 
 
 def run(jobs: list[Job], rounds: int) -> dict[str, dict[str, float]]:
@@ -257,13 +261,40 @@ def run(jobs: list[Job], rounds: int) -> dict[str, dict[str, float]]:
     tools: dict[str, Runner] = {"memhub": memhub_run}
     tools.update(ruler=ruler_run(bin_dir), rulesync=rulesync_run(bin_dir))
     times: dict[str, dict[str, list[float]]] = {job.name: {} for job in jobs}
+    compile_memhub()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-anchors-"))
+    try:
+        _rounds(jobs, rounds, tools, times, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {
+        job: {tool: statistics.median(ts) for tool, ts in by.items()} for job, by in times.items()
+    }
+
+
+def compile_memhub() -> None:
+    """Bytecode for memhub's modules, as a pip install leaves it: under
+    PYTHONDONTWRITEBYTECODE a checkout would otherwise compile ~90 modules on every run."""
+    import compileall
+
+    for folder in ("compiler", "hubspec", "runtime", "schemas", "templates"):
+        compileall.compile_dir(str(REPO / folder), quiet=1)
+
+
+def _rounds(
+    jobs: list[Job],
+    rounds: int,
+    tools: dict[str, Runner],
+    times: dict[str, dict[str, list[float]]],
+    scratch: Path,
+) -> None:
     for n in range(rounds):
         for job in jobs:
             names = list(tools) if job.anchors else ["memhub"]
             names = names[n % len(names) :] + names[: n % len(names)]  # who goes first rotates
             for tool in names:
-                times[job.name].setdefault(tool, []).append(timed_run(tool, tools[tool], job))
-    return {job: {t: statistics.median(v) for t, v in by.items()} for job, by in times.items()}
+                elapsed = timed_run(tool, tools[tool], job, scratch)
+                times[job.name].setdefault(tool, []).append(elapsed)
 
 
 def goals(medians: dict[str, dict[str, float]]) -> dict[str, tuple[str, bool]]:
