@@ -8,6 +8,7 @@ changing how an entry is edited is one class here (and its format in `formats/`)
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -37,24 +38,26 @@ def _changed(value: Any, owned: Owned | None) -> bool:
     return owned is not None and (value is None or value_digest(value) != owned.digest)
 
 
-class Kind:
-    """What every kind answers; `get` gives MISSING for an absent entry."""
+class Kind(ABC):
+    """What every kind of entry inside a document answers; `get` gives MISSING for an
+    absent entry. (A skill folder is not inside a document: see `Tree`.)"""
 
     name: ClassVar[EntryKind]
 
-    def get(self, editor: Any, entry: Entry) -> Any:
-        raise NotImplementedError
+    @abstractmethod
+    def get(self, editor: Any, entry: Entry) -> Any: ...
 
-    def put(self, editor: Any, entry: Entry) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def put(self, editor: Any, entry: Entry) -> None: ...
 
-    def remove(self, editor: Any, key: EntryKey, digest: str) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def remove(self, editor: Any, key: EntryKey, digest: str) -> None: ...
 
+    @abstractmethod
     def restore(self, editor: Any, key: EntryKey, digest: str, value: Any) -> None:
         """Put an adopted entry's pre-image back."""
-        raise NotImplementedError
 
+    @abstractmethod
     def revert(
         self,
         text: str,
@@ -65,11 +68,10 @@ class Kind:
         may_prune: Pruner,
     ) -> Reverted:
         """Undo: `text` with this entry as it was in `old` (the run's pre-image)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def digest(self, text: str, key: EntryKey) -> str | None:
         """The digest of what the entry holds in `text`, None when it is absent."""
-        raise NotImplementedError
 
 
 class JsonKey(Kind):
@@ -293,11 +295,12 @@ class TextBlock(Kind):
         return None if body is None else value_digest(body)
 
 
-class Tree(Kind):
+class Tree:
     """A whole folder (a skill); its value maps relative paths to [sha256, mode]. Folders
-    are planned and written whole (`trees`), not edited inside a document."""
+    are planned and written whole (`trees`), not edited inside a document, so this is not a
+    `Kind`: only its digest is asked for."""
 
-    name = "tree"
+    name: ClassVar[EntryKind] = "tree"
 
     def digest_at(self, target: str) -> str | None:
         files = read_folder(Path(target))
@@ -312,14 +315,11 @@ def tree_value_digest(files: dict[str, tuple[bytes, int]]) -> str:
     )
 
 
+# the kinds of entries inside a document; a skill folder is TREE
 KINDS: dict[str, Kind] = {
-    kind.name: kind
-    for kind in (JsonKey(), JsonDefault(), JsonItem(), TomlTable(), TextBlock(), Tree())
+    kind.name: kind for kind in (JsonKey(), JsonDefault(), JsonItem(), TomlTable(), TextBlock())
 }
+TREE = Tree()
 
 
-def kind_of(key: EntryKey | Entry) -> Kind:
-    return KINDS[key.kind]
-
-
-__all__ = ["KINDS", "Editor", "Kind", "kind_of", "tree_value_digest"]
+__all__ = ["KINDS", "TREE", "Editor", "Kind", "tree_value_digest"]

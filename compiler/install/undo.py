@@ -9,7 +9,7 @@ from typing import Any
 from memhub.compiler.install.changes import TargetParseError
 from memhub.compiler.install.editors import PARSE_ERRORS, Pruner
 from memhub.compiler.install.entries import EntryKey
-from memhub.compiler.install.kinds import KINDS, Tree
+from memhub.compiler.install.kinds import KINDS, TREE
 from memhub.compiler.install.merge import read_target
 from memhub.compiler.install.state import STATE_FILE, Container, Owned, State
 from memhub.hubspec.errors import MemhubError
@@ -105,7 +105,7 @@ def current_digest(target: str, key: str) -> str | None:
     """
     parsed = EntryKey.parse(key)
     if parsed.kind == "tree":
-        return Tree().digest_at(target)
+        return TREE.digest_at(target)
     data = read_target(Path(target))
     if data is None:
         return None

@@ -14,9 +14,6 @@ from memhub.compiler.cli.main import COMMANDS, cli, main
 from tests.compiler.installkit import claude_json, run
 
 ENVELOPE = {"command", "ok", "exit_code", "data", "warnings", "errors"}
-# verbs whose --json another slice is moving onto the envelope: drop a name from here once
-# its module replies through options.reply
-ELSEWHERE: set[str] = set()
 
 
 def every_command() -> list[str]:
@@ -71,8 +68,6 @@ def envelope_of(out: str) -> dict[str, Any]:
 def test_json_is_one_envelope(
     name: str, hub: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if name in ELSEWHERE:
-        pytest.skip(f"`memhub {name} --json` moves onto the envelope with the undo stack")
     words = name.split()
     assert main([*words, "--help"]) == 0
     assert "--json" in capsys.readouterr().out
