@@ -73,6 +73,43 @@ def test_a_replayed_apply_loads_no_click_yaml_schema_model_or_adapter(
     assert heavy == [], f"a replayed no-op apply imported {heavy}"
 
 
+@pytest.mark.parametrize("swap", ["fifo", "folder", "symlink-out"])
+def test_a_hub_file_swapped_after_an_apply_is_never_replayed(
+    hub: Path, home: Path, tmp_path: Path, swap: str
+) -> None:
+    """After a remembered apply, hub.yaml turned into a FIFO or a folder is refused without
+    blocking (exit 2, nothing replayed); a link to the same bytes elsewhere is read as the
+    hub it names, and answers as that hub does."""
+    args = ("apply", str(hub), "--hosts", ALL)
+    assert child(tmp_path, *args)[0] == 0
+    assert child(tmp_path, *args)[0] == 0  # remembered now
+    hub_file = hub / "hub.yaml"
+    text = hub_file.read_bytes()
+    hub_file.unlink()
+    if swap == "fifo":
+        os.mkfifo(hub_file)
+    elif swap == "folder":
+        hub_file.mkdir()
+    else:
+        outside = tmp_path / "elsewhere.yaml"
+        outside.write_bytes(text)
+        hub_file.symlink_to(outside)
+    done = subprocess.run(
+        [sys.executable, "-m", "memhub.compiler.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,  # a FIFO read would block here
+        check=False,
+    )
+    if swap == "symlink-out":
+        assert done.returncode == 0, done.stderr
+        assert "0 create, 0 update, 0 delete" in done.stdout
+    else:
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        assert "hub.yaml" in done.stderr and "0 create" not in done.stdout
+
+
 def test_apply_verbose_is_remembered_apart_from_apply(hub: Path, home: Path, capsys) -> None:
     """-v lists the unchanged paths too: a replay of plain apply's output would drop them."""
     from memhub.compiler.install.noopmemo import MEMO_DIR
