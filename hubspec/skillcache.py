@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 from pathlib import Path
 
 from . import model, skills, statsig
@@ -33,6 +32,10 @@ class SkillCache:
         self.path = folder / CACHE_NAME
         self.rows: dict[tuple[str, str], tuple[str, list[str], model.Skill]] = {}
         self.dirty = False
+        if not os.path.exists(self.path):
+            return  # no cache yet: pickle is imported only when there is one to read
+        import pickle
+
         with contextlib.suppress(OSError, ValueError, EOFError, pickle.UnpicklingError):
             with open(self.path, "rb") as handle:
                 stamp, rows = pickle.load(handle)
@@ -57,6 +60,8 @@ class SkillCache:
         """Best effort and atomic, private to the user (it holds skill contents)."""
         if not self.dirty:
             return
+        import pickle
+
         data = pickle.dumps((_code_stamp(), self.rows), pickle.HIGHEST_PROTOCOL)
         statsig.save_cache(self.path, data)
         self.dirty = False

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
-from memhub.compiler.cli import installrun
-from memhub.compiler.cli.options import (
-    EXIT_OK,
-    force_option,
-    install_options,
-    reply,
-    verbose_option,
-)
-from memhub.compiler.cli.plan import counts, print_plan
-from memhub.compiler.cli.replay import apply_command
+from memhub.compiler.cli import applyrun
+from memhub.compiler.cli.options import force_option, install_options, verbose_option
 
 
 def _refuse_options_beside_a_saved_plan(plan_file: Path) -> None:
@@ -66,51 +57,15 @@ def command(
         scope, hosts, adopt = saved["scope"], ",".join(saved["hosts"]), saved["adopt"]
         project = Path(saved["project"]) if saved.get("project") else None
 
-    def full() -> tuple[int, Any, Any]:
-        from memhub.compiler.install.engine import apply_install
-
-        make_plan, hub_model = installrun.planner(
-            hub, scope, project, hosts, adopt, saved_plan=plan_file
-        )
-        done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
-        return report(done, hub_model), done, hub_model
-
-    def report(done: Any, hub_model: Any) -> int:
-        from memhub.compiler.hosts import INSTALLERS  # not needed by a replayed no-op
-
-        steps = [
-            (host, step)
-            for host in done.hosts
-            for step in INSTALLERS[host].after_install_steps(hub_model, done.scope)
-        ]
-        if as_json:
-            return reply(applied_data(done, steps), warnings=done.warnings)
-        print_plan(done, verbose=verbose, what="apply")
-        click.echo(f"\napplied: {len(done.pending)} change(s); `memhub undo` reverts them")
-        for host, step in steps:
-            click.echo(f"next ({host}): {step}")
-        return EXIT_OK
-
-    if saved is not None or as_json:
-        return full()[0]
-    from memhub.compiler.safewrite.lock import operation_lock
-
-    with operation_lock(installrun.home()):  # no other apply is half way through what we check
-        # the next apply after this one is a no-op: it is remembered now, printing what
-        # `report` prints for the plan once applied
-        command = apply_command(verbose)
-        return installrun.remembered(command, hub, scope, project, hosts, adopt, full, report)
-
-
-def applied_data(done: Any, steps: list[tuple[str, str]]) -> dict[str, Any]:
-    """What `apply --json` reports: what changed where, and what is left to do by hand."""
-    return {
-        "scope": done.scope.kind,
-        "project": str(done.scope.project) if done.scope.project else None,
-        "hosts": list(done.hosts),
-        "applied": [{"path": c.path, "kind": c.kind} for c in done.pending],
-        "counts": counts(done),
-        "caveats": [r.to_json() for r in done.coverage if r.status != "mapped"],
-        "next": [{"host": host, "step": step} for host, step in steps],
-        "undo": "memhub undo" if done.pending else None,
-    }
+    return applyrun.run(
+        hub,
+        scope,
+        project,
+        hosts,
+        adopt,
+        as_json=as_json,
+        verbose=verbose,
+        force=force,
+        saved=saved,
+        plan_file=plan_file,
+    )

@@ -88,7 +88,7 @@ def command(
     assert scope is not None  # checked above: exactly one of --against and --scope
 
     def full() -> tuple[int, Any, Any]:
-        from memhub.compiler.cli.plan import print_notes
+        from memhub.compiler.cli.planview import print_notes
 
         changes, install, hub_model = installrun.install_diff_plan(hub, scope, project, hosts)
         if not as_json:

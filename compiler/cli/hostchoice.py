@@ -6,7 +6,6 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import click
 from memhub.compiler.hosts import INSTALLERS
 from memhub.hubspec import MemhubError
 
@@ -36,6 +35,8 @@ def choose_hosts(
         hosts = tuple(h.strip() for h in value.split(",") if h.strip())
         unknown = [h for h in hosts if h not in INSTALLERS]
         if unknown:
+            import click  # only to refuse: a plain apply runs without it
+
             raise click.BadParameter(
                 f"unknown host {', '.join(unknown)}; use some of: {', '.join(INSTALLERS)}",
                 param_hint="--hosts",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import click
+from memhub.compiler.cli.echo import echo
 from memhub.hubspec import MemhubError
 
 # The host adapters (and hostchoice, which needs them) are imported where a plan is made:
@@ -42,7 +42,7 @@ def planner(
     choice = choose_hosts(hosts, bound, str(Path(hub.root, "hub.yaml")))
     if saved_plan is not None:  # chosen when the plan was made, whatever the reason then
         choice = HostChoice(choice.hosts, f"from the saved plan {saved_plan}")
-    click.echo(choice.line(), err=True)
+    echo(choice.line(), err=True)
     chosen = choice.hosts
 
     def make_plan() -> Any:
@@ -70,7 +70,7 @@ def plugin_planner(
         if hosts
         else HostChoice(tuple(INSTALLERS), "every host, for --plugin; --hosts chooses")
     )
-    click.echo(choice.line(), err=True)
+    echo(choice.line(), err=True)
     chosen = choice.hosts
     known = installed_plugins(scope_obj.id)
     if plugin not in known.split(", "):

@@ -104,12 +104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> object:
-    """A remembered no-op apply (cli/replay.py, before click is imported), else the verb."""
-    from memhub.compiler.cli.replay import replayed
+    """A remembered no-op apply (cli/replay.py, before click is imported), else a plain
+    apply without click (cli/applyrun.py), else the verb through the click group."""
+    from memhub.compiler.cli.replay import parse_apply, replayed
 
-    code = replayed(args)
-    if code is not None:
-        return code
+    plain = parse_apply(args)
+    if plain is not None:
+        code = replayed(plain)
+        if code is not None:
+            return code
+        from memhub.compiler.cli.applyrun import run_plain
+
+        return run_plain(plain)
     from memhub.compiler.cli.options import reset_replies
 
     reset_replies()

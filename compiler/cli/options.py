@@ -10,33 +10,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler.cli.exitcodes import (  # noqa: F401 (every verb imports them here)
+    EXIT_CHANGES,
+    EXIT_CODES,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_STALE,
+    EXIT_UNEXPECTED,
+)
 
 if TYPE_CHECKING:
     from memhub.compiler.build import Build
-
-# The exit codes of every verb; `memhub --help` lists them.
-EXIT_OK = 0  # done; nothing found
-EXIT_CHANGES = 1  # changes found (diff --exit-code), a check failed, or nothing confirmed
-EXIT_INVALID = 2  # invalid input or usage
-EXIT_STALE = 3  # a target or input changed since it was read or planned; nothing written
-EXIT_INCOMPLETE = 4  # some sources could not be read (sessions)
-EXIT_NOTHING = EXIT_CHANGES  # nothing to undo (undo): not a success a script should miss
-EXIT_UNEXPECTED = 70  # a memhub bug: a crash log is written
-EXIT_INTERRUPTED = 130  # interrupted (Ctrl-C)
-
-EXIT_CODES = (
-    (EXIT_OK, "ok"),
-    (
-        EXIT_CHANGES,
-        "changes found (diff --exit-code), a check failed (doctor), not confirmed, "
-        "or nothing to undo",
-    ),
-    (EXIT_INVALID, "invalid input or usage, or a conflict (plan, apply)"),
-    (EXIT_STALE, "a target or input changed since it was read or planned: nothing written"),
-    (EXIT_INCOMPLETE, "incomplete: a source could not be read (sessions)"),
-    (EXIT_UNEXPECTED, "unexpected error (a crash log is written; --debug shows the traceback)"),
-    (EXIT_INTERRUPTED, "interrupted"),
-)
 
 hub_argument = click.argument("hub", required=False, default=".", type=click.Path(path_type=Path))
 json_option = click.option(

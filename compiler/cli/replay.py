@@ -2,10 +2,11 @@
 
 A repeated `memhub apply` whose inputs are all unchanged prints what it printed before
 (see install/noopmemo.py). Deciding that needs no command tree, no YAML, no schema and no
-host adapter, so `main` asks `replayed` first: it reads the arguments of a plain `apply`
-the way click would, and answers only when the memo does. Anything it does not read with
-certainty (--json, --help, a saved plan, an unknown option, a path click would refuse) is
-left to click and the full run, which decide as they always did. Stdlib only, apart from
+host adapter, so `main` reads the arguments of a plain `apply` the way click would
+(`parse_apply`) and asks `replayed`, which answers only when the memo does; when it does
+not, the plain apply runs without click too (cli/applyrun.py). Anything `parse_apply` does
+not read with certainty (--json, --help, a saved plan, an unknown option, a path click
+would refuse) is left to click, which decides as it always did. Stdlib only, apart from
 the lock and the memo.
 """
 
@@ -38,6 +39,7 @@ class ApplyArgs:
     hosts: str | None
     adopt: bool
     verbose: bool
+    force: bool = False
 
 
 def apply_command(verbose: bool) -> str:
@@ -83,12 +85,9 @@ def recall(
     return memo, env_file, memo.recall(os.environ, env_file)
 
 
-def replayed(argv: Sequence[str]) -> int | None:
+def replayed(args: ApplyArgs) -> int | None:
     """The exit code of a remembered no-op `apply` after printing what it printed; None
     when the memo does not answer (then the full run decides, the memo read again)."""
-    args = parse_apply(argv)
-    if args is None:
-        return None
     from memhub.compiler.install.state import memhub_home
     from memhub.compiler.safewrite.lock import operation_lock
 
@@ -150,6 +149,7 @@ def _checked(given: dict[str, str], flags: set[str], hub: str) -> ApplyArgs | No
         hosts=given.get("--hosts"),
         adopt="adopt" in flags,
         verbose="verbose" in flags,
+        force="force" in flags,
     )
 
 

@@ -13,7 +13,7 @@ from memhub.compiler.cli.options import (
     reply,
     verbose_option,
 )
-from memhub.compiler.cli.plan import counts, print_plan
+from memhub.compiler.cli.planview import counts, print_plan
 from memhub.hubspec import MemhubError
 
 

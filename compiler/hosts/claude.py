@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import (
@@ -54,11 +54,13 @@ from memhub.compiler.hosts.launcher import (
     launched,
     launcher_artifact,
 )
-from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import substitute
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
 
 name = "claude"
 title = "Claude Code"
@@ -348,6 +350,8 @@ def read_installed(scope: Scope) -> Installed:
     ~/.claude.json (user scope), or of .mcp.json and the project's local servers in
     ~/.claude.json (project scope); skill folders; CLAUDE.md (converted by
     claude_servers.hub_spec)."""
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
+
     reader = Reader(name, scope)
     config, user_file = _user_files(scope)
     if scope.kind == "user":

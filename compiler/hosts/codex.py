@@ -7,7 +7,7 @@ variable *names* (`env_vars`, `bearer_token_env_var`, `env_http_headers`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import (
@@ -52,10 +52,12 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     relative_bundle_launcher,
 )
-from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
 
 name = "codex"
 title = "OpenAI Codex"
@@ -407,6 +409,8 @@ def read_installed(scope: Scope) -> Installed:
     $CODEX_HOME/config.toml (user) or .codex/config.toml (project), the .agents/skills
     folder, and AGENTS.override.md or else AGENTS.md (converted by codex_servers.hub_spec)."""
     where = locations(scope)
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
+
     reader = Reader(name, scope)
     servers = (reader.toml(where.mcp_file) or {}).get(where.mcp_key)
     reader.servers(where.mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)

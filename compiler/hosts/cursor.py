@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import (
@@ -44,7 +44,6 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     oauth_not_carried,
 )
-from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.importing.shapes import (
     extras_of,
     nonempty,
@@ -59,6 +58,9 @@ from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
 
 name = "cursor"
 title = "Cursor"
@@ -370,6 +372,8 @@ def read_installed(scope: Scope) -> Installed:
         if oauth and rest:
             extras["auth"] = rest
         return spec, extras, []
+
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
 
     reader = Reader(name, scope)
     mcp_file = folder / "mcp.json"

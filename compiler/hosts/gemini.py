@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import (
@@ -48,10 +48,12 @@ from memhub.compiler.hosts.launcher import (
     install_launcher,
     launcher_artifact,
 )
-from memhub.compiler.importing.hostconfig import Installed, Reader
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
 
 name = "gemini"
 title = "Gemini CLI"
@@ -333,6 +335,8 @@ def read_installed(scope: Scope) -> Installed:
     `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url` streamable HTTP), the
     .agents/skills and .gemini/skills folders, and the context files (`context.fileName`,
     default GEMINI.md). Gemini-only keys (timeout, trust, tool lists) have no hub place."""
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
+
     reader = Reader(name, scope)
     folder = scope.base / ".gemini"
     settings = folder / "settings.json"

@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import shutil
 import stat
 import sys
@@ -99,7 +98,7 @@ def install_key(home: Path) -> bytes | None:
                 return key
     except OSError:
         pass
-    key = secrets.token_bytes(KEY_BYTES)
+    key = os.urandom(KEY_BYTES)
     statsig.save_cache(path, key)  # atomic, 0600; a bad or foreign key file is replaced
     try:
         return key if path.read_bytes() == key else None  # another run's key won the race

@@ -9,10 +9,8 @@ primitives record what they wrote instead, and one `SyncSet.flush` makes all of 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
-import secrets
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,27 +24,47 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _load_syncfs() -> Any:
-    """Linux's syncfs(2) through libc, or None where it is missing."""
+def libc_function(name: str, *argtypes: str) -> Any:
+    """Linux libc's function `name` taking C `argtypes` ("int", "char_p", "uint") and
+    returning an int, or None where it is missing. ctypes is imported here, on first use:
+    a run that swaps and syncs no folder never needs it."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
-        fn = ctypes.CDLL(None, use_errno=True).syncfs
+        fn = ctypes.CDLL(None, use_errno=True)[name]
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_int]
+    fn.argtypes = [getattr(ctypes, f"c_{kind}") for kind in argtypes]
     fn.restype = ctypes.c_int
     return fn
 
 
-_SYNCFS = _load_syncfs()
+def c_errno_error(path: str | None = None) -> OSError:
+    """The OSError of the last libc call that failed."""
+    import ctypes
+
+    code = ctypes.get_errno()
+    return OSError(code, os.strerror(code), *(() if path is None else (path,)))
+
+
+UNLOADED: Any = object()
+_SYNCFS: Any = UNLOADED  # the syncfs function, None where there is none; see syncfs_fn
+
+
+def syncfs_fn() -> Any:
+    """syncfs(2), loaded on first use (None where the platform has none)."""
+    global _SYNCFS
+    if _SYNCFS is UNLOADED:
+        _SYNCFS = libc_function("syncfs", "int")
+    return _SYNCFS
 
 
 def _syncfs(fd: int) -> None:
     """Flush every dirty file and folder of the file system holding `fd`."""
-    if _SYNCFS(fd) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code))
+    if syncfs_fn()(fd) != 0:
+        raise c_errno_error()
 
 
 class SyncSet:
@@ -89,7 +107,7 @@ class SyncSet:
         self.files, self.dirs, self.made = [], [], set()
         if not files and not dirs:
             return
-        if _SYNCFS is not None:
+        if syncfs_fn() is not None:
             folders = set()
             for folder in {*dirs, *map(os.path.dirname, files)}:
                 while folder in made:  # a folder just made lies on its parent's file system
@@ -170,7 +188,7 @@ def make_private_dir(folder: Path) -> Path:
 def write_private(path: Path, data: bytes, sync: SyncSet | None = None) -> None:
     """Atomically write one of memhub's own files (0600): temp, fsync, rename, fsync folder
     (with `sync`, both syncs are left to it)."""
-    temp = sibling(path, secrets.token_hex(4), "tmp")
+    temp = sibling(path, os.urandom(4).hex(), "tmp")
     create_file(temp, data, 0o600, sync)
     try:
         os.replace(temp, path)

@@ -107,3 +107,10 @@ def load_kept(read: Callable[[], T]) -> T:
             f"a copy memhub kept is missing or altered ({err}); nothing was restored. "
             "Fix: restore that file by hand or from your own backup"
         ) from err
+
+
+def warn(message: str, *args: object) -> None:
+    """Log a warning to `memhub.safewrite`; logging is imported only when there is one."""
+    import logging
+
+    logging.getLogger("memhub.safewrite").warning(message, *args)

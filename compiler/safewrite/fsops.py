@@ -8,18 +8,15 @@ journal, `memhub build` (`stage_and_swap` of its out folder) and `memhub import`
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
-import secrets
 import shutil
 import stat
-import sys
 from pathlib import Path
 from typing import Any
 
 from memhub.compiler.digest import ABSENT, file_digest, tree_digest
-from memhub.compiler.safewrite import targetfs
+from memhub.compiler.safewrite import durable, targetfs
 from memhub.compiler.safewrite.durable import (
     SyncSet,
     Tree,
@@ -160,34 +157,32 @@ def remove(path: Path) -> None:
 # -- folder swap --------------------------------------------------------------------------
 
 
-def _load_renameat2() -> Any:
-    """glibc's renameat2, or None where it is missing."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
-    return fn
+_RENAMEAT2: Any = durable.UNLOADED  # see renameat2_fn
 
 
-_RENAMEAT2 = _load_renameat2()
+def renameat2_fn() -> Any:
+    """glibc's renameat2, loaded on first use (None where it is missing)."""
+    global _RENAMEAT2
+    if _RENAMEAT2 is durable.UNLOADED:
+        _RENAMEAT2 = durable.libc_function("renameat2", "int", "char_p", "int", "char_p", "uint")
+    return _RENAMEAT2
+
+
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two existing paths in one step; False where the system cannot."""
-    if _RENAMEAT2 is None:
+    renameat2 = renameat2_fn()
+    if renameat2 is None:
         return False
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EPERM):
+    error = durable.c_errno_error(str(a))
+    if error.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EPERM):
         return False
-    raise OSError(code, os.strerror(code), str(a))
+    raise error
 
 
 def swap_in(staging: Path, target: Path, aside: Path) -> Path | None:
@@ -217,7 +212,7 @@ def stage_and_swap(
     built beside it, made durable with one sync, swapped in whole (readers see the old
     folder or the new one, never a mix or none), the old one removed (or, with `keep_old`,
     returned for the caller to remove)."""
-    token = secrets.token_hex(4)
+    token = os.urandom(4).hex()
     staging = sibling(target, token, "new")
     sync = SyncSet()
     try:
@@ -246,7 +241,7 @@ def stage_tree(staging: Path, files: Tree, *, dir_mode: int) -> None:
 
 def write_atomic(target: Path, data: bytes, mode: int) -> None:
     """Replace the file `target` with `data` and exactly `mode` in one step, durably."""
-    temp = sibling(target, secrets.token_hex(4), "tmp")
+    temp = sibling(target, os.urandom(4).hex(), "tmp")
     try:
         put_file(target, data, mode, temp)
     except BaseException:

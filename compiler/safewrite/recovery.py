@@ -7,7 +7,6 @@ it first. A target someone changed since memhub wrote it is left alone and repor
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,10 @@ from memhub.compiler.digest import ABSENT
 from memhub.compiler.safewrite import fsops, store
 from memhub.compiler.safewrite import journal as jr
 from memhub.compiler.safewrite.durable import fsync_dir, sibling
-from memhub.compiler.safewrite.errors import WriteError
+from memhub.compiler.safewrite.errors import WriteError, warn
 from memhub.compiler.safewrite.journal import Journal
 from memhub.compiler.safewrite.lock import canonical_home, operation_lock
 from memhub.hubspec.errors import MemhubError
-
-log = logging.getLogger("memhub.safewrite")
 
 ACTIVE: dict[str, str] = {}
 """home -> run id of the Transaction open in this process (recover skips it)."""
@@ -45,7 +42,7 @@ def rollback(home: Path, journal: Journal) -> list[str]:
             "Fix: free the folder and run `memhub undo` (it finishes the rollback first)"
         ) from failures[0]
     if conflicts:
-        log.warning("run %s: left alone, changed by someone else: %s", journal.run_id, conflicts)
+        warn("run %s: left alone, changed by someone else: %s", journal.run_id, conflicts)
     return conflicts
 
 

@@ -18,7 +18,6 @@ describes.
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -95,7 +94,7 @@ def new_id(taken: list[str] | None = None) -> str:
     while True:
         seconds, micros = divmod(nanos // 1000, 1_000_000)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds))
-        run_id = f"{stamp}.{micros:06d}Z-{secrets.token_hex(3)}"
+        run_id = f"{stamp}.{micros:06d}Z-{os.urandom(3).hex()}"
         if run_id > latest:
             return run_id
         nanos += 1000
@@ -125,7 +124,7 @@ def store_tree(folder: Path, name: str, files: Tree, sync: SyncSet | None = None
     if target.exists():
         return
     make_private_dir(folder)
-    staging = sibling(target, secrets.token_hex(4), "tmp")
+    staging = sibling(target, os.urandom(4).hex(), "tmp")
     built = None if sync is None else SyncSet()
     build_tree(staging, files, file_mode=0o600, root_mode=0o700, dir_mode=0o700, sync=built)
     os.rename(staging, target)

@@ -20,9 +20,7 @@ reported.
 
 from __future__ import annotations
 
-import logging
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -38,14 +36,13 @@ from memhub.compiler.safewrite.errors import (
     WriteError,
     load_kept,
     stale,
+    warn,
     write_error,
 )
 from memhub.compiler.safewrite.journal import Journal
 from memhub.compiler.safewrite.lock import canonical_home, lock_held
 from memhub.compiler.safewrite.recovery import ACTIVE, recover, rollback
 from memhub.compiler.safewrite.treebatch import PendingTree, TreeBatch, carry_out
-
-log = logging.getLogger("memhub.safewrite")
 
 
 class Transaction:
@@ -135,7 +132,7 @@ class Transaction:
                 f"memhub: rolling back run {journal.run_id} failed ({err}); "
                 "the next memhub command finishes it"
             )
-            log.warning("rollback of run %s failed: %s", journal.run_id, err)
+            warn("rollback of run %s failed: %s", journal.run_id, err)
 
     def _require_open(self) -> Journal:
         """The journal of this open run."""
@@ -191,7 +188,7 @@ class Transaction:
         if retries < 0:
             raise ValueError("retries must be 0 or more")
         target, _ = targetfs.locate(path, within=self.within)
-        seq, token = len(journal.entries), secrets.token_hex(4)
+        seq, token = len(journal.entries), os.urandom(4).hex()
         made: list[str] = []
         entry: dict[str, Any] | None = None
         for _attempt in range(retries + 1):
@@ -329,7 +326,7 @@ class Transaction:
             dir_mode=dir_mode,
             missing=self._trees.unclaimed(missing),
             op=op,
-            token=secrets.token_hex(4),
+            token=os.urandom(4).hex(),
         )
         self._trees.add(pending)
         self.changed.append(target)
@@ -372,7 +369,7 @@ class Transaction:
         self._flush()
         empty = tree_digest({})
         before, after = (ABSENT, empty) if present else (empty, ABSENT)
-        op, token = "mkdir" if present else "rmdir", secrets.token_hex(4)
+        op, token = "mkdir" if present else "rmdir", os.urandom(4).hex()
         entry = jr.intent(len(journal.entries), target, "dir", op, token, before, after, mode=mode)
         try:
             journal.record(entry)
@@ -417,4 +414,4 @@ def _prune(home: Path) -> None:
     try:
         jr.prune_runs(home)
     except (OSError, ValueError) as err:
-        log.warning("pruning old runs in %s failed: %s", home, err)
+        warn("pruning old runs in %s failed: %s", home, err)

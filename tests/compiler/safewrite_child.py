@@ -284,7 +284,7 @@ def whole_problems(snap: Snapshot, old: Snapshot, new: Snapshot) -> list[str]:
     problems = []
     for rel in TARGETS:
         now = target_state(snap, rel)
-        if not now and rel in REPLACED_TREES and fsops._RENAMEAT2 is None:
+        if not now and rel in REPLACED_TREES and fsops.renameat2_fn() is None:
             continue  # without renameat2 a folder swap is two renames; recover completes it
         if now not in (target_state(old, rel), target_state(new, rel)):
             problems.append(f"{rel} is half written: {sorted(now)}")

@@ -73,6 +73,49 @@ def test_a_replayed_apply_loads_no_click_yaml_schema_model_or_adapter(
     assert heavy == [], f"a replayed no-op apply imported {heavy}"
 
 
+def written(home: Path) -> list[Path]:
+    """The host files an apply left under `home` (memhub's own are named by time or by a
+    digest of the environment, which names the home)."""
+    return [
+        p.relative_to(home) for p in home.rglob("*") if p.is_file() and ".memhub" not in p.parts
+    ]
+
+
+def test_a_plain_first_apply_runs_without_click_and_prints_what_click_prints(
+    hub: Path, home: Path, tmp_path: Path
+) -> None:
+    """A plain apply that is not a no-op runs without the command tree (cli/applyrun.py);
+    the same apply run through click, in a fresh home, prints the same and writes the same."""
+    args = ("apply", str(hub), "--hosts", ALL, "-v")
+    code, out, loaded = child(tmp_path, *args)
+    assert code == 0 and "create" in out and "memhub.compiler.install.planner" in loaded
+    assert "click" not in loaded, "a plain first apply imported click"
+    first = written(home)
+    # again, from scratch, through the click group
+    other = tmp_path / "other-home"
+    env = {**os.environ, "HOME": str(other), "MEMHUB_HOME": str(other / ".memhub")}
+    env.update(
+        {k: v.replace(str(home), str(other)) for k, v in os.environ.items() if str(home) in v}
+    )
+    via_click = (
+        "import sys\n"
+        "from memhub.compiler.cli.main import _group\n"
+        "sys.exit(_group().main(args=sys.argv[1:], prog_name='memhub'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", via_click, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.replace(str(other), str(home)) == out
+    assert sorted(written(other)) == sorted(first)
+    state = (home / ".memhub" / "state.json").read_text()
+    assert (other / ".memhub" / "state.json").read_text().replace(str(other), str(home)) == state
+
+
 @pytest.mark.parametrize("swap", ["fifo", "folder", "symlink-out"])
 def test_a_hub_file_swapped_after_an_apply_is_never_replayed(
     hub: Path, home: Path, tmp_path: Path, swap: str
@@ -171,6 +214,7 @@ def test_the_replay_reads_apply_arguments_as_click_does(
         hosts=params["hosts"],
         adopt=params["adopt"],
         verbose=params["verbose"],
+        force=params["force"],
     )
 
 

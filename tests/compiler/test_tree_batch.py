@@ -59,7 +59,7 @@ def write_skills(home: Path, folder: Path, count: int) -> None:
             tx.write_tree(folder / f"skill-{n}", SKILL)
 
 
-@pytest.mark.skipif(durable._SYNCFS is None, reason="syncfs is Linux only")
+@pytest.mark.skipif(durable.syncfs_fn() is None, reason="syncfs is Linux only")
 def test_many_folders_cost_the_syncs_of_one(
     home: Path, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
