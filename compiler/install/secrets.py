@@ -95,12 +95,26 @@ def _env_text(path: Path) -> str:
 _NOT_VALUES = frozenset({"root", "skills", "instructions"})
 
 
+# The last hub asked about and its answer: one apply asks three times (the values to keep
+# out of files, the warnings, the memo), and walking a large hub's strings is not free. A
+# Hub is frozen, so the same object has the same answer.
+_LAST_NAMES: list[tuple[Hub, list[str]]] = []
+
+
 def referenced_names(hub: Hub) -> list[str]:
     """Every NAME the hub's values reference as `${env:NAME}`, in hub order.
 
     Only loaded values count: a `${env:NAME}` in a YAML comment or a mapping key is text a
     person wrote about references, not one (`memhub init`'s starter hub has such a comment).
     """
+    if _LAST_NAMES and _LAST_NAMES[0][0] is hub:
+        return list(_LAST_NAMES[0][1])
+    names = _referenced(hub)
+    _LAST_NAMES[:] = [(hub, names)]
+    return list(names)
+
+
+def _referenced(hub: Hub) -> list[str]:
     names = [
         ref.name
         for field in dataclasses.fields(hub)
