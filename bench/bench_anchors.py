@@ -232,6 +232,48 @@ def rulesync_run(bin_dir: Path) -> Runner:
     return prepare
 
 
+# The file-system floor: a bare interpreter making the same folders and writing the same
+# files memhub writes (each skill's folder and SKILL.md in the three skill folders the four
+# hosts read, each host's MCP file), nothing else: no parsing, no checks, no sync. A tool
+# cannot be faster than this on the machine it runs on; the 5,000-skill job is bounded by it.
+FLOOR = r"""
+import json, os, sys
+project, servers, skills = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+hub = sys.argv[4]
+for folder in (".claude/skills", ".cursor/skills", ".agents/skills"):
+    base = os.path.join(project, folder)
+    os.makedirs(base, exist_ok=True)
+    for i in range(skills):
+        name = "skill-%04d" % i
+        with open(os.path.join(hub, "skills", name, "SKILL.md"), "rb") as source:
+            text = source.read()
+        os.mkdir(os.path.join(base, name))
+        with open(os.path.join(base, name, "SKILL.md"), "wb") as out:
+            out.write(text)
+entries = {"s%04d" % i: {"command": "npx", "args": ["-y", "@bench/mcp-%d" % i],
+           "env": {"LEVEL": str(i)}} for i in range(servers)}
+for name in (".mcp.json", ".cursor/mcp.json", ".gemini/settings.json"):
+    path = os.path.join(project, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as out:
+        json.dump({"mcpServers": entries}, out, indent=2)
+os.makedirs(os.path.join(project, ".codex"), exist_ok=True)
+with open(os.path.join(project, ".codex", "config.toml"), "w") as out:
+    for name, entry in entries.items():
+        out.write("[mcp_servers.%s]\ncommand = %s\nargs = %s\n" % (name,
+                  json.dumps(entry["command"]), json.dumps(entry["args"])))
+        out.write("[mcp_servers.%s.env]\nLEVEL = %s\n\n" % (name, json.dumps(entry["env"]["LEVEL"])))
+"""
+
+
+def floor_run(root: Path, job: Job) -> tuple[list[str], Path, dict[str, str]]:
+    project = root / "project"
+    project.mkdir()
+    hub = memhub_source(root, job)  # the same SKILL.md bytes memhub copies
+    cmd = [sys.executable, "-S", "-c", FLOOR, str(project), str(job.servers), str(job.skills)]
+    return [*cmd, str(hub)], project, _env(root)
+
+
 def timed_run(tool: str, prepare: Runner, job: Job, scratch: Path) -> float:
     """Seconds of the job's timed run in a fresh folder (after a first apply, if re-apply).
     Run folders stay until the whole benchmark ends: deleting thousands of files between
@@ -259,7 +301,7 @@ def run(jobs: list[Job], rounds: int) -> dict[str, dict[str, float]]:
     """Median seconds per job and tool, the tools interleaved round by round."""
     bin_dir = anchor_bin() if any(job.anchors for job in jobs) else Path()
     tools: dict[str, Runner] = {"memhub": memhub_run}
-    tools.update(ruler=ruler_run(bin_dir), rulesync=rulesync_run(bin_dir))
+    tools.update(ruler=ruler_run(bin_dir), rulesync=rulesync_run(bin_dir), floor=floor_run)
     times: dict[str, dict[str, list[float]]] = {job.name: {} for job in jobs}
     compile_memhub()
     scratch = Path(tempfile.mkdtemp(prefix="bench-anchors-"))
@@ -290,7 +332,7 @@ def _rounds(
 ) -> None:
     for n in range(rounds):
         for job in jobs:
-            names = list(tools) if job.anchors else ["memhub"]
+            names = list(tools) if job.anchors else ["memhub", "floor"]
             names = names[n % len(names) :] + names[: n % len(names)]  # who goes first rotates
             for tool in names:
                 elapsed = timed_run(tool, tools[tool], job, scratch)
@@ -320,20 +362,20 @@ def goals(medians: dict[str, dict[str, float]]) -> dict[str, tuple[str, bool]]:
 def report(medians: dict[str, dict[str, float]]) -> str:
     met = goals(medians)
     lines = [
-        "| job | memhub | ruler | rulesync | memhub / ruler | goal |",
-        "|---|---|---|---|---|---|",
+        "| job | memhub | ruler | rulesync | floor | memhub / ruler | memhub / floor | goal |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for job, by in medians.items():
-        ruler, rulesync = by.get("ruler"), by.get("rulesync")
+        ruler, floor = by.get("ruler"), by.get("floor")
         ratio = f"{by['memhub'] / ruler:.2f}x" if ruler else "-"
+        over = f"{by['memhub'] / floor:.2f}x" if floor else "-"
         goal = met.get(job)
         verdict = f"{goal[0]}: {'met' if goal[1] else 'MISSED'}" if goal else ""
-        lines.append(
-            f"| {job} | {by['memhub']:.2f} s | {_s(ruler)} | {_s(rulesync)} | {ratio} | {verdict} |"
-        )
+        times = " | ".join(_s(by.get(tool)) for tool in ("memhub", "ruler", "rulesync", "floor"))
+        lines.append(f"| {job} | {times} | {ratio} | {over} | {verdict} |")
     for name, (what, ok) in met.items():
         if name not in medians:
-            lines.append(f"| {name} | | | | | {what}: {'met' if ok else 'MISSED'} |")
+            lines.append(f"| {name} | | | | | | | {what}: {'met' if ok else 'MISSED'} |")
     return "\n".join(lines)
 
 
