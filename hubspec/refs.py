@@ -29,6 +29,8 @@ class Reference:
 
 
 def references(text: str) -> list[Reference]:
+    if "${" not in text:
+        return []  # most strings hold none; every server field of every host asks
     out = []
     for match in REFERENCE.finditer(text):
         body = match.group(1)
@@ -82,6 +84,8 @@ def substitute(
     plugin_data: str,
 ) -> str:
     """Rewrite memhub references into a host's syntax; other text is kept as is."""
+    if "${" not in text:
+        return text
 
     def replace(match: re.Match[str]) -> str:
         body = match.group(1)
@@ -98,6 +102,8 @@ def substitute(
 
 def env_only(text: str) -> str | None:
     """The NAME when `text` is exactly `${env:NAME}`, else None."""
+    if not text.startswith("${env:"):
+        return None
     refs = references(text)
     if len(refs) == 1 and refs[0].kind == "env" and refs[0].raw == text:
         return refs[0].name

@@ -88,7 +88,7 @@ class Entry:
     @property
     def key(self) -> str:
         """Stable identity within its target file (content-addressed for array items)."""
-        return str(self.entry_key)
+        return _key_of(self)
 
     @property
     def entry_key(self) -> EntryKey:
@@ -100,6 +100,18 @@ class Entry:
 
 
 _DIGESTS: dict[int, tuple[Any, str]] = {}
+_KEYS: dict[int, tuple[Entry, str]] = {}
+
+
+def _key_of(entry: Entry) -> str:
+    """str(entry.entry_key), remembered per entry: a plan asks each entry's key several
+    times (state, merge, drift), and an Entry is frozen."""
+    cached = _KEYS.get(id(entry))
+    if cached is not None and cached[0] is entry:
+        return cached[1]
+    key = str(entry.entry_key)
+    _KEYS[id(entry)] = (entry, key)
+    return key
 
 
 def _digest_of(entry: Entry) -> str:
