@@ -190,16 +190,8 @@ def refuse_leaks(
     for target, before, after in writes:
         if after is None:
             continue
-        added, removed = _changed_strings(target, before, after)
-        raw_before, raw_after = _raw(before), _raw(after)
-        for name, value in secrets.items():
-            more = _occurrences(added, value) > _occurrences(removed, value)
-            if more or raw_after.count(value) > raw_before.count(value):
-                raise SecretLeakError(
-                    f"{target}: the write would contain the value of ${{env:{name}}}. "
-                    "Fix: reference it as ${env:" + name + "} instead of writing the value "
-                    "(nothing was written)"
-                )
+        if secrets:  # the strings added and removed matter only for a value to look for
+            _refuse_values(target, before, after, secrets)
         if _structured(target):
             literal = _added_literal(_settings(target, before), _settings(target, after))
             if literal:
@@ -207,6 +199,22 @@ def refuse_leaks(
                     f"{target}: the write would contain {literal}. Fix: put the value in the "
                     "hub's .env and reference it as ${env:NAME} (nothing was written)"
                 )
+
+
+def _refuse_values(
+    target: str, before: bytes | None, after: bytes, secrets: Mapping[str, str]
+) -> None:
+    """Refuse a write that holds a secret's value more often than the file did."""
+    added, removed = _changed_strings(target, before, after)
+    raw_before, raw_after = _raw(before), _raw(after)
+    for name, value in secrets.items():
+        more = _occurrences(added, value) > _occurrences(removed, value)
+        if more or raw_after.count(value) > raw_before.count(value):
+            raise SecretLeakError(
+                f"{target}: the write would contain the value of ${{env:{name}}}. "
+                "Fix: reference it as ${env:" + name + "} instead of writing the value "
+                "(nothing was written)"
+            )
 
 
 def _raw(data: bytes | None) -> str:
