@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import cache
 from importlib import resources
@@ -94,6 +93,8 @@ def _show(value: Any) -> str:
 
 
 def _suggest(word: str, options: list[str]) -> str:
+    import difflib  # only for a hub that failed: a valid one never needs it
+
     close = difflib.get_close_matches(str(word), options, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

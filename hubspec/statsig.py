@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -97,6 +96,8 @@ def save_cache(path: Path, data: bytes) -> None:
     effort: a cache that cannot be written is simply not there next time."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only when a cache is saved
+
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
         try:
             with os.fdopen(fd, "wb") as handle:
