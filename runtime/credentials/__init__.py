@@ -20,11 +20,13 @@ This runs on the hook hot path (redaction of captured transcripts): every rule i
 by a cheap substring test, and token shapes are only tried on long word-like runs.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it makes `NamedTuple` turn each field's
+# annotation string into a `ForwardRef`, compiling it, which cost more than the rest of
+# this package's import together.
 import re
 from typing import NamedTuple
 
+from .lazy import Lazy
 from .literals import IDENTIFIER_CHAIN, PROSE_WORD, is_literal
 from .positions import ANY_GATE, COMPOUND_WORD, RULES, TAIL_FLAG, WORD, separators_of
 from .shapes import GATED_SHAPES, MEMHUB_KEY, PEM, RUN, SHAPE_START, SHAPES_BY_FIRST, WEBHOOK
@@ -155,11 +157,11 @@ def replace(text: str, found: list[Finding], mark: str) -> str:
 
 
 # -- keys that name a credential ------------------------------------------------------------
-_SECRET_KEY = re.compile(
+_SECRET_KEY = Lazy(
     rf"(?i)^_?(?:[A-Za-z0-9]+[_.-])*(?:{WORD}|(?<=[_.-]){COMPOUND_WORD}|(?:set-)?cookie)$"
 )
-_AUTH_KEY = re.compile(r"(?i)^(?:proxy-)?authorization$")
-_AUTH_SCHEME = re.compile(r"(?i)^\s*(?:bearer|basic|token|digest)\s+(\S+)")
+_AUTH_KEY = Lazy(r"(?i)^(?:proxy-)?authorization$")
+_AUTH_SCHEME = Lazy(r"(?i)^\s*(?:bearer|basic|token|digest)\s+(\S+)")
 
 
 def names_secret(key: str) -> bool:

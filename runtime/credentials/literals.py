@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
+from .lazy import Lazy
 
-_REFERENCE = re.compile(
+_REFERENCE = Lazy(
     # `%{env:X}` is memhub's launcher template: a name the launcher resolves at start.
     # Only patterns that cannot be retried from many starts; the paired ones are below.
     r"\$\(|\$[A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]*%"
 )
-_WHOLE_REFERENCE = re.compile(r"\{[^{}]*\}|<[^<>]*>")
+_WHOLE_REFERENCE = Lazy(r"\{[^{}]*\}|<[^<>]*>")
 
 
 def _pair_follows(value: str, opening: str, closing: str) -> bool:
@@ -31,16 +31,16 @@ def _is_reference(value: str) -> bool:
     )
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = Lazy(
     r"(?i)^(?:(?:your|my|insert|enter|replace|put|add)[\w.-]*|x{3,}|[*.#_-]+|none|null|nil"
     r"|true|false|yes|no|on|off|0|1|changeme|change[-_]me|placeholder|redacted|required"
     r"|optional|disabled|enabled|env|stdin|prompt|oauth2?|basic|bearer|token|secret"
     r"|example|sample|dummy|undefined)$"
 )
-_PATHLIKE = re.compile(r"^(?:~?/|\.\.?/|[A-Za-z]:[\\/])")
+_PATHLIKE = Lazy(r"^(?:~?/|\.\.?/|[A-Za-z]:[\\/])")
 # Code, not a value: `token=token`, `password=args.password`, `key=self.key`.
-IDENTIFIER_CHAIN = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*$")
-PROSE_WORD = re.compile(r"^[a-z]+$")
+IDENTIFIER_CHAIN = Lazy(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*$")
+PROSE_WORD = Lazy(r"^[a-z]+$")
 
 
 def is_literal(value: str) -> bool:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Iterator
 from typing import Protocol
+
+from .lazy import Lazy
 
 # A value: quoted (either quote, the span is inside the quotes) or one bare word.
 _VALUE = r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"'`;|&<>)]+))"
@@ -24,7 +25,7 @@ _NAME = rf"_?(?:(?:[A-Za-z0-9]+[_.-])*{WORD}|(?:[A-Za-z0-9]+[_.-])+{COMPOUND_WOR
 # assigns one. One scan of the lower-cased text finds each secret word followed by `=`, `:`
 # or a space (a flag's value), and each rule runs only when its separator was seen.
 TAIL_EQ, TAIL_COLON, TAIL_ANY, TAIL_FLAG = "\0=", "\0:", "\0:=", "\0 ="
-_HINT = re.compile(
+_HINT = Lazy(
     r"(?:token|passw(?:or)?d|passphrase|pass|pwd|secret|key|auth|credentials?)"
     r"[\"']?(?:\s*([:=])|(\s))"
 )
@@ -53,7 +54,7 @@ class _Finder(Protocol):
     def finditer(self, text: str) -> Iterator[re.Match[str]]: ...
 
 
-_SCHEME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "+.-")
+_SCHEME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
 def _has_scheme(text: str, colon: int) -> bool:
@@ -73,7 +74,7 @@ class _URLPasswords:
     """`scheme://user:PASSWORD@host`, found from each `://` (the part after it cannot hold
     `/`, so no two scans overlap)."""
 
-    _AFTER = re.compile(r"[^/\s:@\"'<>]*:(?P<bare>[^/\s@\"'<>]+)@")
+    _AFTER = Lazy(r"[^/\s:@\"'<>]*:(?P<bare>[^/\s@\"'<>]+)@")
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         at = text.find("://")
@@ -84,7 +85,7 @@ class _URLPasswords:
             at = text.find("://", match.end() if match else at + 3)
 
 
-_SEGMENT_END = re.compile(r"[\n|;&]")
+_SEGMENT_END = Lazy(r"[\n|;&]")
 
 
 class _AfterCommand:
@@ -93,8 +94,8 @@ class _AfterCommand:
     it, no later command in its segment has either, so the scan jumps to the segment's end."""
 
     def __init__(self, command: str, option: str) -> None:
-        self._command = re.compile(command)
-        self._option = re.compile(rf"[^\n|;&]*?{option}")
+        self._command = Lazy(command)
+        self._option = Lazy(rf"[^\n|;&]*?{option}")
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         at = 0
@@ -116,16 +117,16 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         "authorization",
         "Authorization header",
-        re.compile(
+        Lazy(
             r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
             r"(?:(?:bearer|basic|token|digest|apikey|sso-key)\s+)?(?P<bare>[^\s\"',;]+)"
         ),
     ),
-    ("bearer", "bearer token", re.compile(r"(?i)\bbearer\s+(?P<bare>[\w.~+/=-]{8,})")),
+    ("bearer", "bearer token", Lazy(r"(?i)\bbearer\s+(?P<bare>[\w.~+/=-]{8,})")),
     (
         TAIL_COLON,
         "credential header",
-        re.compile(
+        Lazy(
             r"(?i)(?<![\w-])(?:x-)?(?:[a-z]+-)*(?:api-?key|auth-token|access-token|private-token"
             r"|vault-token|session-token|subscription-key|goog-api-key)\s*:\s*"
             r"(?P<bare>[^\s\"',;]+)"
@@ -134,7 +135,7 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         "cookie",
         "cookie",
-        re.compile(
+        Lazy(
             r"(?i)\b(?:set-)?cookie\s*:\s*"
             # A cookie's name holds no `:` (RFC 6265 token), so `cookie:cookie:...` fails
             # at once instead of scanning to the end from each `cookie`.
@@ -144,14 +145,12 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         TAIL_FLAG,
         "command-line secret",
-        re.compile(rf"(?i)(?<![\w-])--?{_NAME}(?:\s+|=)(?!-){_VALUE}"),
+        Lazy(rf"(?i)(?<![\w-])--?{_NAME}(?:\s+|=)(?!-){_VALUE}"),
     ),
     (
         "-u",
         "user:password",
-        re.compile(
-            r"(?<![\w-])(?:-u|--user)(?:\s+|=)([\"']?)(?P<user>[^\s:\"']+):(?P<bare>[^\s\"']+)\1"
-        ),
+        Lazy(r"(?<![\w-])(?:-u|--user)(?:\s+|=)([\"']?)(?P<user>[^\s:\"']+):(?P<bare>[^\s\"']+)\1"),
     ),
     (
         "-p",
@@ -161,7 +160,7 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         "sshpass",
         "sshpass password",
-        re.compile(r"\bsshpass\s+(?:-[a-oq-zA-Z]\s+\S+\s+){0,8}+-p\s*(?P<bare>[^\s-]\S*)"),
+        Lazy(r"\bsshpass\s+(?:-[a-oq-zA-Z]\s+\S+\s+){0,8}+-p\s*(?P<bare>[^\s-]\S*)"),
     ),
     (
         "docker",
@@ -178,16 +177,16 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
         "LDAP password",
         _AfterCommand(r"\bldap\w+\b", r"\s-w\s+(?P<bare>[^\s-]\S*)"),
     ),
-    ("pass:", "OpenSSL password", re.compile(r"(?<![\w-])-pass(?:in|out)?\s+pass:(?P<bare>\S+)")),
+    ("pass:", "OpenSSL password", Lazy(r"(?<![\w-])-pass(?:in|out)?\s+pass:(?P<bare>\S+)")),
     (
         "password",
         ".netrc password",
-        re.compile(r"(?i)\blogin\s+\S+\s+password\s+(?P<bare>[^\s\"']+)"),
+        Lazy(r"(?i)\blogin\s+\S+\s+password\s+(?P<bare>[^\s\"']+)"),
     ),
     (
         TAIL_EQ,
         "secret variable",
-        re.compile(
+        Lazy(
             rf"(?<![\w$])(?:[A-Z0-9_]*{WORD.upper()}|(?:[A-Z0-9]+_)+(?:PASS|PWD|AUTH))"
             rf"=(?!\s){_VALUE}"
         ),
@@ -195,7 +194,7 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         TAIL_COLON,
         "secret setting",
-        re.compile(
+        Lazy(
             rf"(?im)^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?{_NAME}[\"']?[ \t]*:[ \t]*"
             r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"'#;,]+))"
             r"[ \t]*(?:[#;].*)?$"
@@ -206,7 +205,7 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
         # identifier is taken for code.
         TAIL_EQ,
         "secret setting",
-        re.compile(
+        Lazy(
             rf"(?im)^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?{_NAME}[\"']?[ \t]*=[ \t]*"
             r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<code>[^\s\"'#;,]+))"
             r"[ \t]*(?:[#;].*)?$"
@@ -216,7 +215,7 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
         # `"auth"` alone as a quoted key: container registry configs keep user:password there.
         TAIL_ANY,
         "quoted secret",
-        re.compile(
+        Lazy(
             rf"(?i)(?<![\w.-])[\"']?(?:{_NAME}|auth)[\"']?\s*[:=]\s*"
             r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)')"
         ),
@@ -224,23 +223,23 @@ RULES: tuple[tuple[str, str, _Finder], ...] = (
     (
         TAIL_EQ,
         "secret query parameter",
-        re.compile(rf"(?i)[?&;]{_NAME}=(?P<bare>[^\s&\"'`;|<>#]+)"),
+        Lazy(rf"(?i)[?&;]{_NAME}=(?P<bare>[^\s&\"'`;|<>#]+)"),
     ),
     (
         TAIL_EQ,
         "secret parameter",
-        re.compile(rf"(?i)(?<![\w$.-]){_NAME}=(?P<code>[^\s&\"'`;|<>),#]+)"),
+        Lazy(rf"(?i)(?<![\w$.-]){_NAME}=(?P<code>[^\s&\"'`;|<>),#]+)"),
     ),
     (
         "sig",
         "signed URL",
-        re.compile(
+        Lazy(
             r"(?i)[?&](?:sig|signature|x-amz-signature|x-amz-credential|x-goog-signature)"
             r"=(?P<bare>[^&\s\"'#]+)"
         ),
     ),
 )
-ANY_GATE = re.compile(
+ANY_GATE = Lazy(
     "|".join(re.escape(gate) for gate, _, _ in RULES if not gate.startswith("\0"))
     + "|"
     + _HINT.pattern

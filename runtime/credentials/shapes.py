@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .lazy import Lazy
+
 # Each alternative is one named format; `lastgroup` names the one that matched. Formats
 # learned from public secret-scanner rule sets; the expressions are our own.
 _SHAPE_RULES: tuple[tuple[str, str], ...] = (
@@ -78,37 +80,37 @@ _SHAPE_RULES: tuple[tuple[str, str], ...] = (
 # run only where a shape can start: after a boundary, at a character that starts one of
 # them, with only the shapes that start with it (one big alternation tried at every
 # position of a long base64 blob cost five times more).
-RUN = re.compile(r"(?<![\w.+/=~-])[\w.+/=~-]{15,}")
+RUN = Lazy(r"(?<![\w.+/=~-])[\w.+/=~-]{15,}")
 
 
-def _by_first_character() -> dict[str, re.Pattern[str]]:
+def _by_first_character() -> dict[str, Lazy]:
     grouped: dict[str, list[tuple[str, str]]] = {}
     for name, rx in _SHAPE_RULES:
         grouped.setdefault(rx[0], []).append((name, rx))
     return {
-        first: re.compile("|".join(f"(?P<{name}_{i}>{rx})" for i, (name, rx) in enumerate(rules)))
+        first: Lazy("|".join(f"(?P<{name}_{i}>{rx})" for i, (name, rx) in enumerate(rules)))
         for first, rules in grouped.items()
     }
 
 
 SHAPES_BY_FIRST = _by_first_character()
 assert all(first.isalnum() for first in SHAPES_BY_FIRST), "a shape must start with a letter"
-SHAPE_START = re.compile(r"(?<![A-Za-z0-9])[" + re.escape("".join(SHAPES_BY_FIRST)) + "]")
+SHAPE_START = Lazy(r"(?<![A-Za-z0-9])[" + re.escape("".join(SHAPES_BY_FIRST)) + "]")
 # Shapes that start with a class, not a letter: each behind a substring it must hold.
-GATED_SHAPES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    (".atlasv1.", "terraform", re.compile(r"(?<![A-Za-z0-9])[a-z0-9]{14}\.atlasv1\.[\w-]{60,}")),
-    (":AA", "telegram", re.compile(r"(?<![A-Za-z0-9])\d{8,10}:(AA[\w-]{33})")),
-    ("-us", "mailchimp", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?!\d)")),
-    ("Q~", "azure_ad", re.compile(r"(?<![\w~.])[\w~.]{3}\dQ~[\w~.-]{31,34}")),
+GATED_SHAPES: tuple[tuple[str, str, Lazy], ...] = (
+    (".atlasv1.", "terraform", Lazy(r"(?<![A-Za-z0-9])[a-z0-9]{14}\.atlasv1\.[\w-]{60,}")),
+    (":AA", "telegram", Lazy(r"(?<![A-Za-z0-9])\d{8,10}:(AA[\w-]{33})")),
+    ("-us", "mailchimp", Lazy(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?!\d)")),
+    ("Q~", "azure_ad", Lazy(r"(?<![\w~.])[\w~.]{3}\dQ~[\w~.-]{31,34}")),
 )
 # Shapes whose prefix is kept (it tells the reader what was there) or that hold `:`.
-MEMHUB_KEY = re.compile(r"(?<![A-Za-z0-9])(?:mhk|xtk)_([\w-]{8,})")
-WEBHOOK = re.compile(
+MEMHUB_KEY = Lazy(r"(?<![A-Za-z0-9])(?:mhk|xtk)_([\w-]{8,})")
+WEBHOOK = Lazy(
     r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"|discord(?:app)?\.com/api/webhooks/\d+/|\.webhook\.office\.com/webhookb2/)"
     r"([\w@/+-]{16,})"
 )
-PEM = re.compile(
+PEM = Lazy(
     r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----"
     r"(.*?(?:-----END \1PRIVATE KEY\2-----|\Z))",
     re.S,
