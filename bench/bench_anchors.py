@@ -197,16 +197,21 @@ def _env(root: Path) -> dict[str, str]:
     return env
 
 
-def memhub_run(root: Path, job: Job) -> tuple[list[str], Path, dict[str, str]]:
-    project = root / "project"
-    project.mkdir()
-    hub = memhub_source(root, job)
-    cli = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub)]
-    return (
-        [*cli, "--scope", "project", "--project", str(project), "--hosts", HOSTS],
-        project,
-        _env(root),
-    )
+def memhub_run(python: str) -> Runner:
+    """memhub apply, run by `python` (the bench's own install of memhub, see install_memhub)."""
+
+    def prepare(root: Path, job: Job) -> tuple[list[str], Path, dict[str, str]]:
+        project = root / "project"
+        project.mkdir()
+        hub = memhub_source(root, job)
+        cli = [python, "-m", "memhub.compiler.cli.main", "apply", str(hub)]
+        return (
+            [*cli, "--scope", "project", "--project", str(project), "--hosts", HOSTS],
+            project,
+            _env(root),
+        )
+
+    return prepare
 
 
 def ruler_run(bin_dir: Path) -> Runner:
@@ -300,12 +305,11 @@ def timed_run(tool: str, prepare: Runner, job: Job, scratch: Path) -> float:
 def run(jobs: list[Job], rounds: int) -> dict[str, dict[str, float]]:
     """Median seconds per job and tool, the tools interleaved round by round."""
     bin_dir = anchor_bin() if any(job.anchors for job in jobs) else Path()
-    tools: dict[str, Runner] = {"memhub": memhub_run}
-    tools.update(ruler=ruler_run(bin_dir), rulesync=rulesync_run(bin_dir), floor=floor_run)
     times: dict[str, dict[str, list[float]]] = {job.name: {} for job in jobs}
-    compile_memhub()
     scratch = Path(tempfile.mkdtemp(prefix="bench-anchors-"))
     try:
+        tools: dict[str, Runner] = {"memhub": memhub_run(install_memhub(scratch))}
+        tools.update(ruler=ruler_run(bin_dir), rulesync=rulesync_run(bin_dir), floor=floor_run)
         _rounds(jobs, rounds, tools, times, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -314,13 +318,27 @@ def run(jobs: list[Job], rounds: int) -> dict[str, dict[str, float]]:
     }
 
 
-def compile_memhub() -> None:
-    """Bytecode for memhub's modules, as a pip install leaves it: under
-    PYTHONDONTWRITEBYTECODE a checkout would otherwise compile ~90 modules on every run."""
+def install_memhub(scratch: Path) -> str:
+    """An interpreter running memhub as `pip install` leaves it: a venv holding a regular
+    (not editable) install of this checkout, byte-compiled, whose dependencies are this
+    interpreter's. Timing the checkout itself would add the editable finder's start-up,
+    which no user pays."""
+    import site
+    import sysconfig
+
+    venv = scratch / "memhub-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", purelib]
+    subprocess.run([*pip, str(REPO)], check=True, stdout=subprocess.DEVNULL)
+    # the dependencies (PyYAML, ...) from here: a .pth line adds a folder to sys.path without
+    # reading the .pth files in it, so the checkout's editable finder stays out
+    (Path(purelib) / "bench-deps.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     import compileall
 
-    for folder in ("compiler", "hubspec", "runtime", "schemas", "templates"):
-        compileall.compile_dir(str(REPO / folder), quiet=1)
+    compileall.compile_dir(str(Path(purelib) / "memhub"), quiet=1)
+    return str(python)
 
 
 def _rounds(
