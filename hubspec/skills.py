@@ -49,7 +49,9 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
         fail("missing SKILL.md", f"create {skill_md} with front matter `name` and `description`")
         return None
     try:
-        text = source.read_text("utf-8")
+        with open(source, "rb") as handle:
+            raw = handle.read()  # read once: the text checked is the file shipped
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         fail("SKILL.md is not UTF-8 text", "save it as UTF-8")
         return None
@@ -76,7 +78,7 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
         return None
     name = _check_name(meta, folder.name, positions.of_value(("name",)), problems, skill_md)
     description = _check_description(meta, positions.of_value(("description",)), problems, skill_md)
-    files = _skill_files(folder, shown, problems)
+    files = _skill_files(folder, shown, problems, {"SKILL.md": raw})
     if len(problems) > start or name is None or description is None:
         return None
     return Skill(name=name, description=description, files=files, origin=Origin(skill_md))
@@ -154,7 +156,10 @@ def _check_description(
     return description
 
 
-def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[SkillFile, ...]:
+def _skill_files(
+    folder: Path, shown: str, problems: list[Problem], read: dict[str, bytes]
+) -> tuple[SkillFile, ...]:
+    """Every file of the skill, with its bytes (`read`: those already read, by path)."""
     files = []
     top = os.fspath(folder)
     found: list[tuple[str, str]] = []
@@ -192,9 +197,11 @@ def _skill_files(folder: Path, shown: str, problems: list[Problem]) -> tuple[Ski
                 )
             )
             continue
+        content = read.get(rel)
         try:
-            with open(full, "rb") as handle:
-                content = handle.read()
+            if content is None:
+                with open(full, "rb") as handle:
+                    content = handle.read()
         except OSError as exc:
             problems.append(_unreadable(f"{shown}/{rel}", exc))
             continue
