@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 # verb -> the module under memhub.compiler.cli holding its `command`
 COMMANDS = {
@@ -150,5 +150,28 @@ def _reported(args: list[str], exc: BaseException) -> int:
     return _failed(args, EXIT_UNEXPECTED, error_record("UnexpectedError", message))
 
 
+def run() -> None:
+    """The `memhub` command: `main`, then exit without tearing the interpreter down.
+
+    Freeing every module and object at exit cost a first apply of 200 servers about 15 ms
+    of its ~170, and nothing memhub leaves needs it: every file is written, synced and
+    closed before `main` returns, locks go with the process, and what the interpreter
+    would still do (flush the standard streams, run atexit functions) is done here."""
+    exit_now(main())
+
+
+def exit_now(code: int) -> NoReturn:
+    """Flush stdout and stderr, run the atexit functions, and end the process with `code`."""
+    import atexit
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        # a closed pipe or stream: what was left cannot go out
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    atexit._run_exitfuncs()  # logging's shutdown, finalizers: what a normal exit runs
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
