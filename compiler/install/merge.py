@@ -157,8 +157,8 @@ def _put(
             _note_drift(drift, entry.key, entry.digest, previous, digest)
         kind.put(editor, entry)
     adopted = previous.adopted if previous is not None else None
-    taken = None if current is MISSING else current
-    return replace(claim.own(target, entry, taken), adopted=adopted)
+    owned = claim.own(target, entry, None if current is MISSING else current)
+    return owned if adopted is None else replace(owned, adopted=adopted)
 
 
 def _digest_now(editor: Editor, kind: Any, key: EntryKey) -> str | None:

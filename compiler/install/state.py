@@ -151,6 +151,9 @@ class State:
         return cls(targets, bases, made=made)
 
     def to_bytes(self) -> bytes:
+        """The state file: compact JSON, which json writes in C (indented, it went through
+        the pure-Python encoder: 0.15 s at 5,000 skills); `memhub status` is the view for
+        people."""
         data: dict[str, Any] = {
             "version": STATE_VERSION,
             "targets": {
@@ -165,7 +168,8 @@ class State:
                 if self.targets.get(t)
             },
         }
-        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return (text + "\n").encode("utf-8")
 
     def same_entries(self, other: State) -> bool:
         """Whether both record the same owned entries (what to_bytes would write alike)."""
