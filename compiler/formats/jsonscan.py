@@ -171,10 +171,27 @@ def nest(keys: Sequence[str], value: Any) -> Any:
 
 def same(left: Any, right: Any) -> bool:
     """JSON equality: == on data, except that true and false never equal 1 and 0."""
+    if isinstance(left, dict | list):
+        canonical = _canonical(left)
+        if canonical is not None and canonical == _canonical(right):
+            return True  # one C-encoded comparison answers for a whole matching document
+    return _same(left, right)
+
+
+def _canonical(value: Any) -> str | None:
+    """value as sorted, compact JSON; None when it is not plain JSON data (NaN included,
+    which the recursive comparison never finds equal to itself)."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def _same(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same(left[k], right[k]) for k in left)
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
     if isinstance(left, list | tuple) and isinstance(right, list | tuple):
-        return len(left) == len(right) and all(map(same, left, right))
+        return len(left) == len(right) and all(map(_same, left, right))
     return bool(left == right)

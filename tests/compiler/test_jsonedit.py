@@ -683,3 +683,26 @@ def test_bad_paths_and_values() -> None:
         append_item("{}", ["a"], object())
     with pytest.raises(KeyError):
         get_key('{"a": {}}', ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "equal"),
+    [
+        ({"a": 1}, {"a": 1}, True),
+        ({"b": 1, "a": 2}, {"a": 2, "b": 1}, True),  # member order is not data
+        ({"a": 1}, {"a": 1.0}, True),  # one JSON number
+        ([1, (2, 3)], [1, [2, 3]], True),  # a tuple is written as an array
+        ({"a": True}, {"a": 1}, False),  # true is not 1
+        ({"a": [False]}, {"a": [0]}, False),
+        ({"a": float("nan")}, {"a": float("nan")}, False),  # NaN equals nothing
+        ({"a": 1}, {"a": 1, "b": 2}, False),
+        ({}, [], False),
+    ],
+)
+def test_the_verifier_compares_json_data(left: object, right: object, equal: bool) -> None:
+    """jsonscan.same, which every edit's result is checked with: one canonical-JSON
+    comparison for a matching document, the recursive one otherwise."""
+    from memhub.compiler.formats.jsonscan import same
+
+    assert same(left, right) is equal
+    assert same(right, left) is equal
