@@ -385,9 +385,9 @@ class Transaction:
     def _keep(self, target: Path, data: bytes | None, mode: int | None, made: list[Path]) -> None:
         """Keep a file's current state: in this run's store, and as its first original
         (folders are kept by treebatch, all of a batch at once)."""
-        for folder in made:
-            self._originals.keep(str(folder), self.run_id, newdir=True)
-        self._originals.keep(str(target), self.run_id, data=data, mode=mode)
+        records = [self._originals.prepare(str(d), self.run_id, newdir=True) for d in made]
+        records.append(self._originals.prepare(str(target), self.run_id, data=data, mode=mode))
+        self._originals.add([r for r in records if r is not None])  # one append, one fsync
         if data is not None:
             store.store_file(self._store, digest_hex(file_digest(data)), data)
 
