@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler.formats import jsondump
 
 if TYPE_CHECKING:
     from memhub.compiler.build import Build
@@ -129,7 +129,7 @@ def use_color(choice: str, stream: Any = None) -> bool:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(jsondump.dumps(data, indent=2, ensure_ascii=False))
 
 
 class _Replies:

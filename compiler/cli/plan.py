@@ -3,7 +3,6 @@ plans are shown, by plan, apply, uninstall and diff alike."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from memhub.compiler.cli.options import (
     reply,
     verbose_option,
 )
+from memhub.compiler.formats import jsondump
 
 # the status words of an install plan, in the order the counts line gives them
 KINDS = ("create", "update", "delete", "conflict", "unchanged")
@@ -54,7 +54,7 @@ def command(
         record = plan_record(plan)
         record["hub_path"] = str(Path(hub).absolute())
         record["adopt"] = adopt
-        out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
+        out.write_text(jsondump.dumps(record, indent=2, ensure_ascii=True) + "\n", "utf-8")
     # apply would refuse either: an entry someone else owns, or one edited by hand
     code = EXIT_INVALID if plan.conflicts or plan.drifted else EXIT_OK
     if as_json:

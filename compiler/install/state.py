@@ -165,7 +165,9 @@ class State:
                 if self.targets.get(t)
             },
         }
-        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        from memhub.compiler.formats import jsondump  # not at the top: a replay reads state
+
+        return (jsondump.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
     def same_entries(self, other: State) -> bool:
         """Whether both record the same owned entries (what to_bytes would write alike)."""
