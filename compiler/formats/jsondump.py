@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import repeat
 from json.encoder import (  # type: ignore[attr-defined]  # the C helpers are not in the stubs
     c_make_encoder,
     encode_basestring,
@@ -25,7 +26,9 @@ Chunks = list[str]
 LEAVES = frozenset({str, int, float, bool, type(None)})
 CONTAINERS = frozenset({dict, list, tuple})
 INFINITY = float("inf")
-CIRCULAR = "Circular reference detected"
+# Deeper than this, json.dumps itself writes the text: it bounds the per-level cache, and a
+# circular value (which this module does not track) ends up there and gets json's ValueError.
+MAX_DEPTH = 100
 
 
 def dumps(
@@ -38,17 +41,20 @@ def dumps(
     sort_keys: bool = False,
 ) -> str:
     """json.dumps(value, indent=…, separators=…, …): the same text, faster when indented."""
-    if indent is None or c_make_encoder is None:
-        return json.dumps(
-            value,
-            indent=indent,
-            separators=separators,
-            ensure_ascii=ensure_ascii,
-            allow_nan=allow_nan,
-            sort_keys=sort_keys,
-        )
-    unit = indent if isinstance(indent, str) else " " * indent
-    return _writer(unit, separators, ensure_ascii, allow_nan, sort_keys)(value)
+    options = (indent, separators, ensure_ascii, allow_nan, sort_keys)
+    if indent is not None and c_make_encoder is not None:
+        try:
+            return _writer(*options).encode(value)
+        except RecursionError:
+            pass  # too deep or circular: json.dumps gives the text or the error
+    return json.dumps(
+        value,
+        indent=indent,
+        separators=separators,
+        ensure_ascii=ensure_ascii,
+        allow_nan=allow_nan,
+        sort_keys=sort_keys,
+    )
 
 
 def _not_serialisable(value: Any) -> Any:
@@ -56,38 +62,62 @@ def _not_serialisable(value: Any) -> Any:
     raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
+# per depth: "\n" and its indentation, the item separator there, and the C encoder of a
+# leaves-only container whose items are at that depth
 Level = tuple[str, str, Callable[[Any, int], tuple[str, ...]]]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def _writer(
-    unit: str, separators: Separators, ensure_ascii: bool, allow_nan: bool, sort_keys: bool
-) -> Callable[[Any], str]:
-    """The encode function for one set of options (built once, like json's encoder)."""
-    item_sep, key_sep = separators
-    text = encode_basestring_ascii if ensure_ascii else encode_basestring
-    levels: list[Level] = []
+    indent: int | str, separators: Separators, ensure_ascii: bool, allow_nan: bool, sort_keys: bool
+) -> _Writer:
+    return _Writer(indent, separators, ensure_ascii, allow_nan, sort_keys)
 
-    def level(depth: int) -> Level:
-        """The newline and item separator of items at depth, and the C encoder of a
-        leaves-only container whose items are there."""
+
+class _Writer:
+    """Indented JSON for one set of options (built once per set, like json's encoder)."""
+
+    __slots__ = ("allow_nan", "item_sep", "key_sep", "levels", "sort_keys", "text", "unit")
+
+    def __init__(
+        self,
+        indent: int | str,
+        separators: Separators,
+        ensure_ascii: bool,
+        allow_nan: bool,
+        sort_keys: bool,
+    ) -> None:
+        self.unit = indent if isinstance(indent, str) else " " * indent
+        self.item_sep, self.key_sep = separators
+        self.text: Callable[[str], str] = (
+            encode_basestring_ascii if ensure_ascii else encode_basestring
+        )
+        self.allow_nan = allow_nan
+        self.sort_keys = sort_keys
+        self.levels: list[Level] = []
+
+    def level(self, depth: int) -> list[Level]:
+        """The levels, made down to depth."""
+        levels = self.levels
+        if depth > MAX_DEPTH:
+            raise RecursionError("deeper than jsondump writes")
         while len(levels) <= depth:
-            newline = "\n" + unit * len(levels)
+            newline = "\n" + self.unit * len(levels)
             encoder = c_make_encoder(
                 None,  # no markers: a leaves-only container cannot hold itself
                 _not_serialisable,
-                text,
+                self.text,
                 None,
-                key_sep,
-                item_sep + newline,
-                sort_keys,
+                self.key_sep,
+                self.item_sep + newline,
+                self.sort_keys,
                 False,
-                allow_nan,
+                self.allow_nan,
             )
-            levels.append((newline, item_sep + newline, encoder))
-        return levels[depth]
+            levels.append((newline, self.item_sep + newline, encoder))
+        return levels
 
-    def floatstr(number: float) -> str:
+    def floatstr(self, number: float) -> str:
         if number != number:
             word = "NaN"
         elif number == INFINITY:
@@ -96,14 +126,14 @@ def _writer(
             word = "-Infinity"
         else:
             return float.__repr__(number)
-        if not allow_nan:
+        if not self.allow_nan:
             raise ValueError(f"Out of range float values are not JSON compliant: {number!r}")
         return word
 
-    def leaf(value: Any) -> str | None:
+    def leaf(self, value: Any) -> str | None:
         """The text of a scalar, in json's order of checks; None for anything else."""
         if isinstance(value, str):
-            return text(value)
+            return self.text(value)
         if value is None:
             return "null"
         if value is True:
@@ -113,59 +143,65 @@ def _writer(
         if isinstance(value, int):
             return int.__repr__(value)
         if isinstance(value, float):
-            return floatstr(value)
+            return self.floatstr(value)
         return None
 
-    def key_text(key: Any) -> str:
+    def key_text(self, key: Any) -> str:
         """A member name as JSON text, with json's coercion of non-str keys."""
         if isinstance(key, str):
-            return text(key)
+            return self.text(key)
         if isinstance(key, float):
-            return text(floatstr(key))
-        if key is True or key is False or key is None:
-            return text(leaf(key))  # type: ignore[arg-type]  # never None for these
-        if isinstance(key, int):
-            return text(int.__repr__(key))
+            return self.text(self.floatstr(key))
+        if isinstance(key, int) or key is None:  # bool is an int: leaf tells them apart
+            return self.text(self.leaf(key))  # type: ignore[arg-type]  # never None here
         raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
-    def emit(head: str, value: Any, depth: int, out: Chunks, markers: set[int]) -> None:
+    def encode(self, value: Any) -> str:
+        out: Chunks = []
+        self.emit("", value, 0, out)
+        return "".join(out)
+
+    def emit(self, head: str, value: Any, depth: int, out: Chunks) -> None:
         """Append head and value's text; depth is the indentation level of value's line."""
-        scalar = leaf(value)
+        scalar = self.leaf(value)
         if scalar is not None:
             out.append(head + scalar)
-        elif isinstance(value, (list, tuple, dict)):
-            container(head, value, depth, out, markers)
-        else:
+            return
+        if not isinstance(value, (list, tuple, dict)):
             _not_serialisable(value)
-
-    def container(head: str, value: Any, depth: int, out: Chunks, markers: set[int]) -> None:
-        """Append head and a list, tuple or dict (or a subclass of one) as indented text."""
         is_dict = isinstance(value, dict)
         if not value:
             out.append(head + ("{}" if is_dict else "[]"))
             return
-        if len(levels) < depth + 3:
-            level(depth + 2)
-        newline = levels[depth][0]
-        inner, separator, encoder = levels[depth + 1]
+        levels = self.level(depth + 1)
         if (
             type(value) in CONTAINERS
             and set(map(type, value.values() if is_dict else value)) <= LEAVES
         ):
-            body: str = encoder(value, 0)[0]
-            out.append(f"{head}{body[0]}{inner}{body[1:-1]}{newline}{body[-1]}")
-            return
-        marker = id(value)
-        if marker in markers:
-            raise ValueError(CIRCULAR)
-        markers.add(marker)
+            body: str = levels[depth + 1][2](value, 0)[0]
+            out.append(
+                f"{head}{body[0]}{levels[depth + 1][0]}{body[1:-1]}{levels[depth][0]}{body[-1]}"
+            )
+        else:
+            self.nested(head, value, is_dict, depth, out)
+
+    def nested(self, head: str, value: Any, is_dict: bool, depth: int, out: Chunks) -> None:
+        """Append head and a non-empty container that holds more than leaves."""
+        levels = self.level(depth + 2)
+        newline = levels[depth][0]
+        inner, separator, _ = levels[depth + 1]
         inner2, _, encoder2 = levels[depth + 2]
+        text, key_sep, nested = self.text, self.key_sep, self.nested
         head += ("{" if is_dict else "[") + inner
-        items = (sorted(value.items()) if sort_keys else value.items()) if is_dict else value
-        for item in items:
+        if not is_dict:
+            items: Any = zip(repeat(None), value)
+        elif self.sort_keys:
+            items = sorted(value.items())
+        else:
+            items = value.items()
+        for key, item in items:
             if is_dict:
-                key, item = item
-                head += (text(key) if type(key) is str else key_text(key)) + key_sep
+                head = f"{head}{text(key) if type(key) is str else self.key_text(key)}{key_sep}"
             # the common children inline: a call per child costs as much as its text
             kind = type(item)
             if kind is str:
@@ -175,23 +211,10 @@ def _writer(
                     body = encoder2(item, 0)[0]
                     out.append(f"{head}{body[0]}{inner2}{body[1:-1]}{inner}{body[-1]}")
                 else:
-                    container(head, item, depth + 1, out, markers)
+                    nested(head, item, kind is dict, depth + 1, out)
             elif kind is int:
                 out.append(head + int.__repr__(item))
             else:
-                emit(head, item, depth + 1, out, markers)
+                self.emit(head, item, depth + 1, out)
             head = separator
-        markers.discard(marker)
         out.append(newline + ("}" if is_dict else "]"))
-
-    def encode(value: Any) -> str:
-        if isinstance(value, (list, tuple, dict)):
-            out: Chunks = []
-            container("", value, 0, out, set())
-            return "".join(out)
-        scalar = leaf(value)
-        if scalar is None:
-            _not_serialisable(value)
-        return scalar  # type: ignore[return-value]  # _not_serialisable raised
-
-    return encode
