@@ -99,10 +99,13 @@ class _Writer:
     def level(self, depth: int) -> list[Level]:
         """The levels, made down to depth."""
         levels = self.levels
+        if len(levels) > depth:
+            return levels
         if depth > MAX_DEPTH:
             raise RecursionError("deeper than jsondump writes")
-        while len(levels) <= depth:
-            newline = "\n" + self.unit * len(levels)
+        grown = list(levels)  # a new list: a thread still reading the old one is not hurt
+        while len(grown) <= depth:
+            newline = "\n" + self.unit * len(grown)
             encoder = c_make_encoder(
                 None,  # no markers: a leaves-only container cannot hold itself
                 _not_serialisable,
@@ -114,8 +117,9 @@ class _Writer:
                 False,
                 self.allow_nan,
             )
-            levels.append((newline, self.item_sep + newline, encoder))
-        return levels
+            grown.append((newline, self.item_sep + newline, encoder))
+        self.levels = grown
+        return grown
 
     def floatstr(self, number: float) -> str:
         if number != number:

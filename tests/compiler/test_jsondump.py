@@ -185,3 +185,20 @@ def test_nan_without_allow_nan_is_a_value_error(indent: Any, value: Any) -> None
 def test_mixed_keys_with_sort_keys_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         dumps({"a": 1, 2: 3}, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+@pytest.mark.parametrize("depth", [99, 100, 101, 102, 250])
+def test_deep_values_past_the_depth_limit(depth: int) -> None:
+    value: Any = {"leaf": [1, "x"]}
+    for level in range(depth):
+        value = [value, {"n": level}] if level % 2 else {"k": value, "s": "t"}
+    for indent in (2, "\t"):
+        same_as_json(value, indent=indent, ensure_ascii=False)
+
+
+def test_options_sets_do_not_leak_into_each_other() -> None:
+    value = {"a": [1, {"b": "é"}], "c": {"d": [2, 3]}}
+    for indent in (2, 4, 2, "\t", 2):
+        for ensure_ascii in (True, False):
+            same_as_json(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=True)
+            same_as_json(value, indent=indent, ensure_ascii=ensure_ascii, separators=(", ", ":"))
