@@ -178,9 +178,8 @@ class _Writer:
             out.append(head + ("{}" if is_dict else "[]"))
             return
         levels = self.level(depth + 1)
-        if (
-            type(value) in CONTAINERS
-            and set(map(type, value.values() if is_dict else value)) <= LEAVES
+        if type(value) in CONTAINERS and LEAVES.issuperset(
+            map(type, value.values() if is_dict else value)
         ):
             body: str = levels[depth + 1][2](value, 0)[0]
             out.append(
@@ -211,7 +210,7 @@ class _Writer:
             if kind is str:
                 out.append(head + text(item))
             elif (kind is dict or kind is list) and item:
-                if set(map(type, item.values() if kind is dict else item)) <= LEAVES:
+                if LEAVES.issuperset(map(type, item.values() if kind is dict else item)):
                     body = encoder2(item, 0)[0]
                     out.append(f"{head}{body[0]}{inner2}{body[1:-1]}{inner}{body[-1]}")
                 else:
