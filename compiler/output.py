@@ -3,11 +3,11 @@ safewrite's staged-tree primitive: built beside, one sync, swapped in whole)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memhub.compiler.build import Build
 from memhub.compiler.errors import OutputError
+from memhub.compiler.formats import jsondump
 from memhub.compiler.plan import BUILD_MARKER, Plan, existing_files
 from memhub.compiler.safewrite.fsops import stage_and_swap
 
@@ -20,7 +20,7 @@ def marker_bytes(build: Build) -> bytes:
         "hosts": list(build.hosts),
         "files": [a.path for a in build.artifacts],
     }
-    return (json.dumps(record, indent=2) + "\n").encode()
+    return (jsondump.dumps(record, indent=2, ensure_ascii=True) + "\n").encode()
 
 
 def check_output_dir(out: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,6 +20,7 @@ from memhub.compiler.cli.exitcodes import (  # noqa: F401 (every verb imports th
     EXIT_STALE,
     EXIT_UNEXPECTED,
 )
+from memhub.compiler.formats import jsondump
 
 if TYPE_CHECKING:
     from memhub.compiler.build import Build
@@ -116,7 +116,7 @@ def use_color(choice: str, stream: Any = None) -> bool:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(jsondump.dumps(data, indent=2, ensure_ascii=False))
 
 
 class _Replies:

@@ -3,7 +3,6 @@ plans are shown (planview.py), by plan, apply, uninstall and diff alike."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from memhub.compiler.cli.options import (
     verbose_option,
 )
 from memhub.compiler.cli.planview import counts, print_plan
+from memhub.compiler.formats import jsondump
 
 
 @click.command("plan")
@@ -52,7 +52,7 @@ def command(
         record = plan_record(plan)
         record["hub_path"] = str(Path(hub).absolute())
         record["adopt"] = adopt
-        out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
+        out.write_text(jsondump.dumps(record, indent=2, ensure_ascii=True) + "\n", "utf-8")
     # apply would refuse either: an entry someone else owns, or one edited by hand
     code = EXIT_INVALID if plan.conflicts or plan.drifted else EXIT_OK
     if as_json:

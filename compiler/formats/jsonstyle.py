@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from memhub.compiler.formats import jsondump
 from memhub.compiler.formats.jsonscan import (
     BOM,
     Container,
@@ -116,7 +117,7 @@ def dump(value: Any, style: Style, indent: str, multiline: bool) -> str:
     """value as JSON text in style; continuation lines start with indent when multiline."""
     try:
         if multiline and style.indent is not None:
-            text = json.dumps(
+            text = jsondump.dumps(
                 value,
                 ensure_ascii=False,
                 allow_nan=False,

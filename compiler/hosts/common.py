@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
+from memhub.compiler.formats import jsondump
 from memhub.hubspec.model import Hub, Plugin, StdioServer, thaw
 from memhub.templates import fill
 
@@ -27,7 +27,7 @@ def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
 
 def json_bytes(data: Any) -> bytes:
     """Deterministic JSON: two-space indent, insertion order, UTF-8, one final newline."""
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return (jsondump.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memhub.compiler.artifact import FILE_MODE
+from memhub.compiler.formats import jsondump
 from memhub.compiler.importing.hostconfig import (
     Installed,
     InstalledServer,
@@ -104,7 +105,8 @@ def plan_import(
         Copy(target, doc.path, (("", doc.text.encode("utf-8"), FILE_MODE),))
         for target, doc, _ in instructions
     ]
-    support = [(SCHEMA_FILE, (json.dumps(hub_schema(), indent=2) + "\n").encode(), FILE_MODE)]
+    schema = jsondump.dumps(hub_schema(), indent=2, ensure_ascii=True) + "\n"
+    support = [(SCHEMA_FILE, schema.encode(), FILE_MODE)]
     if existing_gitignore is None:
         support.append((".gitignore", GITIGNORE.encode(), FILE_MODE))
     elif secrets.moved and ".env" not in existing_gitignore.split():

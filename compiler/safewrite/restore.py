@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.digest import ABSENT, file_digest, tree_digest
+from memhub.compiler.formats import jsondump
 from memhub.compiler.safewrite import fsops, store
 from memhub.compiler.safewrite import journal as jr
 from memhub.compiler.safewrite.durable import Tree, make_private_dir, write_private
@@ -55,7 +56,10 @@ def _archive(home: Path, paths: list[str]) -> tuple[Path, dict[str, str]]:
                 record["sha"] = file_digest(data)
         manifest[path] = record
         found[path] = record["sha"]
-    write_private(archive / "manifest.json", json.dumps(manifest, indent=2).encode() + b"\n")
+    write_private(
+        archive / "manifest.json",
+        jsondump.dumps(manifest, indent=2, ensure_ascii=True).encode() + b"\n",
+    )
     return archive, found
 
 
