@@ -288,6 +288,10 @@ def timed_run(tool: str, prepare: Runner, job: Job, scratch: Path) -> float:
     cmd, project, env = prepare(Path(tmp), job)
 
     def once() -> float:
+        # Every tool starts on a clean file system: what the previous run left unwritten is
+        # written now, not during this run (memhub's one syncfs would otherwise write back
+        # the data a tool before it left dirty, and pay for that tool's writes).
+        os.sync()
         start = time.perf_counter()
         done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, check=False)
         elapsed = time.perf_counter() - start
