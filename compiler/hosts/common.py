@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
 from memhub.compiler.formats import jsondump
 from memhub.hubspec.model import Hub, Plugin, StdioServer, thaw
 from memhub.templates import fill
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 SHARED = "shared"
 NO_PLUGIN_FOLDER = "an install has no plugin folder for ${plugin_root} / ${plugin_data}"
@@ -141,8 +142,16 @@ def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:
     base = f"{plugin_dir(hub, root)}/{RUNTIME_PACKAGE}"
     return [
         Artifact(f"{base}/{name}", content, FILE_MODE, (SHARED,))
-        for name, content in _runtime_sources(resources.files("memhub.runtime"), "")
+        for name, content in _runtime_sources(_runtime_folder(), "")
     ]
+
+
+def _runtime_folder() -> Traversable:
+    """memhub.runtime's folder (importlib.resources is imported here: an apply never
+    vendors the runtime, and the module costs a first apply a few ms)."""
+    from importlib import resources
+
+    return resources.files("memhub.runtime")
 
 
 def _runtime_sources(folder: Traversable, prefix: str) -> list[tuple[str, bytes]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from importlib import resources
 
 from memhub.compiler.artifact import FILE_MODE, Artifact
 from memhub.compiler.hosts.common import RUNTIME_PACKAGE, SHARED, plugin_dir
@@ -57,6 +56,8 @@ def relative_bundle_launcher(hub: Hub) -> Launcher:
 def launcher_artifact(hub: Hub, root: str) -> Artifact:
     """The launcher module a bundle's launched servers need, whether or not hooks vendor the
     rest of the runtime (the same bytes as runtime_artifacts' copy, so the two merge)."""
+    from importlib import resources  # only a bundle ships the launcher script
+
     content = resources.files("memhub.runtime").joinpath(LAUNCHER_SCRIPT).read_bytes()
     path = f"{plugin_dir(hub, root)}/{RUNTIME_PACKAGE}/{LAUNCHER_SCRIPT}"
     return Artifact(path, content, FILE_MODE, (SHARED,))
