@@ -20,20 +20,23 @@ class Positions:
     """Source positions of a parsed document, by key path."""
 
     file: str
-    values: dict[KeyPath, Origin] = field(default_factory=dict)
-    keys: dict[KeyPath, Origin] = field(default_factory=dict)
+    # (line, column) by key path: an Origin is made only when a position is asked for (a
+    # hub of 200 servers holds some 2,400 positions, and a valid hub asks for few)
+    values: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
 
     def of_value(self, path: KeyPath) -> Origin:
         """The position of the value at `path`, else of its nearest ancestor."""
         for cut in range(len(path), -1, -1):
             found = self.values.get(path[:cut])
             if found is not None:
-                return found
+                return Origin(self.file, *found)
         return Origin(self.file)
 
     def of_key(self, path: KeyPath) -> Origin:
         """The position of the mapping key that ends `path` (falls back to its value)."""
-        return self.keys.get(path) or self.of_value(path)
+        found = self.keys.get(path)
+        return Origin(self.file, *found) if found is not None else self.of_value(path)
 
 
 def format_path(path: KeyPath) -> str:
@@ -219,8 +222,8 @@ class _Walk:
         self.spelled = 0  # values built outside them: what the text itself spells
 
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
-        origin = _origin(self.positions.file, node.start_mark)
-        self.positions.values[path] = origin
+        mark = node.start_mark
+        self.positions.values[path] = (mark.line + 1, mark.column + 1)
         if not self.replaying:
             self.spelled += 1
         else:
@@ -228,7 +231,7 @@ class _Walk:
             if self.added > MAX_ALIAS_VALUES + self.spelled:
                 raise _Refused(
                     Problem(
-                        origin,
+                        self.positions.of_value(path),
                         format_path(path),
                         f"aliases expand to more than {MAX_ALIAS_VALUES:,} values beyond "
                         f"the {self.spelled:,} the file spells (an alias bomb?)",
@@ -238,12 +241,12 @@ class _Walk:
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node, path, self.loader, self.positions, self.problems)
         if len(path) >= MAX_DEPTH:
-            raise _Refused(_too_deep(origin))
+            raise _Refused(_too_deep(self.positions.of_value(path)))
         key = id(node)
         if key in self.open:
             raise _Refused(
                 Problem(
-                    origin,
+                    self.positions.of_value(path),
                     format_path(path),
                     "recursive alias: this value contains itself",
                     "point the alias at an anchor outside the value it sits in",
@@ -270,11 +273,10 @@ class _Walk:
             raise _Refused(_syntax_problem(positions.file, exc)) from None
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key_origin = _origin(positions.file, key_node.start_mark)
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
                 problems.append(
                     Problem(
-                        key_origin,
+                        _origin(positions.file, key_node.start_mark),
                         format_path(path),
                         f"key {key_node.value!r} is not a string",
                         "quote the key or use a plain word",
@@ -282,18 +284,19 @@ class _Walk:
                 )
                 continue
             key = key_node.value
+            mark = key_node.start_mark
             if key in result:
                 problems.append(
                     Problem(
-                        key_origin,
+                        _origin(positions.file, mark),
                         format_path((*path, key)),
                         f"duplicate key {key!r} (first defined at line "
-                        f"{positions.keys[(*path, key)].line})",
+                        f"{positions.keys[(*path, key)][0]})",
                         "keep one definition of this key",
                     )
                 )
                 continue
-            positions.keys[(*path, key)] = key_origin
+            positions.keys[(*path, key)] = (mark.line + 1, mark.column + 1)
             result[key] = self.build(value_node, (*path, key))
         return result
 
