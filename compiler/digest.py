@@ -44,6 +44,17 @@ def bytes_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def canonical_text(value: Any) -> str | None:
+    """A value as sorted, compact JSON, written by json's C encoder; None when it is not
+    plain JSON data (NaN and infinities included). Equal texts mean equal data of equal
+    types (1, 1.0 and true are written apart), which lets the JSON and TOML editors check a
+    whole matching document with one comparison."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
 def value_digest(value: Any) -> str:
     """sha256 of a value's canonical JSON (sorted keys, no spaces, UTF-8 as is): what
     ownership and drift compare, and what Codex records as a hook's `trusted_hash`."""

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memhub.compiler.digest import canonical_text
+
 if TYPE_CHECKING:  # typeshed declares scanstring only on `_json`, the C half
     from _json import scanstring
 else:  # the C scanner, or its pure-Python fallback where `_json` is missing
@@ -172,19 +174,10 @@ def nest(keys: Sequence[str], value: Any) -> Any:
 def same(left: Any, right: Any) -> bool:
     """JSON equality: == on data, except that true and false never equal 1 and 0."""
     if isinstance(left, dict | list):
-        canonical = _canonical(left)
-        if canonical is not None and canonical == _canonical(right):
+        canonical = canonical_text(left)
+        if canonical is not None and canonical == canonical_text(right):
             return True  # one C-encoded comparison answers for a whole matching document
     return _same(left, right)
-
-
-def _canonical(value: Any) -> str | None:
-    """value as sorted, compact JSON; None when it is not plain JSON data (NaN included,
-    which the recursive comparison never finds equal to itself)."""
-    try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError):
-        return None
 
 
 def _same(left: Any, right: Any) -> bool:

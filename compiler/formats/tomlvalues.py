@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any
 
+from memhub.compiler.digest import canonical_text
 from memhub.compiler.formats.tomlscan import BARE, Path, ScanError, Scanner
 
 
@@ -198,12 +199,20 @@ def toml_kind(value: Any) -> str:
 
 def same(a: Any, b: Any) -> bool:
     """Equal as TOML data: same types (1 is not 1.0 or true), nan equals nan."""
+    if isinstance(a, dict):
+        canonical = canonical_text(a)  # None for dates and NaN: the walk below decides
+        if canonical is not None and canonical == canonical_text(b):
+            return True  # one C-encoded comparison answers for a whole matching document
+    return _same(a, b)
+
+
+def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if toml_kind(a) != toml_kind(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
         return math.isnan(b)
     if isinstance(a, datetime):

@@ -8,6 +8,7 @@ import itertools
 import random
 import tomllib
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -749,3 +750,26 @@ def test_tomlkit_reads_the_output_like_tomllib(data: st.DataObject) -> None:
     out = set_table(cfg.text, path, value)
     # tomlkit keeps CRLF inside multi-line strings where tomllib gives LF: compare like with like
     assert tomlkit.parse(out).unwrap() == with_table(tomlkit.parse(cfg.text).unwrap(), path, value)
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "equal"),
+    [
+        ({"a": {"b": 1}}, {"a": {"b": 1}}, True),
+        ({"b": 1, "a": 2}, {"a": 2, "b": 1}, True),
+        ({"a": [1, 2]}, {"a": (1, 2)}, True),
+        ({"a": 1}, {"a": 1.0}, False),  # a TOML integer is not a float
+        ({"a": True}, {"a": 1}, False),
+        ({"a": float("nan")}, {"a": float("nan")}, True),  # nan equals nan as TOML data
+        ({"a": datetime(2024, 1, 1)}, {"a": datetime(2024, 1, 1)}, True),
+        ({"a": datetime(2024, 1, 1)}, {"a": datetime(2024, 1, 1, tzinfo=UTC)}, False),
+        ({"a": 1}, {"a": 1, "b": 2}, False),
+    ],
+)
+def test_the_verifier_compares_toml_data(left: object, right: object, equal: bool) -> None:
+    """tomlvalues.same, which every edit's result is checked with: one canonical-JSON
+    comparison for a matching document, the type-aware walk otherwise."""
+    from memhub.compiler.formats.tomlvalues import same
+
+    assert same(left, right) is equal
+    assert same(right, left) is equal
