@@ -4,6 +4,7 @@ values as TOML text, comparing as TOML data, and walking table paths."""
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Sequence
 from datetime import date, datetime, time
@@ -90,8 +91,14 @@ def check_text(s: str, where: str) -> None:
         raise TomlEditError(f"{where or 'key'}: string is not valid Unicode") from exc
 
 
+# What a basic string must escape: the quote, the backslash and control characters.
+_ESCAPED = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
 def basic_string(s: str) -> str:
     """A TOML basic string."""
+    if not _ESCAPED.search(s):
+        return f'"{s}"'  # most strings (commands, names, paths) need no escape at all
     out = ['"']
     for c in s:
         if c == '"':
