@@ -160,7 +160,8 @@ def remembered(
 
         names = referenced_names(hub_model)
         checks = _host_checks(hosts)
-        memo.remember(_inputs(hub_model, plan), names, os.environ, env_file, outcome, checks)
+        inputs, written = _inputs(hub_model, plan), _written(plan)
+        memo.remember(inputs, names, os.environ, env_file, outcome, checks, written)
     else:
         memo.forget()
     return code
@@ -192,6 +193,20 @@ def _inputs(hub: Any, plan: Any) -> list[str]:
     if hub.plugin.icon:
         paths.append(root / hub.plugin.icon.source)
     return [os.fspath(p) for p in paths] + [c.path for c in plan.changes]
+
+
+def _written(plan: Any) -> dict[str, bytes | list[tuple[str, bytes]]]:
+    """What the plan's creates and updates leave at each target: a file's bytes, a
+    folder's files (the no-op memo digests them without reading them back)."""
+    found: dict[str, bytes | list[tuple[str, bytes]]] = {}
+    for change in plan.changes:
+        if change.kind not in ("create", "update"):
+            continue
+        if change.format == "tree":
+            found[change.path] = [(rel, data) for rel, data, _ in change.files]
+        elif change.after is not None:
+            found[change.path] = change.after
+    return found
 
 
 @contextlib.contextmanager

@@ -212,6 +212,28 @@ def content_digest(path: str, key: bytes) -> str:
     return digest.hexdigest()
 
 
+def written_digest(content: bytes | Iterable[tuple[str, bytes]], key: bytes) -> str:
+    """content_digest of a file (its bytes) or a folder (its files: relative path and
+    bytes) as this run wrote it, without reading it back: the listing a folder's digest
+    walks is its files and the folders that hold them. A path changed since it was written
+    differs from this on the recall's check, which reads the disk, so the memo is then
+    simply not used."""
+    digest = hmac.new(key, digestmod=hashlib.sha256)
+    if isinstance(content, bytes):
+        digest.update(content)
+        return digest.hexdigest()
+    files = dict(content)
+    listed = {""} | set(files)
+    for rel in files:
+        parts = rel.split("/")[:-1]
+        listed.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
+    for rel in sorted(listed):
+        digest.update(os.fsencode(rel) + b"\0")
+        if rel in files:
+            digest.update(files[rel] + b"\0")
+    return digest.hexdigest()
+
+
 def host_checks(
     env_names: Iterable[str], executables: Iterable[str], env: Mapping[str, str]
 ) -> dict[str, dict[str, str | None]]:
@@ -290,9 +312,11 @@ class NoopMemo:
         env_file: Path,
         outcome: Remembered,
         checks: dict[str, dict[str, str | None]] | None = None,
+        written: Mapping[str, bytes | Iterable[tuple[str, bytes]]] | None = None,
     ) -> None:
         """Record a no-op plan's inputs (best effort), with the content of those too young
-        for their stat to be trusted, and the `host_checks` a recall verifies."""
+        for their stat to be trusted, and the `host_checks` a recall verifies. `written`:
+        what this run wrote at some of the paths (see written_digest), not read again."""
         listed = sorted(set(paths))
         key = install_key(self.home)
         if key is None:
@@ -302,7 +326,13 @@ class NoopMemo:
         # a change that moves its stat fails the recall's signature check anyway (which
         # comes before the content check), and one that does not is invisible to a second
         # pass too. At 5,000 skills that pass was 20,000 more folder walks.
-        racy = {path: content_digest(path, key) for path in sig[2]}
+        written = written or {}
+        racy = {
+            path: written_digest(written[path], key)
+            if path in written and not os.path.islink(path)
+            else content_digest(path, key)
+            for path in sig[2]
+        }
         names = list(names)
         memo = {
             "version": MEMO_VERSION,
