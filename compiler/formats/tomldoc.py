@@ -9,7 +9,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from memhub.compiler.formats.tomlscan import BLANK_LINE, ScanError, Scanner
+from memhub.compiler.formats.tomlscan import BLANK_LINE, ScanError, Scanner, Stmt
 from memhub.compiler.formats.tomlvalues import (
     Path,
     TomlEditError,
@@ -77,22 +77,41 @@ class Doc:
         text = text + self.nl if self.missing_nl else text
         self.text = text
         self.data, self.strict = load(text)
+
+    # The statements are scanned on first use: a verified result that nothing edits again
+    # (a new config of 200 servers, say) needs its data, not its statements.
+
+    @functools.cached_property
+    def stmts(self) -> list[Stmt]:
+        """The text's statements, in order (tomlscan)."""
         try:
-            self.stmts = Scanner(text).statements()
+            return Scanner(self.text).statements()
         except (ScanError, ValueError, IndexError) as exc:
             pos = exc.pos if isinstance(exc, ScanError) else 0
-            line, col = line_col(text, pos)
+            line, col = line_col(self.text, pos)
             raise TomlEditError(f"cannot edit this TOML safely: {exc}", line, col) from exc
-        self.headers = [i for i, s in enumerate(self.stmts) if s.kind in ("table", "aot")]
-        self.owner: list[Path] = []
-        self.next_header: dict[int, int] = {}
+
+    @functools.cached_property
+    def headers(self) -> list[int]:
+        """The indexes of the table and array-of-tables headers among the statements."""
+        return [i for i, s in enumerate(self.stmts) if s.kind in ("table", "aot")]
+
+    @functools.cached_property
+    def owner(self) -> list[Path]:
+        """The table each statement belongs to."""
+        owner: list[Path] = []
         current: Path = ()
         for s in self.stmts:
             if s.kind in ("table", "aot"):
                 current = s.key
-            self.owner.append(current)
-        for a, b in zip(self.headers, [*self.headers[1:], len(self.stmts)], strict=False):
-            self.next_header[a] = b
+            owner.append(current)
+        return owner
+
+    @functools.cached_property
+    def next_header(self) -> dict[int, int]:
+        """Each header's index -> the index of the next header (or the end)."""
+        headers = self.headers
+        return dict(zip(headers, [*headers[1:], len(self.stmts)], strict=False))
 
     def finish(self, edits: Edits) -> str:
         """The edited text, without a final newline when the original had none."""

@@ -219,6 +219,10 @@ def _verify(
     table's emptied parents may go with it, as an implicit parent does)."""
     try:
         after = scanned(out)  # cached: the next edit of this text starts from here
+        if before.text.strip():
+            # text spliced into a person's file must scan for the next edit too; a new
+            # file is all serializer output (its scanning is pinned by the property tests)
+            after.stmts  # noqa: B018 (scanned here, for its error)
     except TomlEditError as exc:
         raise TomlEditError(f"editing {what} would break the file ({exc})") from exc
     if before.strict and not after.strict:

@@ -773,3 +773,22 @@ def test_the_verifier_compares_toml_data(left: object, right: object, equal: boo
 
     assert same(left, right) is equal
     assert same(right, left) is equal
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b-c", "d.e", "memhub", "new one"]), SERVER_VALUES),
+        max_size=6,
+    )
+)
+def test_a_new_file_is_text_the_scanner_reads(servers: list[tuple[str, Any]]) -> None:
+    """A file memhub writes from nothing is not scanned when its edit is verified (only its
+    data is checked): the serializer's output must scan, for the next edit of that file."""
+    from memhub.compiler.formats.tomldoc import scanned
+    from memhub.compiler.formats.tomlvalues import same
+
+    wanted = dict(servers)
+    out = edit_tables("", [(("mcp_servers", name), value) for name, value in wanted.items()])
+    assert len(scanned(out).stmts) >= len(wanted)  # the scanner reads it (or raises)
+    assert same(tomllib.loads(out).get("mcp_servers", {}), wanted)
