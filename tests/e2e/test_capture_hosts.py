@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -266,12 +267,16 @@ def test_gemini_session_is_captured(
     _apply("gemini", env, isolated_home.root)
     base = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json"]
     fake_gemini.shell_commands = list(FIRST)
-    proc = run([*base, "-p", "first turn: commit"], env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
+    # The session is named up front and resumed by that name: `--resume latest` picks the
+    # newest chat file of the project, and once in a while started a second session instead.
+    session = str(uuid.uuid4())
+    first = [*base, "--session-id", session, "-p", "first turn: commit"]
+    proc = run(first, env=env, cwd=git_repo, timeout=TURN_TIMEOUT_S)
     assert proc.returncode == 0, describe(proc)
     # A resumed Gemini chat repeats function responses in its history, so the fake cannot
     # count its way to a second command: the second turn is text only.
     fake_gemini.shell_commands = []
-    proc = run([*base, "--resume", "latest", "-p", "second turn"], env=env, cwd=git_repo,
+    proc = run([*base, "--resume", session, "-p", "second turn"], env=env, cwd=git_repo,
                timeout=TURN_TIMEOUT_S)  # fmt: skip
     assert proc.returncode == 0, describe(proc)
     assert fake_gemini.function_call_count() == len(FIRST), fake_gemini.answers()
@@ -280,6 +285,7 @@ def test_gemini_session_is_captured(
     _assert_captured("gemini", env, git_repo, None, lines_only=True)
     header, _ = _transcript("gemini", None, env, git_repo)
     assert header["title"] == "first turn: commit", header
+    assert header["id"] == session, header  # both turns went to the session named up front
 
 
 def test_claude_subagent_is_captured_linked_to_its_session(
