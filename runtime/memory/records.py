@@ -242,6 +242,8 @@ def _field(key: str, value: Value) -> Any:
         return fm.strings(key, value)
     if key == "source":
         parts = fm.mapping(key, value, SOURCE_KEYS)
+        if "kind" not in parts:
+            raise Shape(value.line, "source has no kind", "add 'kind:' under source")
         refs = {("imported" if k == "import" else k): fm.string(k, v) for k, v in parts.items()}
         return Source(**refs)
     if key == "triggers":

@@ -287,6 +287,9 @@ ERRORS = [
     (edit("  kind: user", "  kind: user\n  record: '4'"), 11, "no session"),
     (edit("  kind: user", "  kind: user\n  session: 4"), 13, "session must be a string"),
     (edit("source:\n  kind: user\n", ""), 1, "missing key 'source'"),
+    (edit("  kind: user", "  session: s-1"), 11, "source has no kind"),
+    (edit("source:\n  kind: user", "source: {}"), 11, "source has no kind"),
+    (edit("source:\n  kind: user", "source:"), 11, "source must be a mapping"),
     (edit("status: active", "status: done"), 13, "not one of"),
     (edit("status: active", "status: superseded"), 13, "go together"),
     (edit("status: active", "status: active\nsuperseded_by: r-2"), 13, "go together"),
@@ -320,6 +323,28 @@ def test_each_error_names_its_line(data: bytes, line: int, message: str, loader:
     assert message in error.message, str(error)
     assert error.fix
     assert str(error).startswith(f"notes/f.md:{line}: ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(VALID)), st.integers(0, 12), hostile_text),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_mangled_record_parses_or_raises_record_error_only(
+    edits: list[tuple[int, int, str]],
+) -> None:
+    """Whatever an editor does to a record, the parser answers a Record or a RecordError."""
+    text = VALID
+    for at, cut, insert in edits:
+        text = text[:at] + insert + text[at + cut :]
+    try:
+        parse_record(text.encode(), "f.md")
+    except RecordError as error:
+        assert error.file == "f.md"
+        assert error.line is None or 1 <= error.line <= text.count("\n") + 2
 
 
 def test_an_alias_bomb_is_refused_at_once(loader: str) -> None:
