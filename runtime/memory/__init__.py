@@ -1,1 +1,2 @@
-"""The memory service: records, projects, index, search, recall (reserved; the memory issue fills it)."""
+"""The memory service: records (`records`, `frontmatter`) and where they live (`layout`);
+projects, the index, search and recall follow."""
