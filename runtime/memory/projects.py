@@ -292,10 +292,11 @@ def load_registry(path: str | os.PathLike[str]) -> Registry:
         raise RegistryError(
             f"{where}: cannot be read ({exc.strerror}): it must be a regular file"
         ) from exc
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+        os.close(fd)
+        raise RegistryError(f"{where}: not a regular file under {MAX_BYTES} bytes")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            raise RegistryError(f"{where}: not a regular file under {MAX_BYTES} bytes")
         data = handle.read(MAX_BYTES + 1)
     try:
         document = json.loads(data.decode("utf-8"))

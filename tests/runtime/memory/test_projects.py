@@ -334,6 +334,20 @@ def test_non_utf8_fifo_and_symlink_are_refused(tmp_path: Path) -> None:
     link.symlink_to(path)
     with pytest.raises(P.RegistryError, match="must be a regular file"):
         P.load_registry(link)
+    folder = tmp_path / "dir.json"
+    folder.mkdir()
+    with pytest.raises(P.RegistryError, match="not a regular file"):
+        P.load_registry(folder)
+
+
+def test_save_replaces_a_link_never_writes_through_it(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep")
+    link = tmp_path / P.FILENAME
+    link.symlink_to(outside)
+    P.save_registry(link, P.Registry())
+    assert outside.read_text() == "keep" and not link.is_symlink()
+    assert P.load_registry(link) == P.Registry()
 
 
 def test_a_failed_write_leaves_the_old_file(
