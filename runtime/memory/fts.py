@@ -5,6 +5,7 @@ Stdlib only: the hook read path imports this.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -65,6 +66,26 @@ def match_expression(text: str, mode: Mode = "all") -> str | None:
     return (" OR " if mode == "any" else " ").join(quote(term) for term in found)
 
 
+def scope_key(scope: str, project: str) -> str:
+    """The token a document's scope is indexed under: digits only, so no stemmer rewrites it.
+
+    A speed-up, not the boundary: MATCH narrows to the caller's scopes before bm25 ranks
+    (a common word in 100k documents otherwise ranks them all); the SQL join on (scope,
+    project) still decides, so even a colliding key could not let a document through.
+    """
+    digest = hashlib.sha256(f"{scope}\0{project}".encode("utf-8", "surrogatepass")).digest()
+    return "k" + str(int.from_bytes(digest[:8], "big"))
+
+
+def utf8(text: str) -> bool:
+    """Whether SQLite can take `text` (a lone surrogate cannot be encoded)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def grants(allowed: Iterable[object]) -> list[tuple[str, str]]:
     """The (scope, stored project) pairs `allowed` grants; anything malformed grants nothing.
 
@@ -78,7 +99,7 @@ def grants(allowed: Iterable[object]) -> list[tuple[str, str]]:
         scope, project = item
         if scope == "shared" and project is None:
             pair = ("shared", "")
-        elif scope == "project" and isinstance(project, str) and project:
+        elif scope == "project" and isinstance(project, str) and project and utf8(project):
             pair = ("project", project)
         else:
             continue
@@ -95,18 +116,25 @@ def where(
     include_superseded: bool,
     include_proposed: bool,
     sources: Sequence[str],
+    mode: Mode,
 ) -> tuple[str, list[object]] | None:
-    """The WHERE clause after `fts MATCH ?` and its parameters, or None when nothing can match."""
+    """The WHERE clause (fts MATCH first) and its parameters, or None when nothing can match."""
     pairs = grants(allowed)
-    if not pairs or match_expression(query) is None:
+    expression = match_expression(query, mode)
+    if not pairs or expression is None:
         return None
+    keys = " OR ".join(quote(scope_key(*pair)) for pair in pairs)
     statuses = ["active"] + ["proposed"] * include_proposed + ["superseded"] * include_superseded
     clauses = [
         "fts MATCH ?",
         f"(d.scope, d.project) IN (VALUES {','.join(['(?, ?)'] * len(pairs))})",
         f"d.status IN ({','.join('?' * len(statuses))})",
     ]
-    params: list[object] = [*(value for pair in pairs for value in pair), *statuses]
+    params: list[object] = [
+        f"({expression}) AND scopekey : ({keys})",
+        *(value for pair in pairs for value in pair),
+        *statuses,
+    ]
     for column, values in (("kind", kinds), ("source", sources)):
         if values:
             clauses.append(f"d.{column} IN ({','.join('?' * len(values))})")

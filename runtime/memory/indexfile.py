@@ -23,11 +23,11 @@ _SCHEMA = (
     "CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, scope TEXT NOT NULL,"
     " project TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, tags TEXT NOT NULL,"
     " status TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL, revision TEXT NOT NULL,"
-    " updated TEXT NOT NULL, source TEXT NOT NULL, UNIQUE (source, scope, project, id))",
+    " updated TEXT NOT NULL, source TEXT NOT NULL, scopekey TEXT NOT NULL, UNIQUE (source, scope, project, id))",
     "CREATE TABLE doc_tags (doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (doc, tag))"
     " WITHOUT ROWID",
     # External content: the text lives once, in docs; FTS5 reads it back for snippets.
-    f"CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, content='docs',"
+    f"CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, scopekey, content='docs',"
     f" content_rowid='rowid', tokenize='{fts.TOKENIZER}')",
 )
 
@@ -54,6 +54,10 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")  # derived data: a lost last commit is rebuilt
+    # Reads map the file instead of copying pages through a 2 MB cache: at 100k records the
+    # index is ~150 MB and a search touches pages all over it.
+    db.execute("PRAGMA mmap_size = 1073741824")
+    db.execute("PRAGMA cache_size = -32768")
     return db
 
 

@@ -158,6 +158,7 @@ ADVERSARIAL = [
     ("project", "p1/.."),
     ("project", "./p1"),
     ("project", "p1\x00"),
+    ("project", "\ud800"),
     ("project", "%"),
     ("project", "p%"),
     ("project", "*"),
@@ -405,3 +406,15 @@ def test_imports_under_a_bare_interpreter(tmp_path: Path) -> None:
         [sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "1 False", proc.stderr
+
+
+def test_any_project_id_is_its_own_scope(index: MemoryIndex) -> None:
+    odd = ["ünï/код", "a b", '"quoted"', "x" * 500, "e\u0301"]
+    index.rebuild([doc(f"d{n}", "project", project, body="word") for n, project in enumerate(odd)])
+    for n, project in enumerate(odd):
+        assert ids(index.search("word", [("project", project)])) == [f"d{n}"]
+    assert fts.scope_key("project", "é") != fts.scope_key("project", "e\u0301")
+    assert index.search("word", [("project", "\ud800")]) == []
+    assert index.get("\ud800", [("project", "ünï/код")]) is None
+    with pytest.raises(ValueError, match="UTF-8"):
+        doc("bad", "project", "\ud800")
