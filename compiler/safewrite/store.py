@@ -188,21 +188,6 @@ class Originals:
             self._records = found
         return self._records
 
-    def keep(
-        self,
-        path: str,
-        run_id: str,
-        *,
-        data: bytes | None = None,
-        tree: Tree | None = None,
-        mode: int | None = None,
-        newdir: bool = False,
-    ) -> None:
-        """Record `path`'s original (file, tree, absent, or a folder memhub creates) once."""
-        record = self.prepare(path, run_id, data=data, tree=tree, mode=mode, newdir=newdir)
-        if record is not None:
-            self.add([record])
-
     def prepare(
         self,
         path: str,
