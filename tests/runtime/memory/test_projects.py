@@ -276,7 +276,12 @@ def test_load_missing_is_empty_and_save_round_trips_0600(tmp_path: Path) -> None
     assert P.load_registry(path) == reg
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     doc = json.loads(path.read_text())
-    assert doc["version"] == 1 and set(doc["projects"][pid]) == {"name", "bindings", "state"}
+    assert doc["version"] == 1 and set(doc["projects"][pid]) == {
+        "name",
+        "bindings",
+        "state",
+        "shared",
+    }
     assert sorted(os.listdir(path.parent)) == [P.FILENAME]
 
 
