@@ -258,3 +258,17 @@ def test_sessions_are_searched_within_their_project(mem: Memory, tmp_path: Path)
 def test_a_record_source_kind_round_trips_through_the_index(mem: Memory) -> None:
     put(mem.home, record("r-src", "project", mem.pid, source=Source(kind="agent", session="s1")))
     assert mem.service().get("r-src").record.source == Source(kind="agent", session="s1")
+
+
+def test_links_and_fifos_in_a_records_folder_are_reported_not_followed(
+    mem: Memory, tmp_path: Path
+) -> None:
+    folder = layout.project_records(layout.memory_root(mem.home), mem.pid)
+    target = tmp_path / "elsewhere.md"
+    target.write_bytes(render_record(record("r-link", "project", mem.pid, title="leaked text")))
+    (folder / "r-link.md").symlink_to(target)
+    os.mkfifo(folder / "r-fifo.md")
+    svc = mem.service()
+    assert svc.search("leaked") == [] and ids(svc.list()) == ["r-mine", "r-shared"]
+    notes = "\n".join(svc.notes)
+    assert "r-link.md: a link" in notes and "r-fifo.md: not a regular file" in notes
