@@ -35,6 +35,8 @@ from .records import Record, content_hash, is_record_text, parse_record, revisio
 __all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
 
 RACY_NS = 2_000_000_000
+GENTLE_EVERY = 200
+GENTLE_PAUSE = 0.0005
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
 RECORD = "record"
 MALFORMED = "malformed"
@@ -176,8 +178,12 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path) -> dict[str, _Stat]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats."""
+def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats.
+
+    `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
+    thread answering queries never waits a whole switch interval behind the walk.
+    """
     out: dict[str, _Stat] = {}
     try:
         entries = os.scandir(folder)
@@ -192,15 +198,18 @@ def _listing(folder: Path) -> dict[str, _Stat]:
             except FileNotFoundError:
                 continue
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            if gentle and len(out) % GENTLE_EVERY == 0:
+                time.sleep(GENTLE_PAUSE)
     return out
 
 
 class Scanner:
     """Keeps the index in step with the record files of the scopes it is asked about."""
 
-    def __init__(self, root: Path, index: MemoryIndex) -> None:
+    def __init__(self, root: Path, index: MemoryIndex, *, gentle: bool = False) -> None:
         self.root = root
         self.index = index
+        self.gentle = gentle
         _make_table(index.db)
         # The file states of each folder as last seen by this process: a long-running server
         # compares against memory instead of reloading the table on every read.
@@ -251,7 +260,7 @@ class Scanner:
     def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
         """Re-index the changed files of one folder; documents written or deleted."""
         cached = self._cached((scope, project))
-        listing = _listing(folder)
+        listing = _listing(folder, self.gentle)
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
