@@ -290,3 +290,15 @@ def test_links_and_fifos_in_a_records_folder_are_reported_not_followed(
     assert svc.search("leaked") == [] and ids(svc.list()) == ["r-mine", "r-shared"]
     notes = "\n".join(svc.notes)
     assert "r-link.md: a link" in notes and "r-fifo.md: not a regular file" in notes
+
+
+def test_a_full_refresh_checks_trusted_folders_too(mem: Memory) -> None:
+    with MemoryService(open_workspace(mem.home, cwd=mem.app), recheck=3600) as svc:
+        assert ids(svc.search("fabric")) == ["r-mine", "r-shared"]
+        path = layout.project_records(layout.memory_root(mem.home), mem.pid) / "r-mine.md"
+        with open(path, "r+b") as handle:  # in place: the folder's stat stays
+            data = handle.read().replace(b"deploy with fabric", b"deploy with chef!!")
+            handle.seek(0)
+            handle.write(data)
+        assert svc.refresh_index(full=True) == 1
+        assert ids(svc.search("chef")) == ["r-mine"]
