@@ -302,3 +302,26 @@ def test_a_full_refresh_checks_trusted_folders_too(mem: Memory) -> None:
             handle.write(data)
         assert svc.refresh_index(full=True) == 1
         assert ids(svc.search("chef")) == ["r-mine"]
+
+
+def test_a_session_folder_is_resolved_once_per_registry_state(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhub.runtime.memory import projects
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    calls: list[str] = []
+    real = projects.resolve
+
+    def counting(registry: projects.Registry, cwd: str) -> projects.Resolution:
+        calls.append(str(cwd))
+        return real(registry, cwd)
+
+    svc = mem.service()  # (opening it resolves the caller's own folder)
+    monkeypatch.setattr(projects, "resolve", counting)
+    for n in range(3):  # the session grows; its folder is resolved the first time only
+        _capture(mem.home, "c-plain", plain, f"turn {n}")
+        _capture(mem.home, "c-mine", mem.app, f"turn {n}")
+        assert ids(svc.search("turn", kinds=("session",))) == ["c-mine"]
+    assert sorted(calls) == sorted([str(plain), str(mem.app)])
