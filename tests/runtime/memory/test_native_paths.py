@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +151,24 @@ def test_each_file_is_imported_once_however_it_is_named(tmp_path: Path, name: st
     path.write_text("# once\n")
     found, _ = native.from_paths([tmp_path, path, tmp_path])
     assert [c.origin for c in found] == [str(path)]
+
+
+def test_the_readers_import_and_run_under_python_s_i(tmp_path: Path) -> None:
+    """Vendored into bundles: every reader imports with the standard library only, and a
+    note without front matter needs no YAML."""
+    runtime = Path(native.__file__).parent.parent
+    shutil.copytree(runtime, tmp_path / "memhub_runtime", ignore=shutil.ignore_patterns("*.pyc"))
+    note = tmp_path / "n.md"
+    note.write_text("# Vendored\n\nbody\n")
+    code = (
+        "import sys; from pathlib import Path\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from memhub_runtime.memory import native, native_claude, native_codex, native_gemini\n"
+        f"found, notes = native.from_paths([Path({str(note)!r})])\n"
+        "print(found[0].draft.title, 'yaml' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Vendored False"
