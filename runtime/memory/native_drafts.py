@@ -108,7 +108,8 @@ def candidate(draft: Draft, origin: str, text: str | bytes) -> Candidate:
 
 def from_record(file: SourceFile, notes: list[str]) -> Candidate | None:
     """A memhub record file as itself: its kind, title, body, tags, triggers, name and source
-    (an agent's directive stays an agent's, so it still lands proposed)."""
+    (an agent's directive stays an agent's, so it still lands proposed). Not its scope: an
+    import lands in the project, since making a record shared is always asked for."""
     try:
         record = parse_record(file.data, str(file.path))
     except RecordError as exc:
@@ -120,7 +121,6 @@ def from_record(file: SourceFile, notes: list[str]) -> Candidate | None:
         body=record.body,
         tags=record.tags,
         triggers=record.triggers,
-        scope=record.scope,
         source=record.source,
         name=record.name,
     )

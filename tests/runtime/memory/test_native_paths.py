@@ -49,7 +49,7 @@ def test_a_record_file_imports_as_itself(tmp_path: Path) -> None:
     draft = found.draft
     assert (draft.kind, draft.title, draft.body) == ("lesson", record.title, record.body)
     assert draft.tags == ("ci",) and draft.triggers == record.triggers
-    assert draft.scope == "shared"
+    assert draft.scope == "project"  # shared is asked for, never taken from a file
     assert draft.source.kind == "agent"  # an agent's directive still lands proposed
     assert found.origin == str(path)
     assert found.origin_revision == hashlib.sha256(path.read_bytes()).hexdigest()
