@@ -23,6 +23,7 @@ from memhub.compiler.hosts.common import (
     json_artifact,
     json_bytes,
     plugin_dir,
+    with_project,
 )
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -109,15 +110,24 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
+PROJECT_DIR = "${workspaceFolder}"  # Cursor's name for the workspace (project) folder
+
+
 def _value(value: str) -> str:
     return substitute(
-        value, env=lambda n: "${env:" + n + "}", plugin_root=ROOT, plugin_data="${plugin_data}"
+        value,
+        env=lambda n: "${env:" + n + "}",
+        plugin_root=ROOT,
+        plugin_data="${plugin_data}",
+        project_dir=PROJECT_DIR,
     )
 
 
 def _server(
     hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
 ) -> tuple[dict[str, Any] | None, CoverageRow]:
+    if isinstance(server, StdioServer):
+        server = with_project(server)  # Cursor names its workspace; it does not start in it
     values = (
         [server.command, *server.args, *server.env.values(), server.cwd or ""]
         if isinstance(server, StdioServer)
@@ -136,7 +146,14 @@ def _server(
     if isinstance(server, StdioServer) and by_launcher:
         # Cursor expands ${env:NAME} from its own environment only; a desktop start has no
         # shell environment, and the launcher also reads the hub's .env.
-        run = launched(server, launcher, plain=_value, plugin_root=ROOT, plugin_data="")
+        run = launched(
+            server,
+            launcher,
+            plain=_value,
+            plugin_root=ROOT,
+            plugin_data="",
+            project_dir=PROJECT_DIR,
+        )
         spec = compact({"command": run.command, "args": run.args, "env": run.env})
         reasons = [f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"]
         if server.cwd:
