@@ -69,6 +69,10 @@ WRITE_TOOLS: dict[str, ToolAnnotations] = {
     "update_memory": _CHANGE,
     "delete_memory": _CHANGE,
 }
+# How long a records folder whose own stat is unchanged is trusted without stat'ing each of
+# its files: a file created, removed or renamed (how editors save) shows at once, one
+# rewritten in place within this many seconds; a search over 100k records stays in ms.
+RECHECK_S = 2.0
 EXPECTED = (shapes.ToolFailure, MemoryServiceError, RecordError, ValueError)
 
 
@@ -160,7 +164,7 @@ def build(workspace: Workspace, *, folder: Path | None = None) -> Served:
     store_path = Path(workspace.home) / "store.sqlite"
 
     def setup() -> tuple[MemoryService, ReadTools]:
-        service = MemoryService(workspace)
+        service = MemoryService(workspace, recheck=RECHECK_S)
         return service, ReadTools(service, store=lambda: LocalStore(store_path), folder=folder)
 
     service, reads = worker.call(setup)

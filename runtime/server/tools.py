@@ -18,8 +18,8 @@ from typing import Any
 from ..backends.base import BackendError
 from ..memory import layout
 from ..memory.errors import NotFound
-from ..memory.records import KINDS
-from ..memory.service import Found, MemoryService
+from ..memory.records import KINDS, revision
+from ..memory.service import Entry, Found, MemoryService
 from . import shapes
 from .shapes import ToolFailure
 
@@ -114,14 +114,35 @@ class ReadTools:
         if hit.source != "record":
             return hit.snippet
         try:
-            return self.service.get(hit.id).record.body
+            return self.entry(hit.id).record.body
         except NotFound:
             return hit.snippet
+
+    def entry(self, record_id: str) -> Entry:
+        """One record as it is on disk now: the service trusts an unchanged folder for a
+        moment (RECHECK_S), so a file rewritten in place is caught here by its revision."""
+        entry = self.service.get(self.record_id(record_id))
+        try:
+            current: str | None = revision(entry.path.read_bytes())
+        except OSError:
+            current = None
+        if current != entry.revision:
+            self.refresh_fully()
+            entry = self.service.get(record_id)
+        return entry
+
+    def refresh_fully(self) -> None:
+        """Re-check every file of the served scopes now, trusting no folder."""
+        trusted, self.service.recheck = self.service.recheck, 0.0
+        try:
+            self.service.refresh_index()
+        finally:
+            self.service.recheck = trusted
 
     def get_memory(self, id: str) -> dict[str, Any]:
         """One record by id, with its body and the revision update_memory and delete_memory
         need."""
-        entry = self.service.get(self.record_id(id))
+        entry = self.entry(id)
         return {
             "record": shapes.record_json(entry),
             "id": entry.record.id,
@@ -232,9 +253,11 @@ class ReadTools:
         return {**ack, "messages_received": len(messages), "pending": 0}
 
     def close(self) -> None:
+        """Close the capture store and the service's index (on the worker thread)."""
         if self._capture is not None:
             self._capture.close()
             self._capture = None
+        self.service.close()
 
 
 def _types(memory_type: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:

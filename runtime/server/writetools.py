@@ -46,7 +46,7 @@ class WriteTools:
         return (written or plan.changes)[0].record_id
 
     def _saved(self, record_id: str, **extra: Any) -> dict[str, Any]:
-        entry = self.service.get(record_id)
+        entry = self.reads.entry(record_id)
         record = entry.record
         return {
             "id": record.id,
@@ -138,7 +138,7 @@ class WriteTools:
         self.reads.check_brain(agent_brain_id, org_id)
         supersedes = self.reads.record_id(parent_id) if parent_id else None
         if supersedes is not None:
-            self.service.get(supersedes)  # NotFound for an id this server does not serve
+            self.reads.entry(supersedes)  # NotFound for an id this server does not serve
         body = content if not rationale else f"{content.rstrip()}\n\n## Rationale\n\n{rationale}\n"
         labels = tuple(tags or ()) + ((f"type:{artifact_type}",) if artifact_type else ())
         stable = _artifact_name(name)
