@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import BackendError
-from ..memory import layout
+from ..memory import frontmatter, layout
 from ..memory.errors import NotFound
 from ..memory.records import KINDS, revision
 from ..memory.service import Entry, Found, MemoryService
@@ -110,12 +110,16 @@ class ReadTools:
         return {"items": items, "count": len(items), "took_ms": took}
 
     def _content(self, hit: Found) -> str:
-        """A record hit's whole body (the snippet when it went away meanwhile)."""
+        """A record hit's whole body, read from its file (no YAML, no index query: a search
+        stays in ms at 100k records); the snippet when the file is gone or unreadable."""
         if hit.source != "record":
             return hit.snippet
+        project = self.workspace.project_id if hit.scope == "project" else None
         try:
-            return self.entry(hit.id).record.body
-        except NotFound:
+            path = layout.record_path(self.workspace.root, hit.scope, project, hit.id)
+            text = frontmatter.decode(path.read_bytes(), str(path))
+            return frontmatter.split(text, str(path)).body
+        except (OSError, ValueError):  # gone meanwhile, or no longer a record
             return hit.snippet
 
     def entry(self, record_id: str) -> Entry:
