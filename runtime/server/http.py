@@ -17,6 +17,7 @@ from .app import Served
 from .auth import KeyFile
 
 DEFAULT_PORT = 7717
+MAX_BODY = 16 * 1024 * 1024  # capture sends payloads up to 3.5 MB, and a larger record alone
 PATH = "/mcp"
 LOOPBACK_NAMES = ("localhost",)
 
@@ -115,6 +116,7 @@ def serve_http(served: Served, keys: KeyFile, sock: socket.socket) -> None:
     inner = served.server.streamable_http_app(
         streamable_http_path=PATH,
         json_response=True,
+        max_request_body_size=MAX_BODY,
         host="::1" if ":" in host else "127.0.0.1",
     )
     config = uvicorn.Config(

@@ -217,3 +217,44 @@ def test_an_extra_project_argument_cannot_redirect_a_save(world: World) -> None:
     assert any("Filed where the server says" in p.read_text() for p in mine.glob("*.md"))
     theirs = layout.records_dir(root, "project", world.other_id)
     assert sorted(p.name for p in theirs.iterdir()) == ["r-b-fact.md", "r-b-lesson.md"]
+
+
+def test_captured_sessions_are_searched_only_in_their_own_project(world: World) -> None:
+    """A conversation sent to the server is filed by its records' working directory: one
+    held in the other project's checkout is never found from this one, even though this
+    server stored it."""
+
+    def message(mid: str, text: str, cwd: Path) -> dict[str, Any]:
+        return {
+            "id": mid,
+            "kind": "message",
+            "role": "user",
+            "text": text,
+            "raw": {"cwd": str(cwd)},
+        }
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
+            for cid, folder, text in (
+                ("c-app", world.app, "we tuned the quokka cache today"),
+                ("c-other", world.other, f"the quokka cache of {OTHER_WORD}"),
+            ):
+                sent = await client.call_tool(
+                    "import_conversation",
+                    {"messages": [message(cid + "-1", text, folder)], "conversation_id": cid},
+                )
+                kit.data(sent)
+            found = await client.call_tool(
+                "search_memory", {"query": "quokka", "memory_type": "session"}
+            )
+            items = kit.data(found)["items"]
+            assert [item["source"] for item in items] == ["session"]
+            assert "tuned the quokka" in items[0]["content"]
+            for secret in world.secrets():
+                assert secret not in kit.wire(found)
+            both = kit.data(
+                await client.call_tool("search_memory", {"query": "quokka", "memory_type": "all"})
+            )
+            assert len(both["items"]) == 1
+
+    anyio.run(scenario)
