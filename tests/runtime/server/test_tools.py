@@ -53,7 +53,7 @@ def test_read_tools_only_without_write_each_with_its_hints(world: World) -> None
     anyio.run(scenario)
 
 
-def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
+def test_search_get_and_list_answer_in_the_memhub_shapes(world: World) -> None:
     async def scenario() -> None:
         async with kit.stdio(world.app) as client:
             found = kit.data(await call(client, "search_memory", query="deploy blue-green"))
@@ -93,6 +93,12 @@ def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
             tagged = kit.data(await call(client, "list_memory", tag="ops", limit=5))
             assert ids(tagged["items"]) == {"r-a-fact"}
 
+    anyio.run(scenario)
+
+
+def test_recall_overview_brains_and_orgs(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
             fired = await call(
                 client,
                 "recall_directives",
@@ -188,7 +194,7 @@ def test_import_conversation_stores_in_the_local_capture_store(world: World) -> 
     assert [r["id"] for r in store.records("c-1")] == ["m1", "m2"]
 
 
-def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> None:
+def test_save_and_update_with_revisions(world: World) -> None:
     async def scenario() -> None:
         async with kit.stdio(world.app, "--write") as client:
             saved = kit.data(
@@ -249,12 +255,20 @@ def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> 
                 == "Redis 7.2."
             )
 
+    anyio.run(scenario)
+
+
+def test_an_editors_change_and_a_stale_delete_are_refused(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            saved = kit.data(
+                await call(client, "save_memory", kind="fact", title="Redis", content="Redis 7.2.")
+            )
+            rid, rev = saved["id"], saved["revision"]
             # an edit made in an editor invalidates the revision the agent read
             path = layout.record_path(layout.memory_root(kit.home()), "project", world.app_id, rid)
             path.write_bytes(path.read_bytes().replace(b"Redis 7.2.", b"Redis 7.4 (by hand)."))
-            edited = await call(
-                client, "update_memory", id=rid, revision=updated["revision"], title="x"
-            )
+            edited = await call(client, "update_memory", id=rid, revision=rev, title="x")
             assert kit.error(edited)["kind"] == "stale-revision"
             current = kit.data(await call(client, "get_memory", id=rid))
             assert "by hand" in current["record"]["content"]
@@ -267,6 +281,12 @@ def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> 
             assert gone["deleted"] is True and not path.exists()
             assert kit.error(await call(client, "get_memory", id=rid))["kind"] == "not-found"
 
+    anyio.run(scenario)
+
+
+def test_invalid_saves_are_tool_errors_and_shared_must_be_asked_for(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
             for kind in ("artifact", "rumour"):
                 wrong = await call(client, "save_memory", kind=kind, title="t", content="c")
                 assert "cannot be saved" in kit.error(wrong)["message"]
