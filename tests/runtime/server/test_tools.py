@@ -423,3 +423,24 @@ def test_a_folder_given_by_name_that_is_no_project_is_refused(tmp_path: Path) ->
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2 and "--project" in done.stderr and OTHER_WORD not in done.stderr
+
+
+def test_a_server_for_the_shared_scope_only_saves_there_when_asked(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write", "--scope", "shared") as client:
+            listed = kit.data(await call(client, "list_memory"))
+            assert ids(listed["items"]) == {"r-shared-pref"}
+            refused = kit.error(
+                await call(client, "save_memory", kind="fact", title="t", content="c")
+            )
+            assert refused["message"] == "this server serves the shared memory only"
+            mine = await call(
+                client, "save_memory", kind="fact", title="t", content="c", scope="project"
+            )
+            assert "not served" in kit.error(mine)["message"]
+            saved = await call(
+                client, "save_memory", kind="fact", title="t", content="c", scope="shared"
+            )
+            assert kit.data(saved)["scope"] == "shared"
+
+    anyio.run(scenario)
