@@ -409,20 +409,39 @@ def test_a_project_that_disables_shared_memory_never_sees_it(tmp_path: Path) -> 
     anyio.run(scenario)
 
 
-def test_a_folder_given_by_name_that_is_no_project_is_refused(tmp_path: Path) -> None:
+def test_a_folder_named_that_is_no_project_serves_shared_memory_and_a_typo_fails(
+    world: World, tmp_path: Path
+) -> None:
     import subprocess
 
-    loose = tmp_path / "loose"
-    loose.mkdir()
+    missing = tmp_path / "no-such-folder"
     done = subprocess.run(
-        [kit.MEMHUB, "mcp", "serve", "--project", str(loose)],
+        [kit.MEMHUB, "mcp", "serve", "--project", str(missing)],
         capture_output=True,
         text=True,
         env=kit.env(),
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 2 and "--project" in done.stderr and OTHER_WORD not in done.stderr
+    assert done.returncode == 2 and "no such folder" in done.stderr
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    errors = tmp_path / "stderr.log"
+
+    async def scenario() -> None:
+        with errors.open("w") as log:
+            params = kit.StdioServerParameters(
+                command=kit.MEMHUB, args=["mcp", "serve", "--project", str(loose)], env=kit.env()
+            )
+            transport = kit.stdio_client(params, errlog=log)
+            async with kit.Client(transport, read_timeout_seconds=60) as client:
+                listed = kit.data(await call(client, "list_memory"))
+                assert ids(listed["items"]) == {"r-shared-pref"}
+
+    anyio.run(scenario)
+    said = errors.read_text()
+    assert "not inside a git checkout" in said and "serving shared" in said
+    assert OTHER_WORD not in said
 
 
 def test_a_server_for_the_shared_scope_only_saves_there_when_asked(world: World) -> None:
