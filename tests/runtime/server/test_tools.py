@@ -62,6 +62,11 @@ def test_search_get_and_list_answer_in_the_memhub_shapes(world: World) -> None:
             assert hit["content"].startswith("We deploy with blue-green")
             assert hit["source"] == "record" and hit["kind"] == "fact" and hit["score"] != 0
             assert hit["revision"] == world.revisions["r-a-fact"] and found["took_ms"] >= 0
+            assert hit["status"] == "active"
+            pending = kit.data(await call(client, "search_memory", query="force pushing"))
+            assert [(i["id"], i["status"]) for i in pending["items"]] == [
+                ("r-a-proposed", "proposed")
+            ]
             ruff = kit.data(
                 await call(client, "search_memory", query="ruff", memory_type="preference")
             )
