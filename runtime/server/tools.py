@@ -139,17 +139,9 @@ class ReadTools:
         except OSError:
             current = None
         if current != entry.revision:
-            self.refresh_fully()
+            self.service.refresh_index(full=True)  # an in-place edit the watcher missed
             entry = self.service.get(record_id)
         return entry
-
-    def refresh_fully(self) -> None:
-        """Re-check every file of the served scopes now, trusting no folder."""
-        trusted, self.service.recheck = self.service.recheck, 0.0
-        try:
-            self.service.refresh_index()
-        finally:
-            self.service.recheck = trusted
 
     def get_memory(self, id: str) -> dict[str, Any]:
         """One record by id, with its body and the revision update_memory and delete_memory
