@@ -25,7 +25,9 @@ COMMANDS = {
     "import": "import_",
     "init": "init",
     "login": "login",
+    "memory": "memory",
     "plan": "plan",
+    "project": "project",
     "restore": "restore",
     "sessions": "sessions",
     "status": "status",
@@ -33,6 +35,8 @@ COMMANDS = {
     "uninstall": "uninstall",
     "validate": "validate",
 }
+# verbs whose module is a click group: their JSON envelope names the subcommand too
+GROUPS = ("capture", "memory", "project")
 
 
 def _group() -> Any:
@@ -79,8 +83,8 @@ def _command_of(args: Sequence[str]) -> str:
     words = [a for a in args if not a.startswith("-")]
     if not words or words[0] not in COMMANDS:
         return ""
-    if words[0] == "capture" and len(words) > 1:
-        return f"capture {words[1]}"
+    if words[0] in GROUPS and len(words) > 1:
+        return f"{words[0]} {words[1]}"
     return words[0]
 
 
