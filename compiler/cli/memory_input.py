@@ -33,12 +33,13 @@ TRIGGER_HELP = (
     "`path:src/**/*.py` (a path or glob), `cmd:alembic upgrade` (a command), "
     '`id:FooBar` (an identifier), `error:"connection refused"` (text of an error). '
     "Without one it is inferred: a glob or a text with `/` or a file extension is a path; "
-    "error words (error, failed, refused, denied, cannot, timeout, ...) make an error; one "
+    "error words (error, failed, refused, denied, cannot, timeout, FooError, ...) make an "
+    "error; one "
     "CamelCase, snake_case or dotted word is an identifier; anything else is a command."
 )
 _ERROR_WORDS = re.compile(
     r"\b(error|exception|traceback|failed|failure|fatal|refused|denied|cannot|can't|"
-    r"unable|timeout|timed out|not found|no such|panic)\b",
+    r"unable|timeout|timed out|not found|no such|panic)\b|[a-z](Error|Exception)\b",
     re.IGNORECASE,
 )
 _PATHLIKE = re.compile(r"[*?\[/]|^[\w.-]*\.[A-Za-z0-9]{1,8}$|^\.")
