@@ -192,15 +192,17 @@ def resolve_checkout(
             f"project {project.id} ({project.name}) is disconnected: `memhub project connect {top}`"
         )
         return Resolution(None, why + " reconnects it", checkout, "disconnected")
-    # A project none of whose bindings exists any more may be this one, moved: say so, never guess.
-    gone = sorted(
-        p.id
+    # A project none of whose bindings exists any more may be this one, moved: say so, never
+    # guess, and never name it (the caller may be another project's agent).
+    if any(
+        p.bindings and not any(exists(b.common_dir) for b in p.bindings)
         for p in registry.projects.values()
-        if p.bindings and not any(exists(b.common_dir) for b in p.bindings)
-    )
-    if gone:
-        why = f"{top} is not connected; the checkout of project {' or '.join(gone)} is gone"
-        how = f"if this is it, moved, `memhub project connect --project ID {top}` rebinds it"
+    ):
+        why = f"{top} is not connected; a registered project's checkout is gone"
+        how = (
+            f"if this is it, moved, `memhub project connect --project ID {top}` rebinds it;"
+            " `memhub project list` shows ids"
+        )
         return Resolution(None, f"{why}: {how}", checkout, "moved")
     why = f"{top} is not connected to a project: run `memhub project connect`"
     return Resolution(None, why, checkout, "not-connected")
