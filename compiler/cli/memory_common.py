@@ -169,7 +169,11 @@ def open_service(
         scopes=scopes,
         writable=writable,
     )
-    return MemoryService(workspace)
+    service = MemoryService(workspace)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(service.close)  # the index connection, once the command is done
+    return service
 
 
 def project_json(workspace: Workspace) -> dict[str, Any] | None:
@@ -297,9 +301,6 @@ def record_json(entry: Any) -> dict[str, Any]:
     }
 
 
-def problems_of(service: Any) -> list[str]:
+def problems_of(service: MemoryService) -> list[str]:
     """What the service noticed while reading (malformed record files: file:line, why)."""
-    found = getattr(service, "problems", None)
-    if callable(found):
-        found = found()
-    return [str(p) for p in found or ()]
+    return list(service.notes)

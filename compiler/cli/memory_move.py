@@ -8,7 +8,6 @@ you to decide (exit 3), never an overwrite.
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,9 @@ NATIVE_HOSTS = ("claude", "codex", "gemini")
 
 def _native() -> Any:
     """runtime/memory/native.py (the readers), imported when an import runs."""
-    return importlib.import_module("memhub.runtime.memory.native")
+    from memhub.runtime.memory import native
+
+    return native
 
 
 @click.command("import")
