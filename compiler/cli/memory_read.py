@@ -23,6 +23,7 @@ from memhub.compiler.cli.memory_common import (
     scope_option,
     tag_option,
 )
+from memhub.compiler.cli.memory_input import InputError
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
 
@@ -128,7 +129,7 @@ def get_command(record_id: str, project: Path | None, scope: str | None, as_json
     [
         project_option,
         scope_option,
-        kind_option(SEARCH_KINDS, " `session`: captured sessions only."),
+        kind_option(SEARCH_KINDS, " `session`: captured sessions only (alone)."),
         tag_option,
     ]
 )
@@ -159,9 +160,12 @@ def search_command(
     """
     service = open_service(project)
     warnings = _checked(service, scope)
-    sources: tuple[str, ...] = ("session",) if set(kinds) == {"session"} else ("record",)
     if "session" in kinds and len(set(kinds)) > 1:
-        sources = ("record", "session")
+        raise InputError(
+            "--kind session searches captured sessions only, not records too. "
+            "Fix: search sessions and records in two runs"
+        )
+    sources = ("session",) if "session" in kinds else ("record",)
     hits = service.search(
         query,
         scope=scope,

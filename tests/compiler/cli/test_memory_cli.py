@@ -250,3 +250,39 @@ def test_on_a_terminal_it_asks(mh: Memhub, app: tuple[Path, str], answer: str, c
     assert child.returncode == code, err
     assert "Write 1 change? [y/N]" in err
     assert len(record_files(pid)) == (1 if code == 0 else 0)
+
+
+def _capture(cid: str, cwd: Path, text: str, host: str = "claude") -> None:
+    """A session in the local capture store, as the capture hooks leave it."""
+    from memhub.runtime.backends.local import LocalStore
+
+    from tests.compiler.cli.memkit import home
+
+    with LocalStore(home() / "store.sqlite") as store:
+        store.import_conversation(
+            {"conversation_id": cid, "session_id": cid, "host": host, "cwd": str(cwd)},
+            [
+                {"id": f"{cid}-1", "kind": "message", "role": "user", "text": text},
+                {"id": f"{cid}-2", "kind": "message", "role": "assistant", "text": "ok"},
+            ],
+        )
+
+
+def test_search_sessions_names_each_session_and_its_host(
+    mh: Memhub, app: tuple[Path, str], tmp_path: Path
+) -> None:
+    top, _ = app
+    other, _ = connected(mh, tmp_path / "other")
+    _capture("c-mine", top, "how do we migrate the database", host="codex")
+    _capture("c-theirs", other, "migrate the secret database")
+    add(mh, top, "Migrate the database with alembic")
+    ran = mh("memory", "search", "migrate database", "--kind", "session", "--json", cwd=top)
+    assert [(h["source"], h["id"], h["host"]) for h in ran.data["hits"]] == [
+        ("session", "c-mine", "codex")
+    ]
+    text = mh("memory", "search", "migrate database", "--kind", "session", cwd=top)
+    assert "session c-mine (codex)" in text.out and "c-theirs" not in text.out
+    records = mh("memory", "search", "migrate database", "--json", cwd=top).data["hits"]
+    assert [h["source"] for h in records] == ["record"]
+    mixed = mh("memory", "search", "migrate", "--kind", "session", "--kind", "fact", cwd=top)
+    assert mixed.code == 2 and "sessions only" in mixed.err
