@@ -152,6 +152,7 @@ def search_command(
 
     Any text is a valid query: quotes, `-`, `*`, `:`, `/` and brackets are matched as text.
     Every hit names its source: a record id and scope, or a session id and its host.
+    A query that starts with `-` goes after `--`: memhub memory search -- "-x flag".
 
     \b
     Examples:
