@@ -114,6 +114,26 @@ def test_memhub_undo_reverts_a_memory_run(mem: Memory) -> None:
     assert [e.record.title for e in svc.list()] == ["first"]
 
 
+def test_the_memhub_undo_command_reverts_a_memory_run(mem: Memory) -> None:
+    import os
+
+    svc = mem.service()
+    svc.apply(svc.plan_add(draft("kept")))
+    plan = svc.plan_add(draft("undone", "other body"))
+    svc.apply(plan)
+    done = subprocess.run(
+        [sys.executable, "-c", "from memhub.compiler.cli.main import run; run()", "undo"],
+        env={**os.environ, "MEMHUB_HOME": str(mem.home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "(memory," in done.stdout and str(plan.changes[0].path) in done.stdout
+    assert [e.record.title for e in svc.list()] == ["kept"]
+
+
 CRASH = """
 import os, signal, sys
 from pathlib import Path
