@@ -100,7 +100,8 @@ def project_folders(cwd: Path) -> list[Path]:
         if common.name == ".git":
             folders.append(common.parent)
         folders.append(Path(checkout.toplevel))
-    folders += [Path(os.path.abspath(cwd)), Path(os.path.realpath(cwd))]
+    # the real path first: a host knows its folder as the OS reports it (process.cwd())
+    folders += [Path(os.path.realpath(cwd)), Path(os.path.abspath(cwd))]
     return list(dict.fromkeys(folders))
 
 

@@ -40,29 +40,50 @@ def slug(folder: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]", "-", folder)
 
 
-def memory_dirs(cwd: Path, env: Mapping[str, str]) -> list[Path]:
-    """The auto-memory folders Claude Code would use for `cwd`'s project (existing ones)."""
+def memory_dir(cwd: Path, env: Mapping[str, str]) -> Path | None:
+    """The auto-memory folder Claude Code uses for `cwd`'s project, there yet or not (None
+    when the config folder cannot be known, or a long path's hashed folder is not there)."""
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
-        return [Path(override)] if Path(override).is_dir() else []
+        return Path(override)
     config = host_home(env, "CLAUDE_CONFIG_DIR", user_home(env) / ".claude")
     folders = project_folders(cwd)
     configured = _configured(folders, config, env)
     if configured is not None:
-        return [configured] if configured.is_dir() else []
+        return configured
+    return _keyed(folders[0], config, env)
+
+
+def memory_dirs(cwd: Path, env: Mapping[str, str]) -> list[Path]:
+    """The auto-memory folder of `cwd`'s project where it exists (Claude Code's own, else
+    one keyed by another spelling of the project folder)."""
+    first = memory_dir(cwd, env)
+    if first is not None and first.is_dir():
+        return [first]
+    if env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"):
+        return []
+    config = host_home(env, "CLAUDE_CONFIG_DIR", user_home(env) / ".claude")
+    folders = project_folders(cwd)
+    if _configured(folders, config, env) is not None:
+        return []
+    for folder in folders[1:]:
+        other = _keyed(folder, config, env)
+        if other is not None and other.is_dir():
+            return [other]
+    return []
+
+
+def _keyed(folder: Path, config: Path | None, env: Mapping[str, str]) -> Path | None:
+    """`<base>/projects/<slug>/memory` for a project folder."""
     remote = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
     base = Path(remote) if remote else config
     if base is None:
-        return []
-    found: list[Path] = []
-    for folder in folders:
-        name = slug(str(folder))
-        if len(name) <= SLUG_MAX:
-            candidates = [base / "projects" / name / "memory"]
-        else:
-            candidates = sorted((base / "projects").glob(f"{name[:SLUG_MAX]}-*/memory"))
-        found += [c for c in candidates if c.is_dir()]
-    return list(dict.fromkeys(found))[:1]  # the first folder Claude Code keys by wins
+        return None
+    name = slug(str(folder))
+    if len(name) <= SLUG_MAX:
+        return base / "projects" / name / "memory"
+    hashed = sorted((base / "projects").glob(f"{name[:SLUG_MAX]}-*/memory"))
+    return hashed[0] if hashed else None
 
 
 def _configured(folders: list[Path], config: Path | None, env: Mapping[str, str]) -> Path | None:

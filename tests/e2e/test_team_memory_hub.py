@@ -2,7 +2,7 @@
 
 Codex (`codex mcp list --json`), Claude Code (`claude mcp get`) and Gemini CLI (`gemini mcp
 list`) each list the memhub-memory stdio server with the arguments the hub's `memory:` asks
-for (the project of the folder the host runs in: `--project .`), and Codex's prompt holds the
+for (no `--project`: the server serves the project of the folder the host starts it in), and Codex's prompt holds the
 memory guidance from its AGENTS.md. Expected values come from the hub file, not the compiler.
 """
 
@@ -27,7 +27,7 @@ SERVER = "memhub-memory"
 
 def _expected_args() -> list[str]:
     memory = yaml.safe_load((TEAM / "hub.yaml").read_text("utf-8"))["memory"]
-    args = ["mcp", "serve", "--project", "."]
+    args = ["mcp", "serve"]  # no --project: the server starts in the session's folder
     if memory.get("server") == "write":
         args.append("--write")
     for scope in memory.get("scopes", ["shared", "project"]):
@@ -78,7 +78,7 @@ def test_claude_and_gemini_start_the_server_in_the_folder_they_run_in(
     claude_cli: Path, gemini_cli: Path, home: Home, git_repo: Path
 ) -> None:
     """A `memhub` stand-in records the folder each host starts it in: the session's folder,
-    which is what `--project .` resolves (the host's probe then fails to connect, as meant)."""
+    whose project the server serves (the host's probe then fails to connect, as meant)."""
     proc = memhub(["apply", str(TEAM), "--scope", "user", "--hosts", "claude,gemini"], home)
     assert proc.returncode == 0, describe(proc)
     bin_dir = home.root / "probe-bin"
