@@ -286,3 +286,15 @@ def test_search_sessions_names_each_session_and_its_host(
     assert [h["source"] for h in records] == ["record"]
     mixed = mh("memory", "search", "migrate", "--kind", "session", "--kind", "fact", cwd=top)
     assert mixed.code == 2 and "sessions only" in mixed.err
+
+
+def test_memhub_undo_reverts_a_memory_write(mh: Memhub, app: tuple[Path, str]) -> None:
+    top, pid = app
+    kept = add(mh, top, "Kept fact")
+    undone = add(mh, top, "Regretted fact", "pomegranate")
+    assert mh("memory", "search", "pomegranate", "--json", cwd=top).data["hits"]
+    ran = mh("undo", cwd=top)
+    assert ran.code == 0, ran.err
+    assert [p.stem for p in record_files(pid)] == [kept]
+    assert mh("memory", "search", "pomegranate", "--json", cwd=top).data["hits"] == []
+    assert mh("memory", "get", undone, cwd=top).code == 1
