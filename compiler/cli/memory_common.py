@@ -176,6 +176,20 @@ def open_service(
     return service
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def one_line(text: str) -> str:
+    """`text` for one terminal line: whitespace runs collapsed, control characters (an
+    escape sequence in a title someone else wrote) shown as `\\xNN`, never sent raw."""
+    return " ".join(text.split()).translate(_CONTROL)
+
+
+def printable(text: str) -> str:
+    """`text` with its lines kept and every other control character shown as `\\xNN`."""
+    return text.translate({c: v for c, v in _CONTROL.items() if c not in (9, 10)})
+
+
 def project_json(workspace: Workspace) -> dict[str, Any] | None:
     """{id, name} of the workspace's project, or None."""
     if workspace.project_id is None:
@@ -185,14 +199,14 @@ def project_json(workspace: Workspace) -> dict[str, Any] | None:
 
 def show_plan(plan: MemoryPlan) -> None:
     """The plan as a person reads it: the diff, one line per change, then the notes."""
-    diff = plan.diff()
+    diff = printable(plan.diff())
     if diff:
         click.echo(diff, nl=not diff.endswith("\n"))
     for change in plan.changes:
         where = change.scope if change.project is None else f"{change.scope} {change.project}"
-        click.echo(f"{change.action:<7} {change.record_id} ({where}): {change.summary}")
+        click.echo(f"{change.action:<7} {change.record_id} ({where}): {one_line(change.summary)}")
     for note in plan.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {one_line(note)}", err=True)
 
 
 def _writes(plan: MemoryPlan) -> int:

@@ -15,7 +15,9 @@ from memhub.compiler.cli.memory_common import (
     apply_options,
     json_option,
     kind_option,
+    one_line,
     open_service,
+    printable,
     problems_of,
     project_json,
     project_option,
@@ -89,7 +91,7 @@ def list_command(
     for entry in entries:
         r = entry.record
         status = "" if r.status == "active" else f" [{r.status}]"
-        click.echo(f"{r.id}  {r.kind:<10} {r.scope:<7} {r.updated}  {r.title}{status}")
+        click.echo(f"{r.id}  {r.kind:<10} {r.scope:<7} {r.updated}  {one_line(r.title)}{status}")
     return EXIT_OK
 
 
@@ -107,6 +109,7 @@ def _row(entry: Any) -> dict[str, Any]:
 @json_option
 def get_command(record_id: str, project: Path | None, scope: str | None, as_json: bool) -> int:
     """Print one record's file as stored (--json: its fields, body, path and revision).
+    On a terminal, control characters are shown as `\\xNN`; piped, the bytes are exact.
 
     The revision is what `memhub memory edit` and `rm` take with --revision. An id that is
     not in the memory you can see reads "no record ID in this memory" (exit 1).
@@ -117,6 +120,8 @@ def get_command(record_id: str, project: Path | None, scope: str | None, as_json
     if as_json:
         return reply(record_json(entry))
     data = entry.path.read_bytes()
+    if sys.stdout.isatty():  # a person reads it: no escape sequence from the file runs
+        data = printable(data.decode("utf-8", "replace")).encode("utf-8")
     sys.stdout.flush()
     sys.stdout.buffer.write(data if data.endswith(b"\n") else data + b"\n")
     sys.stdout.buffer.flush()
@@ -185,9 +190,9 @@ def search_command(
     for hit in hits:
         where = f"session {hit.id} ({hit.host or '?'})" if hit.source == "session" else None
         where = where or f"{hit.id} ({hit.scope}, {hit.kind})"
-        click.echo(f"{where}  {hit.title}")
+        click.echo(f"{one_line(where)}  {one_line(hit.title)}")
         if hit.snippet:
-            click.echo(f"    {' '.join(hit.snippet.split())}")
+            click.echo(f"    {one_line(hit.snippet)}")
     return EXIT_OK
 
 

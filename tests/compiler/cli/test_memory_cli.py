@@ -298,3 +298,20 @@ def test_memhub_undo_reverts_a_memory_write(mh: Memhub, app: tuple[Path, str]) -
     assert [p.stem for p in record_files(pid)] == [kept]
     assert mh("memory", "search", "pomegranate", "--json", cwd=top).data["hits"] == []
     assert mh("memory", "get", undone, cwd=top).code == 1
+
+
+def test_control_characters_in_records_never_reach_the_terminal_raw(
+    mh: Memhub, app: tuple[Path, str], tmp_path: Path
+) -> None:
+    top, pid = app
+    rid = add(mh, top, "Plain title", "needle")
+    [path] = record_files(pid)
+    path.write_text(path.read_text().replace("Plain title", "Evil \\u001b[2J title"))
+    assert "\x1b" in mh("memory", "get", rid, "--json", cwd=top).data["title"]  # data is data
+    for args in (("memory", "list"), ("memory", "search", "needle")):
+        ran = mh(*args, cwd=top)
+        assert ran.code == 0 and "\x1b" not in ran.out and "Evil \\x1b[2J title" in ran.out
+    note = tmp_path / "evil.md"
+    note.write_text("---\nkind: fact\ntitle: x\n---\nbody \x1b]0;pwned\x07 text\n")
+    preview = mh("memory", "import", str(note), cwd=top)
+    assert "\x1b" not in preview.out and "\x07" not in preview.out
