@@ -15,17 +15,19 @@ from memhub.compiler.cli.memory_common import (
     apply_options,
     json_option,
     kind_option,
-    one_line,
     open_service,
-    printable,
-    problems_of,
-    project_json,
     project_option,
-    record_json,
     scope_option,
     tag_option,
 )
 from memhub.compiler.cli.memory_input import InputError
+from memhub.compiler.cli.memory_show import (
+    one_line,
+    printable,
+    problems_of,
+    project_json,
+    record_json,
+)
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import click
 from memhub.compiler.cli.memory_common import (
     apply_options,
-    confirm_and_apply,
     json_option,
     open_service,
     project_option,
     yes_option,
 )
 from memhub.compiler.cli.memory_input import TRIGGER_HELP, InputError, parse_triggers, read_body
+from memhub.compiler.cli.memory_show import confirm_and_apply
 from memhub.runtime.memory.records import KINDS
 
 if TYPE_CHECKING:
