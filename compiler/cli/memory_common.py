@@ -32,6 +32,12 @@ class MemoryCommandError(MemhubError):
         return {"error": self.kind, "message": str(self), "problems": []}
 
 
+class InputError(MemhubError):
+    """An argument the command cannot use: what, and how to fix it (exit 2)."""
+
+    exit_code = EXIT_INVALID
+
+
 def translated(exc: BaseException) -> MemoryCommandError | None:
     """The CLI error for a failure of the memory layer, or None for anything else."""
     from memhub.runtime.memory.errors import MemoryServiceError

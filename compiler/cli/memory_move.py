@@ -14,13 +14,13 @@ from typing import Any
 
 import click
 from memhub.compiler.cli.memory_common import (
+    InputError,
     apply_options,
     json_option,
     open_service,
     project_option,
     yes_option,
 )
-from memhub.compiler.cli.memory_input import InputError
 from memhub.compiler.cli.memory_show import confirm_and_apply
 
 NATIVE_HOSTS = ("claude", "codex", "gemini")

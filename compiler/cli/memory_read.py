@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 from memhub.compiler.cli.memory_common import (
+    InputError,
     apply_options,
     json_option,
     kind_option,
@@ -20,7 +21,6 @@ from memhub.compiler.cli.memory_common import (
     scope_option,
     tag_option,
 )
-from memhub.compiler.cli.memory_input import InputError
 from memhub.compiler.cli.memory_show import (
     one_line,
     printable,

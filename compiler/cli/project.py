@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.compiler.cli.memory_common import MemoryGroup, json_option, memhub_home
-from memhub.compiler.cli.memory_input import InputError
+from memhub.compiler.cli.memory_common import InputError, MemoryGroup, json_option, memhub_home
 from memhub.compiler.cli.memory_show import one_line
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory import layout

@@ -30,6 +30,7 @@ HEAVY = (
     "memhub.compiler.safewrite",
     "memhub.compiler.cli.memory_write",
     "memhub.compiler.cli.memory_move",
+    "memhub.compiler.cli.memory_input",
     "mcp",
 )
 
