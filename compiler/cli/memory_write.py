@@ -116,12 +116,18 @@ def add_command(
 
 
 def _need_project(service: MemoryService, scope: str) -> None:
-    """A project write where no project resolves: NoProject with the resolution's message."""
-    from memhub.runtime.memory.errors import NoProject
+    """Refuse a write to a scope this workspace lacks, saying why: no project resolves here
+    (NoProject, with the resolution's message), or the project does not read shared records."""
+    from memhub.runtime.memory.errors import MemoryServiceError, NoProject
 
     workspace = service.workspace
     if scope == "project" and workspace.project_id is None:
         raise NoProject(workspace.message)
+    if scope == "shared" and "shared" not in workspace.scopes:
+        raise MemoryServiceError(
+            f"project {workspace.project_id} does not read shared records, so it cannot write one",
+            "`memhub project connect --shared` enables them for it",
+        )
 
 
 @click.command("edit")

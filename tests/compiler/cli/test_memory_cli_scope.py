@@ -146,3 +146,20 @@ def test_scopes_not_granted(mh: Memhub, two: dict[str, object]) -> None:
     # is not a checkout is simply no project
     nowhere = mh("memory", "list", "--project", "/etc", "--scope", "project", cwd=tmp)
     assert nowhere.code == 1 and not _leaks(nowhere.err, two)
+
+
+def test_writes_outside_the_granted_scopes(
+    mh: Memhub, two: dict[str, object], tmp_path: Path
+) -> None:
+    mine, rid = two["mine"], str(two["rid"])
+    assert isinstance(mine, Path)
+    before = {p: p.read_bytes() for p in record_files("*")}
+    sup = mh("memory", "add", "--kind", "fact", "--title", "t", "--body", "b",
+             "--supersedes", rid, "--yes", cwd=mine)  # fmt: skip
+    assert sup.code == 1 and f"no record {rid} in this memory" in sup.err
+    private, _ = connected(mh, tmp_path / "private")
+    mh("project", "connect", "--no-shared", cwd=private)
+    shared = mh("memory", "add", "--kind", "fact", "--title", "t", "--body", "b",
+                "--scope", "shared", "--yes", cwd=private)  # fmt: skip
+    assert shared.code == 1 and "--shared" in shared.err
+    assert {p: p.read_bytes() for p in record_files("*")} == before
