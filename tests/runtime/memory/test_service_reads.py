@@ -214,11 +214,29 @@ def test_overview_counts_only_the_callers_scopes(mem: Memory) -> None:
     assert mem.service(cwd=mem.home.parent).overview()["project"] is None
 
 
-def test_recheck_trusts_an_unchanged_folder_for_a_while(mem: Memory) -> None:
-    svc = MemoryService(open_workspace(mem.home, cwd=mem.app), recheck=3600)
-    assert ids(svc.search("fabric")) == ["r-mine", "r-shared"]
-    put(mem.home, record("r-added", "project", mem.pid, title="fabric too"))  # a new file
-    assert "r-added" in ids(svc.search("fabric"))  # the folder changed: listed again
+def test_with_recheck_a_watcher_catches_in_place_edits(mem: Memory) -> None:
+    import time
+
+    with MemoryService(open_workspace(mem.home, cwd=mem.app), recheck=0.05) as svc:
+        assert ids(svc.search("fabric")) == ["r-mine", "r-shared"]
+        put(mem.home, record("r-added", "project", mem.pid, title="fabric too"))  # a new file
+        assert "r-added" in ids(svc.search("fabric"))  # the folder changed: listed at once
+        path = layout.project_records(layout.memory_root(mem.home), mem.pid) / "r-mine.md"
+        folder = path.parent.stat().st_mtime_ns
+        with open(path, "r+b") as handle:  # in place, as some editors save
+            data = handle.read().replace(b"deploy with fabric", b"deploy with puppet")
+            handle.seek(0)
+            handle.write(data)
+            handle.truncate()
+        assert path.parent.stat().st_mtime_ns == folder
+        watcher = svc._watcher
+        assert watcher is not None
+        start = watcher.walks
+        deadline = time.monotonic() + 30
+        while watcher.walks < start + 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ids(svc.search("puppet")) == ["r-mine"]
+    assert svc._watcher is None
 
 
 def _capture(home: Path, cid: str, cwd: Path, text: str, host: str = "claude") -> None:
