@@ -119,6 +119,21 @@ def test_agent_plugins_reports_that_its_server_serves_no_project(tmp_path: Path)
     built = build(load(hub))
     row = next(r for r in built.coverage if r.id == "memhub-memory")
     assert (row.host, row.status) == ("agent-plugins", "caveat")
-    assert "serves no project" in row.reason
+    assert "not told the project" in row.reason
     document = _json(built, "agent-plugins/hello-hub/mcp.json")
     assert "--project" not in document["mcpServers"]["memhub-memory"]["args"]
+
+
+def test_project_dir_in_a_servers_arguments_per_host(tmp_path: Path) -> None:
+    hub = _hub_copy(tmp_path, None)
+    text = (hub / "hub.yaml").read_text()
+    text = text.replace('"."]', '"${project_dir}"]').replace(
+        "mcp:\n", "hosts: [claude, cursor, agent-plugins]\nmcp:\n", 1
+    )
+    (hub / "hub.yaml").write_text(text)
+    built = build(load(hub))
+    claude = _json(built, "plugins/hello-hub/.mcp.json")["mcpServers"]["filesystem"]["args"]
+    cursor = _json(built, "plugins/hello-hub/.cursor-plugin/plugin.json")["mcpServers"]
+    assert claude[-1] == "." and cursor["filesystem"]["args"][-1] == "${workspaceFolder}"
+    row = next(r for r in built.coverage if r.host == "agent-plugins" and r.component == "mcp")
+    assert row.status == "caveat" and "not told the project" in row.reason
