@@ -35,13 +35,19 @@ SEARCH_KINDS = (*KINDS, "session")
 
 
 def _checked(service: Any, scope: str | None) -> list[str]:
-    """The warnings of a read: no project here (only shared records are seen). A read of
-    `--scope project` without a project is refused (NoProject), never an empty success."""
+    """The warnings of a read: no project here (only shared records are seen), or a project
+    that does not read shared ones. A read of `--scope project` without a project is refused
+    (NoProject), never an empty success."""
     from memhub.runtime.memory.errors import NoProject
 
     workspace = service.workspace
     if workspace.project_id is not None:
-        return []
+        if "shared" in workspace.scopes or scope == "project":
+            return []
+        return [
+            f"project {workspace.project_id} does not read shared records "
+            "(`memhub project connect --shared` enables them)"
+        ]
     if scope == "project":
         raise NoProject(workspace.message)
     return [f"no project: {workspace.message}; only shared records are read"]

@@ -97,6 +97,7 @@ def test_shared_scope_is_explicit_and_seen_by_projects(
     off, _ = connected(mh, tmp_path / "private")
     mh("project", "connect", "--no-shared", cwd=off)
     assert mh("memory", "list", "--json", cwd=off).data["records"] == []
+    assert "--shared" in mh("memory", "list", "--scope", "shared", cwd=off).err
     assert mh("memory", "get", shared, cwd=off).code == 1
 
 
