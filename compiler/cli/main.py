@@ -36,7 +36,7 @@ COMMANDS = {
     "validate": "validate",
 }
 # verbs whose module is a click group: their JSON envelope names the subcommand too
-GROUPS = ("capture", "memory", "project")
+GROUPS = ("capture", "mcp", "memory", "project")
 
 
 def _group() -> Any:
