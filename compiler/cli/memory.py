@@ -27,9 +27,9 @@ SUBCOMMANDS = {
 
 @click.group("memory", cls=MemoryGroup, lazy=SUBCOMMANDS)
 def command() -> None:
-    """The local memory: Markdown records under $MEMHUB_HOME/memory, per project and shared.
+    """Search, add and edit the local memory's records.
 
-    A record is one Markdown file with YAML front matter (kind, title, tags, triggers,
+    Records live under $MEMHUB_HOME/memory. A record is one Markdown file with YAML front matter (kind, title, tags, triggers,
     source). The project is the one of the working directory's git checkout (`memhub
     project connect` binds it); --project DIR reads another's. Shared records are seen by
     every project that enables them (`memhub project connect --no-shared` turns them off).

@@ -57,7 +57,7 @@ def project_row(project: P.Project) -> dict[str, Any]:
 
 @click.group("project", cls=MemoryGroup, lazy={})
 def command() -> None:
-    """Bind git checkouts to memory projects: connect, disconnect, list.
+    """Bind git checkouts to memory projects.
 
     Memory records are filed under the project of the working directory's git checkout.
     A checkout no project is bound to files nothing until `memhub project connect`.
