@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.memory_common import (
@@ -31,10 +31,13 @@ from memhub.compiler.cli.memory_show import (
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
 
+if TYPE_CHECKING:
+    from memhub.runtime.memory.service import MemoryService
+
 SEARCH_KINDS = (*KINDS, "session")
 
 
-def _checked(service: Any, scope: str | None) -> list[str]:
+def _checked(service: MemoryService, scope: str | None) -> list[str]:
     """The warnings of a read: no project here (only shared records are seen), or a project
     that does not read shared ones. A read of `--scope project` without a project is refused
     (NoProject), never an empty success."""

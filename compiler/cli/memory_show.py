@@ -94,10 +94,13 @@ def confirm_and_apply(
     data.update(written=True, result=jsonable(result))
     if as_json:
         return reply(data)
-    changed = result.get("changed", []) if isinstance(result, dict) else []
+    changed = result.get("changed", [])
     click.echo(
-        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')})"
+        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')};"
+        " `memhub undo` reverts it)"
     )
+    for note in result.get("notes", ()):
+        click.echo(f"note: {one_line(str(note))}", err=True)
     return EXIT_OK
 
 
