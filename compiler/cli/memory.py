@@ -39,6 +39,7 @@ def command() -> None:
     `memhub memory get --json` printed: if the file changed since (an editor, another
     process), nothing is written and the exit code is 3. Each write is one run in
     memhub's journal: `memhub undo` reverts the last one (`memhub history` lists them).
+    With --json a write prints {plan: {changes, notes}, written, result: {run, changed}}.
 
     \b
     Examples:

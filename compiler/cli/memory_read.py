@@ -78,7 +78,8 @@ def list_command(
     """The records you can see here, newest first: id, kind, scope, status, updated, title.
 
     Malformed record files are named (file:line and why) on stderr and skipped; they are
-    never repaired. Example: memhub memory list --kind decision --tag db
+    never repaired. --json: `data.records` (each record's fields, path and revision, no
+    body), `data.problems`, `data.project`. Example: memhub memory list --kind decision
     """
     service = open_service(project)
     warnings = _checked(service, scope)
@@ -167,7 +168,9 @@ def search_command(
     """Full-text search (best first) over the records you can see, or captured sessions.
 
     Any text is a valid query: quotes, `-`, `*`, `:`, `/` and brackets are matched as text.
-    Every hit names its source: a record id and scope, or a session id and its host.
+    Every hit names its source: a record id and scope, or a session id and its host
+    (--json: `data.hits`, each {source, id, title, kind, scope, host, snippet, score,
+    revision, updated, tags}).
     A query that starts with `-` goes after `--`: memhub memory search -- "-x flag".
 
     \b
