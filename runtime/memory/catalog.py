@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fts
+from .memorymd import Line
 from .records import Record, Source, Triggers
 
-__all__ = ["Stored", "count_by_kind", "fields_json", "record_from", "select"]
+__all__ = ["Stored", "count_by_kind", "fields_json", "lines", "record_from", "select"]
 
 _FIELDS = (
     *("id", "title", "kind", "scope", "project", "created", "updated", "tags", "status"),
@@ -94,6 +95,22 @@ def select(
     return [
         Stored(record_from(str(fields), str(body)), str(path), str(rev))
         for fields, body, path, rev in db.execute(sql, params)
+    ]
+
+
+def lines(db: Any, allowed: Sequence[tuple[str, str | None]]) -> list[Line]:
+    """Every record within `allowed` as MEMORY.md lists it (no parsing: index columns only)."""
+    pairs = fts.grants(allowed)
+    if not pairs:
+        return []
+    scoped, params = _scoped(pairs)
+    return [
+        Line(str(i), str(k), str(t), str(st), str(sc))
+        for i, k, t, st, sc in db.execute(
+            "SELECT d.id, d.kind, d.title, d.status, d.scope FROM docs d"
+            f" WHERE d.source = 'record' AND {scoped}",
+            params,
+        )
     ]
 
 

@@ -35,6 +35,8 @@ from .records import Record, content_hash, is_record_text, parse_record, revisio
 __all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
 
 RACY_NS = 2_000_000_000
+GENTLE_EVERY = 200
+GENTLE_PAUSE = 0.0005
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
 RECORD = "record"
 MALFORMED = "malformed"
@@ -77,14 +79,10 @@ class ScanResult:
     problems: tuple[Problem, ...]
 
 
-@dataclass(frozen=True)
-class _Row:
-    """One cached file state."""
-
-    stat: _Stat
-    checked_ns: int
-    revision: str
-    state: str
+# One cached file state: mtime_ns, size, inode, checked_ns, revision, state. A plain tuple,
+# straight from SQLite: loading 100k of them is most of a cold read's cost.
+_Row = tuple[int, int, int, int, str, str]
+_REV, _STATE = 4, 5
 
 
 class NotARecord(RecordError):
@@ -176,8 +174,12 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path) -> dict[str, _Stat]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats."""
+def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats.
+
+    `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
+    thread answering queries never waits a whole switch interval behind the walk.
+    """
     out: dict[str, _Stat] = {}
     try:
         entries = os.scandir(folder)
@@ -192,15 +194,18 @@ def _listing(folder: Path) -> dict[str, _Stat]:
             except FileNotFoundError:
                 continue
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            if gentle and len(out) % GENTLE_EVERY == 0:
+                time.sleep(GENTLE_PAUSE)
     return out
 
 
 class Scanner:
     """Keeps the index in step with the record files of the scopes it is asked about."""
 
-    def __init__(self, root: Path, index: MemoryIndex) -> None:
+    def __init__(self, root: Path, index: MemoryIndex, *, gentle: bool = False) -> None:
         self.root = root
         self.index = index
+        self.gentle = gentle
         _make_table(index.db)
         # The file states of each folder as last seen by this process: a long-running server
         # compares against memory instead of reloading the table on every read.
@@ -238,8 +243,8 @@ class Scanner:
         rows = self._seen.get(pair)
         if rows is None:
             rows = {
-                str(path): _Row((int(m), int(s), int(i)), int(c), str(r), str(st))
-                for path, m, s, i, c, r, st in self.index.db.execute(
+                row[0]: row[1:]
+                for row in self.index.db.execute(
                     "SELECT path, mtime_ns, size, inode, checked_ns, revision, state"
                     " FROM scan_files WHERE scope = ? AND project = ?",
                     (pair[0], pair[1] or ""),
@@ -251,16 +256,16 @@ class Scanner:
     def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
         """Re-index the changed files of one folder; documents written or deleted."""
         cached = self._cached((scope, project))
-        listing = _listing(folder)
+        listing = _listing(folder, self.gentle)
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
         touched: list[tuple[int, int, int, int, str]] = []  # same bytes, new stat
         for path, info in listing.items():
             row = cached.get(path)
-            if row is not None and row.stat == info and info[0] < row.checked_ns - RACY_NS:
+            if row is not None and row[:3] == info and info[0] < row[3] - RACY_NS:
                 continue  # unchanged since it was last read, and not racily so
-            if row is not None and _same_bytes(Path(path), row.revision):
+            if row is not None and _same_bytes(Path(path), str(row[_REV])):
                 touched.append((*info, now, path))
                 continue
             doc, state = self._examine(Path(path), scope, project, row)
@@ -290,10 +295,10 @@ class Scanner:
         for path in gone:
             cached.pop(path, None)
         for s in states:
-            cached[str(s[0])] = _Row(s[3:6], now, str(s[7]), str(s[8]))  # type: ignore[arg-type]
+            cached[str(s[0])] = (*s[3:6], now, s[7], s[8])  # type: ignore[assignment]
         for m, size, inode, _now, path in touched:
             old = cached[path]
-            cached[path] = _Row((m, size, inode), now, old.revision, old.state)
+            cached[path] = (m, size, inode, now, str(old[_REV]), str(old[_STATE]))
         return changed.total
 
     def _examine(
@@ -312,7 +317,7 @@ class Scanner:
             return None, (rev, state, error.line, error.message, error.fix, "", "")
         rev = revision(data)
         known = (rev, RECORD, None, "", "", fields_json(record), content_hash(record))
-        if row is not None and row.revision == rev and row.state == RECORD:
+        if row is not None and row[_REV] == rev and row[_STATE] == RECORD:
             return None, known
         return record_doc(record, path, rev), known
 

@@ -218,13 +218,15 @@ class MemoryService:
         self.refresh_index()
         ws = self.workspace
         counts = catalog.count_by_kind(self._db, ws.allowed())
-        listed = catalog.select(self._db, ws.allowed())
+        listed = [
+            line for line in catalog.lines(self._db, ws.allowed()) if line.status != "superseded"
+        ]
         project = {"id": ws.project_id, "name": ws.project_name} if ws.project_id else None
         return {
             "project": project,
             "counts": dict(sorted(counts.get("active", {}).items())),
             "proposed": sum(counts.get("proposed", {}).values()),
-            "memory_md": memorymd.overview_text([s.record for s in listed]),
+            "memory_md": memorymd.overview_text(listed),
         }
 
     def recall(
