@@ -124,10 +124,12 @@ class MemoryService:
     def _db(self) -> Any:
         return self._scan().index.db
 
-    def refresh_index(self) -> int:
-        """Re-index record files changed behind the index's back; documents changed."""
+    def refresh_index(self, *, full: bool = False) -> int:
+        """Re-index record files changed behind the index's back; documents changed.
+
+        `full`: check every file's stat now even when `recheck` trusts unchanged folders."""
         scanner = self._scan()
-        trust = float("inf") if self.recheck > 0 else 0.0  # the watcher re-checks the files
+        trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
         result = scanner.refresh(self.workspace.allowed(), trust=trust)
         self.notes = tuple(str(problem) for problem in result.problems)
         return result.changes

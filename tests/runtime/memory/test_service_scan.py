@@ -85,3 +85,13 @@ def test_refresh_sessions_without_a_store_indexes_nothing(tmp_path: Path) -> Non
     with MemoryIndex(tmp_path / "i.sqlite") as index:
         assert sessions.refresh_sessions(tmp_path / "home", index) == 0
         assert index.revisions(sources=("session",)) == {}
+
+
+def test_a_yaml_error_after_nel_characters_names_a_line_of_the_file() -> None:
+    """YAML counts NEL (and U+2028/9) as line breaks; reports count newlines, as editors do."""
+    from memhub.runtime.memory.records import parse_record
+
+    text = '---\nmemhub: 1\nid: r-1\ntitle: "x\x85\x85\x85\x85\nkind: fact\n---\nbody\n'
+    with pytest.raises(RecordError) as error:
+        parse_record(text.encode(), "f.md")
+    assert error.value.line is not None and 1 <= error.value.line <= text.count("\n")
