@@ -26,7 +26,9 @@ COMMANDS = {
     "init": "init",
     "login": "login",
     "mcp": "mcp",
+    "memory": "memory",
     "plan": "plan",
+    "project": "project",
     "restore": "restore",
     "sessions": "sessions",
     "status": "status",
@@ -34,6 +36,8 @@ COMMANDS = {
     "uninstall": "uninstall",
     "validate": "validate",
 }
+# verbs whose module is a click group: their JSON envelope names the subcommand too
+GROUPS = ("capture", "mcp", "memory", "project")
 
 
 def _group() -> Any:
@@ -66,7 +70,8 @@ def _crash_log(exc: BaseException) -> Path | None:
         handle, name = tempfile.mkstemp(
             prefix=time.strftime("crash-%Y%m%d-%H%M%S-"), suffix=".log", dir=logs
         )
-        with os.fdopen(handle, "w") as log:
+        # backslashreplace: an argument of non-UTF-8 bytes must not crash the crash log
+        with os.fdopen(handle, "w", errors="backslashreplace") as log:
             log.write(f"memhub {' '.join(sys.argv[1:])}\npython {sys.version}\n\n")
             log.write("".join(traceback.format_exception(exc)))
         return Path(name)
@@ -80,8 +85,8 @@ def _command_of(args: Sequence[str]) -> str:
     words = [a for a in args if not a.startswith("-")]
     if not words or words[0] not in COMMANDS:
         return ""
-    if words[0] == "capture" and len(words) > 1:
-        return f"capture {words[1]}"
+    if words[0] in GROUPS and len(words) > 1:
+        return f"{words[0]} {words[1]}"
     return words[0]
 
 
