@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 SHARED = "shared"
 NO_PLUGIN_FOLDER = "an install has no plugin folder for ${plugin_root} / ${plugin_data}"
 RUNTIME_PACKAGE = "memhub_runtime"
+# Parts of runtime/ that bundles do not copy, relative to it (a folder ends with "/"): the MCP
+# server needs the `mcp` SDK and the memory write layer imports memhub.compiler (safewrite),
+# neither of which a bundle has. A test checks every runtime module importing either is here.
+NOT_VENDORED = ("server/", "memory/writes.py")
 
 
 NATIVE_ROOT = "plugins"
@@ -154,9 +158,16 @@ def _runtime_folder() -> Traversable:
     return resources.files("memhub.runtime")
 
 
+def _not_vendored(relative: str, is_dir: bool) -> bool:
+    """Whether `relative` (a path under runtime/) is one of NOT_VENDORED."""
+    return (relative + "/" if is_dir else relative) in NOT_VENDORED
+
+
 def _runtime_sources(folder: Traversable, prefix: str) -> list[tuple[str, bytes]]:
     found: list[tuple[str, bytes]] = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if _not_vendored(prefix + entry.name, entry.is_dir()):
+            continue
         if entry.is_file() and entry.name.endswith(".py"):
             found.append((prefix + entry.name, entry.read_bytes()))
         elif entry.is_dir() and entry.joinpath("__init__.py").is_file():

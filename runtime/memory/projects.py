@@ -55,6 +55,7 @@ class Project:
     name: str
     bindings: tuple[Binding, ...] = ()
     state: str = CONNECTED
+    shared: bool = True  # whether this project reads shared records (`connect --no-shared`)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,12 @@ def _rebind(
     return Connected(_with(registry, updated), project_id, action)
 
 
+def set_shared(registry: Registry, project_id: str, shared: bool) -> Registry:
+    """Enable or disable shared records for a project (`memhub project connect [--no-shared]`)."""
+    project = _get(registry, project_id)
+    return _with(registry, replace(project, shared=shared))
+
+
 def disconnect(registry: Registry, project_id: str) -> Registry:
     """Mark a project disconnected: its bindings and records stay, nothing resolves to it."""
     project = _get(registry, project_id)
@@ -185,15 +192,17 @@ def resolve_checkout(
             f"project {project.id} ({project.name}) is disconnected: `memhub project connect {top}`"
         )
         return Resolution(None, why + " reconnects it", checkout, "disconnected")
-    # A project none of whose bindings exists any more may be this one, moved: say so, never guess.
-    gone = sorted(
-        p.id
+    # A project none of whose bindings exists any more may be this one, moved: say so, never
+    # guess, and never name it (the caller may be another project's agent).
+    if any(
+        p.bindings and not any(exists(b.common_dir) for b in p.bindings)
         for p in registry.projects.values()
-        if p.bindings and not any(exists(b.common_dir) for b in p.bindings)
-    )
-    if gone:
-        why = f"{top} is not connected; the checkout of project {' or '.join(gone)} is gone"
-        how = f"if this is it, moved, `memhub project connect --project ID {top}` rebinds it"
+    ):
+        why = f"{top} is not connected; a registered project's checkout is gone"
+        how = (
+            f"if this is it, moved, `memhub project connect --project ID {top}` rebinds it;"
+            " `memhub project list` shows ids"
+        )
         return Resolution(None, f"{why}: {how}", checkout, "moved")
     why = f"{top} is not connected to a project: run `memhub project connect`"
     return Resolution(None, why, checkout, "not-connected")
@@ -217,6 +226,7 @@ def to_json(registry: Registry) -> dict[str, Any]:
             pid: {
                 "name": p.name,
                 "state": p.state,
+                "shared": p.shared,
                 "bindings": [asdict(b) for b in p.bindings],
             }
             for pid, p in sorted(registry.projects.items())
@@ -254,7 +264,11 @@ def _project(where: str, pid: str, raw: object) -> Project:
     if not isinstance(bindings, list):
         raise RegistryError(f"{where}: project {pid}: `bindings` must be a list")
     parsed = tuple(_binding(f"{where}: project {pid}", b) for b in bindings)
-    return Project(pid, _text(f"{where}: project {pid}", raw.get("name"), "name"), parsed, state)
+    shared = raw.get("shared", True)  # registries written before the key existed read shared
+    if not isinstance(shared, bool):
+        raise RegistryError(f"{where}: project {pid}: `shared` must be true or false")
+    name = _text(f"{where}: project {pid}", raw.get("name"), "name")
+    return Project(pid, name, parsed, state, shared)
 
 
 def from_json(document: object, where: str = FILENAME) -> Registry:

@@ -190,7 +190,9 @@ def test_a_moved_checkout_needs_an_explicit_rebind(tmp_path: Path) -> None:
     old.rename(new)
     moved = P.resolve(reg, new)
     assert moved.project_id is None and moved.reason == "moved"
-    assert pid in moved.message and "--project" in moved.message
+    # The message never names another project: the caller may be working in an unrelated one.
+    assert pid not in moved.message and "--project" in moved.message
+    assert "`memhub project list` shows ids" in moved.message
     # Without the id it is not silently attached: a new project.
     _, fresh, action = P.connect(reg, checkout(new))
     assert fresh != pid and action == P.CREATED_NAMESAKE
@@ -276,7 +278,12 @@ def test_load_missing_is_empty_and_save_round_trips_0600(tmp_path: Path) -> None
     assert P.load_registry(path) == reg
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     doc = json.loads(path.read_text())
-    assert doc["version"] == 1 and set(doc["projects"][pid]) == {"name", "bindings", "state"}
+    assert doc["version"] == 1 and set(doc["projects"][pid]) == {
+        "name",
+        "bindings",
+        "state",
+        "shared",
+    }
     assert sorted(os.listdir(path.parent)) == [P.FILENAME]
 
 

@@ -1,0 +1,110 @@
+"""What the memory service refuses, as one exception family the CLI and MCP server map to
+exit codes and tool errors.
+
+Every error carries a message (what, naming the record), a fix (what to do) and an exit code.
+No message ever names another project's id or name: an id outside the caller's scopes reads
+exactly like one that does not exist. Stdlib only (vendored).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DuplicateRecord",
+    "ImportConflict",
+    "MemoryServiceError",
+    "NoProject",
+    "NotFound",
+    "ReadOnly",
+    "StaleRevision",
+]
+
+
+class MemoryServiceError(Exception):
+    """A refused memory operation: `message`, `fix` and the CLI's `exit_code`."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, fix: str = "", *, exit_code: int | None = None) -> None:
+        self.message = message
+        self.fix = fix
+        if exit_code is not None:
+            self.exit_code = exit_code
+        super().__init__(f"{message}: {fix}" if fix else message)
+
+
+class NotFound(MemoryServiceError):
+    """A record that is absent or outside the caller's scopes (the same text for both)."""
+
+    def __init__(self, record_id: str) -> None:
+        self.record_id = record_id
+        super().__init__(
+            f"no record {_shown(record_id)} in this memory",
+            "`memhub memory list` shows the records you can see",
+        )
+
+
+class StaleRevision(MemoryServiceError):
+    """The record changed since the caller read it: the expected revision is not current."""
+
+    exit_code = 3
+
+    def __init__(self, record_id: str, expected: str | None, current: str | None) -> None:
+        self.record_id, self.expected, self.current = record_id, expected, current
+        super().__init__(
+            f"record {record_id} changed: expected revision {expected or '(absent)'},"
+            f" it is now {current or '(deleted)'}",
+            "read it again (`memhub memory get`) and redo the change with the new revision",
+        )
+
+
+class DuplicateRecord(MemoryServiceError):
+    """The new record says what an existing active one says."""
+
+    def __init__(self, existing_id: str, how: str = "the same title and body") -> None:
+        self.existing_id = existing_id
+        super().__init__(
+            f"record {existing_id} already holds {how}",
+            "edit that record, or add this one anyway with --force",
+        )
+
+
+class NoProject(MemoryServiceError):
+    """The caller's folder files under no project (the Resolution's message says why)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message or "no project is resolved here",
+            "run `memhub project connect` in the checkout, or use --scope shared",
+        )
+
+
+class ImportConflict(MemoryServiceError):
+    """A source imported before has changed since: the user decides, memhub never overwrites."""
+
+    exit_code = 3
+
+    def __init__(self, conflicts: list[tuple[str, str]]) -> None:
+        self.conflicts = list(conflicts)  # (origin, record id of its earlier import)
+        listed = "; ".join(f"{origin} (imported as {rid})" for origin, rid in self.conflicts)
+        super().__init__(
+            f"changed since their import: {listed}",
+            "edit the imported record, or remove it and import again",
+        )
+
+
+class ReadOnly(MemoryServiceError):
+    """A write asked of a workspace opened read-only."""
+
+    exit_code = 2
+
+    def __init__(self, what: str = "this change") -> None:
+        super().__init__(
+            f"{what} needs write access and this memory was opened read-only",
+            "enable write tools in the configuration, or use the CLI",
+        )
+
+
+def _shown(value: object) -> str:
+    """An id for a message, cut short (a hostile 10k-character id stays readable)."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:60] + "..."
