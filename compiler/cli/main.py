@@ -25,6 +25,7 @@ COMMANDS = {
     "import": "import_",
     "init": "init",
     "login": "login",
+    "mcp": "mcp",
     "plan": "plan",
     "restore": "restore",
     "sessions": "sessions",

@@ -43,6 +43,8 @@ ARGS: dict[str, tuple[str, ...]] = {
     "import": ("--into", "TMP/imported", "--dry-run"),
     "init": ("TMP/new-hub",),
     "login": ("--status",),
+    "mcp key": (),
+    "mcp serve": ("--http", "--host", "0.0.0.0"),  # refused before it binds: nothing serves
     "plan": ("HUB", "--hosts", "claude"),
     "restore": ("--originals", "--dry-run"),
     "sessions": (),

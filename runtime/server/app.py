@@ -1,0 +1,182 @@
+"""memhub's MCP server on the official `mcp` SDK: the tools of tools.py and writetools.py,
+served over stdio or (http.py) streamable HTTP.
+
+The workspace is fixed before the server starts; the service is opened once, on one worker
+thread that every tool call runs on (its SQLite connections stay on the thread that made
+them, and the event loop keeps answering while a write waits for the operation lock).
+A tool's result is its structured content plus the same JSON as a text block; any failure is
+an `isError` result, never a crashed server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+
+from ..memory.errors import MemoryServiceError
+from ..memory.frontmatter import RecordError
+from ..memory.service import MemoryService
+from ..memory.workspace import Workspace
+from . import shapes
+from .tools import ReadTools
+from .writetools import WriteTools
+
+NAME = "memhub"
+INSTRUCTIONS = (
+    "memhub's local memory for this project. Before answering from scratch, search_memory for"
+    " facts, decisions and lessons about what you are working on. When you learn something"
+    " worth keeping across sessions (a decision and why, a fix for a recurring error, a user"
+    " preference), propose saving it with save_memory if it is enabled; lessons and"
+    " procedures you save wait for a person to accept them. Never save secrets."
+)
+
+_READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+_CAPTURE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+_ADD = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+# revision-checked: repeating the same call is refused as stale, so it changes nothing more
+_CHANGE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+
+READ_TOOLS: dict[str, ToolAnnotations] = {
+    "search_memory": _READ,
+    "get_memory": _READ,
+    "list_memory": _READ,
+    "recall_directives": _READ,
+    "get_brain_overview": _READ,
+    "list_agent_brains": _READ,
+    "list_orgs": _READ,
+    "import_conversation": _CAPTURE,
+}
+WRITE_TOOLS: dict[str, ToolAnnotations] = {
+    "save_memory": _ADD,
+    "save_artifact": _ADD,
+    "update_memory": _CHANGE,
+    "delete_memory": _CHANGE,
+}
+EXPECTED = (shapes.ToolFailure, MemoryServiceError, RecordError, ValueError)
+
+
+class Worker:
+    """One thread every tool call runs on, in arrival order."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhub-mcp")
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run `fn` on the worker and wait (for setup, before the event loop runs)."""
+        return self._pool.submit(fn).result()
+
+    async def run(
+        self, fn: Callable[..., dict[str, Any]], kwargs: dict[str, Any]
+    ) -> CallToolResult:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, lambda: result_of(fn, kwargs))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def result_of(fn: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> CallToolResult:
+    """Call one tool method: its dict as a result, or what it raised as a tool error."""
+    try:
+        data = fn(**kwargs)
+    except EXPECTED as exc:
+        return _error(shapes.error_json(exc))
+    except Exception as exc:  # a bug: say so to the client, keep serving, log the traceback
+        traceback.print_exc(file=sys.stderr)
+        message = f"internal error ({type(exc).__name__}) in {getattr(fn, '__name__', 'tool')}"
+        return _error({"error": {"kind": "internal", "message": message, "fix": "see the log"}})
+    return CallToolResult(
+        content=[TextContent(type="text", text=_dumps(data))], structured_content=data
+    )
+
+
+def _error(payload: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=shapes.error_text(payload))],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _register(
+    server: MCPServer, worker: Worker, method: Callable[..., Any], annotations: ToolAnnotations
+) -> None:
+    """Serve `method` as a tool: its signature is the input schema, its docstring the
+    description; the call itself runs on the worker thread."""
+    signature = inspect.signature(method, eval_str=True)
+
+    async def tool(**kwargs: Any) -> CallToolResult:
+        return await worker.run(method, kwargs)
+
+    tool.__signature__ = signature.replace(return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    tool.__name__ = method.__name__
+    server.add_tool(
+        tool,
+        name=method.__name__,
+        description=inspect.cleandoc(method.__doc__ or ""),
+        annotations=annotations,
+    )
+
+
+@dataclass
+class Served:
+    """A server ready to run, and what to close when it stops."""
+
+    server: MCPServer
+    worker: Worker
+    reads: ReadTools
+
+    def close(self) -> None:
+        self.worker.call(self.reads.close)
+        self.worker.close()
+
+
+def build(workspace: Workspace, *, folder: Path | None = None) -> Served:
+    """The MCP server of `workspace`: read tools always, write tools when it is writable."""
+    from ..backends.local import LocalStore
+
+    worker = Worker()
+    store_path = Path(workspace.home) / "store.sqlite"
+
+    def setup() -> tuple[MemoryService, ReadTools]:
+        service = MemoryService(workspace)
+        return service, ReadTools(service, store=lambda: LocalStore(store_path), folder=folder)
+
+    service, reads = worker.call(setup)
+    server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    for name, hints in READ_TOOLS.items():
+        _register(server, worker, getattr(reads, name), hints)
+    if workspace.writable:
+        writes = WriteTools(service, reads)
+        for name, hints in WRITE_TOOLS.items():
+            _register(server, worker, getattr(writes, name), hints)
+    return Served(server, worker, reads)
+
+
+def serve_stdio(served: Served) -> None:
+    """Serve over stdin/stdout until the client closes them."""
+    try:
+        served.server.run("stdio")
+    finally:
+        served.close()

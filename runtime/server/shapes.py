@@ -1,0 +1,141 @@
+"""The JSON the MCP tools answer with: records, search hits, brains, errors (pure functions).
+
+Shapes follow the MemHub server's tools (`items`, `agent_brains`, `orgs`, `overview`) so its
+skills and memhub's remote backend read memhub's own server unchanged; memhub's own fields
+(revision, scope, status) ride along under their own names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..memory.errors import DuplicateRecord, MemoryServiceError, NotFound, StaleRevision
+from ..memory.records import Record, RecordError
+from ..memory.service import Entry, Found
+from ..memory.workspace import Workspace
+
+LOCAL_ORG = {"org_id": "local", "name": "local", "is_default": True}
+SHARED_BRAIN = "shared"  # the brain id of a workspace with no project (shared memory only)
+
+
+class ToolFailure(Exception):
+    """A tool call refused: `message` (what), `fix` (what to do), `kind` (a short slug)."""
+
+    def __init__(self, message: str, fix: str = "", *, kind: str = "invalid") -> None:
+        super().__init__(f"{message}: {fix}" if fix else message)
+        self.message, self.fix, self.kind = message, fix, kind
+
+
+def brain_id(workspace: Workspace) -> str:
+    """The one brain this server serves: its project, or the shared memory."""
+    return workspace.project_id or SHARED_BRAIN
+
+
+def brain(workspace: Workspace) -> dict[str, Any]:
+    name = workspace.project_name if workspace.project_id else "shared memory"
+    return {"agent_brain_id": brain_id(workspace), "id": brain_id(workspace), "name": name}
+
+
+def triggers_json(record: Record) -> dict[str, list[str]]:
+    t = record.triggers
+    return {
+        "paths": list(t.paths),
+        "commands": list(t.commands),
+        "identifiers": list(t.identifiers),
+        "errors": list(t.errors),
+    }
+
+
+def record_summary(entry: Entry) -> dict[str, Any]:
+    """A record without its body: what `list_memory` answers per record."""
+    r = entry.record
+    return {
+        "id": r.id,
+        "title": r.title,
+        "kind": r.kind,
+        "scope": r.scope,
+        "status": r.status,
+        "tags": list(r.tags),
+        "name": r.name,
+        "created": r.created,
+        "updated": r.updated,
+        "revision": entry.revision,
+    }
+
+
+def record_json(entry: Entry) -> dict[str, Any]:
+    """A whole record: its summary, body, source, triggers and supersession links."""
+    r = entry.record
+    source = {
+        key: value
+        for key, value in (
+            ("kind", r.source.kind),
+            ("session", r.source.session),
+            ("record", r.source.record),
+            ("file", r.source.file),
+            ("import", r.source.imported),
+        )
+        if value is not None
+    }
+    return {
+        **record_summary(entry),
+        "content": r.body,
+        "source": source,
+        "triggers": triggers_json(r),
+        "supersedes": r.supersedes,
+        "superseded_by": r.superseded_by,
+    }
+
+
+def hit_json(found: Found, content: str) -> dict[str, Any]:
+    """One `search_memory` item (MemHub's `content` first, then memhub's own fields)."""
+    return {
+        "id": found.id,
+        "content": content,
+        "title": found.title,
+        "kind": found.kind,
+        "memory_type": found.kind,
+        "source": found.source,
+        "score": found.score,
+        "scope": found.scope,
+        "snippet": found.snippet,
+        "tags": list(found.tags),
+        "updated": found.updated,
+        "revision": found.revision,
+        **({"host": found.host} if found.host else {}),
+    }
+
+
+def error_json(exc: BaseException) -> dict[str, Any]:
+    """The structured part of a tool error: {"error": {kind, message, fix, ...}}."""
+    if isinstance(exc, ToolFailure):
+        detail: dict[str, Any] = {"kind": exc.kind, "message": exc.message, "fix": exc.fix}
+    elif isinstance(exc, MemoryServiceError):
+        detail = {"kind": _slug(type(exc).__name__), "message": exc.message, "fix": exc.fix}
+        if isinstance(exc, StaleRevision):
+            detail.update(
+                record_id=exc.record_id,
+                expected_revision=exc.expected,
+                current_revision=exc.current,
+            )
+            detail["fix"] = "get_memory it again and redo the change with its current revision"
+        elif isinstance(exc, NotFound):
+            detail["fix"] = "list_memory and search_memory show the records you can see"
+        elif isinstance(exc, DuplicateRecord):
+            detail.update(record_id=exc.existing_id)
+            detail["fix"] = "update_memory that record instead (get_memory shows it)"
+    elif isinstance(exc, RecordError):
+        detail = {"kind": "invalid", "message": exc.message, "fix": exc.fix}
+    else:
+        detail = {"kind": "invalid", "message": str(exc), "fix": ""}
+    return {"error": detail}
+
+
+def error_text(payload: dict[str, Any]) -> str:
+    detail = payload["error"]
+    return f"{detail['message']}: {detail['fix']}" if detail.get("fix") else detail["message"]
+
+
+def _slug(name: str) -> str:
+    out = "".join(f"-{c.lower()}" if c.isupper() else c for c in name)
+    return out.lstrip("-")

@@ -1,0 +1,265 @@
+"""The read tools of memhub's MCP server, as plain methods over one MemoryService.
+
+Each method is one tool: its name, parameters and docstring are what `tools/list` shows, it
+returns the tool's structured result, and it raises ToolFailure or MemoryServiceError for a
+tool error (app.py turns both into an `isError` result). The workspace is fixed when the
+server starts: an `agent_brain_id`, `org_id` or `scope` argument can only name what it already
+serves (or narrow it), never widen it, and an id outside it reads exactly like one that does
+not exist.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..backends.base import BackendError
+from ..memory import layout
+from ..memory.errors import NotFound
+from ..memory.records import KINDS
+from ..memory.service import Found, MemoryService
+from . import shapes
+from .shapes import ToolFailure
+
+SESSION_TYPES = ("session", "sessions", "episode", "conversation")
+ALL_TYPES = ("all", "any", "memory")
+DIRECTIVE_TYPE = "directive"
+MAX_TOP_K = 100
+MAX_LIST = 500
+CAPTURE_HOSTS = ("claude", "codex", "cursor", "gemini")
+
+
+class ReadTools:
+    """search_memory, get_memory, list_memory, recall_directives, get_brain_overview,
+    list_agent_brains, list_orgs and import_conversation over one service."""
+
+    def __init__(
+        self, service: MemoryService, *, store: Callable[[], Any], folder: Path | None = None
+    ) -> None:
+        self.service = service
+        self.workspace = service.workspace
+        self._store = store  # makes the capture store (LocalStore) on first use
+        self._capture: Any = None
+        self.folder = folder  # the folder the server was started for (captures without a cwd)
+
+    # --- boundaries -------------------------------------------------------------------------
+
+    def check_brain(self, agent_brain_id: str | None, org_id: str | None = None) -> None:
+        """Refuse a brain or org this server does not serve (the same text whatever it names)."""
+        if org_id not in (None, "", shapes.LOCAL_ORG["org_id"]):
+            raise ToolFailure("org not found", "this server has one org: 'local'", kind="not-found")
+        if agent_brain_id not in (None, "", shapes.brain_id(self.workspace)):
+            raise ToolFailure(
+                "agent brain not found",
+                f"this server serves one brain: {shapes.brain_id(self.workspace)!r}"
+                " (list_agent_brains)",
+                kind="not-found",
+            )
+
+    def scope(self, scope: str | None) -> str | None:
+        """A scope to narrow to, which must be one the server serves."""
+        if scope in (None, ""):
+            return None
+        if scope not in self.workspace.scopes:
+            served = ", ".join(self.workspace.scopes) or "none"
+            raise ToolFailure(
+                f"scope {str(scope)[:40]!r} is not served here", f"this server serves: {served}"
+            )
+        return scope
+
+    @staticmethod
+    def record_id(value: str) -> str:
+        """A well-formed record id; anything else (`../x`, a path) is simply not found."""
+        try:
+            return layout.check_name(value)
+        except layout.UnsafeName:
+            raise NotFound(value) from None
+
+    # --- tools ------------------------------------------------------------------------------
+
+    def search_memory(
+        self,
+        query: str,
+        memory_type: str | None = None,
+        top_k: int = 10,
+        agent_brain_id: str | None = None,
+        org_id: str | None = None,
+        scope: str | None = None,
+        tag: str | None = None,
+    ) -> dict[str, Any]:
+        """Search this project's memory (and the shared memory it reads) by full text.
+
+        memory_type narrows it: a record kind (fact, preference, decision, lesson, procedure,
+        artifact), 'directive' (lessons and procedures), 'session' (captured conversations
+        only) or 'all' (records and sessions). Each item names its source."""
+        self.check_brain(agent_brain_id, org_id)
+        kinds, sources = _types(memory_type)
+        started = time.perf_counter()
+        hits = self.service.search(
+            query,
+            scope=self.scope(scope),
+            kinds=kinds,
+            tags=(tag,) if tag else (),
+            sources=sources,
+            limit=max(1, min(int(top_k), MAX_TOP_K)),
+        )
+        items = [shapes.hit_json(hit, self._content(hit)) for hit in hits]
+        took = round((time.perf_counter() - started) * 1000, 3)
+        return {"items": items, "count": len(items), "took_ms": took}
+
+    def _content(self, hit: Found) -> str:
+        """A record hit's whole body (the snippet when it went away meanwhile)."""
+        if hit.source != "record":
+            return hit.snippet
+        try:
+            return self.service.get(hit.id).record.body
+        except NotFound:
+            return hit.snippet
+
+    def get_memory(self, id: str) -> dict[str, Any]:
+        """One record by id, with its body and the revision update_memory and delete_memory
+        need."""
+        entry = self.service.get(self.record_id(id))
+        return {
+            "record": shapes.record_json(entry),
+            "id": entry.record.id,
+            "revision": entry.revision,
+        }
+
+    def list_memory(
+        self,
+        kind: str | None = None,
+        tag: str | None = None,
+        limit: int = 50,
+        scope: str | None = None,
+        include_superseded: bool = False,
+    ) -> dict[str, Any]:
+        """The records of this memory, newest first (no bodies: get_memory reads one)."""
+        if kind not in (None, "") and kind not in KINDS:
+            raise ToolFailure(
+                f"kind {str(kind)[:40]!r} is unknown", f"use one of {', '.join(KINDS)}"
+            )
+        entries = self.service.list(
+            scope=self.scope(scope),
+            kinds=(kind,) if kind else (),
+            tags=(tag,) if tag else (),
+            include_superseded=include_superseded,
+            limit=max(1, min(int(limit), MAX_LIST)),
+        )
+        items = [shapes.record_summary(entry) for entry in entries]
+        return {"items": items, "count": len(items)}
+
+    def recall_directives(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        output: str | None = None,
+        repo: str | None = None,
+        already_fired: list[str] | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """The accepted lessons and procedures whose triggers match a tool call (at most 2).
+
+        `repo` and `session_id` are accepted for MemHub compatibility; the project is the
+        one this server was started for."""
+        del repo, session_id  # the workspace decides the project, not the caller
+        items = self.service.recall(
+            tool=tool, args=args, output=output, already_fired=tuple(already_fired or ())
+        )
+        return {"items": items}
+
+    def get_brain_overview(self, agent_brain_id: str | None = None) -> dict[str, Any]:
+        """An overview of this memory: what it holds, and its MEMORY.md index."""
+        self.check_brain(agent_brain_id)
+        data = self.service.overview()
+        me = shapes.brain(self.workspace)
+        counts = data.get("counts") or {}
+        listed = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no records"
+        head = f"{me['name']}: {listed}; {data.get('proposed', 0)} proposed awaiting review"
+        text = head + "\n\n" + str(data.get("memory_md") or "")
+        return {
+            "overview": text.strip(),
+            **me,
+            "counts": counts,
+            "proposed": data.get("proposed", 0),
+        }
+
+    def list_agent_brains(self, org_id: str | None = None) -> dict[str, Any]:
+        """The brains this server serves: the project it was started for (or shared memory)."""
+        self.check_brain(None, org_id)
+        return {"agent_brains": [shapes.brain(self.workspace)], "scope": {"org_name": "local"}}
+
+    def list_orgs(self) -> dict[str, Any]:
+        """The orgs this server serves: one local org."""
+        return {"orgs": [dict(shapes.LOCAL_ORG)]}
+
+    def import_conversation(
+        self,
+        messages: list[dict[str, Any]],
+        conversation_id: str,
+        source_platform: str | None = None,
+        flush: str | None = None,
+        title: str | None = None,
+        namespace: str | None = None,
+        agent_brain_id: str | None = None,
+        org_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Store a captured conversation's records in the local capture store (memhub's
+        capture backend contract); the ack's `ack_through` names the last record stored."""
+        del namespace  # the project comes from the records' working directory
+        self.check_brain(agent_brain_id, org_id)
+        if source_platform not in (None, *CAPTURE_HOSTS):
+            raise ToolFailure(
+                f"source_platform {str(source_platform)[:40]!r} is unknown",
+                f"use one of {', '.join(CAPTURE_HOSTS)}",
+            )
+        header = {
+            "conversation_id": conversation_id,
+            "host": source_platform,
+            "title": title,
+            "flush": flush,
+            "cwd": _cwd_of(messages) or (str(self.folder) if self.folder else None),
+            "source": "mcp",
+        }
+        if self._capture is None:
+            self._capture = self._store()
+        try:
+            ack = self._capture.import_conversation(header, messages)
+        except BackendError as exc:
+            raise ToolFailure(str(exc), "send the records again", kind="capture") from None
+        return {**ack, "messages_received": len(messages), "pending": 0}
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.close()
+            self._capture = None
+
+
+def _types(memory_type: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(kinds, sources) for a search's memory_type."""
+    value = (memory_type or "").strip().lower()
+    if not value:
+        return (), ("record",)
+    if value in ALL_TYPES:
+        return (), ("record", "session")
+    if value in SESSION_TYPES:
+        return ("session",), ("session",)
+    if value in (DIRECTIVE_TYPE, "directives"):
+        return ("lesson", "procedure"), ("record",)
+    if value in KINDS:
+        return (value,), ("record",)
+    accepted = ", ".join((*KINDS, DIRECTIVE_TYPE, "session", "all"))
+    raise ToolFailure(f"memory_type {value[:40]!r} is unknown", f"use one of {accepted}")
+
+
+def _cwd_of(messages: list[dict[str, Any]]) -> str | None:
+    """The working directory the records name (the canonical record's raw host line)."""
+    for message in messages[:50]:
+        raw = message.get("raw") if isinstance(message, dict) else None
+        payload = raw.get("payload") if isinstance(raw, dict) else None
+        for holder in (message, raw, payload):
+            if isinstance(holder, dict) and isinstance(holder.get("cwd"), str) and holder["cwd"]:
+                return holder["cwd"]
+    return None

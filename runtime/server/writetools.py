@@ -1,0 +1,174 @@
+"""The write tools of memhub's MCP server (served only with `--write`).
+
+An agent's call is its own confirmation: each tool plans the change and applies it at once
+through MemoryService.apply (the operation lock, revision checks, originals kept). What an
+agent saves carries source kind `agent`, so a lesson or procedure it saves lands `proposed`
+and steers nothing until a person accepts it. Updates and deletes name the revision they
+read: a record changed since is refused (StaleRevision), never overwritten.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..memory.errors import DuplicateRecord, NoProject
+from ..memory.plans import Draft, MemoryPlan
+from ..memory.records import KINDS, Source, Triggers
+from ..memory.service import MemoryService
+from .shapes import ToolFailure
+from .tools import ReadTools
+
+TRIGGER_KEYS = ("paths", "commands", "identifiers", "errors")
+ARTIFACT = "artifact"
+
+
+class WriteTools:
+    """save_memory, update_memory, delete_memory and save_artifact over one service."""
+
+    def __init__(self, service: MemoryService, reads: ReadTools) -> None:
+        self.service = service
+        self.workspace = service.workspace
+        self.reads = reads
+
+    def _scope(self, scope: str | None) -> str:
+        """The scope a new record goes to: the project unless 'shared' is asked for."""
+        chosen = self.reads.scope(scope)
+        if chosen is not None:
+            return chosen
+        if self.workspace.project_id is None or "project" not in self.workspace.scopes:
+            raise NoProject(self.workspace.message)
+        return "project"
+
+    def _apply(self, plan: MemoryPlan) -> str:
+        """Apply `plan`; the id of the record it wrote."""
+        self.service.apply(plan)
+        written = [c for c in plan.changes if c.action != "skip"]
+        return (written or plan.changes)[0].record_id
+
+    def _saved(self, record_id: str, **extra: Any) -> dict[str, Any]:
+        entry = self.service.get(record_id)
+        record = entry.record
+        return {
+            "id": record.id,
+            "revision": entry.revision,
+            "status": record.status,
+            "scope": record.scope,
+            "kind": record.kind,
+            "title": record.title,
+            **extra,
+        }
+
+    def save_memory(
+        self,
+        kind: str,
+        title: str,
+        content: str,
+        tags: list[str] | None = None,
+        triggers: dict[str, list[str]] | None = None,
+        scope: str | None = None,
+    ) -> dict[str, Any]:
+        """Save one fact, preference, decision, lesson or procedure in this project's memory
+        (scope 'shared' only when asked for and served). Lessons and procedures you save
+        land 'proposed' until a person accepts them; triggers (paths, commands,
+        identifiers, errors) say when one applies."""
+        if kind not in KINDS or kind == ARTIFACT:
+            listed = ", ".join(k for k in KINDS if k != ARTIFACT)
+            raise ToolFailure(
+                f"kind {str(kind)[:40]!r} cannot be saved here",
+                f"use one of {listed} (save_artifact saves an artifact)",
+            )
+        draft = _draft(
+            kind=kind,
+            title=title,
+            body=content,
+            tags=tuple(tags or ()),
+            triggers=_triggers(triggers),
+            scope=self._scope(scope),
+        )
+        return self._saved(self._apply(self.service.plan_add(draft)))
+
+    def update_memory(
+        self,
+        id: str,
+        revision: str,
+        title: str | None = None,
+        content: str | None = None,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Change a record's title, content or tags. `revision` is the one get_memory
+        returned: if the record changed since, nothing is written and the error names the
+        current revision."""
+        record_id = self.reads.record_id(id)
+        plan = self.service.plan_edit(
+            record_id,
+            revision=revision,
+            title=title,
+            body=content,
+            tags=tuple(tags) if tags is not None else None,
+        )
+        return self._saved(self._apply(plan), previous_revision=revision)
+
+    def delete_memory(self, id: str, revision: str) -> dict[str, Any]:
+        """Delete a record (its original is kept for `memhub undo`). `revision` is the one
+        get_memory returned: a record changed since is not deleted."""
+        record_id = self.reads.record_id(id)
+        self.service.apply(self.service.plan_remove(record_id, revision=revision))
+        return {"id": record_id, "deleted": True, "revision": revision}
+
+    def save_artifact(
+        self,
+        name: str,
+        content: str,
+        artifact_type: str | None = None,
+        parent_id: str | None = None,
+        rationale: str | None = None,
+        tags: list[str] | None = None,
+        agent_brain_id: str | None = None,
+        org_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Save a named document (a spec, a runbook, a design). Saving the same name again
+        makes a new version that supersedes the last one, which is kept."""
+        self.reads.check_brain(agent_brain_id, org_id)
+        supersedes = self.reads.record_id(parent_id) if parent_id else None
+        if supersedes is not None:
+            self.service.get(supersedes)  # NotFound for an id this server does not serve
+        body = content if not rationale else f"{content.rstrip()}\n\n## Rationale\n\n{rationale}\n"
+        labels = tuple(tags or ()) + ((f"type:{artifact_type}",) if artifact_type else ())
+        draft = _draft(
+            kind=ARTIFACT,
+            title=name,
+            body=body,
+            tags=labels,
+            triggers=Triggers(),
+            scope=self._scope(None),
+            name=_artifact_name(name),
+            supersedes=supersedes,
+        )
+        try:
+            plan = self.service.plan_add(draft)
+        except DuplicateRecord as same:  # saved before, word for word: that version stands
+            return self._saved(same.existing_id, artifact_id=same.existing_id, unchanged=True)
+        record_id = self._apply(plan)
+        return self._saved(record_id, artifact_id=record_id, name=name, unchanged=False)
+
+
+def _draft(**fields: Any) -> Draft:
+    """A draft of the agent's (validated when planned: a RecordError is a tool error)."""
+    fields["tags"] = tuple(dict.fromkeys(fields["tags"]))  # a tag given twice counts once
+    return Draft(source=Source(kind="agent"), **fields)
+
+
+def _triggers(value: dict[str, list[str]] | None) -> Triggers:
+    if not value:
+        return Triggers()
+    unknown = sorted(set(value) - set(TRIGGER_KEYS))
+    if unknown:
+        raise ToolFailure(
+            f"trigger key {unknown[0][:40]!r} is unknown", f"use {', '.join(TRIGGER_KEYS)}"
+        )
+    return Triggers(**{key: tuple(value.get(key) or ()) for key in TRIGGER_KEYS})
+
+
+def _artifact_name(name: str) -> str:
+    """The stable name an artifact is versioned by: its name as given, trimmed."""
+    return " ".join(name.split())
