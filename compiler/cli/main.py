@@ -26,7 +26,9 @@ COMMANDS = {
     "init": "init",
     "login": "login",
     "mcp": "mcp",
+    "memory": "memory",
     "plan": "plan",
+    "project": "project",
     "restore": "restore",
     "sessions": "sessions",
     "status": "status",
@@ -34,6 +36,8 @@ COMMANDS = {
     "uninstall": "uninstall",
     "validate": "validate",
 }
+# verbs whose module is a click group: their JSON envelope names the subcommand too
+GROUPS = ("capture", "memory", "project")
 
 
 def _group() -> Any:
@@ -80,8 +84,8 @@ def _command_of(args: Sequence[str]) -> str:
     words = [a for a in args if not a.startswith("-")]
     if not words or words[0] not in COMMANDS:
         return ""
-    if words[0] == "capture" and len(words) > 1:
-        return f"capture {words[1]}"
+    if words[0] in GROUPS and len(words) > 1:
+        return f"{words[0]} {words[1]}"
     return words[0]
 
 
