@@ -14,6 +14,7 @@ from .checks import cannot_read
 from .components import ComponentChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
+from .memory import MemoryChecks
 from .model import (
     Hub,
     Icon,
@@ -119,7 +120,7 @@ def _hub_text(hub_file: Path, shown: str) -> str:
         raise refuse(f"cannot be read ({exc.strerror or exc})", "make it readable") from None
 
 
-class _Checker(ComponentChecks, ContentChecks):
+class _Checker(ComponentChecks, ContentChecks, MemoryChecks):
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
@@ -130,6 +131,9 @@ class _Checker(ComponentChecks, ContentChecks):
         instructions = self._instructions(data.get("instructions"))
         hooks = self._hooks(data.get("hooks", []))
         runtime = Runtime(**data.get("runtime", {}))
+        memory = self._memory(data.get("memory"))
+        servers = self._memory_server(memory, servers)
+        instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
         if self.problems:
             return None
@@ -146,6 +150,7 @@ class _Checker(ComponentChecks, ContentChecks):
             runtime=runtime,
             overrides=frozen_map(data.get("overrides", {})),
             id=data.get("id"),
+            memory=memory,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

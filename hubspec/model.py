@@ -12,6 +12,7 @@ from .errors import Origin
 RemoteTransport = Literal["http", "sse"]
 VendorPolicy = Literal["auto", "always", "never"]
 SecretsPolicy = Literal["host", "launcher"]
+MemoryServer = Literal["read", "write", "off"]
 
 
 def frozen_map(data: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
@@ -190,6 +191,19 @@ class Runtime:
 
 
 @dataclass(frozen=True, slots=True)
+class Memory:
+    """The hub's `memory:` section: memhub's own memory server and its guidance.
+
+    The loader expands it into the hub's servers (`memhub-memory`) and instructions, so the
+    host adapters carry it like any other server and instruction text."""
+
+    server: MemoryServer = "read"
+    instructions: bool = True
+    scopes: tuple[str, ...] = ("shared", "project")
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
 class Hub:
     version: int
     root: str
@@ -203,6 +217,7 @@ class Hub:
     runtime: Runtime = Runtime()
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones
+    memory: Memory | None = None  # already expanded into mcp_servers and instructions
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

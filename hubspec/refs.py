@@ -2,7 +2,10 @@
 
 A hub never holds a secret value. It writes `${env:NAME}`, and each host adapter
 translates that into its host's own reference syntax. `${plugin_root}` and
-`${plugin_data}` name the installed plugin's folder and its persistent data folder.
+`${plugin_data}` name the installed plugin's folder and its persistent data folder;
+`${project_dir}` names the project folder the host works in (a stdio server's argument: each
+adapter writes it as the folder the host starts the server in, or as the host's workspace
+variable where it starts servers elsewhere).
 """
 
 from __future__ import annotations
@@ -17,11 +20,16 @@ from .vocabulary import ENV_NAME
 
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 PLUGIN_REFS = ("plugin_root", "plugin_data")
+PROJECT_REF = "project_dir"
+# Where the hosts that start a stdio server in their working folder find the project: that
+# folder itself (Claude Code, Codex, Gemini CLI start servers where the session runs).
+PROJECT_IN_CWD = "."
 
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """One `${...}` occurrence: `env` (with `name`), `plugin_root`, `plugin_data`, or unknown."""
+    """One `${...}` occurrence: `env` (with `name`), `plugin_root`, `plugin_data`,
+    `project_dir`, or unknown."""
 
     kind: str
     name: str
@@ -36,7 +44,7 @@ def references(text: str) -> list[Reference]:
         body = match.group(1)
         if body.startswith("env:"):
             out.append(Reference("env", body[4:], match.group(0)))
-        elif body in PLUGIN_REFS:
+        elif body in PLUGIN_REFS or body == PROJECT_REF:
             out.append(Reference(body, body, match.group(0)))
         else:
             out.append(Reference("unknown", body, match.group(0)))
@@ -52,12 +60,12 @@ def reference_problems(text: str, *, allow_plugin: bool, allow_unknown: bool) ->
                 f"{ref.raw} is not a valid environment reference "
                 "(a name of letters, digits and underscores)"
             )
-        elif ref.kind in PLUGIN_REFS and not allow_plugin:
+        elif (ref.kind in PLUGIN_REFS or ref.kind == PROJECT_REF) and not allow_plugin:
             problems.append(f"{ref.raw} is not allowed here")
         elif ref.kind == "unknown" and not allow_unknown:
             problems.append(
-                f"{ref.raw} is not a memhub reference (use ${{env:NAME}}, ${{plugin_root}} "
-                "or ${plugin_data})"
+                f"{ref.raw} is not a memhub reference (use ${{env:NAME}}, ${{plugin_root}}, "
+                "${plugin_data} or ${project_dir})"
             )
     rest = REFERENCE.sub("", text)
     if ("${" in rest and not allow_unknown) or "${env:" in rest:
@@ -82,8 +90,10 @@ def substitute(
     env: Callable[[str], str],
     plugin_root: str,
     plugin_data: str,
+    project_dir: str = PROJECT_IN_CWD,
 ) -> str:
-    """Rewrite memhub references into a host's syntax; other text is kept as is."""
+    """Rewrite memhub references into a host's syntax; other text is kept as is.
+    `project_dir`: the host's way to name its project folder (default: its working folder)."""
     if "${" not in text:
         return text
 
@@ -95,6 +105,8 @@ def substitute(
             return plugin_root
         if body == "plugin_data":
             return plugin_data
+        if body == PROJECT_REF:
+            return project_dir
         return match.group(0)
 
     return REFERENCE.sub(replace, text)

@@ -109,9 +109,17 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
+# Cursor does not start a stdio server in the workspace folder; it names it in mcp.json.
+PROJECT_DIR = "${workspaceFolder}"
+
+
 def _value(value: str) -> str:
     return substitute(
-        value, env=lambda n: "${env:" + n + "}", plugin_root=ROOT, plugin_data="${plugin_data}"
+        value,
+        env=lambda n: "${env:" + n + "}",
+        plugin_root=ROOT,
+        plugin_data="${plugin_data}",
+        project_dir=PROJECT_DIR,
     )
 
 
@@ -136,7 +144,14 @@ def _server(
     if isinstance(server, StdioServer) and by_launcher:
         # Cursor expands ${env:NAME} from its own environment only; a desktop start has no
         # shell environment, and the launcher also reads the hub's .env.
-        run = launched(server, launcher, plain=_value, plugin_root=ROOT, plugin_data="")
+        run = launched(
+            server,
+            launcher,
+            plain=_value,
+            plugin_root=ROOT,
+            plugin_data="",
+            project_dir=PROJECT_DIR,
+        )
         spec = compact({"command": run.command, "args": run.args, "env": run.env})
         reasons = [f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"]
         if server.cwd:

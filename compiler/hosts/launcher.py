@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from memhub.compiler.artifact import FILE_MODE, Artifact
 from memhub.compiler.hosts.common import RUNTIME_PACKAGE, SHARED, plugin_dir
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.refs import PROJECT_IN_CWD, references, substitute
 
 LAUNCHER_SCRIPT = "launcher.py"
 LAUNCHER_EXECUTABLE = "memhub-launch"  # the console script beside memhub-hook
@@ -63,15 +63,19 @@ def launcher_artifact(hub: Hub, root: str) -> Artifact:
     return Artifact(path, content, FILE_MODE, (SHARED,))
 
 
-def launch_template(text: str, *, plugin_root: str, plugin_data: str) -> str:
+def launch_template(
+    text: str, *, plugin_root: str, plugin_data: str, project_dir: str = PROJECT_IN_CWD
+) -> str:
     """`text` in launcher syntax: `${env:NAME}` as `%{env:NAME}` (no host expands it, so the
-    launcher sees the name), a literal `%{` as `%%{`, plugin folders in the host's syntax."""
+    launcher sees the name), a literal `%{` as `%%{`, plugin and project folders in the
+    host's syntax."""
     escaped = text.replace("%{", "%%{")
     return substitute(
         escaped,
         env=lambda name: "%{env:" + name + "}",
         plugin_root=plugin_root,
         plugin_data=plugin_data,
+        project_dir=project_dir,
     )
 
 
@@ -100,13 +104,16 @@ def launched(
     plain: Callable[[str], str],
     plugin_root: str,
     plugin_data: str,
+    project_dir: str = PROJECT_IN_CWD,
 ) -> Launched:
     """`server` started by `launcher`: its command line, env values and cwd holding a
     reference become launcher arguments; the rest stays in the host's own keys (`plain`).
     A launcher with a `cwd` of its own takes the server's cwd as an argument."""
 
     def template(text: str) -> str:
-        return launch_template(text, plugin_root=plugin_root, plugin_data=plugin_data)
+        return launch_template(
+            text, plugin_root=plugin_root, plugin_data=plugin_data, project_dir=project_dir
+        )
 
     args = [*launcher.lead, "--server", server.name]
     env: dict[str, str] = {}

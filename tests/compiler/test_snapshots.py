@@ -21,17 +21,25 @@ def test_coverage_table_matches_snapshot(hub: str, snapshot) -> None:
     assert [row.to_json() for row in built(hub).coverage] == snapshot
 
 
+# Genuine gaps of one example's bundles, each listed: a Claude Code or Codex plugin carries
+# no instruction file (the install target does; team-memory is one).
+BUNDLE_GAPS = {
+    "team-memory": [("claude", "instructions", "memory"), ("codex", "instructions", "memory")]
+}
+
+
 @pytest.mark.parametrize("hub", [h for h in HUBS if h != "full"])
 def test_examples_build_with_no_warning(hub: str) -> None:
-    """No warning but the genuine host gaps: hooks on a host that runs none (Agent Plugins)."""
+    """No warning but the genuine host gaps: hooks on a host that runs none (Agent Plugins),
+    and those BUNDLE_GAPS lists."""
     from memhub.compiler.hosts import ADAPTERS
 
     gaps = [
-        row
+        (row.host, row.component, row.id)
         for row in built(hub).warnings
         if not (row.component == "hook" and not ADAPTERS[row.host].runs_hooks)
     ]
-    assert gaps == []
+    assert gaps == BUNDLE_GAPS.get(hub, [])
 
 
 @pytest.mark.parametrize("hub", [h for h in HUBS if built(h).hub.needs_runtime])

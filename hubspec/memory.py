@@ -1,0 +1,104 @@
+"""The hub's `memory:` section, expanded into a server and instruction text the hosts carry.
+
+`memory:` installs memhub's own memory MCP server (`memhub mcp serve`) into every host of the
+hub and delivers the guidance that says when to search memory and when to propose saving.
+It becomes an ordinary stdio server (`memhub-memory`) and part of the hub's instructions, so
+the host adapters carry it like anything else and the coverage table reports a host that
+cannot. The server serves the project of the folder it runs in: `${project_dir}`, which each
+adapter writes in its host's own terms (the folder the host starts a stdio server in, or the
+host's workspace variable where it starts servers elsewhere).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .checks import Checker
+from .model import Instructions, McpServer, Memory, StdioServer
+from .vocabulary import BLOCK_MARKER
+
+SERVER_NAME = "memhub-memory"
+SERVER_COMMAND = "memhub"
+DEFAULT_SCOPES = ("shared", "project")
+GUIDANCE_TEMPLATE = "memory_instructions.md.tmpl"
+GUIDANCE_SOURCE = "memory"  # the coverage id of guidance a hub without instructions gets
+
+
+def server_args(memory: Memory) -> tuple[str, ...]:
+    """`memhub mcp serve`'s arguments for `memory`: the project of the host's working
+    folder, write tools when asked, one `--scope` per allowed scope."""
+    args = ["mcp", "serve", "--project", "${project_dir}"]
+    if memory.server == "write":
+        args.append("--write")
+    for scope in memory.scopes:
+        args += ["--scope", scope]
+    return tuple(args)
+
+
+def guidance(memory: Memory) -> str:
+    """The instruction text telling the agent when to search memory and when to propose
+    saving (the save half only when the server has write tools)."""
+    from memhub.templates import fill
+
+    if memory.server == "write":
+        saving = fill("memory_saving.md.tmpl")
+    else:
+        saving = (
+            "This memory server is read-only here: when something is worth keeping, tell the "
+            "user and suggest `memhub memory add`.\n"
+        )
+    scopes = " and ".join(memory.scopes)
+    return fill(GUIDANCE_TEMPLATE, server=SERVER_NAME, scopes=scopes, saving=saving)
+
+
+class MemoryChecks(Checker):
+    """`memory`: checked, then expanded into the hub's servers and instructions."""
+
+    def _memory(self, raw: dict[str, Any] | None) -> Memory | None:
+        if raw is None:
+            return None
+        server = raw.get("server", "read")
+        return Memory(
+            server="off" if server is False else server,  # YAML 1.1 reads a bare `off` as false
+            instructions=raw.get("instructions", True),
+            scopes=tuple(raw.get("scopes", DEFAULT_SCOPES)),
+            origin=self.positions.of_value(("memory",)),
+        )
+
+    def _memory_server(
+        self, memory: Memory | None, servers: tuple[McpServer, ...]
+    ) -> tuple[McpServer, ...]:
+        """`servers` with memhub's memory server appended (when `memory.server` is not off)."""
+        if memory is None or memory.server == "off":
+            return servers
+        if any(server.name == SERVER_NAME for server in servers):
+            self.problem(
+                ("mcp", "servers", SERVER_NAME),
+                f"{SERVER_NAME!r} is the name of the server `memory:` installs",
+                "rename this server, or remove it and let `memory:` install memhub's",
+                at_key=True,
+            )
+            return servers
+        server = StdioServer(
+            name=SERVER_NAME,
+            command=SERVER_COMMAND,
+            args=server_args(memory),
+            description="memhub's local memory: search, read and (when enabled) save records",
+            origin=memory.origin,
+        )
+        return (*servers, server)
+
+    def _memory_instructions(
+        self, memory: Memory | None, instructions: Instructions | None
+    ) -> Instructions | None:
+        """`instructions` followed by the memory guidance (or the guidance alone)."""
+        if memory is None or not memory.instructions or memory.server == "off":
+            return instructions
+        text = guidance(memory)
+        assert BLOCK_MARKER.search(text) is None  # the template is memhub's own
+        if instructions is None:
+            return Instructions(text=text, source=GUIDANCE_SOURCE, origin=memory.origin)
+        own = instructions.text if instructions.text.endswith("\n") else instructions.text + "\n"
+        return Instructions(
+            text=f"{own}\n{text}", source=instructions.source, origin=instructions.origin
+        )

@@ -1,0 +1,113 @@
+"""A hub's `memory:` section in every host's native files: the memhub-memory stdio server and
+the guidance, built into bundles and applied into a home; a hub without it is unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memhub.compiler.build import build
+from memhub.hubspec import load
+
+from tests.compiler.installkit import ALL, claude_json, run
+from tests.hubs import REPO
+
+TEAM = REPO / "examples" / "team-memory"
+ARGS_IN_CWD = [
+    *("mcp", "serve", "--project", ".", "--write"),
+    *("--scope", "shared", "--scope", "project"),
+]
+ARGS_CURSOR = [a if a != "." else "${workspaceFolder}" for a in ARGS_IN_CWD]
+GUIDANCE = "## Memory\n"
+
+
+def _json(build_result: Any, path: str) -> Any:
+    artifact = build_result.artifact(path)
+    assert artifact is not None, path
+    return json.loads(artifact.content)
+
+
+def _text(build_result: Any, path: str) -> str:
+    artifact = build_result.artifact(path)
+    assert artifact is not None, path
+    return artifact.content.decode("utf-8")
+
+
+def test_each_bundle_carries_the_server_in_its_own_file() -> None:
+    built = build(load(TEAM))
+    root = "plugins/team-memory"
+    claude = _json(built, f"{root}/.mcp.json")["mcpServers"]["memhub-memory"]
+    assert claude == {"type": "stdio", "command": "memhub", "args": ARGS_IN_CWD}
+    codex = _json(built, f"{root}/.codex-plugin/plugin.json")["mcpServers"]["memhub-memory"]
+    assert codex == {"command": "memhub", "args": ARGS_IN_CWD}
+    cursor = _json(built, f"{root}/.cursor-plugin/plugin.json")["mcpServers"]["memhub-memory"]
+    assert cursor == {"command": "memhub", "args": ARGS_CURSOR}
+    gemini = _json(built, "gemini/team-memory/gemini-extension.json")["mcpServers"]
+    assert gemini["memhub-memory"]["args"] == ARGS_IN_CWD
+    assert GUIDANCE in _text(built, "gemini/team-memory/GEMINI.md")
+    assert GUIDANCE in _text(built, f"{root}/rules/team-memory.mdc")
+
+
+def test_the_coverage_table_reports_the_bundles_that_cannot_carry_the_guidance() -> None:
+    rows = {(r.host, r.component, r.id): r for r in build(load(TEAM)).coverage}
+    for host in ("claude", "codex", "cursor", "gemini"):
+        assert rows[(host, "mcp", "memhub-memory")].status == "mapped"
+    assert rows[("claude", "instructions", "memory")].status == "unsupported"
+    assert rows[("codex", "instructions", "memory")].status == "unsupported"
+    assert rows[("gemini", "instructions", "memory")].status == "mapped"
+
+
+def _hub_copy(tmp_path: Path, memory: str | None) -> Path:
+    hub = tmp_path / "hub"
+    shutil.copytree(REPO / "examples" / "minimal", hub)
+    if memory is not None:
+        with (hub / "hub.yaml").open("a", encoding="utf-8") as handle:
+            handle.write(memory)
+    return hub
+
+
+def _files(hub: Path) -> dict[str, tuple[bytes, int]]:
+    return {a.path: (a.content, a.mode) for a in build(load(hub)).artifacts}
+
+
+@pytest.mark.parametrize("memory", ["memory: {server: off}\n", "memory:\n  server: off\n"])
+def test_a_hub_without_memory_builds_byte_for_byte_as_before(tmp_path: Path, memory: str) -> None:
+    before = _files(_hub_copy(tmp_path / "a", None))
+    assert _files(_hub_copy(tmp_path / "b", memory)) == before
+
+
+def test_memory_adds_only_the_server_and_the_guidance(tmp_path: Path) -> None:
+    before = _files(_hub_copy(tmp_path / "a", None))
+    after = _files(_hub_copy(tmp_path / "b", "memory: {}\n"))
+    changed = sorted(p for p in after if after[p] != before.get(p))
+    assert all(p in after for p in before)
+    for path in changed:
+        text = after[path][0].decode("utf-8")
+        assert "memhub-memory" in text or GUIDANCE in text, path
+
+
+def test_apply_installs_server_and_guidance_into_every_host(home: Path, capsys) -> None:
+    code, _, err = run(capsys, "apply", str(TEAM), "--hosts", ALL)
+    assert code == 0, err
+    claude = json.loads(claude_json().read_text())["mcpServers"]["memhub-memory"]
+    assert claude["args"] == ARGS_IN_CWD
+    assert GUIDANCE in (Path(os.environ["CLAUDE_CONFIG_DIR"]) / "CLAUDE.md").read_text()
+    codex = tomllib.loads((home / ".codex/config.toml").read_text())
+    assert codex["mcp_servers"]["memhub-memory"]["args"] == ARGS_IN_CWD
+    assert GUIDANCE in (home / ".codex/AGENTS.md").read_text()
+    cursor = json.loads((home / ".cursor/mcp.json").read_text())["mcpServers"]
+    assert cursor["memhub-memory"]["args"] == ARGS_CURSOR
+    gemini = json.loads((home / ".gemini/settings.json").read_text())["mcpServers"]
+    assert gemini["memhub-memory"]["args"] == ARGS_IN_CWD
+    assert GUIDANCE in (home / ".gemini/GEMINI.md").read_text()
+    # capture hooks come with it; a second apply changes nothing
+    settings = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").read_text())
+    assert "Stop" in settings["hooks"]
+    code, out, err = run(capsys, "apply", str(TEAM), "--hosts", ALL)
+    assert code == 0, err
+    assert "0 create, 0 update, 0 delete" in out + err
