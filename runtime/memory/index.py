@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from . import fts, indexfile
@@ -93,6 +93,51 @@ class MemoryIndex:
             self._remove(stale + [rowid for rowid, _doc in changed])
             self._insert([doc for _rowid, doc in changed] + new, self._next_rowid())
         return Changes(added=len(new), updated=len(changed), removed=len(stale))
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection (the scanner keeps its file-state cache in the same database)."""
+        return self._db
+
+    def update(
+        self,
+        docs: Iterable[IndexDoc],
+        removed_paths: Iterable[str] = (),
+        *,
+        also: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> Changes:
+        """An incremental refresh: upsert `docs`, delete the documents stored under
+        `removed_paths` (and any other document at a path or key `docs` now take); `also`
+        runs inside the same write transaction."""
+        wanted = list(unique(docs).values())
+        gone = set(removed_paths)
+        if not wanted and not gone and also is None:
+            return Changes()
+        with self._write() as db:
+            paths = gone | {doc.path for doc in wanted}
+            rowids = {
+                rowid
+                for path in paths
+                for (rowid,) in db.execute("SELECT rowid FROM docs WHERE path = ?", (path,))
+            }
+            replaced = 0
+            for doc in wanted:
+                row = db.execute(
+                    "SELECT rowid FROM docs WHERE source = ? AND scope = ? AND project = ?"
+                    " AND id = ?",
+                    doc.key,
+                ).fetchone()
+                if row is not None:
+                    rowids.add(int(row[0]))
+                    replaced += 1
+            self._remove(sorted(rowids))
+            self._insert(wanted, self._next_rowid())
+            if also is not None:
+                also(db)
+        updated = min(replaced, len(wanted))
+        return Changes(
+            added=len(wanted) - updated, updated=updated, removed=max(len(rowids) - updated, 0)
+        )
 
     def _diff(
         self, wanted: dict[tuple[str, str, str, str], IndexDoc], sources: Sequence[str]

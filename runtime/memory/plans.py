@@ -63,6 +63,9 @@ class MemoryPlan:
 
     changes: tuple[MemoryChange, ...]
     notes: tuple[str, ...] = ()  # duplicates found, conflicts, skipped files
+    # MEMORY.md of each touched scope as the plan would leave it (shown; apply recomputes)
+    derived: tuple[MemoryChange, ...] = ()
+    export_to: Path | None = None  # an export plan: the folder its files go into
 
     def empty(self) -> bool:
         """Nothing would be written."""
@@ -86,8 +89,8 @@ class MemoryPlan:
         }
 
     def diff(self) -> str:
-        """A unified diff of every record file the plan writes or deletes."""
-        return "".join(_change_diff(change) for change in self.changes)
+        """A unified diff of every record file the plan writes or deletes, and MEMORY.md."""
+        return "".join(_change_diff(change) for change in (*self.changes, *self.derived))
 
 
 def _change_diff(change: MemoryChange) -> str:
@@ -96,7 +99,7 @@ def _change_diff(change: MemoryChange) -> str:
         return ""
     old = _old_text(change)
     new = change.content.decode("utf-8", "replace") if change.content is not None else ""
-    where = str(change.path)
+    where = str(change.path).lstrip("/")
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),

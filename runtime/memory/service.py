@@ -9,15 +9,22 @@ Importing this module needs the standard library only.
 from __future__ import annotations
 
 import builtins
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import catalog, layout, recall, sessions
 from .errors import NotFound
+from .index import Hit, MemoryIndex
 from .plans import Candidate, Draft, MemoryPlan
-from .records import Record, Triggers
+from .records import DIRECTIVES, Record, Triggers
+from .scan import Scanner, all_pairs
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .planner import Planner
 
 __all__ = ["Entry", "Found", "MemoryService"]
 
@@ -48,11 +55,80 @@ class Found:
     host: str | None = None  # for sessions
 
 
-class MemoryService:
-    """The memory of one workspace: reads scoped to its grants, writes planned then applied."""
+INDEX_FILE = "index.sqlite"
 
-    def __init__(self, workspace: Workspace) -> None:
+
+def index_path(home: Path) -> Path:
+    """The search index of a memhub home: `$MEMHUB_HOME/memory/index.sqlite`."""
+    return layout.memory_root(home) / INDEX_FILE
+
+
+class MemoryService:
+    """The memory of one workspace: reads scoped to its grants, writes planned then applied.
+
+    `recheck` (seconds, 0 = every read): how long a long-running caller (the MCP server) may
+    trust a records folder whose own mtime is unchanged without stat'ing every file in it.
+    """
+
+    def __init__(self, workspace: Workspace, *, recheck: float = 0.0) -> None:
         self.workspace = workspace
+        self.recheck = recheck
+        self._scanner: Scanner | None = None
+        self._identity: tuple[int, int] | None = None
+        self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
+
+    def close(self) -> None:
+        """Close the index."""
+        if self._scanner is not None:
+            self._scanner.index.close()
+            self._scanner = None
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # -- the index --
+
+    def _scan(self) -> Scanner:
+        """The scanner over the index file, reopened when the file was deleted or replaced."""
+        path = index_path(self.workspace.home)
+        try:
+            info = os.stat(path)
+            identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
+        except FileNotFoundError:
+            identity = None
+        if self._scanner is None or identity is None or identity != self._identity:
+            self.close()
+            self._scanner = Scanner(self.workspace.root, MemoryIndex(path))
+            info = os.stat(path)
+            self._identity = (info.st_dev, info.st_ino)
+        return self._scanner
+
+    @property
+    def _db(self) -> Any:
+        return self._scan().index.db
+
+    def refresh_index(self) -> int:
+        """Re-index record files changed behind the index's back; documents changed."""
+        scanner = self._scan()
+        result = scanner.refresh(self.workspace.allowed(), trust=self.recheck)
+        self.notes = tuple(str(problem) for problem in result.problems)
+        return result.changes
+
+    def rebuild_index(self) -> int:
+        """Recreate the index from the files alone; the records it holds in these scopes."""
+        scanner = self._scan()
+        scanner.rebuild(all_pairs(self.workspace.root))
+        self.refresh_index()
+        counts = catalog.count_by_kind(scanner.index.db, self.workspace.allowed())
+        return sum(n for kinds in counts.values() for n in kinds.values())
+
+    def _pairs(self, scope: str | None) -> list[tuple[str, str | None]]:
+        """The caller's grants, narrowed to `scope` (a scope not granted: none)."""
+        allowed = self.workspace.allowed()
+        return allowed if scope is None else [pair for pair in allowed if pair[0] == scope]
 
     # -- reads --
 
@@ -67,11 +143,29 @@ class MemoryService:
         limit: int | None = None,
     ) -> builtins.list[Entry]:
         """The records in the caller's scopes (or one of them), newest first."""
-        raise NotImplementedError
+        self.refresh_index()
+        statuses = ["active"] + ["proposed"] * include_proposed
+        statuses += ["superseded"] * include_superseded
+        found = catalog.select(
+            self._db, self._pairs(scope), kinds=kinds, tags=tags, statuses=statuses, limit=limit
+        )
+        return [_entry(stored) for stored in found]
 
     def get(self, record_id: str) -> Entry:
         """One record by id; NotFound when absent or outside the caller's scopes."""
-        raise NotFound(record_id)
+        if not isinstance(record_id, str) or not _safe(record_id):
+            raise NotFound(str(record_id))
+        self.refresh_index()
+        found = catalog.select(
+            self._db,
+            self.workspace.allowed(),
+            record_id=record_id,
+            statuses=("active", "proposed", "superseded"),
+            limit=1,
+        )
+        if not found:
+            raise NotFound(record_id)
+        return _entry(found[0])
 
     def search(
         self,
@@ -85,11 +179,38 @@ class MemoryService:
         include_superseded: bool = False,
     ) -> builtins.list[Found]:
         """Full-text hits (bm25) in the caller's scopes; kinds=("session",) searches sessions."""
-        raise NotImplementedError
+        if sessions.SESSION_KIND in kinds:
+            sources = ("session",)
+            kinds = [kind for kind in kinds if kind != sessions.SESSION_KIND]
+        self.refresh_index()
+        if "session" in sources:
+            sessions.refresh_sessions(self.workspace.home, self._scan().index)
+        hits = self._scan().index.search(
+            query,
+            self._pairs(scope),
+            kinds=kinds,
+            tags=tags,
+            include_superseded=include_superseded,
+            sources=sources,
+            limit=limit,
+        )
+        return [_found(hit) for hit in hits]
 
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""
-        raise NotImplementedError
+        from . import memorymd
+
+        self.refresh_index()
+        ws = self.workspace
+        counts = catalog.count_by_kind(self._db, ws.allowed())
+        listed = catalog.select(self._db, ws.allowed())
+        project = {"id": ws.project_id, "name": ws.project_name} if ws.project_id else None
+        return {
+            "project": project,
+            "counts": dict(sorted(counts.get("active", {}).items())),
+            "proposed": sum(counts.get("proposed", {}).values()),
+            "memory_md": memorymd.overview_text([s.record for s in listed]),
+        }
 
     def recall(
         self,
@@ -100,14 +221,25 @@ class MemoryService:
         already_fired: Sequence[str] = (),
     ) -> builtins.list[dict[str, Any]]:
         """Active directives whose triggers match a tool call (at most 2, none already fired):
-        [{id, type, content, triggers, as_of, seen}]."""
-        raise NotImplementedError
+        [{id, type, content, triggers, as_of, seen, match}]."""
+        self.refresh_index()
+        directives = catalog.select(
+            self._db, self.workspace.allowed(), kinds=DIRECTIVES, statuses=("active",)
+        )
+        fired = recall.recall([s.record for s in directives], args, output, already_fired)
+        return [_directive(record, trigger) for record, trigger in fired]
 
     # -- plans --
 
+    def _planner(self) -> Planner:
+        from .planner import Planner
+
+        self.refresh_index()
+        return Planner(self.workspace, self._scan().index)
+
     def plan_add(self, draft: Draft, *, force: bool = False) -> MemoryPlan:
         """Add a record; DuplicateRecord when an active one says the same, unless `force`."""
-        raise NotImplementedError
+        return self._planner().add(draft, force=force)
 
     def plan_edit(
         self,
@@ -120,34 +252,75 @@ class MemoryService:
         triggers: Triggers | None = None,
     ) -> MemoryPlan:
         """Change a record's title, body, tags or triggers; StaleRevision, NotFound."""
-        raise NotImplementedError
+        return self._planner().edit(
+            record_id, revision=revision, title=title, body=body, tags=tags, triggers=triggers
+        )
 
     def plan_remove(self, record_id: str, *, revision: str | None) -> MemoryPlan:
         """Delete a record's file; StaleRevision, NotFound."""
-        raise NotImplementedError
+        return self._planner().remove(record_id, revision=revision)
 
     def plan_accept(self, record_id: str, *, revision: str | None = None) -> MemoryPlan:
         """Make a proposed directive active."""
-        raise NotImplementedError
+        return self._planner().accept(record_id, revision=revision)
 
     def plan_import(self, candidates: Sequence[Candidate], *, force: bool = False) -> MemoryPlan:
         """Add imported records with source bindings; ImportConflict for changed sources."""
-        raise NotImplementedError
+        return self._planner().import_(candidates, force=force)
 
     def plan_export(self, record_ids: Sequence[str], dest: Path) -> MemoryPlan:
         """Copy the files of the selected records into the folder `dest` (in a repository)."""
-        raise NotImplementedError
+        return self._planner().export(record_ids, dest)
 
-    # -- writes and the index --
+    # -- writes --
 
     def apply(self, plan: MemoryPlan) -> dict[str, Any]:
         """Carry out `plan` under the operation lock: {"run": id, "changed": [paths]}."""
-        raise NotImplementedError
+        from .writes import apply_plan
 
-    def refresh_index(self) -> int:
-        """Re-index record files changed behind the index's back; how many documents changed."""
-        raise NotImplementedError
+        result = apply_plan(self.workspace, plan, self._scan())
+        self.refresh_index()
+        return result
 
-    def rebuild_index(self) -> int:
-        """Recreate the index from the files alone; how many documents it holds."""
-        raise NotImplementedError
+
+def _safe(record_id: str) -> bool:
+    try:
+        layout.check_name(record_id)
+    except layout.UnsafeName:
+        return False
+    return True
+
+
+def _entry(stored: catalog.Stored) -> Entry:
+    return Entry(stored.record, Path(stored.path), stored.revision)
+
+
+def _found(hit: Hit) -> Found:
+    doc = hit.doc
+    session = doc.source == "session"
+    return Found(
+        source=doc.source,
+        id=doc.id,
+        title=doc.title,
+        kind=doc.kind,
+        scope=doc.scope,
+        snippet=hit.snippet,
+        score=hit.score,
+        revision=None if session else doc.revision,
+        updated=doc.updated,
+        tags=() if session else doc.tags,
+        host=(doc.tags[0] if doc.tags else None) if session else None,
+    )
+
+
+def _directive(record: Record, trigger: str) -> dict[str, Any]:
+    t = record.triggers
+    return {
+        "id": record.id,
+        "type": record.kind,
+        "content": f"{record.title}\n\n{record.body}".strip(),
+        "triggers": [*t.paths, *t.commands, *t.identifiers, *t.errors],
+        "as_of": record.updated,
+        "seen": 1,
+        "match": trigger,
+    }

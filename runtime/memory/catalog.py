@@ -1,0 +1,113 @@
+"""Records as the index holds them: metadata without YAML, scoped listing in SQL.
+
+The scanner stores each record's front matter fields as JSON beside its index document, so
+listing, getting and recalling records on an unchanged memory rebuilds `Record`s from the
+index alone: no file is read, no YAML parsed. Every query joins on the caller's (scope,
+project) grants in SQL. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import fts
+from .records import Record, Source, Triggers
+
+__all__ = ["Stored", "count_by_kind", "fields_json", "record_from", "select"]
+
+_FIELDS = (
+    *("id", "title", "kind", "scope", "project", "created", "updated", "tags", "status"),
+    *("supersedes", "superseded_by", "name"),
+)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A record from the index: the record, its file and its revision."""
+
+    record: Record
+    path: str
+    revision: str
+
+
+def fields_json(record: Record) -> str:
+    """A record's fields except its body, as JSON (what `record_from` reads back)."""
+    data: dict[str, Any] = {key: getattr(record, key) for key in _FIELDS}
+    data["tags"] = list(record.tags)
+    data["source"] = {k: v for k, v in vars(record.source).items() if v is not None}
+    data["triggers"] = {k: list(v) for k, v in vars(record.triggers).items() if v}
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def record_from(fields: str, body: str) -> Record:
+    """The record `fields_json` described, with its body."""
+    data = json.loads(fields)
+    data["tags"] = tuple(data["tags"])
+    data["source"] = Source(**data["source"])
+    data["triggers"] = Triggers(**{k: tuple(v) for k, v in data["triggers"].items()})
+    return Record(**data, body=body)
+
+
+def _scoped(pairs: list[tuple[str, str]]) -> tuple[str, list[object]]:
+    clause = f"(d.scope, d.project) IN (VALUES {','.join(['(?, ?)'] * len(pairs))})"
+    return clause, [value for pair in pairs for value in pair]
+
+
+def select(
+    db: Any,
+    allowed: Sequence[tuple[str, str | None]],
+    *,
+    record_id: str | None = None,
+    kinds: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    statuses: Sequence[str] = ("active", "proposed"),
+    limit: int | None = None,
+) -> list[Stored]:
+    """The records within `allowed` matching the filters, newest first (a project's record
+    before a shared one of the same id)."""
+    pairs = fts.grants(allowed)
+    if not pairs or not statuses or (record_id is not None and not fts.utf8(record_id)):
+        return []
+    scoped, params = _scoped(pairs)
+    clauses = ["d.source = 'record'", scoped, f"d.status IN ({','.join('?' * len(statuses))})"]
+    params += list(statuses)
+    if record_id is not None:
+        clauses.append("d.id = ?")
+        params.append(record_id)
+    if kinds:
+        clauses.append(f"d.kind IN ({','.join('?' * len(kinds))})")
+        params += [str(kind) for kind in kinds]
+    for tag in tags:
+        clauses.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
+        params.append(str(tag).casefold())
+    sql = (
+        "SELECT f.fields, d.body, d.path, d.revision FROM docs d JOIN scan_files f"
+        f" ON f.path = d.path WHERE {' AND '.join(clauses)}"
+        " ORDER BY d.scope = 'project' DESC, d.updated DESC, d.id"
+    )
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(max(int(limit), 0))
+    return [
+        Stored(record_from(str(fields), str(body)), str(path), str(rev))
+        for fields, body, path, rev in db.execute(sql, params)
+    ]
+
+
+def count_by_kind(db: Any, allowed: Sequence[tuple[str, str | None]]) -> dict[str, dict[str, int]]:
+    """status -> kind -> number of records within `allowed`."""
+    pairs = fts.grants(allowed)
+    if not pairs:
+        return {}
+    scoped, params = _scoped(pairs)
+    out: dict[str, dict[str, int]] = {}
+    for status, kind, n in db.execute(
+        f"SELECT d.status, d.kind, count(*) FROM docs d WHERE d.source = 'record' AND {scoped}"
+        " GROUP BY d.status, d.kind",
+        params,
+    ):
+        out.setdefault(str(status), {})[str(kind)] = int(n)
+    return out

@@ -1,0 +1,333 @@
+"""Record files -> the index: notice what changed on disk, re-index only that.
+
+Every read calls `Scanner.refresh` for the caller's scopes. It lists each scope's records
+folder and compares every file's (mtime_ns, size, inode) with a cache kept in the index's own
+database (`scan_files`): an unchanged file is neither read nor hashed, so a read over 100k
+unchanged files costs a stat each and never parses YAML. A changed stat means the file is
+read and hashed; only a changed revision (sha256 of the bytes) is parsed and re-indexed.
+
+A file whose mtime is within RACY_NS of when it was cached is hashed again on the next scan
+(git's "racy clean" rule): a same-size edit in the same clock tick is still noticed.
+
+A file that is not a usable record is remembered as a Problem (malformed: file and line;
+foreign: a Markdown file without the record marker, left alone) and reported, never repaired.
+Stdlib only at import (parsing a changed record imports PyYAML inside frontmatter).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import layout
+from .catalog import fields_json
+from .frontmatter import RecordError
+from .index import IndexDoc, MemoryIndex
+from .records import Record, content_hash, is_record_text, parse_record, revision
+
+__all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
+
+RACY_NS = 2_000_000_000
+MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
+RECORD = "record"
+MALFORMED = "malformed"
+FOREIGN = "foreign"
+
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS scan_files (path TEXT PRIMARY KEY, scope TEXT NOT NULL,"
+    " project TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, revision TEXT NOT NULL,"
+    " state TEXT NOT NULL, line INTEGER, message TEXT NOT NULL, fix TEXT NOT NULL,"
+    " fields TEXT NOT NULL, content TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS scan_files_scope ON scan_files (scope, project)",
+)
+
+Pair = tuple[str, str | None]
+_Stat = tuple[int, int, int]  # mtime_ns, size, inode
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file in a records folder that is not a usable record: reported, never repaired."""
+
+    path: str
+    line: int | None
+    message: str
+    fix: str
+    state: str  # MALFORMED | FOREIGN
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.message} ({self.fix})"
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What one refresh did: documents written or deleted, and the problem files it knows."""
+
+    changes: int
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One cached file state."""
+
+    stat: _Stat
+    checked_ns: int
+    revision: str
+    state: str
+
+
+class NotARecord(RecordError):
+    """A Markdown file without the record marker: the user's, readable, never rewritten."""
+
+
+def record_doc(record: Record, path: Path | str, rev: str) -> IndexDoc:
+    """The index document of a record."""
+    return IndexDoc(
+        id=record.id,
+        scope=record.scope,
+        project=record.project,
+        kind=record.kind,
+        title=record.title,
+        tags=record.tags,
+        status=record.status,
+        body=record.body,
+        path=str(path),
+        revision=rev,
+        updated=record.updated,
+    )
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes (never through a link, never a FIFO), None when absent."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(str(path), None, "not a regular file", "remove it")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise RecordError(
+                str(path), None, f"larger than {MAX_RECORD_BYTES} bytes", "split or shorten it"
+            )
+        return handle.read(MAX_RECORD_BYTES + 1)
+
+
+def read_record_file(path: Path, scope: str, project: str | None) -> tuple[bytes, Record]:
+    """The bytes and record of a record file in the folder of (scope, project).
+
+    RecordError when it is not one: malformed, not a record at all (`state` FOREIGN on the
+    error), or a record that does not belong where it lies (id vs file name, scope, project).
+    """
+    data = read_bytes(path)
+    if data is None:
+        raise FileNotFoundError(str(path))
+    if not is_record_text(data):
+        raise NotARecord(str(path), None, "not a memhub record", "import it to adopt it")
+    record = parse_record(data, str(path))
+    if f"{record.id}.md" != path.name:
+        raise RecordError(str(path), 1, f"id {record.id} is not the file's name", "rename one")
+    if (record.scope, record.project) != (scope, project):
+        raise RecordError(
+            str(path), 1, "the record's scope does not match its folder", "move the file"
+        )
+    return data, record
+
+
+def scope_folders(root: Path, pairs: Iterable[Pair]) -> list[tuple[str, str | None, Path]]:
+    """The records folder of each pair (pairs with an unsafe project id name none)."""
+    out = []
+    for scope, project in pairs:
+        try:
+            out.append((scope, project, layout.records_dir(root, scope, project)))
+        except (layout.UnsafeName, layout.UnknownScope):
+            continue
+    return out
+
+
+def all_pairs(root: Path) -> list[Pair]:
+    """Every scope with a folder on disk: shared and each valid projects/<id>/."""
+    pairs: list[Pair] = [("shared", None)]
+    with contextlib.suppress(OSError), os.scandir(root / "projects") as entries:
+        for entry in entries:
+            try:
+                pairs.append(("project", layout.check_name(entry.name, "project id")))
+            except layout.UnsafeName:
+                continue
+    return pairs
+
+
+def _listing(folder: Path) -> dict[str, _Stat]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats."""
+    out: dict[str, _Stat] = {}
+    try:
+        entries = os.scandir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return out
+    with entries:
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.name.endswith(".md"):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+    return out
+
+
+class Scanner:
+    """Keeps the index in step with the record files of the scopes it is asked about."""
+
+    def __init__(self, root: Path, index: MemoryIndex) -> None:
+        self.root = root
+        self.index = index
+        _make_table(index.db)
+        # The file states of each folder as last seen by this process: a long-running server
+        # compares against memory instead of reloading the table on every read.
+        self._seen: dict[Pair, dict[str, _Row]] = {}
+        self._dirs: dict[Pair, tuple[tuple[int, int, int], float]] = {}
+
+    def refresh(self, pairs: Sequence[Pair], *, trust: float = 0.0) -> ScanResult:
+        """Bring the index up to date with the files of `pairs`; what changed, what is wrong.
+
+        `trust` > 0: a folder whose own stat is unchanged and whose files were all checked
+        less than `trust` seconds ago is not listed again (a long-running server's reads).
+        """
+        changes = 0
+        for scope, project, folder in scope_folders(self.root, pairs):
+            if trust > 0 and self._trusted((scope, project), folder, trust):
+                continue
+            changes += self._refresh_folder(scope, project, folder)
+        return ScanResult(changes, tuple(self.problems(pairs)))
+
+    def _trusted(self, pair: Pair, folder: Path, trust: float) -> bool:
+        """Whether `folder` was fully checked within `trust` seconds and is unchanged since."""
+        try:
+            info = os.stat(folder)
+            mark = (info.st_mtime_ns, info.st_ino, info.st_nlink)
+        except OSError:
+            mark = (0, 0, 0)
+        now = time.monotonic()
+        seen = self._dirs.get(pair)
+        if seen is not None and seen[0] == mark and now - seen[1] < trust:
+            return True
+        self._dirs[pair] = (mark, now)
+        return False
+
+    def _cached(self, pair: Pair) -> dict[str, _Row]:
+        rows = self._seen.get(pair)
+        if rows is None:
+            rows = {
+                str(path): _Row((int(m), int(s), int(i)), int(c), str(r), str(st))
+                for path, m, s, i, c, r, st in self.index.db.execute(
+                    "SELECT path, mtime_ns, size, inode, checked_ns, revision, state"
+                    " FROM scan_files WHERE scope = ? AND project = ?",
+                    (pair[0], pair[1] or ""),
+                )
+            }
+            self._seen[pair] = rows
+        return rows
+
+    def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
+        """Re-index the changed files of one folder; documents written or deleted."""
+        cached = self._cached((scope, project))
+        listing = _listing(folder)
+        now = time.time_ns()
+        docs: list[IndexDoc] = []
+        states: list[tuple[object, ...]] = []
+        for path, info in listing.items():
+            row = cached.get(path)
+            if row is not None and row.stat == info and info[0] < row.checked_ns - RACY_NS:
+                continue  # unchanged since it was last read, and not racily so
+            doc, state = self._examine(Path(path), scope, project, row)
+            if doc is not None:
+                docs.append(doc)
+            states.append((path, scope, project or "", *info, now, *state))
+        gone = [path for path in cached if path not in listing]
+        if not states and not gone:
+            return 0
+        dropped = [s[0] for s in states if s[8] != RECORD] + gone
+
+        def remember(db: sqlite3.Connection) -> None:
+            db.executemany("DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone])
+            db.executemany(
+                "INSERT OR REPLACE INTO scan_files (path, scope, project, mtime_ns, size, inode,"
+                " checked_ns, revision, state, line, message, fix, fields, content)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                states,
+            )
+
+        changed = self.index.update(docs, [str(p) for p in dropped], also=remember)
+        for path in gone:
+            cached.pop(path, None)
+        for s in states:
+            cached[str(s[0])] = _Row(s[3:6], now, str(s[7]), str(s[8]))  # type: ignore[arg-type]
+        return changed.total
+
+    def _examine(
+        self, path: Path, scope: str, project: str | None, row: _Row | None
+    ) -> tuple[IndexDoc | None, tuple[object, ...]]:
+        """A changed file's document (None when its revision is as indexed, or it is no
+        record) and its cache state (revision, state, line, message, fix, fields)."""
+        try:
+            data, record = read_record_file(path, scope, project)
+        except FileNotFoundError:
+            return None, ("", FOREIGN, None, "vanished while read", "", "", "")
+        except RecordError as error:
+            state = FOREIGN if isinstance(error, NotARecord) else MALFORMED
+            raw = _quiet_read(path)
+            rev = revision(raw) if raw is not None else ""
+            return None, (rev, state, error.line, error.message, error.fix, "", "")
+        rev = revision(data)
+        known = (rev, RECORD, None, "", "", fields_json(record), content_hash(record))
+        if row is not None and row.revision == rev and row.state == RECORD:
+            return None, known
+        return record_doc(record, path, rev), known
+
+    def problems(self, pairs: Sequence[Pair]) -> list[Problem]:
+        """The problem files of `pairs`, as last scanned, by path."""
+        out: list[Problem] = []
+        for scope, project, _folder in scope_folders(self.root, pairs):
+            for path, line, message, fix, state in self.index.db.execute(
+                "SELECT path, line, message, fix, state FROM scan_files"
+                " WHERE scope = ? AND project = ? AND state != ? ORDER BY path",
+                (scope, project or "", RECORD),
+            ):
+                out.append(Problem(str(path), line, str(message), str(fix), str(state)))
+        return out
+
+    def rebuild(self, pairs: Sequence[Pair]) -> int:
+        """Empty the index and its file cache, then index the files of `pairs` afresh."""
+        self.index.rebuild([])
+        self.index.db.execute("DELETE FROM scan_files")
+        self._seen.clear()
+        self._dirs.clear()
+        return self.refresh(pairs).changes
+
+
+def _make_table(db: sqlite3.Connection) -> None:
+    """The file-state cache table, remade when an older memhub made it with other columns."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(scan_files)")]
+    if columns and columns[-1] != "content":
+        db.execute("DROP TABLE scan_files")
+    for statement in _DDL:
+        db.execute(statement)
+
+
+def _quiet_read(path: Path) -> bytes | None:
+    """A file's bytes for its revision, None when it cannot be read."""
+    try:
+        return read_bytes(path)
+    except (OSError, RecordError):
+        return None
