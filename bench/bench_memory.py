@@ -225,12 +225,11 @@ def timed(cmd: list[str], corpus: Corpus) -> tuple[float, bytes]:
 
 
 def hits_of(output: bytes) -> int:
-    """The number of hits `memhub memory search --json` printed (a list, or a list under
-    `hits`/`results`/`items`)."""
+    """The number of hits `memhub memory search --json` printed (its envelope's
+    `data.hits`)."""
     data = json.loads(output)
-    if isinstance(data, dict):
-        data = next((data[k] for k in ("hits", "results", "items") if k in data), [])
-    return len(data) if isinstance(data, list) else 0
+    hits = data.get("data", {}).get("hits") if isinstance(data, dict) else None
+    return len(hits) if isinstance(hits, list) else 0
 
 
 def rebuild(memhub: list[str], corpus: Corpus, runs: int) -> float:
