@@ -3,10 +3,12 @@ returned: the host's next request carries each tool's result, which is what the 
 
 A script is a list of :class:`Call` (an MCP tool name such as ``search_memory`` and its
 arguments). Each host exposes an MCP tool under its own name (Claude Code
-``mcp__<server>__<tool>``, Codex and Gemini CLI their own spellings): a call goes to the one
-offered tool whose name ends with the MCP name, and only when the request offers it (helper
-requests of the host, such as titles, get the final text). Results are read from the last
-request of the session, which holds the whole conversation:
+``mcp__<server>__<tool>``, Gemini CLI ``mcp_<server>_<tool>``, Codex the bare name inside a
+``namespace`` tool): a call goes to the one offered tool whose name ends with the MCP name,
+and only when the request offers it (helper requests of the host, such as titles, get the
+final text). Claude Code defers MCP tools: the fake first calls ``ToolSearch`` with
+``select:<name>``, as a model does, and the tool is offered from the next request on. Results
+are read from the longest conversation the fake was sent:
 
 * Claude Code: ``tool_result`` blocks (``is_error``), in ``messages``;
 * Codex: ``function_call_output`` items, in ``input``;
@@ -156,7 +158,6 @@ class ToolsResponses(FakeResponses):
         self.shell_commands = []
         self.calls = list(calls or [])
         self.offered: set[str] = set()
-        self.tools_seen: list[dict[str, Any]] = []
 
     def answer(self, path: str, body: dict[str, Any]) -> Reply:
         tools = _responses_tools(body)
