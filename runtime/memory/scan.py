@@ -17,6 +17,7 @@ Stdlib only at import (parsing a changed record imports PyYAML inside frontmatte
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import stat
@@ -34,10 +35,13 @@ from .records import Record, content_hash, is_record_text, parse_record, revisio
 __all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
 
 RACY_NS = 2_000_000_000
+GENTLE_EVERY = 200
+GENTLE_PAUSE = 0.0005
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
 RECORD = "record"
 MALFORMED = "malformed"
 FOREIGN = "foreign"
+VANISHED = "vanished"  # deleted between listing and reading: gone at the next scan
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS scan_files (path TEXT PRIMARY KEY, scope TEXT NOT NULL,"
@@ -45,7 +49,7 @@ _DDL = (
     " inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, revision TEXT NOT NULL,"
     " state TEXT NOT NULL, line INTEGER, message TEXT NOT NULL, fix TEXT NOT NULL,"
     " fields TEXT NOT NULL, content TEXT NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS scan_files_scope ON scan_files (scope, project)",
+    "CREATE INDEX IF NOT EXISTS scan_files_state ON scan_files (scope, project, state)",
 )
 
 Pair = tuple[str, str | None]
@@ -112,6 +116,13 @@ def read_bytes(path: Path) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise RecordError(
+                str(path), None, "a link: memhub never follows links in memory",
+                "put the file itself here",
+            ) from None  # fmt: skip
+        raise RecordError(str(path), None, f"cannot be read ({error.strerror})", "fix it") from None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
@@ -167,8 +178,12 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path) -> dict[str, _Stat]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats."""
+def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats.
+
+    `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
+    thread answering queries never waits a whole switch interval behind the walk.
+    """
     out: dict[str, _Stat] = {}
     try:
         entries = os.scandir(folder)
@@ -183,15 +198,18 @@ def _listing(folder: Path) -> dict[str, _Stat]:
             except FileNotFoundError:
                 continue
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+            if gentle and len(out) % GENTLE_EVERY == 0:
+                time.sleep(GENTLE_PAUSE)
     return out
 
 
 class Scanner:
     """Keeps the index in step with the record files of the scopes it is asked about."""
 
-    def __init__(self, root: Path, index: MemoryIndex) -> None:
+    def __init__(self, root: Path, index: MemoryIndex, *, gentle: bool = False) -> None:
         self.root = root
         self.index = index
+        self.gentle = gentle
         _make_table(index.db)
         # The file states of each folder as last seen by this process: a long-running server
         # compares against memory instead of reloading the table on every read.
@@ -242,25 +260,34 @@ class Scanner:
     def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
         """Re-index the changed files of one folder; documents written or deleted."""
         cached = self._cached((scope, project))
-        listing = _listing(folder)
+        listing = _listing(folder, self.gentle)
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
+        touched: list[tuple[int, int, int, int, str]] = []  # same bytes, new stat
         for path, info in listing.items():
             row = cached.get(path)
             if row is not None and row.stat == info and info[0] < row.checked_ns - RACY_NS:
                 continue  # unchanged since it was last read, and not racily so
+            if row is not None and _same_bytes(Path(path), row.revision):
+                touched.append((*info, now, path))
+                continue
             doc, state = self._examine(Path(path), scope, project, row)
             if doc is not None:
                 docs.append(doc)
             states.append((path, scope, project or "", *info, now, *state))
         gone = [path for path in cached if path not in listing]
-        if not states and not gone:
+        if not states and not gone and not touched:
             return 0
         dropped = [s[0] for s in states if s[8] != RECORD] + gone
 
         def remember(db: sqlite3.Connection) -> None:
             db.executemany("DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone])
+            db.executemany(
+                "UPDATE scan_files SET mtime_ns = ?, size = ?, inode = ?, checked_ns = ?"
+                " WHERE path = ?",
+                touched,
+            )
             db.executemany(
                 "INSERT OR REPLACE INTO scan_files (path, scope, project, mtime_ns, size, inode,"
                 " checked_ns, revision, state, line, message, fix, fields, content)"
@@ -273,6 +300,9 @@ class Scanner:
             cached.pop(path, None)
         for s in states:
             cached[str(s[0])] = _Row(s[3:6], now, str(s[7]), str(s[8]))  # type: ignore[arg-type]
+        for m, size, inode, _now, path in touched:
+            old = cached[path]
+            cached[path] = _Row((m, size, inode), now, old.revision, old.state)
         return changed.total
 
     def _examine(
@@ -283,7 +313,7 @@ class Scanner:
         try:
             data, record = read_record_file(path, scope, project)
         except FileNotFoundError:
-            return None, ("", FOREIGN, None, "vanished while read", "", "", "")
+            return None, ("", VANISHED, None, "vanished while read", "", "", "")
         except RecordError as error:
             state = FOREIGN if isinstance(error, NotARecord) else MALFORMED
             raw = _quiet_read(path)
@@ -301,8 +331,8 @@ class Scanner:
         for scope, project, _folder in scope_folders(self.root, pairs):
             for path, line, message, fix, state in self.index.db.execute(
                 "SELECT path, line, message, fix, state FROM scan_files"
-                " WHERE scope = ? AND project = ? AND state != ? ORDER BY path",
-                (scope, project or "", RECORD),
+                " WHERE scope = ? AND project = ? AND state IN (?, ?) ORDER BY path",
+                (scope, project or "", MALFORMED, FOREIGN),
             ):
                 out.append(Problem(str(path), line, str(message), str(fix), str(state)))
         return out
@@ -323,6 +353,12 @@ def _make_table(db: sqlite3.Connection) -> None:
         db.execute("DROP TABLE scan_files")
     for statement in _DDL:
         db.execute(statement)
+
+
+def _same_bytes(path: Path, rev: str) -> bool:
+    """Whether the file still holds the bytes of revision `rev` (a touch, a racy check)."""
+    data = _quiet_read(path)
+    return data is not None and revision(data) == rev
 
 
 def _quiet_read(path: Path) -> bytes | None:

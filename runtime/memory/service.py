@@ -21,6 +21,7 @@ from .index import Hit, MemoryIndex
 from .plans import Candidate, Draft, MemoryPlan
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, all_pairs
+from .watcher import Watcher
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -66,8 +67,10 @@ def index_path(home: Path) -> Path:
 class MemoryService:
     """The memory of one workspace: reads scoped to its grants, writes planned then applied.
 
-    `recheck` (seconds, 0 = every read): how long a long-running caller (the MCP server) may
-    trust a records folder whose own mtime is unchanged without stat'ing every file in it.
+    `recheck` (seconds; 0, the default: every read checks every file's stat): for a
+    long-running caller (the MCP server), reads then trust a records folder whose own stat is
+    unchanged and a background thread (watcher.py) re-checks every file each `recheck`
+    seconds, so an edit made in place shows within that time and no query waits for a walk.
     """
 
     def __init__(self, workspace: Workspace, *, recheck: float = 0.0) -> None:
@@ -76,9 +79,16 @@ class MemoryService:
         self._scanner: Scanner | None = None
         self._identity: tuple[int, int] | None = None
         self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
+        self._watcher: Watcher | None = None
 
     def close(self) -> None:
-        """Close the index."""
+        """Close the index (and stop the background re-check)."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        self._close_index()
+
+    def _close_index(self) -> None:
         if self._scanner is not None:
             self._scanner.index.close()
             self._scanner = None
@@ -100,10 +110,14 @@ class MemoryService:
         except FileNotFoundError:
             identity = None
         if self._scanner is None or identity is None or identity != self._identity:
-            self.close()
+            self._close_index()
             self._scanner = Scanner(self.workspace.root, MemoryIndex(path))
             info = os.stat(path)
             self._identity = (info.st_dev, info.st_ino)
+        if self.recheck > 0 and self._watcher is None:
+            self._watcher = Watcher(
+                self.workspace.root, path, self.workspace.allowed(), self.recheck
+            )
         return self._scanner
 
     @property
@@ -113,7 +127,8 @@ class MemoryService:
     def refresh_index(self) -> int:
         """Re-index record files changed behind the index's back; documents changed."""
         scanner = self._scan()
-        result = scanner.refresh(self.workspace.allowed(), trust=self.recheck)
+        trust = float("inf") if self.recheck > 0 else 0.0  # the watcher re-checks the files
+        result = scanner.refresh(self.workspace.allowed(), trust=trust)
         self.notes = tuple(str(problem) for problem in result.problems)
         return result.changes
 

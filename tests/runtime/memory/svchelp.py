@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from memhub.runtime.memory import layout
 from memhub.runtime.memory import projects as P
 from memhub.runtime.memory.gitcheckout import checkout_of
+from memhub.runtime.memory.records import Record, Source, render_record
+from memhub.runtime.memory.service import MemoryService
+from memhub.runtime.memory.workspace import open_workspace
 
 
 def git_repo(path: Path) -> Path:
@@ -27,3 +31,51 @@ def connect(home: Path, folder: Path, name: str | None = None, *, shared: bool =
         registry = P.set_shared(registry, pid, False)
     P.save_registry(path, registry)
     return pid
+
+
+def record(rid: str, scope: str = "shared", project: str | None = None, **fields: object) -> Record:
+    """A valid record with defaults for what a test does not care about."""
+    base: dict[str, object] = {
+        "id": rid,
+        "title": f"title of {rid}",
+        "kind": "fact",
+        "scope": scope,
+        "project": project,
+        "created": "2026-01-01T00:00:00Z",
+        "updated": "2026-01-01T00:00:00Z",
+        "source": Source(kind="user"),
+        "body": f"body of {rid}\n",
+    }
+    base.update(fields)
+    return Record(**base)  # type: ignore[arg-type]
+
+
+def put(home: Path, rec: Record) -> Path:
+    """Write a record's file directly (as an editor or another tool would)."""
+    path = layout.record_path(layout.memory_root(home), rec.scope, rec.project, rec.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(render_record(rec))
+    return path
+
+
+@dataclass
+class Memory:
+    """A home with two registered projects, `app` (the caller's) and `other`."""
+
+    home: Path
+    app: Path
+    pid: str
+    other: Path
+    other_pid: str
+
+    def service(self, **kw: object) -> MemoryService:
+        cwd = kw.pop("cwd", self.app)
+        return MemoryService(open_workspace(self.home, cwd=cwd, **kw))  # type: ignore[arg-type]
+
+
+def make_memory(tmp_path: Path) -> Memory:
+    home = tmp_path / "home"
+    app, other = git_repo(tmp_path / "app"), git_repo(tmp_path / "other")
+    pid = connect(home, app, "app")
+    other_pid = connect(home, other, "secret-client")
+    return Memory(home, app, pid, other, other_pid)
