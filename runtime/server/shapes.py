@@ -111,7 +111,8 @@ def error_json(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ToolFailure):
         detail: dict[str, Any] = {"kind": exc.kind, "message": exc.message, "fix": exc.fix}
     elif isinstance(exc, MemoryServiceError):
-        detail = {"kind": _slug(type(exc).__name__), "message": exc.message, "fix": exc.fix}
+        kind = "invalid" if type(exc) is MemoryServiceError else _slug(type(exc).__name__)
+        detail = {"kind": kind, "message": exc.message, "fix": exc.fix}
         if isinstance(exc, StaleRevision):
             detail.update(
                 record_id=exc.record_id,

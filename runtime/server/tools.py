@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import BackendError
-from ..memory import layout
+from ..memory import frontmatter, layout
 from ..memory.errors import NotFound
-from ..memory.records import KINDS
-from ..memory.service import Found, MemoryService
+from ..memory.records import KINDS, revision
+from ..memory.service import Entry, Found, MemoryService
 from . import shapes
 from .shapes import ToolFailure
 
@@ -110,18 +110,43 @@ class ReadTools:
         return {"items": items, "count": len(items), "took_ms": took}
 
     def _content(self, hit: Found) -> str:
-        """A record hit's whole body (the snippet when it went away meanwhile)."""
+        """A record hit's whole body, read from its file (no YAML, no index query: a search
+        stays in ms at 100k records); the snippet when the file is gone or unreadable."""
         if hit.source != "record":
             return hit.snippet
+        project = self.workspace.project_id if hit.scope == "project" else None
         try:
-            return self.service.get(hit.id).record.body
-        except NotFound:
+            path = layout.record_path(self.workspace.root, hit.scope, project, hit.id)
+            text = frontmatter.decode(path.read_bytes(), str(path))
+            return frontmatter.split(text, str(path)).body
+        except (OSError, ValueError):  # gone meanwhile, or no longer a record
             return hit.snippet
+
+    def entry(self, record_id: str) -> Entry:
+        """One record as it is on disk now: the service trusts an unchanged folder for a
+        moment (RECHECK_S), so a file rewritten in place is caught here by its revision."""
+        entry = self.service.get(self.record_id(record_id))
+        try:
+            current: str | None = revision(entry.path.read_bytes())
+        except OSError:
+            current = None
+        if current != entry.revision:
+            self.refresh_fully()
+            entry = self.service.get(record_id)
+        return entry
+
+    def refresh_fully(self) -> None:
+        """Re-check every file of the served scopes now, trusting no folder."""
+        trusted, self.service.recheck = self.service.recheck, 0.0
+        try:
+            self.service.refresh_index()
+        finally:
+            self.service.recheck = trusted
 
     def get_memory(self, id: str) -> dict[str, Any]:
         """One record by id, with its body and the revision update_memory and delete_memory
         need."""
-        entry = self.service.get(self.record_id(id))
+        entry = self.entry(id)
         return {
             "record": shapes.record_json(entry),
             "id": entry.record.id,
@@ -232,9 +257,11 @@ class ReadTools:
         return {**ack, "messages_received": len(messages), "pending": 0}
 
     def close(self) -> None:
+        """Close the capture store and the service's index (on the worker thread)."""
         if self._capture is not None:
             self._capture.close()
             self._capture = None
+        self.service.close()
 
 
 def _types(memory_type: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -14,7 +14,7 @@ from typing import Any
 from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
 from ..memory.records import KINDS, Source, Triggers
-from ..memory.service import MemoryService
+from ..memory.service import Entry, MemoryService
 from .shapes import ToolFailure
 from .tools import ReadTools
 
@@ -46,7 +46,7 @@ class WriteTools:
         return (written or plan.changes)[0].record_id
 
     def _saved(self, record_id: str, **extra: Any) -> dict[str, Any]:
-        entry = self.service.get(record_id)
+        entry = self.reads.entry(record_id)
         record = entry.record
         return {
             "id": record.id,
@@ -57,6 +57,13 @@ class WriteTools:
             "title": record.title,
             **extra,
         }
+
+    def _active_artifact(self, name: str) -> Entry | None:
+        """The active version of the artifact called `name`, if any."""
+        for entry in self.service.list(kinds=(ARTIFACT,), include_proposed=False):
+            if entry.record.name == name:
+                return entry
+        return None
 
     def save_memory(
         self,
@@ -131,9 +138,14 @@ class WriteTools:
         self.reads.check_brain(agent_brain_id, org_id)
         supersedes = self.reads.record_id(parent_id) if parent_id else None
         if supersedes is not None:
-            self.service.get(supersedes)  # NotFound for an id this server does not serve
+            self.reads.entry(supersedes)  # NotFound for an id this server does not serve
         body = content if not rationale else f"{content.rstrip()}\n\n## Rationale\n\n{rationale}\n"
         labels = tuple(tags or ()) + ((f"type:{artifact_type}",) if artifact_type else ())
+        stable = _artifact_name(name)
+        current = self._active_artifact(stable)
+        if current is not None and current.record.body.strip() == body.strip():
+            # saved before, word for word: that version stands (a retried call adds nothing)
+            return self._saved(current.record.id, artifact_id=current.record.id, unchanged=True)
         draft = _draft(
             kind=ARTIFACT,
             title=name,
@@ -141,12 +153,12 @@ class WriteTools:
             tags=labels,
             triggers=Triggers(),
             scope=self._scope(None),
-            name=_artifact_name(name),
+            name=stable,
             supersedes=supersedes,
         )
         try:
             plan = self.service.plan_add(draft)
-        except DuplicateRecord as same:  # saved before, word for word: that version stands
+        except DuplicateRecord as same:
             return self._saved(same.existing_id, artifact_id=same.existing_id, unchanged=True)
         record_id = self._apply(plan)
         return self._saved(record_id, artifact_id=record_id, name=name, unchanged=False)

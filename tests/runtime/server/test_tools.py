@@ -1,0 +1,405 @@
+"""Every tool of `memhub mcp serve`, through real protocol calls of the SDK client over stdio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from memhub.runtime.backends.local import LocalStore
+from memhub.runtime.memory import layout
+
+from tests.runtime.server import kit
+from tests.runtime.server.world import OTHER_WORD, World, make_world
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return make_world(tmp_path)
+
+
+async def call(client: Any, tool: str, /, **arguments: Any) -> Any:
+    return await client.call_tool(tool, arguments)
+
+
+def ids(items: list[dict[str, Any]]) -> set[str]:
+    return {item["id"] for item in items}
+
+
+def test_read_tools_only_without_write_each_with_its_hints(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == kit.READ_TOOLS
+            for name, tool in tools.items():
+                hints = tool.annotations
+                assert hints is not None and hints.open_world_hint is False
+                assert hints.read_only_hint is (name != "import_conversation"), name
+                assert tool.description, name
+            assert tools["import_conversation"].annotations.idempotent_hint is True
+            for name in kit.WRITE_TOOLS:  # not listed, and not callable either
+                assert (await call(client, name, id="r-a-fact", revision="x")).is_error
+        async with kit.stdio(world.app, "--write") as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == kit.READ_TOOLS | kit.WRITE_TOOLS
+            for name in ("update_memory", "delete_memory"):
+                assert tools[name].annotations.destructive_hint is True
+                assert tools[name].annotations.read_only_hint is False
+            for name in ("save_memory", "save_artifact"):
+                assert tools[name].annotations.destructive_hint is False
+                assert tools[name].annotations.idempotent_hint is False
+
+    anyio.run(scenario)
+
+
+def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
+            found = kit.data(await call(client, "search_memory", query="deploy blue-green"))
+            assert ids(found["items"]) == {"r-a-fact"}  # the other project's twin never shows
+            (hit,) = found["items"]
+            assert hit["content"].startswith("We deploy with blue-green")
+            assert hit["source"] == "record" and hit["kind"] == "fact" and hit["score"] != 0
+            assert hit["revision"] == world.revisions["r-a-fact"] and found["took_ms"] >= 0
+            ruff = kit.data(
+                await call(client, "search_memory", query="ruff", memory_type="preference")
+            )
+            assert ids(ruff["items"]) == {"r-shared-pref"}
+            assert ruff["items"][0]["scope"] == "shared"
+            narrowed = await call(client, "search_memory", query="ruff", scope="project")
+            assert kit.data(narrowed)["items"] == []
+            lessons = await call(
+                client, "search_memory", query="migration", memory_type="directive"
+            )
+            assert "r-a-lesson" in ids(kit.data(lessons)["items"])
+            bad = kit.error(await call(client, "search_memory", query="x", memory_type="gossip"))
+            assert "memory_type" in bad["message"] and "fact" in bad["fix"]
+
+            record = kit.data(await call(client, "get_memory", id="r-a-fact"))
+            assert record["revision"] == world.revisions["r-a-fact"]
+            assert record["record"]["content"].startswith("We deploy")
+            assert record["record"]["tags"] == ["ops"] and record["record"]["scope"] == "project"
+
+            listed = kit.data(await call(client, "list_memory"))
+            assert ids(listed["items"]) == {
+                "r-a-fact",
+                "r-a-lesson",
+                "r-a-proposed",
+                "r-shared-pref",
+            }
+            only = kit.data(await call(client, "list_memory", kind="lesson"))
+            assert ids(only["items"]) == {"r-a-lesson", "r-a-proposed"}
+            tagged = kit.data(await call(client, "list_memory", tag="ops", limit=5))
+            assert ids(tagged["items"]) == {"r-a-fact"}
+
+            fired = await call(
+                client,
+                "recall_directives",
+                tool="Bash",
+                args={"command": "git push origin main"},
+                repo="anything",
+                already_fired=[],
+                session_id="s-1",
+            )
+            (directive,) = kit.data(fired)["items"]  # not the proposed one, not the other's
+            assert directive["id"] == "r-a-lesson" and directive["type"] == "lesson"
+            assert "make migrate-check" in directive["content"] and directive["as_of"]
+            assert "git push" in directive["triggers"]
+            again = await call(
+                client,
+                "recall_directives",
+                tool="Bash",
+                args={"command": "git push"},
+                already_fired=["r-a-lesson"],
+            )
+            assert kit.data(again)["items"] == []
+            edit = await call(
+                client, "recall_directives", tool="Edit", args={"file_path": "/w/migrations/1.sql"}
+            )
+            assert ids(kit.data(edit)["items"]) == {"r-a-lesson"}
+
+            overview = kit.data(await call(client, "get_brain_overview"))
+            assert overview["agent_brain_id"] == world.app_id and overview["name"] == "app"
+            assert (
+                isinstance(overview["overview"], str)
+                and "Deploys are blue-green" in overview["overview"]
+            )
+            assert overview["proposed"] == 1
+            brains = kit.data(await call(client, "list_agent_brains"))
+            assert brains["agent_brains"] == [
+                {"agent_brain_id": world.app_id, "id": world.app_id, "name": "app"}
+            ]
+            mine = kit.data(await call(client, "get_brain_overview", agent_brain_id=world.app_id))
+            assert mine["agent_brain_id"] == world.app_id
+            orgs = kit.data(await call(client, "list_orgs"))
+            assert orgs == {"orgs": [{"org_id": "local", "name": "local", "is_default": True}]}
+
+    anyio.run(scenario)
+
+
+def test_import_conversation_stores_in_the_local_capture_store(world: World) -> None:
+    messages = [
+        {"id": "m1", "kind": "user", "text": "hello", "raw": {"cwd": str(world.app)}},
+        {"id": "m2", "kind": "assistant", "text": "hi"},
+    ]
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
+            first = await call(
+                client,
+                "import_conversation",
+                messages=messages,
+                conversation_id="c-1",
+                source_platform="claude",
+                flush="now",
+                title="greeting",
+                namespace="app",
+            )
+            ack = kit.data(first)
+            assert ack["conversation_id"] == "c-1" and ack["ack_through"] == "m2"
+            assert ack["records_new"] == 2 and ack["records_dropped"] == 0
+            again = kit.data(
+                await call(client, "import_conversation", messages=messages, conversation_id="c-1")
+            )
+            assert again["records_unchanged"] == 2 and again["ack_through"] == "m2"
+            empty = kit.data(
+                await call(client, "import_conversation", messages=[], conversation_id="c-2")
+            )
+            assert empty["ack_through"] is None
+            bad = await call(
+                client, "import_conversation", messages=[{"text": "no id"}], conversation_id="c-3"
+            )
+            assert "no id" in kit.error(bad)["message"]
+            odd = await call(
+                client,
+                "import_conversation",
+                messages=messages,
+                conversation_id="c-4",
+                source_platform="telegraph",
+            )
+            assert kit.error(odd)["message"].startswith("source_platform")
+
+    anyio.run(scenario)
+    store = LocalStore(kit.home() / "store.sqlite")
+    (session,) = [s for s in store.sessions() if s["conversation_id"] == "c-1"]
+    assert session["host"] == "claude" and session["title"] == "greeting"
+    assert session["cwd"] == str(world.app)
+    assert [r["id"] for r in store.records("c-1")] == ["m1", "m2"]
+
+
+def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            saved = kit.data(
+                await call(
+                    client,
+                    "save_memory",
+                    kind="fact",
+                    title="The cache is redis",
+                    content="Sessions are cached in redis 7.",
+                    tags=["infra", "infra"],
+                )
+            )
+            assert saved["status"] == "active" and saved["scope"] == "project"
+            rid, rev = saved["id"], saved["revision"]
+            got = kit.data(await call(client, "get_memory", id=rid))
+            assert got["revision"] == rev and got["record"]["source"] == {"kind": "agent"}
+            assert got["record"]["tags"] == ["infra"]
+            hits = kit.data(await call(client, "search_memory", query="redis"))
+            assert ids(hits["items"]) == {rid}
+
+            duplicate = await call(
+                client,
+                "save_memory",
+                kind="fact",
+                title="The cache is redis",
+                content="Sessions are cached in redis 7.",
+            )
+            assert kit.error(duplicate)["record_id"] == rid
+
+            lesson = kit.data(
+                await call(
+                    client,
+                    "save_memory",
+                    kind="lesson",
+                    title="Restart redis after upgrades",
+                    content="Restart redis after an upgrade.",
+                    triggers={"commands": ["apt upgrade"]},
+                )
+            )
+            assert lesson["status"] == "proposed"  # an agent's directive waits for a person
+            quiet = await call(
+                client, "recall_directives", tool="Bash", args={"command": "apt upgrade"}
+            )
+            assert kit.data(quiet)["items"] == []
+
+            updated = kit.data(
+                await call(client, "update_memory", id=rid, revision=rev, content="Redis 7.2.")
+            )
+            assert updated["revision"] != rev and updated["previous_revision"] == rev
+            stale = kit.error(
+                await call(client, "update_memory", id=rid, revision=rev, content="Redis 6.")
+            )
+            assert stale["kind"] == "stale-revision" and stale["record_id"] == rid
+            assert stale["current_revision"] == updated["revision"]
+            assert rid in stale["message"] and updated["revision"] in stale["message"]
+            assert (
+                kit.data(await call(client, "get_memory", id=rid))["record"]["content"].strip()
+                == "Redis 7.2."
+            )
+
+            # an edit made in an editor invalidates the revision the agent read
+            path = layout.record_path(layout.memory_root(kit.home()), "project", world.app_id, rid)
+            path.write_bytes(path.read_bytes().replace(b"Redis 7.2.", b"Redis 7.4 (by hand)."))
+            edited = await call(
+                client, "update_memory", id=rid, revision=updated["revision"], title="x"
+            )
+            assert kit.error(edited)["kind"] == "stale-revision"
+            current = kit.data(await call(client, "get_memory", id=rid))
+            assert "by hand" in current["record"]["content"]
+
+            refused = await call(client, "delete_memory", id=rid, revision=rev)
+            assert kit.error(refused)["kind"] == "stale-revision" and path.exists()
+            gone = kit.data(
+                await call(client, "delete_memory", id=rid, revision=current["revision"])
+            )
+            assert gone["deleted"] is True and not path.exists()
+            assert kit.error(await call(client, "get_memory", id=rid))["kind"] == "not-found"
+
+            for kind in ("artifact", "rumour"):
+                wrong = await call(client, "save_memory", kind=kind, title="t", content="c")
+                assert "cannot be saved" in kit.error(wrong)["message"]
+            blank = await call(client, "save_memory", kind="fact", title="  ", content="c")
+            assert kit.error(blank)["kind"] == "invalid"
+            odd = await call(
+                client,
+                "save_memory",
+                kind="lesson",
+                title="t",
+                content="c",
+                triggers={"moods": ["grumpy"]},
+            )
+            assert "trigger key" in kit.error(odd)["message"]
+
+            shared = kit.data(
+                await call(
+                    client,
+                    "save_memory",
+                    kind="preference",
+                    title="Tabs never",
+                    content="Indent with spaces.",
+                    scope="shared",
+                )
+            )
+            assert shared["scope"] == "shared"
+
+    anyio.run(scenario)
+
+
+def test_save_artifact_versions_by_name(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            first = kit.data(
+                await call(
+                    client,
+                    "save_artifact",
+                    name="Release runbook",
+                    content="1. tag\n2. push\n",
+                    artifact_type="runbook",
+                    rationale="written after the March outage",
+                    tags=["release"],
+                )
+            )
+            assert first["kind"] == "artifact" and first["artifact_id"] == first["id"]
+            second = kit.data(
+                await call(
+                    client,
+                    "save_artifact",
+                    name="Release runbook",
+                    content="1. tag\n2. test\n3. push\n",
+                    parent_id=first["id"],
+                    agent_brain_id=world.app_id,
+                    org_id="local",
+                )
+            )
+            assert second["id"] != first["id"] and second["unchanged"] is False
+            old = kit.data(await call(client, "get_memory", id=first["id"]))["record"]
+            new = kit.data(await call(client, "get_memory", id=second["id"]))["record"]
+            assert old["status"] == "superseded" and new["supersedes"] == first["id"]
+            assert "March outage" in old["content"] and "type:runbook" in old["tags"]
+            listed = kit.data(await call(client, "list_memory", kind="artifact"))
+            assert ids(listed["items"]) == {second["id"]}  # the old version is kept, not listed
+            same = kit.data(
+                await call(
+                    client,
+                    "save_artifact",
+                    name="Release runbook",
+                    content="1. tag\n2. test\n3. push\n",
+                )
+            )
+            assert same["unchanged"] is True and same["id"] == second["id"]
+
+    anyio.run(scenario)
+
+
+def test_a_server_with_no_project_serves_the_shared_memory_only(
+    world: World, tmp_path: Path
+) -> None:
+    outside = tmp_path / "loose"
+    outside.mkdir()
+
+    async def scenario() -> None:
+        params = kit.StdioServerParameters(
+            command=kit.MEMHUB, args=["mcp", "serve", "--write"], env=kit.env(), cwd=str(outside)
+        )
+        async with kit.Client(params, read_timeout_seconds=60) as client:
+            listed = kit.data(await call(client, "list_memory"))
+            assert ids(listed["items"]) == {"r-shared-pref"}
+            brains = kit.data(await call(client, "list_agent_brains"))["agent_brains"]
+            assert [b["agent_brain_id"] for b in brains] == ["shared"]
+            refused = await call(client, "save_memory", kind="fact", title="t", content="c")
+            assert kit.error(refused)["kind"] == "no-project"
+            assert "memhub project connect" in kit.error(refused)["fix"]
+            saved = await call(
+                client, "save_memory", kind="fact", title="t", content="c", scope="shared"
+            )
+            assert kit.data(saved)["scope"] == "shared"
+
+    anyio.run(scenario)
+
+
+def test_a_project_that_disables_shared_memory_never_sees_it(tmp_path: Path) -> None:
+    private = kit.repo(tmp_path / "private")
+    pid = kit.connect(private, "private", shared=False)
+    kit.seed("r-shared-pref", "Format Python with ruff", "ruff everywhere", project=None)
+    kit.seed("r-private", "Private ruff note", "ruff but private", project=pid)
+
+    async def scenario() -> None:
+        async with kit.stdio(private) as client:
+            hits = kit.data(await call(client, "search_memory", query="ruff"))
+            assert ids(hits["items"]) == {"r-private"}
+            assert (
+                kit.error(await call(client, "get_memory", id="r-shared-pref"))["kind"]
+                == "not-found"
+            )
+            asked = await call(client, "list_memory", scope="shared")
+            assert "not served" in kit.error(asked)["message"]
+
+    anyio.run(scenario)
+
+
+def test_a_folder_given_by_name_that_is_no_project_is_refused(tmp_path: Path) -> None:
+    import subprocess
+
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    done = subprocess.run(
+        [kit.MEMHUB, "mcp", "serve", "--project", str(loose)],
+        capture_output=True,
+        text=True,
+        env=kit.env(),
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2 and "--project" in done.stderr and OTHER_WORD not in done.stderr
