@@ -4,9 +4,10 @@
 hub and delivers the guidance that says when to search memory and when to propose saving.
 It becomes an ordinary stdio server (`memhub-memory`) and part of the hub's instructions, so
 the host adapters carry it like anything else and the coverage table reports a host that
-cannot. The server serves the project of the folder it runs in: `${project_dir}`, which each
-adapter writes in its host's own terms (the folder the host starts a stdio server in, or the
-host's workspace variable where it starts servers elsewhere).
+cannot. The server serves the project of the folder it runs in, which is the session's folder
+for Claude Code, Codex and Gemini CLI; a host that starts servers elsewhere passes
+`--project ${project_dir}` in its own terms (Cursor: `${workspaceFolder}`), see
+StdioServer.project_option.
 """
 
 from __future__ import annotations
@@ -24,10 +25,14 @@ GUIDANCE_TEMPLATE = "memory_instructions.md.tmpl"
 GUIDANCE_SOURCE = "memory"  # the coverage id of guidance a hub without instructions gets
 
 
+PROJECT_OPTION = "--project"  # given only where a host starts servers outside the project
+
+
 def server_args(memory: Memory) -> tuple[str, ...]:
-    """`memhub mcp serve`'s arguments for `memory`: the project of the host's working
-    folder, write tools when asked, one `--scope` per allowed scope."""
-    args = ["mcp", "serve", "--project", "${project_dir}"]
+    """`memhub mcp serve`'s arguments for `memory`: write tools when asked, one `--scope`
+    per allowed scope. The project is the server's working folder's; a host that starts the
+    server elsewhere adds `--project` (StdioServer.project_option)."""
+    args = ["mcp", "serve"]
     if memory.server == "write":
         args.append("--write")
     for scope in memory.scopes:
@@ -83,6 +88,7 @@ class MemoryChecks(Checker):
             name=SERVER_NAME,
             command=SERVER_COMMAND,
             args=server_args(memory),
+            project_option=PROJECT_OPTION,
             description="memhub's local memory: search, read and (when enabled) save records",
             origin=memory.origin,
         )

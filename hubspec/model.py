@@ -114,6 +114,11 @@ class StdioServer:
     cwd: str | None = None
     description: str | None = None
     origin: Origin = Origin("hub.yaml")
+    # The option naming the project folder (`--project`), given only by a host that does not
+    # start the server in the folder it works in: `<option> ${project_dir}` is appended there.
+    # Elsewhere the server's working folder is the project and the option stays out, so a
+    # folder that is no project is served as none (`memory:` sets it; hub.yaml has no key).
+    project_option: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

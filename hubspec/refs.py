@@ -22,7 +22,9 @@ REFERENCE = re.compile(r"\$\{([^}]*)\}")
 PLUGIN_REFS = ("plugin_root", "plugin_data")
 PROJECT_REF = "project_dir"
 # Where the hosts that start a stdio server in their working folder find the project: that
-# folder itself (Claude Code, Codex, Gemini CLI start servers where the session runs).
+# folder itself. Claude Code, Codex (also under `codex exec -C DIR`) and Gemini CLI start a
+# stdio server without a `cwd` in the folder the session works in (tests/e2e records it with
+# each real CLI); Cursor does not, and names its workspace `${workspaceFolder}` instead.
 PROJECT_IN_CWD = "."
 
 

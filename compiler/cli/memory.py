@@ -37,7 +37,8 @@ def command() -> None:
     Writes (add, edit, rm, accept, import, export) show their plan first and write only
     with --yes, or on a terminal after you answer yes. edit and rm take the --revision
     `memhub memory get --json` printed: if the file changed since (an editor, another
-    process), nothing is written and the exit code is 3.
+    process), nothing is written and the exit code is 3. Each write is one run in
+    memhub's journal: `memhub undo` reverts the last one (`memhub history` lists them).
 
     \b
     Examples:

@@ -1,6 +1,5 @@
 """What every `memhub memory` and `memhub project` command shares: the memhub home, the
-workspace and service, the options, turning the memory layer's errors into the CLI's, and
-previewing a plan before it is written.
+options, the service, and the group that turns the memory layer's errors into the CLI's.
 
 Module level imports click and options only: `memhub memory search` and `list` start with
 what every verb already pays, and the service (stdlib) is imported when a command runs.
@@ -9,21 +8,16 @@ what every verb already pays, and the service (stdlib) is imported when a comman
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from memhub.compiler.cli.options import EXIT_CHANGES, EXIT_INVALID, EXIT_OK, reply
+from memhub.compiler.cli.options import EXIT_INVALID
 from memhub.hubspec.errors import MemhubError
 
 if TYPE_CHECKING:
-    from memhub.runtime.memory.plans import MemoryPlan
     from memhub.runtime.memory.service import MemoryService
-    from memhub.runtime.memory.workspace import Workspace
-
-NOT_CONFIRMED = "not confirmed: nothing written"
 
 
 class MemoryCommandError(MemhubError):
@@ -36,6 +30,12 @@ class MemoryCommandError(MemhubError):
 
     def to_json(self) -> dict[str, object]:
         return {"error": self.kind, "message": str(self), "problems": []}
+
+
+class InputError(MemhubError):
+    """An argument the command cannot use: what, and how to fix it (exit 2)."""
+
+    exit_code = EXIT_INVALID
 
 
 def translated(exc: BaseException) -> MemoryCommandError | None:
@@ -169,137 +169,8 @@ def open_service(
         scopes=scopes,
         writable=writable,
     )
-    return MemoryService(workspace)
-
-
-def project_json(workspace: Workspace) -> dict[str, Any] | None:
-    """{id, name} of the workspace's project, or None."""
-    if workspace.project_id is None:
-        return None
-    return {"id": workspace.project_id, "name": workspace.project_name}
-
-
-def show_plan(plan: MemoryPlan) -> None:
-    """The plan as a person reads it: the diff, one line per change, then the notes."""
-    diff = plan.diff()
-    if diff:
-        click.echo(diff, nl=not diff.endswith("\n"))
-    for change in plan.changes:
-        where = change.scope if change.project is None else f"{change.scope} {change.project}"
-        click.echo(f"{change.action:<7} {change.record_id} ({where}): {change.summary}")
-    for note in plan.notes:
-        click.echo(f"note: {note}", err=True)
-
-
-def _writes(plan: MemoryPlan) -> int:
-    return sum(1 for change in plan.changes if change.action != "skip")
-
-
-def _confirmed(count: int) -> bool:
-    """Ask on a terminal; anywhere else nothing is confirmed."""
-    if not sys.stdin.isatty():
-        return False
-    noun = "change" if count == 1 else "changes"
-    return click.confirm(f"Write {count} {noun}?", default=False, err=True)
-
-
-def confirm_and_apply(
-    service: MemoryService, plan: MemoryPlan, *, yes: bool, as_json: bool, extra: Any = None
-) -> int:
-    """Preview `plan`, then write it with --yes or a terminal's yes; else exit 1, unwritten."""
-    count = _writes(plan)
-    data: dict[str, Any] = {"plan": plan.to_json(), "written": False, "result": None}
-    if extra:
-        data.update(extra)
-    if not as_json:
-        show_plan(plan)
-    if count == 0:
-        if as_json:
-            return reply(data)
-        click.echo("nothing to write")
-        return EXIT_OK
-    if not (yes or _confirmed(count)):
-        return _not_confirmed(data, as_json)
-    result = service.apply(plan)
-    data.update(written=True, result=_jsonable(result))
-    if as_json:
-        return reply(data)
-    changed = result.get("changed", []) if isinstance(result, dict) else []
-    click.echo(
-        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')})"
-    )
-    return EXIT_OK
-
-
-def _not_confirmed(data: dict[str, Any], as_json: bool) -> int:
-    hint = "pass --yes to write it"
-    if as_json:
-        from memhub.compiler.cli.options import error_record
-
-        record = error_record("NotConfirmed", f"{NOT_CONFIRMED}: {hint}")
-        return reply(data, exit_code=EXIT_CHANGES, errors=[record])
-    click.echo(f"memhub: {NOT_CONFIRMED}: {hint}", err=True)
-    return EXIT_CHANGES
-
-
-def _jsonable(value: Any) -> Any:
-    """Paths as strings, tuples as lists: what the JSON envelope can hold."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
-jsonable = _jsonable
-
-
-def record_json(entry: Any) -> dict[str, Any]:
-    """A stored record (service.Entry) as JSON: every front matter field, body, path, revision."""
-    r = entry.record
-    source = {
-        key: value
-        for key, value in (
-            ("kind", r.source.kind),
-            ("session", r.source.session),
-            ("record", r.source.record),
-            ("file", r.source.file),
-            ("import", r.source.imported),
-        )
-        if value is not None
-    }
-    triggers = {
-        "paths": list(r.triggers.paths),
-        "commands": list(r.triggers.commands),
-        "identifiers": list(r.triggers.identifiers),
-        "errors": list(r.triggers.errors),
-    }
-    return {
-        "id": r.id,
-        "title": r.title,
-        "kind": r.kind,
-        "scope": r.scope,
-        "project": r.project,
-        "created": r.created,
-        "updated": r.updated,
-        "tags": list(r.tags),
-        "source": source,
-        "status": r.status,
-        "supersedes": r.supersedes,
-        "superseded_by": r.superseded_by,
-        "name": r.name,
-        "triggers": triggers,
-        "body": r.body,
-        "path": str(entry.path),
-        "revision": entry.revision,
-    }
-
-
-def problems_of(service: Any) -> list[str]:
-    """What the service noticed while reading (malformed record files: file:line, why)."""
-    found = getattr(service, "problems", None)
-    if callable(found):
-        found = found()
-    return [str(p) for p in found or ()]
+    service = MemoryService(workspace)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(service.close)  # the index connection, once the command is done
+    return service

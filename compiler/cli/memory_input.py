@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memhub.hubspec.errors import MemhubError
+from memhub.compiler.cli.memory_common import InputError
+
+__all__ = ["MAX_BODY_BYTES", "TRIGGER_HELP", "InputError", "parse_trigger", "parse_triggers"]
 
 MAX_BODY_BYTES = 1 << 20  # a record is a note, not a dump: 1 MiB is far past any real one
 
@@ -44,12 +46,6 @@ _ERROR_WORDS = re.compile(
 )
 _PATHLIKE = re.compile(r"[*?\[/]|^[\w.-]*\.[A-Za-z0-9]{1,8}$|^\.")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
-class InputError(MemhubError):
-    """An argument the command cannot use: what, and how to fix it (exit 2)."""
-
-    exit_code = 2
 
 
 def _unquoted(text: str) -> str:

@@ -8,28 +8,29 @@ you to decide (exit 3), never an overwrite.
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 from typing import Any
 
 import click
 from memhub.compiler.cli.memory_common import (
+    InputError,
     apply_options,
-    confirm_and_apply,
     json_option,
     open_service,
     project_option,
     yes_option,
 )
-from memhub.compiler.cli.memory_input import InputError
+from memhub.compiler.cli.memory_show import confirm_and_apply
 
 NATIVE_HOSTS = ("claude", "codex", "gemini")
 
 
 def _native() -> Any:
     """runtime/memory/native.py (the readers), imported when an import runs."""
-    return importlib.import_module("memhub.runtime.memory.native")
+    from memhub.runtime.memory import native
+
+    return native
 
 
 @click.command("import")

@@ -12,16 +12,21 @@ from typing import Any
 
 import click
 from memhub.compiler.cli.memory_common import (
+    InputError,
     apply_options,
     json_option,
     kind_option,
     open_service,
-    problems_of,
-    project_json,
     project_option,
-    record_json,
     scope_option,
     tag_option,
+)
+from memhub.compiler.cli.memory_show import (
+    one_line,
+    printable,
+    problems_of,
+    project_json,
+    record_json,
 )
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
@@ -88,7 +93,7 @@ def list_command(
     for entry in entries:
         r = entry.record
         status = "" if r.status == "active" else f" [{r.status}]"
-        click.echo(f"{r.id}  {r.kind:<10} {r.scope:<7} {r.updated}  {r.title}{status}")
+        click.echo(f"{r.id}  {r.kind:<10} {r.scope:<7} {r.updated}  {one_line(r.title)}{status}")
     return EXIT_OK
 
 
@@ -106,6 +111,7 @@ def _row(entry: Any) -> dict[str, Any]:
 @json_option
 def get_command(record_id: str, project: Path | None, scope: str | None, as_json: bool) -> int:
     """Print one record's file as stored (--json: its fields, body, path and revision).
+    On a terminal, control characters are shown as `\\xNN`; piped, the bytes are exact.
 
     The revision is what `memhub memory edit` and `rm` take with --revision. An id that is
     not in the memory you can see reads "no record ID in this memory" (exit 1).
@@ -116,6 +122,8 @@ def get_command(record_id: str, project: Path | None, scope: str | None, as_json
     if as_json:
         return reply(record_json(entry))
     data = entry.path.read_bytes()
+    if sys.stdout.isatty():  # a person reads it: no escape sequence from the file runs
+        data = printable(data.decode("utf-8", "replace")).encode("utf-8")
     sys.stdout.flush()
     sys.stdout.buffer.write(data if data.endswith(b"\n") else data + b"\n")
     sys.stdout.buffer.flush()
@@ -128,7 +136,7 @@ def get_command(record_id: str, project: Path | None, scope: str | None, as_json
     [
         project_option,
         scope_option,
-        kind_option(SEARCH_KINDS, " `session`: captured sessions only."),
+        kind_option(SEARCH_KINDS, " `session`: captured sessions only (alone)."),
         tag_option,
     ]
 )
@@ -151,6 +159,7 @@ def search_command(
 
     Any text is a valid query: quotes, `-`, `*`, `:`, `/` and brackets are matched as text.
     Every hit names its source: a record id and scope, or a session id and its host.
+    A query that starts with `-` goes after `--`: memhub memory search -- "-x flag".
 
     \b
     Examples:
@@ -159,9 +168,12 @@ def search_command(
     """
     service = open_service(project)
     warnings = _checked(service, scope)
-    sources: tuple[str, ...] = ("session",) if set(kinds) == {"session"} else ("record",)
     if "session" in kinds and len(set(kinds)) > 1:
-        sources = ("record", "session")
+        raise InputError(
+            "--kind session searches captured sessions only, not records too. "
+            "Fix: search sessions and records in two runs"
+        )
+    sources = ("session",) if "session" in kinds else ("record",)
     hits = service.search(
         query,
         scope=scope,
@@ -180,9 +192,9 @@ def search_command(
     for hit in hits:
         where = f"session {hit.id} ({hit.host or '?'})" if hit.source == "session" else None
         where = where or f"{hit.id} ({hit.scope}, {hit.kind})"
-        click.echo(f"{where}  {hit.title}")
+        click.echo(f"{one_line(where)}  {one_line(hit.title)}")
         if hit.snippet:
-            click.echo(f"    {' '.join(hit.snippet.split())}")
+            click.echo(f"    {one_line(hit.snippet)}")
     return EXIT_OK
 
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import click
 from memhub.compiler.cli.memory_common import (
     apply_options,
-    confirm_and_apply,
     json_option,
     open_service,
     project_option,
     yes_option,
 )
 from memhub.compiler.cli.memory_input import TRIGGER_HELP, InputError, parse_triggers, read_body
+from memhub.compiler.cli.memory_show import confirm_and_apply
 from memhub.runtime.memory.records import KINDS
 
 if TYPE_CHECKING:
@@ -116,12 +116,18 @@ def add_command(
 
 
 def _need_project(service: MemoryService, scope: str) -> None:
-    """A project write where no project resolves: NoProject with the resolution's message."""
-    from memhub.runtime.memory.errors import NoProject
+    """Refuse a write to a scope this workspace lacks, saying why: no project resolves here
+    (NoProject, with the resolution's message), or the project does not read shared records."""
+    from memhub.runtime.memory.errors import MemoryServiceError, NoProject
 
     workspace = service.workspace
     if scope == "project" and workspace.project_id is None:
         raise NoProject(workspace.message)
+    if scope == "shared" and "shared" not in workspace.scopes:
+        raise MemoryServiceError(
+            f"project {workspace.project_id} does not read shared records, so it cannot write one",
+            "`memhub project connect --shared` enables them for it",
+        )
 
 
 @click.command("edit")

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from memhub.compiler.cli.memory_common import MemoryGroup, json_option, memhub_home
-from memhub.compiler.cli.memory_input import InputError
+from memhub.compiler.cli.memory_common import InputError, MemoryGroup, json_option, memhub_home
+from memhub.compiler.cli.memory_show import one_line
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory import layout
 from memhub.runtime.memory import projects as P
@@ -195,7 +195,7 @@ def list_command(as_json: bool) -> int:
         return EXIT_OK
     for row in rows:
         shared = "shared" if row["shared"] else "no-shared"
-        click.echo(f"{row['id']}  {row['name']}  [{row['state']}, {shared}]")
+        click.echo(f"{row['id']}  {one_line(row['name'])}  [{row['state']}, {shared}]")
         for b in row["bindings"]:
             gone = "" if b["exists"] else "  (gone)"
             click.echo(f"    {b['toplevel']}{gone}")

@@ -81,6 +81,18 @@ def _server(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, 
                 "cwd": _fixed(server.cwd) if server.cwd else None,
             }
         )
+        if server.project_option is not None or any(
+            ref.kind == "project_dir" for v in values for ref in references(v)
+        ):
+            # the standard starts a server in the plugin folder and names no workspace
+            return spec, server_row(
+                name,
+                server.name,
+                "caveat",
+                "mcp.json stdio",
+                "Agent Plugins starts a stdio server in the plugin folder and names no workspace: "
+                "the server is not told the project folder",
+            )
         return spec, server_row(name, server.name, "mapped", "mcp.json stdio")
     kind = "streamable-http" if server.transport == "http" else "sse"
     spec = compact({"type": kind, "url": server.url, "headers": dict(server.headers)})

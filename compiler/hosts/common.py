@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
@@ -28,6 +29,14 @@ NATIVE_ROOT = "plugins"
 def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
     """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default)."""
     return f"{root}/{hub.plugin.name}"
+
+
+def with_project(server: StdioServer) -> StdioServer:
+    """`server` naming its project folder (`<project_option> ${project_dir}` appended), for a
+    host that does not start stdio servers in the folder it works in."""
+    if server.project_option is None:
+        return server
+    return replace(server, args=(*server.args, server.project_option, "${project_dir}"))
 
 
 def json_bytes(data: Any) -> bytes:

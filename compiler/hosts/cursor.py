@@ -23,6 +23,7 @@ from memhub.compiler.hosts.common import (
     json_artifact,
     json_bytes,
     plugin_dir,
+    with_project,
 )
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -109,8 +110,7 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
-# Cursor does not start a stdio server in the workspace folder; it names it in mcp.json.
-PROJECT_DIR = "${workspaceFolder}"
+PROJECT_DIR = "${workspaceFolder}"  # Cursor's name for the workspace (project) folder
 
 
 def _value(value: str) -> str:
@@ -126,6 +126,8 @@ def _value(value: str) -> str:
 def _server(
     hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
 ) -> tuple[dict[str, Any] | None, CoverageRow]:
+    if isinstance(server, StdioServer):
+        server = with_project(server)  # Cursor names its workspace; it does not start in it
     values = (
         [server.command, *server.args, *server.env.values(), server.cwd or ""]
         if isinstance(server, StdioServer)

@@ -18,11 +18,10 @@ from tests.compiler.installkit import ALL, claude_json, run
 from tests.hubs import REPO
 
 TEAM = REPO / "examples" / "team-memory"
-ARGS_IN_CWD = [
-    *("mcp", "serve", "--project", ".", "--write"),
-    *("--scope", "shared", "--scope", "project"),
-]
-ARGS_CURSOR = [a if a != "." else "${workspaceFolder}" for a in ARGS_IN_CWD]
+# Claude Code, Codex and Gemini CLI start the server in the session's folder: its project
+ARGS_IN_CWD = ["mcp", "serve", "--write", "--scope", "shared", "--scope", "project"]
+# Cursor does not: it names its workspace
+ARGS_CURSOR = [*ARGS_IN_CWD, "--project", "${workspaceFolder}"]
 GUIDANCE = "## Memory\n"
 
 
@@ -111,3 +110,30 @@ def test_apply_installs_server_and_guidance_into_every_host(home: Path, capsys) 
     code, out, err = run(capsys, "apply", str(TEAM), "--hosts", ALL)
     assert code == 0, err
     assert "0 create, 0 update, 0 delete" in out + err
+
+
+def test_agent_plugins_reports_that_its_server_serves_no_project(tmp_path: Path) -> None:
+    hub = _hub_copy(tmp_path, "memory: {}\n")
+    text = (hub / "hub.yaml").read_text().replace("mcp:\n", "hosts: [agent-plugins]\nmcp:\n", 1)
+    (hub / "hub.yaml").write_text(text)
+    built = build(load(hub))
+    row = next(r for r in built.coverage if r.id == "memhub-memory")
+    assert (row.host, row.status) == ("agent-plugins", "caveat")
+    assert "not told the project" in row.reason
+    document = _json(built, "agent-plugins/hello-hub/mcp.json")
+    assert "--project" not in document["mcpServers"]["memhub-memory"]["args"]
+
+
+def test_project_dir_in_a_servers_arguments_per_host(tmp_path: Path) -> None:
+    hub = _hub_copy(tmp_path, None)
+    text = (hub / "hub.yaml").read_text()
+    text = text.replace('"."]', '"${project_dir}"]').replace(
+        "mcp:\n", "hosts: [claude, cursor, agent-plugins]\nmcp:\n", 1
+    )
+    (hub / "hub.yaml").write_text(text)
+    built = build(load(hub))
+    claude = _json(built, "plugins/hello-hub/.mcp.json")["mcpServers"]["filesystem"]["args"]
+    cursor = _json(built, "plugins/hello-hub/.cursor-plugin/plugin.json")["mcpServers"]
+    assert claude[-1] == "." and cursor["filesystem"]["args"][-1] == "${workspaceFolder}"
+    row = next(r for r in built.coverage if r.host == "agent-plugins" and r.component == "mcp")
+    assert row.status == "caveat" and "not told the project" in row.reason

@@ -104,3 +104,39 @@ def memhub_process(*args: str, cwd: Path) -> Ran:
     out, err = child.communicate(timeout=120)
     assert "Traceback" not in err, err
     return Ran(child.returncode, out, err)
+
+
+def connected(mh: Memhub, path: Path, *, name: str | None = None) -> tuple[Path, str]:
+    """A new git repository at `path`, connected: (its folder, the project id)."""
+    top = repo(path, commit=True)
+    args = ["project", "connect", "--json"] + (["--name", name] if name else [])
+    ran = mh(*args, cwd=top)
+    assert ran.code == 0, ran.err
+    return top, ran.data["project"]["id"]
+
+
+def add(mh: Memhub, cwd: Path, title: str, body: str = "", *extra: str) -> str:
+    """`memhub memory add --yes` of a fact (unless `extra` names a kind): the new record id."""
+    kind = [] if "--kind" in extra else ["--kind", "fact"]
+    ran = mh(
+        "memory", "add", *kind, "--title", title, "--body", body or f"about {title}",
+        *extra, "--yes", "--json", cwd=cwd,
+    )  # fmt: skip
+    assert ran.code == 0, ran.err + ran.out
+    created = [c for c in ran.data["plan"]["changes"] if c["action"] == "create"]
+    return str(created[-1]["record_id"])
+
+
+def revision_of(mh: Memhub, cwd: Path, record_id: str) -> str:
+    ran = mh("memory", "get", record_id, "--json", cwd=cwd)
+    assert ran.code == 0, ran.err
+    return str(ran.data["revision"])
+
+
+def record_files(project_id: str | None = None) -> list[Path]:
+    """Every record file of a project (or of the shared scope, or of all with "*")."""
+    root = home() / "memory"
+    if project_id == "*":
+        return sorted(root.glob("**/records/*.md"))
+    folder = root / "shared" if project_id is None else root / "projects" / project_id
+    return sorted((folder / "records").glob("*.md"))

@@ -1,0 +1,158 @@
+"""How the memory commands print: one-line text safe for a terminal, records as JSON, and a
+plan previewed, then written with --yes or a terminal's yes (else exit 1, not confirmed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from memhub.compiler.cli.options import EXIT_CHANGES, EXIT_OK, reply
+
+if TYPE_CHECKING:
+    from memhub.runtime.memory.plans import MemoryPlan
+    from memhub.runtime.memory.service import MemoryService
+    from memhub.runtime.memory.workspace import Workspace
+
+NOT_CONFIRMED = "not confirmed: nothing written"
+
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def one_line(text: str) -> str:
+    """`text` for one terminal line: whitespace runs collapsed, control characters (an
+    escape sequence in a title someone else wrote) shown as `\\xNN`, never sent raw."""
+    return " ".join(text.split()).translate(_CONTROL)
+
+
+def printable(text: str) -> str:
+    """`text` with its lines kept and every other control character shown as `\\xNN`."""
+    return text.translate({c: v for c, v in _CONTROL.items() if c not in (9, 10)})
+
+
+def project_json(workspace: Workspace) -> dict[str, Any] | None:
+    """{id, name} of the workspace's project, or None."""
+    if workspace.project_id is None:
+        return None
+    return {"id": workspace.project_id, "name": workspace.project_name}
+
+
+def show_plan(plan: MemoryPlan) -> None:
+    """The plan as a person reads it: the diff, one line per change, then the notes."""
+    diff = printable(plan.diff())
+    if diff:
+        click.echo(diff, nl=not diff.endswith("\n"))
+    for change in plan.changes:
+        where = change.scope if change.project is None else f"{change.scope} {change.project}"
+        click.echo(f"{change.action:<7} {change.record_id} ({where}): {one_line(change.summary)}")
+    for note in plan.notes:
+        click.echo(f"note: {one_line(note)}", err=True)
+
+
+def _writes(plan: MemoryPlan) -> int:
+    return sum(1 for change in plan.changes if change.action != "skip")
+
+
+def _confirmed(count: int) -> bool:
+    """Ask on a terminal; anywhere else nothing is confirmed."""
+    if not sys.stdin.isatty():
+        return False
+    noun = "change" if count == 1 else "changes"
+    return click.confirm(f"Write {count} {noun}?", default=False, err=True)
+
+
+def confirm_and_apply(
+    service: MemoryService, plan: MemoryPlan, *, yes: bool, as_json: bool, extra: Any = None
+) -> int:
+    """Preview `plan`, then write it with --yes or a terminal's yes; else exit 1, unwritten."""
+    count = _writes(plan)
+    data: dict[str, Any] = {"plan": plan.to_json(), "written": False, "result": None}
+    if extra:
+        data.update(extra)
+    if not as_json:
+        show_plan(plan)
+    if count == 0:
+        if as_json:
+            return reply(data)
+        click.echo("nothing to write")
+        return EXIT_OK
+    if not (yes or _confirmed(count)):
+        return _not_confirmed(data, as_json)
+    result = service.apply(plan)
+    data.update(written=True, result=jsonable(result))
+    if as_json:
+        return reply(data)
+    changed = result.get("changed", []) if isinstance(result, dict) else []
+    click.echo(
+        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')})"
+    )
+    return EXIT_OK
+
+
+def _not_confirmed(data: dict[str, Any], as_json: bool) -> int:
+    hint = "pass --yes to write it"
+    if as_json:
+        from memhub.compiler.cli.options import error_record
+
+        record = error_record("NotConfirmed", f"{NOT_CONFIRMED}: {hint}")
+        return reply(data, exit_code=EXIT_CHANGES, errors=[record])
+    click.echo(f"memhub: {NOT_CONFIRMED}: {hint}", err=True)
+    return EXIT_CHANGES
+
+
+def jsonable(value: Any) -> Any:
+    """Paths as strings, tuples as lists: what the JSON envelope can hold."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def record_json(entry: Any) -> dict[str, Any]:
+    """A stored record (service.Entry) as JSON: every front matter field, body, path, revision."""
+    r = entry.record
+    source = {
+        key: value
+        for key, value in (
+            ("kind", r.source.kind),
+            ("session", r.source.session),
+            ("record", r.source.record),
+            ("file", r.source.file),
+            ("import", r.source.imported),
+        )
+        if value is not None
+    }
+    triggers = {
+        "paths": list(r.triggers.paths),
+        "commands": list(r.triggers.commands),
+        "identifiers": list(r.triggers.identifiers),
+        "errors": list(r.triggers.errors),
+    }
+    return {
+        "id": r.id,
+        "title": r.title,
+        "kind": r.kind,
+        "scope": r.scope,
+        "project": r.project,
+        "created": r.created,
+        "updated": r.updated,
+        "tags": list(r.tags),
+        "source": source,
+        "status": r.status,
+        "supersedes": r.supersedes,
+        "superseded_by": r.superseded_by,
+        "name": r.name,
+        "triggers": triggers,
+        "body": r.body,
+        "path": str(entry.path),
+        "revision": entry.revision,
+    }
+
+
+def problems_of(service: MemoryService) -> list[str]:
+    """What the service noticed while reading (malformed record files: file:line, why)."""
+    return list(service.notes)
