@@ -1,7 +1,7 @@
 """memhub's memory server used by the real hosts, each against a scripted model calling its tools.
 
 `memhub apply` of tests/e2e/hubs/memory (`memory: {server: write}`: stdio `memhub mcp serve
---project . --write`, the project of the host's working folder) installs the server and its
+--write` started in the host's working folder) installs the server and its
 guidance into Claude Code, Codex and Gemini CLI at user scope. Every session runs in a real
 git checkout connected with `memhub project connect`. The fake model (fake_tools.py) calls
 the tools by the name each host gives them (Claude Code first loads the deferred tool through
@@ -287,7 +287,7 @@ def test_unrelated_project_fact_never_appears(
 
 
 def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memory) -> None:
-    """A checkout nobody connected: nothing lands. `memhub mcp serve --project .` refuses to
+    """A checkout nobody connected: nothing lands. `memhub mcp serve` refuses to
     start there (exit 2, naming `memhub project connect`), so the session goes on without
     memory tools; a server that did start must refuse the save with that advice."""
     repo, _ = checkout(memory, "loose", connect=False)
