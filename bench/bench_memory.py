@@ -20,6 +20,7 @@ small sizes to keep the script working (tests/bench runs it). A report, not a te
 unless `--check` is given and a goal is missed.
 
     python bench/bench_memory.py [--sizes 10000 100000] [--rounds 5] [--queries 1000]
+                                 [--rebuild-runs 3] [--server-seconds 600]
                                  [--json] [--check] [--quick]
 """
 
@@ -308,7 +309,12 @@ def server_latency(
 
 # ------------------------------------------------------------------ report
 def run(
-    sizes: list[int], rounds: int, queries: int, quick: bool, budget_s: float
+    sizes: list[int],
+    rounds: int,
+    queries: int,
+    quick: bool,
+    budget_s: float,
+    rebuild_runs: int = 3,
 ) -> dict[str, object]:
     """Every figure, size by size (the corpus of one size is removed before the next)."""
     scratch = Path(tempfile.mkdtemp(prefix="bench-memory-"))
@@ -321,7 +327,7 @@ def run(
             corpus = generate(scratch / f"corpus-{size}", size)
             written = time.perf_counter() - start
             print(f"{size} records: rebuild, search rounds", file=sys.stderr)
-            seconds = rebuild(memhub, corpus, max(1, min(rounds, 3)))
+            seconds = rebuild(memhub, corpus, rebuild_runs)
             figures = {"write_s": written, "rebuild_s": seconds,
                        "rebuild_per_10k_s": seconds / size * 10_000,
                        "search": search_rounds(memhub, corpus, rounds)}  # fmt: skip
@@ -392,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--rounds", type=int, default=5, help="timed runs per search (median)")
     parser.add_argument("--queries", type=int, default=1000, help="search_memory calls")
+    parser.add_argument("--rebuild-runs", type=int, default=3, help="timed rebuilds (median)")
     parser.add_argument("--server-seconds", type=float, default=600.0,
                         help="stop the search_memory calls after this long (slow servers)")  # fmt: skip
     parser.add_argument("--json", action="store_true", dest="as_json")
@@ -400,8 +407,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="small and fast, this interpreter's memhub (keeps the script working)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.quick:
-        args.sizes, args.rounds, args.queries = [300], 1, 20
-    results = run(args.sizes, args.rounds, args.queries, args.quick, args.server_seconds)
+        args.sizes, args.rounds, args.queries, args.rebuild_runs = [300], 1, 20, 1
+    results = run(
+        args.sizes, args.rounds, args.queries, args.quick, args.server_seconds, args.rebuild_runs
+    )
     print(json.dumps(results, indent=2) if args.as_json else report(results))
     return 1 if args.check and not all(ok for _, ok in goals(results)) else 0
 
