@@ -1,0 +1,324 @@
+"""memhub's memory server used by the real hosts, each against a scripted model calling its tools.
+
+`memhub apply` of tests/e2e/hubs/memory (`memory: {server: write}`: stdio `memhub mcp serve
+--write` started in the host's working folder) installs the server and its
+guidance into Claude Code, Codex and Gemini CLI at user scope. Every session runs in a real
+git checkout connected with `memhub project connect`. The fake model (fake_tools.py) calls
+the tools by the name each host gives them (Claude Code first loads the deferred tool through
+ToolSearch, as a model does), and the test reads what the host sent back as each tool's
+result: that is what the model sees.
+
+* Claude Code saves a fact: the record file lands in the project's memory (kind, title, body,
+  project, source agent, active); the guidance is in its prompt.
+* Codex, in the same project, finds it with `search_memory`; an `update_memory` with the
+  current revision goes through, one with the old revision is refused naming the record and
+  both revisions, and the file keeps the first update.
+* A fact saved in an unrelated project (another repository with the same folder name, saved
+  from a subfolder) never reaches Codex: no search finds it, and reading, updating or
+  deleting it by id answers exactly as for an id nobody made; its file is untouched.
+* A checkout nobody connected: nothing is saved (the server refuses to start there).
+* `memory: {server: read}`: the read tools are offered, the write tools are not.
+* Gemini CLI saves and finds a fact the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memhub.runtime.memory import layout, records
+
+from .fake_tools import Call, Result, ToolsAnthropic, ToolsGemini, ToolsResponses
+from .harness import HUBS_DIR, describe, run
+from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
+
+pytestmark = pytest.mark.e2e
+
+SESSION_TIMEOUT_S = 150
+HUB = HUBS_DIR / "memory"
+READ_HUB = HUBS_DIR / "memory-read"  # the same server without its write tools
+SERVER = "memhub-memory"  # the server `memory:` installs: Claude calls mcp__memhub-memory__<tool>
+GUIDANCE = "Propose saving (`save_memory`)"  # a line of the guidance `memory:` delivers
+WRITE_TOOLS = ("save_memory", "update_memory", "delete_memory")
+BIN = Path(sys.executable).parent  # memhub's console scripts: the hosts start `memhub` from PATH
+HOSTS = "claude,codex,gemini"
+
+FACT = {
+    "kind": "fact",
+    "title": "Deploys",
+    "content": "Deploys run from the blue-kiwi runner, never from laptops.",
+}
+UPDATED = "Deploys run from the blue-kiwi runner; the green-fig runner is the fallback."
+STALE = "Deploys run from anywhere."
+NEVER = "r-20260101000000-0badc0de"  # a record id nobody made
+OTHER = {
+    "kind": "fact",
+    "title": "Deploys",
+    "content": "Deploys of the other team go through the violet-otter.",
+}
+
+
+@dataclass
+class Memory:
+    """The isolated home with the memory hub applied, and where records land."""
+
+    iso: Any
+    root: Path  # $MEMHUB_HOME/memory
+
+    @property
+    def env(self) -> dict[str, str]:
+        return self.iso.env
+
+    def records(self, project_id: str) -> dict[str, bytes]:
+        """The record files of a project: {record id: bytes}."""
+        folder = layout.project_records(self.root, project_id)
+        files = sorted(folder.glob("*.md")) if folder.is_dir() else []
+        return {path.stem: path.read_bytes() for path in files}
+
+    def record_file(self, project_id: str, record_id: str) -> Path:
+        return layout.record_path(self.root, "project", project_id, record_id)
+
+    def memhub(self, *args: str, cwd: Path | None = None) -> Any:
+        """The real memhub CLI as a subprocess, in the isolated home."""
+        argv = [sys.executable, "-m", "memhub.compiler.cli.main", *args]
+        return run(argv, env=self.env, cwd=cwd or self.iso.root)
+
+
+def applied(iso: Any, hub: Path) -> Memory:
+    """The isolated home with a person's host settings, and `hub` applied at user scope."""
+    iso.env["PATH"] = f"{BIN}{os.pathsep}{iso.env['PATH']}"
+    gemini = iso.home / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    (gemini / "settings.json").write_text(GEMINI_SETTINGS)
+    (iso.codex_home / "config.toml").write_text(codex_config(DEAD_BASE_URL))
+    memory = Memory(iso, layout.memory_root(iso.home / ".memhub"))
+    proc = memory.memhub("apply", str(hub), "--scope", "user", "--hosts", HOSTS)
+    assert proc.returncode == 0, describe(proc)
+    return memory
+
+
+@pytest.fixture
+def memory(isolated_home: Any) -> Memory:
+    return applied(isolated_home, HUB)
+
+
+def checkout(memory: Memory, where: str, *, connect: bool = True) -> tuple[Path, str | None]:
+    """A git checkout with one commit at `where` (under the temp root), connected to a new
+    project with `memhub project connect`; returns it and the project id."""
+    repo = memory.iso.root / where
+    repo.mkdir(parents=True)
+    run(["git", "init", "-q", repo], env=memory.env, check=True, timeout=30)
+    argv = ["git", "-C", repo, "commit", "-q", "--allow-empty", "-m", "init"]
+    run(argv, env=memory.env, check=True, timeout=30)
+    if not connect:
+        return repo, None
+    proc = memory.memhub("project", "connect", str(repo), "--json")
+    assert proc.returncode == 0, describe(proc)
+    return repo, json.loads(proc.stdout)["data"]["project"]["id"]
+
+
+# ------------------------------------------------------------------ host sessions
+@dataclass(frozen=True)
+class Session:
+    """What one host session showed the model: the tool results, the tools offered, and
+    every request the host sent (JSON text), where its instructions are."""
+
+    results: list[Result]
+    offered: frozenset[str]
+    sent: str
+
+
+def claude(
+    cli: Path, memory: Memory, cwd: Path, calls: list[Call], *, complete: bool = True
+) -> Session:
+    """One `claude -p` session in `cwd`, the model making `calls` (each must have been
+    offered and answered, unless not `complete`)."""
+    with ToolsAnthropic(calls) as fake:
+        env = {**memory.env, "ANTHROPIC_BASE_URL": fake.base_url,
+               "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
+        argv = [cli, "-p", "remember the deploy rule", "--output-format", "json"]
+        proc = run([*argv, "--allowedTools", f"mcp__{SERVER}"], env=env, cwd=cwd,
+                   timeout=SESSION_TIMEOUT_S)  # fmt: skip
+        assert proc.returncode == 0, describe(proc)
+        assert json.loads(proc.stdout).get("is_error") is False, describe(proc)
+        return _session(fake, fake.results(), calls if complete else None, proc)
+
+
+def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
+    """One `codex exec` session in `cwd`, the model making `calls`."""
+    with ToolsResponses(calls) as fake:
+        config = memory.iso.codex_home / "config.toml"
+        mine, written = codex_config(DEAD_BASE_URL), config.read_text()
+        assert written.startswith(mine), written  # apply kept the person's settings first
+        config.write_text(codex_config(fake.base_url) + written[len(mine) :])
+        argv = [cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "find"]
+        env = {**memory.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
+        proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
+        assert proc.returncode == 0, describe(proc)
+        return _session(fake, fake.results(), calls, proc)
+
+
+def gemini(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
+    """One `gemini -p` session in `cwd` (made a trusted folder: Gemini starts stdio servers
+    only there), the model making `calls`."""
+    trusted = memory.iso.home / ".gemini" / "trustedFolders.json"
+    folders = json.loads(trusted.read_text()) if trusted.exists() else {}
+    trusted.write_text(json.dumps({**folders, str(cwd): "TRUST_FOLDER"}, indent=2))
+    with ToolsGemini(calls) as fake:
+        env = {**memory.env, "GEMINI_API_KEY": "memhub-e2e-fake",
+               "GOOGLE_GEMINI_BASE_URL": fake.base_url}  # fmt: skip
+        argv = [cli, "-m", "fake-model", "-p", "remember", "--yolo", "--skip-trust", "-o", "json"]
+        proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
+        assert proc.returncode == 0, describe(proc)
+        return _session(fake, fake.results(), calls, proc)
+
+
+def _session(fake: Any, results: list[Result], calls: list[Call] | None, proc: Any) -> Session:
+    """The session, once every scripted call got a result (else say what was offered)."""
+    assert calls is None or len(results) == len(calls), (
+        f"{len(results)} of {len(calls)} tool calls answered; offered: {sorted(fake.offered)}"
+        f"\n{describe(proc)}"
+    )
+    sent = "\n".join(json.dumps(r.body) for r in fake.requests)
+    return Session(results, frozenset(fake.offered), sent)
+
+
+def saved_record(memory: Memory, project_id: str) -> records.Record:
+    """The one record file of the project, parsed."""
+    files = memory.records(project_id)
+    assert len(files) == 1, sorted(files)
+    ((name, data),) = files.items()
+    return records.parse_record(data, name)
+
+
+def _output(text: str) -> str:
+    """A tool result without the host's timing line (Codex: `Wall time: ...`, `Output:`)."""
+    return text.split("Output:\n", 1)[-1]
+
+
+def offers(session: Session, tool: str) -> bool:
+    """Whether the host offered MCP tool `tool` of memhub's server to the model."""
+    return any(name.endswith(tool) and SERVER in name for name in session.offered) or (
+        # Codex groups a server's tools in a namespace: bare names
+        tool in session.offered
+    )
+
+
+# ------------------------------------------------------------------ tests
+def test_claude_saves_codex_finds_and_a_stale_update_fails(
+    claude_cli: Path, codex_cli: Path, memory: Memory
+) -> None:
+    repo, pid = checkout(memory, "app")
+    assert pid is not None
+    session = claude(claude_cli, memory, repo, [Call("save_memory", FACT)])
+    (saved,) = session.results
+    assert not saved.is_error, saved
+    assert json.dumps(GUIDANCE)[1:-1] in session.sent, "the memory guidance is not in the prompt"
+    record = saved_record(memory, pid)
+    assert (record.title, record.body.strip()) == (FACT["title"], FACT["content"]), record
+    assert (record.kind, record.scope, record.project) == ("fact", "project", pid), record
+    assert record.source.kind == "agent" and record.status == "active", record
+    assert record.id in saved.text, saved  # the model is told which record it made
+    path = memory.record_file(pid, record.id)
+    first = records.revision(path.read_bytes())
+
+    calls = [
+        Call("search_memory", {"query": "blue-kiwi"}),
+        Call("update_memory", {"id": record.id, "revision": first, "content": UPDATED}),
+        Call("update_memory", {"id": record.id, "revision": first, "content": STALE}),
+    ]
+    session = codex(codex_cli, memory, repo, calls)
+    found, updated, stale = session.results
+    assert json.dumps(GUIDANCE)[1:-1] in session.sent, "the memory guidance is not in the prompt"
+    assert record.id in found.text and "blue-kiwi" in found.text, found
+    assert not found.is_error and not updated.is_error, (found, updated)
+    after = path.read_bytes()
+    assert records.parse_record(after, str(path)).body.strip() == UPDATED
+    # The stale write: an error naming the record, and the file keeps the first update.
+    assert record.id in stale.text and first in stale.text, stale
+    assert records.revision(after) in stale.text, stale  # and the revision it has now
+    assert "error" in stale.text.lower() or stale.is_error, stale
+    assert STALE not in after.decode()
+    assert memory.records(pid) == {record.id: after}
+
+
+def test_unrelated_project_fact_never_appears(
+    claude_cli: Path, codex_cli: Path, memory: Memory
+) -> None:
+    """Project B's fact (saved by Claude Code in a subfolder of B's checkout, which has the
+    same folder name as A's) is out of reach of Codex in A: searches for its words, its id
+    or everything; reading, updating or deleting it by id."""
+    repo, pid = checkout(memory, "team-a/app")
+    other_repo, other = checkout(memory, "team-b/app")
+    assert pid is not None and other is not None and other != pid
+    deep = other_repo / "src" / "deep"
+    deep.mkdir(parents=True)
+    claude(claude_cli, memory, repo, [Call("save_memory", FACT)])
+    (saved,) = claude(claude_cli, memory, deep, [Call("save_memory", OTHER)]).results
+    mine, theirs = saved_record(memory, pid), saved_record(memory, other)
+    assert theirs.id in saved.text, saved
+    their_file = memory.record_file(other, theirs.id)
+    their_bytes = their_file.read_bytes()
+    their_revision = records.revision(their_bytes)
+
+    queries = ["violet-otter", "deploys", "Deploys of the other team", theirs.id, "*"]
+    calls = [Call("search_memory", {"query": q}) for q in queries]
+    by_id = [
+        ("get_memory", {}),
+        ("update_memory", {"revision": their_revision, "content": STALE}),
+        ("delete_memory", {"revision": their_revision}),
+    ]
+    for tool, args in by_id:  # B's id, then an id nobody ever used: the same answer
+        calls += [Call(tool, {"id": theirs.id, **args}), Call(tool, {"id": NEVER, **args})]
+    results = codex(codex_cli, memory, repo, calls).results
+    assert mine.id in results[1].text, results[1]  # the common word finds this project's fact
+    for call, result in zip(calls, results, strict=True):
+        for leak in ("violet-otter", "other team", "team-b", other, their_revision):
+            assert leak not in result.text, (call, leak, result)
+    for theirs_result, never_result in zip(results[5::2], results[6::2], strict=True):
+        assert "error" in never_result.text.lower(), never_result
+        assert _output(theirs_result.text).replace(theirs.id, NEVER) == _output(never_result.text)
+    assert their_file.read_bytes() == their_bytes
+
+
+def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memory) -> None:
+    """A checkout nobody connected: nothing lands. `memhub mcp serve` refuses to
+    start there (exit 2, naming `memhub project connect`), so the session goes on without
+    memory tools; a server that did start must refuse the save with that advice."""
+    repo, _ = checkout(memory, "loose", connect=False)
+    session = claude(claude_cli, memory, repo, [Call("save_memory", FACT)], complete=False)
+    for refused in session.results:
+        assert refused.is_error and "memhub project connect" in refused.text, refused
+    if not session.results:
+        assert not any(SERVER in name for name in session.offered), session.offered
+    written = [p for p in memory.root.rglob("*.md") if p.parent.name == "records"]
+    assert written == [], written
+
+
+def test_read_only_server_offers_no_write_tools(codex_cli: Path, isolated_home: Any) -> None:
+    """`memory: {server: read}`: Codex is offered the read tools and none of the write ones."""
+    memory = applied(isolated_home, READ_HUB)
+    repo, _ = checkout(memory, "app")
+    session = codex(codex_cli, memory, repo, [Call("search_memory", {"query": "deploys"})])
+    assert not session.results[0].is_error and "items" in session.results[0].text, session
+    assert offers(session, "get_memory") and offers(session, "list_memory"), session.offered
+    assert not any(offers(session, tool) for tool in WRITE_TOOLS), session.offered
+
+
+def test_gemini_saves_and_finds(gemini_cli: Path, memory: Memory) -> None:
+    repo, pid = checkout(memory, "app")
+    assert pid is not None
+    calls = [Call("save_memory", FACT), Call("search_memory", {"query": "blue-kiwi"})]
+    session = gemini(gemini_cli, memory, repo, calls)
+    saved, found = session.results
+    assert not saved.is_error and not found.is_error, (saved, found)
+    assert json.dumps(GUIDANCE)[1:-1] in session.sent, "the memory guidance is not in the prompt"
+    record = saved_record(memory, pid)
+    assert (record.title, record.body.strip()) == (FACT["title"], FACT["content"]), record
+    assert record.source.kind == "agent" and record.project == pid, record
+    assert record.id in found.text and "blue-kiwi" in found.text, found
