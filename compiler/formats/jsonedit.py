@@ -128,7 +128,7 @@ def set_keys(text: str, items: Sequence[tuple[Sequence[str], Any]]) -> str:
     would write them. Paths that overlap (one inside another) are set one by one, and so is
     any batch whose result would not parse to exactly the data the edits give."""
     keyed = [(key_path(path), value) for path, value in items]
-    if len(keyed) < 2 or not disjoint([keys for keys, _ in keyed]):
+    if len(keyed) < 2 or not disjoint([keys for keys, _ in keyed]) or _mixed_newlines(text):
         for keys, value in keyed:
             text = set_key(text, keys, value)
         return text
@@ -144,6 +144,12 @@ def set_keys(text: str, items: Sequence[tuple[Sequence[str], Any]]) -> str:
     for keys, value in keyed:  # overlapping splices, or a result that is not exact
         text = set_key(text, keys, value)
     return text
+
+
+def _mixed_newlines(text: str) -> bool:
+    """Both CRLF and bare LF line ends: the newline new text gets can change with each edit
+    (replacing the value that held the only CRLF), so only one-by-one edits reproduce it."""
+    return "\r\n" in text and "\n" in text.replace("\r\n", "")
 
 
 def remove_key(text: str, path: Sequence[str], *, prune: bool = True) -> str:

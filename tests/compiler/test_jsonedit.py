@@ -706,3 +706,15 @@ def test_the_verifier_compares_json_data(left: object, right: object, equal: boo
 
     assert same(left, right) is equal
     assert same(right, left) is equal
+
+
+def test_set_keys_on_mixed_newlines_matches_one_by_one() -> None:
+    # Found by hypothesis: replacing the value that holds the only CRLF turns the document LF,
+    # so the nested object a later key adds is written with LF one by one; a batch must agree.
+    text = '{\n  "":[\r\n]\n  }'
+    items = [(("",), None), (("~", ""), None)]
+    one_by_one = text
+    for path, value in items:
+        one_by_one = set_key(one_by_one, path, value)
+    assert set_keys(text, items) == one_by_one
+    assert parse(set_keys(text, items)) == {"": None, "~": {"": None}}
