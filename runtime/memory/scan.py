@@ -211,6 +211,7 @@ class Scanner:
         # compares against memory instead of reloading the table on every read.
         self._seen: dict[Pair, dict[str, _Row]] = {}
         self._dirs: dict[Pair, tuple[tuple[int, int, int], float]] = {}
+        self._prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
 
     def refresh(self, pairs: Sequence[Pair], *, trust: float = 0.0) -> ScanResult:
         """Bring the index up to date with the files of `pairs`; what changed, what is wrong.
@@ -255,8 +256,13 @@ class Scanner:
 
     def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
         """Re-index the changed files of one folder; documents written or deleted."""
-        cached = self._cached((scope, project))
+        pair = (scope, project)
+        started = time.time_ns()  # before the listing: what changes during it is racy
         listing = _listing(folder, self.gentle)
+        mark = _fingerprint(folder, listing)
+        if self._print_trusted(pair, mark):
+            return 0  # every file as last indexed: the cache rows are not even loaded
+        cached = self._cached(pair)
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
@@ -274,32 +280,92 @@ class Scanner:
             states.append((path, scope, project or "", *info, now, *state))
         gone = [path for path in cached if path not in listing]
         if not states and not gone and not touched:
+            self._save_print(self.index.db, pair, mark, started)
             return 0
-        dropped = [s[0] for s in states if s[8] != RECORD] + gone
+        return self._commit(pair, cached, (docs, states, touched, gone), mark, started)
+
+    def _commit(
+        self,
+        pair: Pair,
+        cached: dict[str, _Row],
+        found: tuple[
+            list[IndexDoc],
+            list[tuple[object, ...]],
+            list[tuple[int, int, int, int, str]],
+            list[str],
+        ],
+        mark: tuple[str, int],
+        started: int,
+    ) -> int:
+        """Write what one folder's scan found, as far as it is still true under the lock."""
+        docs, states, touched, gone = found
+        expected = {str(s[0]): str(s[7]) for s in states if s[8] != RECORD}
+        late: set[str] = set()  # changed again by someone else meanwhile: the next read's
+
+        def verify(docs: list[IndexDoc], removed: set[str]) -> tuple[list[IndexDoc], set[str]]:
+            kept = [doc for doc in docs if _same_bytes(Path(doc.path), doc.revision)]
+            late.update({doc.path for doc in docs} - {doc.path for doc in kept})
+            for path in removed:
+                if path in expected:  # a problem file: still the bytes that were judged?
+                    raw = _quiet_read(Path(path))
+                    if (revision(raw) if raw is not None else "") != expected[path]:
+                        late.add(path)
+                elif os.path.lexists(path):  # gone when listed, back now
+                    late.add(path)
+            return kept, removed - late
 
         def remember(db: sqlite3.Connection) -> None:
-            db.executemany("DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone])
+            db.executemany(
+                "DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone if p not in late]
+            )
             db.executemany(
                 "UPDATE scan_files SET mtime_ns = ?, size = ?, inode = ?, checked_ns = ?"
                 " WHERE path = ?",
-                touched,
+                [t for t in touched if t[4] not in late],
             )
             db.executemany(
                 "INSERT OR REPLACE INTO scan_files (path, scope, project, mtime_ns, size, inode,"
                 " checked_ns, revision, state, line, message, fix, fields, content)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                states,
+                [s for s in states if s[0] not in late],
             )
+            if not late:
+                self._save_print(db, pair, mark, started)
 
-        changed = self.index.update(docs, [str(p) for p in dropped], also=remember)
+        removed = [str(s[0]) for s in states if s[8] != RECORD] + gone
+        changed = self.index.update(docs, removed, also=remember, verify=verify)
         for path in gone:
             cached.pop(path, None)
         for s in states:
-            cached[str(s[0])] = (*s[3:6], now, s[7], s[8])  # type: ignore[assignment]
-        for m, size, inode, _now, path in touched:
+            cached[str(s[0])] = (*s[3:6], s[6], s[7], s[8])  # type: ignore[assignment]
+        for m, size, inode, now, path in touched:
             old = cached[path]
             cached[path] = (m, size, inode, now, str(old[_REV]), str(old[_STATE]))
+        for path in late:
+            cached.pop(path, None)  # examined afresh next time
         return changed.total
+
+    def _print_trusted(self, pair: Pair, mark: tuple[str, int]) -> bool:
+        """Whether the folder's fingerprint is the one last indexed, and not racily so."""
+        stored = self._prints.get(pair)
+        if stored is None:
+            row = self.index.db.execute(
+                "SELECT value FROM scan_meta WHERE key = ?", (_print_key(pair),)
+            ).fetchone()
+            if row is None:
+                return False
+            digest, _, checked = str(row[0]).rpartition(" ")
+            stored = (digest, int(checked))
+        return stored[0] == mark[0] and mark[1] < stored[1] - RACY_NS
+
+    def _save_print(
+        self, db: sqlite3.Connection, pair: Pair, mark: tuple[str, int], checked: int
+    ) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO scan_meta (key, value) VALUES (?, ?)",
+            (_print_key(pair), f"{mark[0]} {checked}"),
+        )
+        self._prints[pair] = (mark[0], checked)
 
     def _examine(
         self, path: Path, scope: str, project: str | None, row: _Row | None
@@ -339,6 +405,8 @@ class Scanner:
         self.index.db.execute("DELETE FROM scan_files")
         self._seen.clear()
         self._dirs.clear()
+        self._prints.clear()
+        self.index.db.execute("DELETE FROM scan_meta WHERE key LIKE 'print:%'")
         return self.refresh(pairs).changes
 
 
@@ -349,6 +417,26 @@ def _make_table(db: sqlite3.Connection) -> None:
         db.execute("DROP TABLE scan_files")
     for statement in _DDL:
         db.execute(statement)
+    db.execute("CREATE TABLE IF NOT EXISTS scan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+def _print_key(pair: Pair) -> str:
+    return f"print:{pair[0]}:{pair[1] or ''}"
+
+
+def _fingerprint(folder: Path, listing: dict[str, _Stat]) -> tuple[str, int]:
+    """An order-free digest of a folder's listing (its own stat, every file's stat), and the
+    newest mtime in it. Integer tuples hash the same in every process (only str hashing is
+    salted); a different Python may hash them differently, which only costs one full check.
+    """
+    try:
+        info = os.stat(folder)
+        own = (info.st_mtime_ns, info.st_ino)
+    except OSError:
+        own = (0, 0)
+    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
+    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
+    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest
 
 
 def _same_bytes(path: Path, rev: str) -> bool:
