@@ -35,6 +35,7 @@ from .frontmatter import RecordError
 from .index import MemoryIndex
 from .planderived import derived_changes
 from .plans import Candidate, Draft, MemoryChange, MemoryPlan
+from .recordfile import MAX_RECORD_BYTES, read_record_file
 from .records import (
     Record,
     Triggers,
@@ -45,7 +46,6 @@ from .records import (
     render_record,
     revision,
 )
-from .scan import MAX_RECORD_BYTES, read_record_file
 from .workspace import Workspace
 
 __all__ = ["NEAR", "Planner", "near_identical"]

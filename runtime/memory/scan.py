@@ -17,10 +17,8 @@ Stdlib only at import (parsing a changed record imports PyYAML inside frontmatte
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,14 +28,20 @@ from . import layout
 from .catalog import fields_json
 from .frontmatter import RecordError
 from .index import IndexDoc, MemoryIndex
-from .records import Record, content_hash, is_record_text, parse_record, revision
+from .recordfile import (
+    NotARecord,
+    quiet_read,
+    read_record_file,
+    record_doc,
+    same_bytes,
+)
+from .records import content_hash, revision
 
-__all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
+__all__ = ["Problem", "ScanResult", "Scanner", "all_pairs", "scope_folders"]
 
 RACY_NS = 2_000_000_000
 GENTLE_EVERY = 200
 GENTLE_PAUSE = 0.0005
-MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
 RECORD = "record"
 MALFORMED = "malformed"
 FOREIGN = "foreign"
@@ -83,72 +87,6 @@ class ScanResult:
 # straight from SQLite: loading 100k of them is most of a cold read's cost.
 _Row = tuple[int, int, int, int, str, str]
 _REV, _STATE = 4, 5
-
-
-class NotARecord(RecordError):
-    """A Markdown file without the record marker: the user's, readable, never rewritten."""
-
-
-def record_doc(record: Record, path: Path | str, rev: str) -> IndexDoc:
-    """The index document of a record."""
-    return IndexDoc(
-        id=record.id,
-        scope=record.scope,
-        project=record.project,
-        kind=record.kind,
-        title=record.title,
-        tags=record.tags,
-        status=record.status,
-        body=record.body,
-        path=str(path),
-        revision=rev,
-        updated=record.updated,
-    )
-
-
-def read_bytes(path: Path) -> bytes | None:
-    """A regular file's bytes (never through a link, never a FIFO), None when absent."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise RecordError(
-                str(path), None, "a link: memhub never follows links in memory",
-                "put the file itself here",
-            ) from None  # fmt: skip
-        raise RecordError(str(path), None, f"cannot be read ({error.strerror})", "fix it") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise RecordError(str(path), None, "not a regular file", "remove it")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise RecordError(
-                str(path), None, f"larger than {MAX_RECORD_BYTES} bytes", "split or shorten it"
-            )
-        return handle.read(MAX_RECORD_BYTES + 1)
-
-
-def read_record_file(path: Path, scope: str, project: str | None) -> tuple[bytes, Record]:
-    """The bytes and record of a record file in the folder of (scope, project).
-
-    RecordError when it is not one: malformed, not a record at all (`state` FOREIGN on the
-    error), or a record that does not belong where it lies (id vs file name, scope, project).
-    """
-    data = read_bytes(path)
-    if data is None:
-        raise FileNotFoundError(str(path))
-    if not is_record_text(data):
-        raise NotARecord(str(path), None, "not a memhub record", "import it to adopt it")
-    record = parse_record(data, str(path))
-    if f"{record.id}.md" != path.name:
-        raise RecordError(str(path), 1, f"id {record.id} is not the file's name", "rename one")
-    if (record.scope, record.project) != (scope, project):
-        raise RecordError(
-            str(path), 1, "the record's scope does not match its folder", "move the file"
-        )
-    return data, record
 
 
 def scope_folders(root: Path, pairs: Iterable[Pair]) -> list[tuple[str, str | None, Path]]:
@@ -271,7 +209,7 @@ class Scanner:
             row = cached.get(path)
             if row is not None and row[:3] == info and info[0] < row[3] - RACY_NS:
                 continue  # unchanged since it was last read, and not racily so
-            if row is not None and _same_bytes(Path(path), str(row[_REV])):
+            if row is not None and same_bytes(Path(path), str(row[_REV])):
                 touched.append((*info, now, path))
                 continue
             doc, state = self._examine(Path(path), scope, project, row)
@@ -303,11 +241,11 @@ class Scanner:
         late: set[str] = set()  # changed again by someone else meanwhile: the next read's
 
         def verify(docs: list[IndexDoc], removed: set[str]) -> tuple[list[IndexDoc], set[str]]:
-            kept = [doc for doc in docs if _same_bytes(Path(doc.path), doc.revision)]
+            kept = [doc for doc in docs if same_bytes(Path(doc.path), doc.revision)]
             late.update({doc.path for doc in docs} - {doc.path for doc in kept})
             for path in removed:
                 if path in expected:  # a problem file: still the bytes that were judged?
-                    raw = _quiet_read(Path(path))
+                    raw = quiet_read(Path(path))
                     if (revision(raw) if raw is not None else "") != expected[path]:
                         late.add(path)
                 elif os.path.lexists(path):  # gone when listed, back now
@@ -378,7 +316,7 @@ class Scanner:
             return None, ("", VANISHED, None, "vanished while read", "", "", "")
         except RecordError as error:
             state = FOREIGN if isinstance(error, NotARecord) else MALFORMED
-            raw = _quiet_read(path)
+            raw = quiet_read(path)
             rev = revision(raw) if raw is not None else ""
             return None, (rev, state, error.line, error.message, error.fix, "", "")
         rev = revision(data)
@@ -437,17 +375,3 @@ def _fingerprint(folder: Path, listing: dict[str, _Stat]) -> tuple[str, int]:
     total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
     newest = max(max((v[0] for v in listing.values()), default=0), own[0])
     return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest
-
-
-def _same_bytes(path: Path, rev: str) -> bool:
-    """Whether the file still holds the bytes of revision `rev` (a touch, a racy check)."""
-    data = _quiet_read(path)
-    return data is not None and revision(data) == rev
-
-
-def _quiet_read(path: Path) -> bytes | None:
-    """A file's bytes for its revision, None when it cannot be read."""
-    try:
-        return read_bytes(path)
-    except (OSError, RecordError):
-        return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memhub.runtime.memory import catalog, layout, scan, sessions
+from memhub.runtime.memory import catalog, layout, recordfile, scan, sessions
 from memhub.runtime.memory.frontmatter import RecordError
 from memhub.runtime.memory.index import MemoryIndex
 from memhub.runtime.memory.records import Source, Triggers, render_record
@@ -25,21 +25,21 @@ def test_fields_json_round_trips_every_field() -> None:
 def test_read_record_file_checks_name_scope_and_marker(tmp_path: Path) -> None:
     path = tmp_path / "r-1.md"
     path.write_bytes(render_record(record("r-1", "project", "p-1")))
-    assert scan.read_record_file(path, "project", "p-1")[1].id == "r-1"
+    assert recordfile.read_record_file(path, "project", "p-1")[1].id == "r-1"
     with pytest.raises(RecordError, match="scope does not match"):
-        scan.read_record_file(path, "project", "p-2")
+        recordfile.read_record_file(path, "project", "p-2")
     with pytest.raises(RecordError, match="scope does not match"):
-        scan.read_record_file(path, "shared", None)
+        recordfile.read_record_file(path, "shared", None)
     other = tmp_path / "r-2.md"
     other.write_bytes(path.read_bytes())
     with pytest.raises(RecordError, match="file's name"):
-        scan.read_record_file(other, "project", "p-1")
+        recordfile.read_record_file(other, "project", "p-1")
     plain = tmp_path / "plain.md"
     plain.write_text("---\ntitle: mine\n---\ntext\n")
-    with pytest.raises(scan.NotARecord):
-        scan.read_record_file(plain, "shared", None)
+    with pytest.raises(recordfile.NotARecord):
+        recordfile.read_record_file(plain, "shared", None)
     with pytest.raises(FileNotFoundError):
-        scan.read_record_file(tmp_path / "absent.md", "shared", None)
+        recordfile.read_record_file(tmp_path / "absent.md", "shared", None)
 
 
 def test_all_pairs_and_scope_folders_skip_unsafe_names(tmp_path: Path) -> None:
