@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from .errors import ImportConflict, MemoryServiceError
 from .plans import Candidate, MemoryChange, MemoryPlan
+from .recordfile import read_bytes
 from .records import DIRECTIVES, Record, Source, content_hash, revision
-from .scan import read_bytes
 
 if TYPE_CHECKING:
     from .planner import Planner, Staged
@@ -103,6 +103,11 @@ def _inside(dest: Path, name: str) -> Path:
 def plan_export(planner: Planner, record_ids: Sequence[str], dest: Path) -> MemoryPlan:
     """Copy each record's file, as it is now, to `dest/<id>.md`."""
     real = Path(os.path.realpath(dest))
+    memory = Path(os.path.realpath(planner.ws.root))
+    if real == memory or memory in real.parents:
+        raise MemoryServiceError(
+            f"{dest} is inside memhub's memory folder", "export into a repository folder"
+        )
     if real.exists() and not real.is_dir():
         raise MemoryServiceError(f"{dest} is not a folder", "name a folder to export into")
     changes: list[MemoryChange] = []
