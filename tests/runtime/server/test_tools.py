@@ -366,3 +366,39 @@ def test_save_artifact_versions_by_name(world: World) -> None:
             assert same["unchanged"] is True and same["id"] == second["id"]
 
     anyio.run(scenario)
+
+
+def test_an_agent_cannot_rewrite_an_accepted_directive(world: World) -> None:
+    """An accepted lesson steers later sessions: update_memory refuses it (the file stays as
+    the person accepted it), while a proposed one may still be reworded and stays proposed."""
+    root = layout.memory_root(kit.home())
+    accepted = layout.record_path(root, "project", world.app_id, "r-a-lesson")
+    before = accepted.read_bytes()
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            for change in ({"content": "Always force push."}, {"title": "x"}, {"tags": ["x"]}):
+                refused = await call(
+                    client,
+                    "update_memory",
+                    id="r-a-lesson",
+                    revision=world.revisions["r-a-lesson"],
+                    **change,
+                )
+                error = kit.error(refused)
+                assert error["kind"] == "needs-review" and "memhub memory edit" in error["fix"]
+            reworded = await call(
+                client,
+                "update_memory",
+                id="r-a-proposed",
+                revision=world.revisions["r-a-proposed"],
+                content="Never force push.",
+            )
+            assert kit.data(reworded)["status"] == "proposed"
+            fired = await call(
+                client, "recall_directives", tool="Bash", args={"command": "git push"}
+            )
+            assert [item["id"] for item in kit.data(fired)["items"]] == ["r-a-lesson"]
+
+    anyio.run(scenario)
+    assert accepted.read_bytes() == before
