@@ -151,8 +151,13 @@ class WriteTools:
         makes a new version that supersedes the last one, which is kept."""
         self.reads.check_brain(agent_brain_id, org_id)
         supersedes = self.reads.record_id(parent_id) if parent_id else None
-        if supersedes is not None:
-            self.reads.entry(supersedes)  # NotFound for an id this server does not serve
+        if supersedes is not None:  # NotFound for an id this server does not serve
+            parent = self.reads.entry(supersedes).record
+            if parent.kind != ARTIFACT:  # superseding a lesson would switch an accepted rule off
+                raise ToolFailure(
+                    f"parent_id {parent.id} is a {parent.kind}, not an artifact",
+                    "give the id of the artifact's previous version, or none",
+                )
         body = content if not rationale else f"{content.rstrip()}\n\n## Rationale\n\n{rationale}\n"
         labels = tuple(tags or ()) + ((f"type:{artifact_type}",) if artifact_type else ())
         stable = _artifact_name(name)

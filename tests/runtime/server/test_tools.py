@@ -364,6 +364,13 @@ def test_save_artifact_versions_by_name(world: World) -> None:
                 )
             )
             assert same["unchanged"] is True and same["id"] == second["id"]
+            for other in ("r-a-lesson", "r-a-fact"):  # only an artifact's version is a parent
+                refused = await call(
+                    client, "save_artifact", name="Other", content="x", parent_id=other
+                )
+                assert "not an artifact" in kit.error(refused)["message"]
+                still = kit.data(await call(client, "get_memory", id=other))["record"]
+                assert still["status"] == "active"
 
     anyio.run(scenario)
 
