@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from .errors import ImportConflict, MemoryServiceError
 from .plans import Candidate, MemoryChange, MemoryPlan
+from .recordfile import read_bytes
 from .records import DIRECTIVES, Record, Source, content_hash, revision
-from .scan import read_bytes
 
 if TYPE_CHECKING:
     from .planner import Planner, Staged

@@ -9,8 +9,8 @@ from typing import Any
 from . import catalog, layout, memorymd
 from .frontmatter import RecordError
 from .plans import MemoryChange
+from .recordfile import read_bytes
 from .records import Record, revision
-from .scan import read_bytes
 from .workspace import Workspace
 
 __all__ = ["derived_changes", "memory_md_after"]

@@ -35,6 +35,7 @@ from .frontmatter import RecordError
 from .index import MemoryIndex
 from .planderived import derived_changes
 from .plans import Candidate, Draft, MemoryChange, MemoryPlan
+from .recordfile import MAX_RECORD_BYTES, read_record_file
 from .records import (
     Record,
     Triggers,
@@ -45,7 +46,6 @@ from .records import (
     render_record,
     revision,
 )
-from .scan import read_record_file
 from .workspace import Workspace
 
 __all__ = ["NEAR", "Planner", "near_identical"]
@@ -159,18 +159,29 @@ class Planner:
 
     # -- changes --
 
+    @staticmethod
+    def _bytes(record: Record) -> bytes:
+        """The record's file, refused when it would be too large to read back."""
+        data = render_record(record)
+        if len(data) > MAX_RECORD_BYTES:
+            raise MemoryServiceError(
+                f"the record would be {len(data)} bytes, over {MAX_RECORD_BYTES}",
+                "shorten the body, or split it into several records",
+            )
+        return data
+
     def create_change(self, record: Record, summary: str) -> Staged:
         path = self._path((record.scope, record.project), record.id)
         change = MemoryChange(
             "create", record.id, record.scope, record.project, path, None,
-            render_record(record), summary,
+            self._bytes(record), summary,
         )  # fmt: skip
         return change, record
 
     def _update(self, record: Record, path: Path, before: str, summary: str) -> Staged:
         change = MemoryChange(
             "update", record.id, record.scope, record.project, path, before,
-            render_record(record), summary,
+            self._bytes(record), summary,
         )  # fmt: skip
         return change, record
 

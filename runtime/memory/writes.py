@@ -21,8 +21,9 @@ from .errors import MemoryServiceError, ReadOnly, StaleRevision
 from .frontmatter import RecordError
 from .planderived import memory_md_after
 from .plans import MemoryChange, MemoryPlan
+from .recordfile import read_bytes
 from .records import Record, parse_record, revision
-from .scan import Scanner, read_bytes
+from .scan import Scanner
 from .workspace import Workspace
 
 __all__ = ["apply_plan"]

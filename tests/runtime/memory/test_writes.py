@@ -192,7 +192,24 @@ print(stale)
 """
 
 
+READER = """
+import sys, time
+from pathlib import Path
+from memhub.runtime.memory.service import MemoryService
+from memhub.runtime.memory.workspace import open_workspace
+svc = MemoryService(open_workspace(Path(sys.argv[1]), cwd=Path(sys.argv[2])))
+seen = 0
+deadline = time.monotonic() + float(sys.argv[3])
+while time.monotonic() < deadline:
+    seen = max(seen, len(svc.search("worker fact")))
+    svc.list(limit=5)
+print(seen)
+"""
+
+
 def test_eight_concurrent_writers_lose_no_update(mem: Memory) -> None:
+    """8 writer processes add and edit (one shared counter record, revision-checked) while
+    2 readers search: every edit lands once, every refusal is a StaleRevision."""
     svc = mem.service()
     plan = svc.plan_add(draft("counter", "lines:"))
     svc.apply(plan)
@@ -215,7 +232,18 @@ def test_eight_concurrent_writers_lose_no_update(mem: Memory) -> None:
         )
         for w in range(writers)
     ]
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(mem.home), str(mem.app), "3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [proc.communicate(timeout=600) for proc in procs]
+    read = [proc.communicate(timeout=600) for proc in readers]
+    assert all(proc.returncode == 0 for proc in readers), [err for _, err in read]
     assert all(proc.returncode == 0 for proc in procs), [err for _, err in results]
     body = svc.get(counter).record.body
     lines = body.splitlines()[1:]
@@ -255,3 +283,17 @@ def test_the_vendored_service_module_imports_without_the_write_layer(tmp_path: P
         [sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "[] False", done.stderr
+
+
+def test_a_records_folder_linked_out_of_the_memory_is_not_written_through(
+    mem: Memory, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = layout.project_records(layout.memory_root(mem.home), mem.pid)
+    folder.parent.mkdir(parents=True)
+    folder.symlink_to(elsewhere)
+    svc = mem.service()
+    with pytest.raises(MemoryServiceError, match="link"):
+        svc.apply(svc.plan_add(draft()))
+    assert list(elsewhere.iterdir()) == []
