@@ -18,6 +18,8 @@ result: that is what the model sees.
   deleting it by id answers exactly as for an id nobody made; its file is untouched.
 * A checkout nobody connected: nothing is saved (the server refuses to start there).
 * `memory: {server: read}`: the read tools are offered, the write tools are not.
+* A lesson Claude Code saves lands proposed: Codex's `recall_directives` for a matching
+  command returns it only after `memhub memory accept`.
 * Gemini CLI saves and finds a fact the same way.
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,9 +156,11 @@ def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
     """One `codex exec` session in `cwd`, the model making `calls`."""
     with ToolsResponses(calls) as fake:
         config = memory.iso.codex_home / "config.toml"
-        mine, written = codex_config(DEAD_BASE_URL), config.read_text()
-        assert written.startswith(mine), written  # apply kept the person's settings first
-        config.write_text(codex_config(fake.base_url) + written[len(mine) :])
+        written = config.read_text()
+        assert written.startswith(codex_config(DEAD_BASE_URL)[:40]), written  # the person's
+        # own provider (apply kept it, first), pointed at this session's fake
+        url = f'base_url = "{fake.base_url}"'
+        config.write_text(re.sub(r'^base_url = ".*"$', url, written, count=1, flags=re.M))
         argv = [cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "find"]
         env = {**memory.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
         proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
@@ -322,3 +327,34 @@ def test_gemini_saves_and_finds(gemini_cli: Path, memory: Memory) -> None:
     assert (record.title, record.body.strip()) == (FACT["title"], FACT["content"]), record
     assert record.source.kind == "agent" and record.project == pid, record
     assert record.id in found.text and "blue-kiwi" in found.text, found
+
+
+LESSON = {
+    "kind": "lesson",
+    "title": "Deploys need the staging lock",
+    "content": "Take the staging lock before make deploy: two deploys at once corrupt the cache.",
+    "triggers": {"commands": ["make deploy"]},
+}
+
+
+def test_agent_lesson_fires_only_after_a_person_accepts_it(
+    claude_cli: Path, codex_cli: Path, memory: Memory
+) -> None:
+    """A lesson Claude Code saves lands proposed; Codex's recall_directives for a matching
+    command returns nothing until `memhub memory accept` makes it active, then returns it."""
+    repo, pid = checkout(memory, "app")
+    assert pid is not None
+    (saved,) = claude(claude_cli, memory, repo, [Call("save_memory", LESSON)]).results
+    assert not saved.is_error, saved
+    lesson = saved_record(memory, pid)
+    assert (lesson.kind, lesson.status, lesson.source.kind) == ("lesson", "proposed", "agent")
+    assert lesson.triggers.commands == ("make deploy",), lesson.triggers
+    recall = Call("recall_directives", {"tool": "Bash", "args": {"command": "make deploy prod"}})
+
+    (before,) = codex(codex_cli, memory, repo, [recall]).results
+    assert lesson.id not in before.text and "items" in before.text, before
+    proc = memory.memhub("memory", "accept", lesson.id, "--yes", cwd=repo)
+    assert proc.returncode == 0, describe(proc)
+    assert saved_record(memory, pid).status == "active"
+    (after,) = codex(codex_cli, memory, repo, [recall]).results
+    assert lesson.id in after.text and "staging lock" in after.text, after
