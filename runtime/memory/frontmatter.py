@@ -8,6 +8,7 @@ the function that needs it: the runtime is vendored and imports with the standar
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -101,7 +102,7 @@ def load(part: Split, file: str) -> dict[str, Value]:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + part.first_line if mark is not None else 1
+        line = _Lines(part.front).of(mark) + part.first_line if mark is not None else 1
         problem = exc.problem or "invalid YAML"
         raise RecordError(file, line, f"YAML error: {problem}", "correct the YAML") from None
     except yaml.reader.ReaderError as exc:
@@ -122,13 +123,30 @@ def load(part: Split, file: str) -> dict[str, Value]:
     if not isinstance(node, yaml.MappingNode):
         raise RecordError(
             file,
-            node.start_mark.line + part.first_line,
+            _Lines(part.front).of(node.start_mark) + part.first_line,
             "the front matter is not a mapping",
             "write 'key: value' lines",
         )
-    value = _Walk(loader, part.first_line, file, yaml).convert(node, 0, node.start_mark.line)
+    lines = _Lines(part.front)
+    walk = _Walk(loader, part.first_line, file, yaml, lines)
+    value = walk.convert(node, 0, lines.of(node.start_mark))
     assert isinstance(value.data, dict)
     return value.data
+
+
+class _Lines:
+    """0-based file lines of YAML marks, counting only newlines: YAML also breaks lines at
+    NEL, U+2028 and U+2029, which would put an error below the end of the file."""
+
+    def __init__(self, front: str) -> None:
+        odd = "\x85" in front or "\u2028" in front or "\u2029" in front
+        # Only text with such characters needs its own count (offsets of every newline).
+        self.newlines = [m.start() for m in re.finditer("\n", front)] if odd else None
+
+    def of(self, mark: Any) -> int:
+        if self.newlines is None:
+            return int(mark.line)
+        return bisect.bisect_left(self.newlines, mark.index)
 
 
 def _loader_class(yaml: Any) -> Any:
@@ -171,8 +189,9 @@ class _Walk:
     """Node graph -> Values, refusing a node met twice (an alias) and nesting past MAX_DEPTH,
     so the cost follows the text, never an alias expansion."""
 
-    def __init__(self, loader: Any, offset: int, file: str, yaml: Any) -> None:
+    def __init__(self, loader: Any, offset: int, file: str, yaml: Any, lines: _Lines) -> None:
         self.loader, self.offset, self.file, self.yaml = loader, offset, file, yaml
+        self.lines = lines
         self.seen: set[int] = set()
 
     def refuse(self, line: int, message: str, fix: str) -> RecordError:
@@ -186,7 +205,7 @@ class _Walk:
         self.seen.add(id(node))
         if depth >= MAX_DEPTH:
             raise self.refuse(where, f"values nested deeper than {MAX_DEPTH} levels", "flatten")
-        line = node.start_mark.line
+        line = self.lines.of(node.start_mark)
         yaml = self.yaml
         scalar = isinstance(node, yaml.ScalarNode)
         if node.tag not in (_SCALAR_TAGS if scalar else _COLLECTION_TAGS):
@@ -207,7 +226,7 @@ class _Walk:
         """A mapping's Values, each carrying its key's line (where a reader looks for it)."""
         mapping: dict[str, Value] = {}
         for key_node, value_node in node.value:
-            key_line = key_node.start_mark.line
+            key_line = self.lines.of(key_node.start_mark)
             key = key_node.value if isinstance(key_node, self.yaml.ScalarNode) else None
             if not isinstance(key, str) or key_node.tag != _YAML + "str":
                 raise self.refuse(key_line, "a key is not a plain name", "write 'name: value'")

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from .errors import ImportConflict, MemoryServiceError
 from .plans import Candidate, MemoryChange, MemoryPlan
+from .recordfile import read_bytes
 from .records import DIRECTIVES, Record, Source, content_hash, revision
-from .scan import read_bytes
 
 if TYPE_CHECKING:
     from .planner import Planner, Staged
@@ -58,7 +58,7 @@ def plan_import(
     known: dict[tuple[str, str | None], dict[str, tuple[str, str]]] = {}
     for candidate in candidates:
         draft = candidate.draft
-        pair = planner._target(draft.scope)
+        pair = planner.target_of(draft.scope)
         bound = known.setdefault(pair, _imported(planner, pair))
         earlier = bound.get(candidate.origin)
         if earlier is not None:
@@ -82,7 +82,7 @@ def plan_import(
             notes.append(f"{candidate.origin}: says what {other} says, skipped (--force adds it)")
             continue
         seen[(pair, content_hash(record))] = record.id
-        staged.append(planner._create(record, f"import {candidate.origin}"))
+        staged.append(planner.create_change(record, f"import {candidate.origin}"))
     if conflicts:
         raise ImportConflict(conflicts)
     return staged, notes
@@ -107,7 +107,7 @@ def plan_export(planner: Planner, record_ids: Sequence[str], dest: Path) -> Memo
         raise MemoryServiceError(f"{dest} is not a folder", "name a folder to export into")
     changes: list[MemoryChange] = []
     for record_id in dict.fromkeys(record_ids):
-        record, path, _rev = planner._current(record_id)
+        record, path, _rev = planner.current(record_id)
         data = read_bytes(path) or b""
         target = _inside(real, f"{record.id}.md")
         existing = read_bytes(target) if target.exists() else None

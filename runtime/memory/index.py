@@ -20,7 +20,9 @@ from pathlib import Path
 from . import fts, indexfile
 from .indexdoc import COLUMNS, Changes, Hit, IndexDoc, from_row, to_row, unique
 
-__all__ = ["Changes", "Hit", "IndexDoc", "MemoryIndex"]
+__all__ = ["Changes", "Hit", "IndexDoc", "MemoryIndex", "Verify"]
+
+Verify = Callable[[list[IndexDoc], set[str]], tuple[list[IndexDoc], set[str]]]
 
 # bm25 column weights (title, tags, body, scopekey): a word in the title says more about what
 # a record is than the same word in its body; tags sit between; the scope key never ranks.
@@ -105,15 +107,21 @@ class MemoryIndex:
         removed_paths: Iterable[str] = (),
         *,
         also: Callable[[sqlite3.Connection], None] | None = None,
+        verify: Verify | None = None,
     ) -> Changes:
         """An incremental refresh: upsert `docs`, delete the documents stored under
-        `removed_paths` (and any other document at a path or key `docs` now take); `also`
-        runs inside the same write transaction."""
+        `removed_paths` (and any other document at a path or key `docs` now take).
+
+        `verify(docs, removed)` runs first under the write lock and returns what is still
+        true (a caller re-checks its files there, so a slow writer never commits what
+        another already replaced); `also` runs last, in the same transaction."""
         wanted = list(unique(docs).values())
         gone = set(removed_paths)
         if not wanted and not gone and also is None:
             return Changes()
         with self._write() as db:
+            if verify is not None:
+                wanted, gone = verify(wanted, gone)
             paths = gone | {doc.path for doc in wanted}
             rowids = {
                 rowid

@@ -9,17 +9,43 @@ never repaired. Stdlib only.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 from .errors import MemoryServiceError
-from .records import KINDS, Record
+from .records import KINDS
 
-__all__ = ["BEGIN", "END", "MemoryMdError", "overview_text", "region", "update"]
+__all__ = ["BEGIN", "END", "Line", "Listed", "MemoryMdError", "overview_text", "region", "update"]
 
 BEGIN = "<!-- memhub:memory:begin -->"
 END = "<!-- memhub:memory:end -->"
 NOTICE = "<!-- Derived by memhub from the records beside this file; edits inside are replaced. -->"
 HEADER = "# Memory\n\n"
 MAX_TITLE = 160  # one line each: the index stays compact
+
+
+class Listed(Protocol):
+    """What a line of the index needs of a record (a Record or a `Line`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+
+
+class Line(NamedTuple):
+    """A record as the index lists it, read from the search index without parsing it."""
+
+    id: str
+    kind: str
+    title: str
+    status: str
+    scope: str
 
 
 class MemoryMdError(MemoryServiceError):
@@ -33,7 +59,7 @@ class MemoryMdError(MemoryServiceError):
         )
 
 
-def _title(record: Record) -> str:
+def _title(record: Listed) -> str:
     """The title on one line, cut short, unable to forge a marker."""
     text = " ".join(record.title.split())
     if len(text) > MAX_TITLE:
@@ -41,15 +67,16 @@ def _title(record: Record) -> str:
     return text.replace("<!--", "<!​--").replace("-->", "--​>")
 
 
-def _line(record: Record) -> str:
+def _line(record: Listed) -> str:
     return f"- {record.kind}: {_title(record)} ({record.id})"
 
 
-def _order(records: Iterable[Record]) -> list[Record]:
-    return sorted(records, key=lambda r: (KINDS.index(r.kind), r.title.casefold(), r.id))
+def _order(records: Iterable[Listed]) -> list[Listed]:
+    rank = {kind: n for n, kind in enumerate(KINDS)}
+    return sorted(records, key=lambda r: (rank.get(r.kind, len(KINDS)), r.title.casefold(), r.id))
 
 
-def region(records: Sequence[Record]) -> str:
+def region(records: Sequence[Listed]) -> str:
     """The owned region for a scope's records: active ones, then proposed ones."""
     active = _order(r for r in records if r.status == "active")
     proposed = _order(r for r in records if r.status == "proposed")
@@ -62,7 +89,7 @@ def region(records: Sequence[Record]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def overview_text(records: Sequence[Record]) -> str:
+def overview_text(records: Sequence[Listed]) -> str:
     """The derived index of the caller's scopes: one section per scope."""
     parts = []
     for scope in ("project", "shared"):

@@ -9,8 +9,8 @@ from typing import Any
 from . import catalog, layout, memorymd
 from .frontmatter import RecordError
 from .plans import MemoryChange
+from .recordfile import read_bytes
 from .records import Record, revision
-from .scan import read_bytes
 from .workspace import Workspace
 
 __all__ = ["derived_changes", "memory_md_after"]
@@ -24,10 +24,7 @@ def memory_md_after(
     """MEMORY.md of `pair`: its path, current bytes and bytes once `staged` is written.
 
     MemoryMdError when its markers are broken (the file is then left alone)."""
-    records = {
-        s.record.id: s.record
-        for s in catalog.select(db, [pair], statuses=("active", "proposed", "superseded"))
-    }
+    records: dict[str, memorymd.Listed] = {line.id: line for line in catalog.lines(db, [pair])}
     for change, record in staged:
         if (change.scope, change.project) != pair or change.action == "skip":
             continue

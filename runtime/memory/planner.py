@@ -35,6 +35,7 @@ from .frontmatter import RecordError
 from .index import MemoryIndex
 from .planderived import derived_changes
 from .plans import Candidate, Draft, MemoryChange, MemoryPlan
+from .recordfile import MAX_RECORD_BYTES, read_record_file
 from .records import (
     Record,
     Triggers,
@@ -45,7 +46,6 @@ from .records import (
     render_record,
     revision,
 )
-from .scan import read_record_file
 from .workspace import Workspace
 
 __all__ = ["NEAR", "Planner", "near_identical"]
@@ -88,7 +88,7 @@ class Planner:
         if not self.ws.writable:
             raise ReadOnly(what)
 
-    def _target(self, scope: str) -> Pair:
+    def target_of(self, scope: str) -> Pair:
         """The (scope, project) a new record of `scope` goes to, if the caller may write it."""
         if scope == "project":
             if self.ws.project_id is None:
@@ -107,7 +107,7 @@ class Planner:
     def _path(self, pair: Pair, record_id: str) -> Path:
         return layout.record_path(self.ws.root, pair[0], pair[1], record_id)
 
-    def _current(self, record_id: str) -> tuple[Record, Path, str]:
+    def current(self, record_id: str) -> tuple[Record, Path, str]:
         """A record as it is on disk now (record, file, revision); NotFound outside the grants."""
         try:
             layout.check_name(record_id)
@@ -159,18 +159,29 @@ class Planner:
 
     # -- changes --
 
-    def _create(self, record: Record, summary: str) -> Staged:
+    @staticmethod
+    def _bytes(record: Record) -> bytes:
+        """The record's file, refused when it would be too large to read back."""
+        data = render_record(record)
+        if len(data) > MAX_RECORD_BYTES:
+            raise MemoryServiceError(
+                f"the record would be {len(data)} bytes, over {MAX_RECORD_BYTES}",
+                "shorten the body, or split it into several records",
+            )
+        return data
+
+    def create_change(self, record: Record, summary: str) -> Staged:
         path = self._path((record.scope, record.project), record.id)
         change = MemoryChange(
             "create", record.id, record.scope, record.project, path, None,
-            render_record(record), summary,
+            self._bytes(record), summary,
         )  # fmt: skip
         return change, record
 
     def _update(self, record: Record, path: Path, before: str, summary: str) -> Staged:
         change = MemoryChange(
             "update", record.id, record.scope, record.project, path, before,
-            render_record(record), summary,
+            self._bytes(record), summary,
         )  # fmt: skip
         return change, record
 
@@ -180,7 +191,7 @@ class Planner:
 
     def _supersede(self, old_id: str, new_id: str, pair: Pair, now: str) -> Staged:
         """The older record marked superseded by the newer one."""
-        old, path, rev = self._current(old_id)
+        old, path, rev = self.current(old_id)
         if (old.scope, old.project) != pair:
             raise MemoryServiceError(
                 f"record {old_id} is in another scope than the new record",
@@ -224,7 +235,7 @@ class Planner:
     def add(self, draft: Draft, *, force: bool = False) -> MemoryPlan:
         """Plan a new record (superseding the one it names, or its artifact name's last)."""
         self._writable("adding a record")
-        pair = self._target(draft.scope)
+        pair = self.target_of(draft.scope)
         if draft.kind == "artifact" and draft.name and draft.supersedes is None:
             last = self._named_artifact(draft.name, pair)
             if last is not None:
@@ -236,10 +247,12 @@ class Planner:
             if not force:
                 raise DuplicateRecord(*dup)
             notes.append(f"duplicate of {dup[0]} ({dup[1]}), added anyway (--force)")
-        staged = [self._create(record, f"new {record.kind} ({record.status})")]
+        summary = f"new {record.kind} ({record.status})"
+        if draft.supersedes is not None:
+            summary += f", supersedes {draft.supersedes}"
+        staged = [self.create_change(record, summary)]
         if draft.supersedes is not None:
             staged.append(self._supersede(draft.supersedes, record.id, pair, record.created))
-            staged[0] = self._create(record, f"new {record.kind}, supersedes {draft.supersedes}")
         return self._finish(staged, notes)
 
     def edit(
@@ -254,7 +267,7 @@ class Planner:
     ) -> MemoryPlan:
         """Plan a change of a record's title, body, tags or triggers."""
         self._writable("editing a record")
-        record, path, current = self._current(record_id)
+        record, path, current = self.current(record_id)
         self._check(record_id, revision, current)
         changes: dict[str, Any] = {}
         if title is not None:
@@ -279,7 +292,7 @@ class Planner:
     def remove(self, record_id: str, *, revision: str | None) -> MemoryPlan:
         """Plan deleting a record's file (the record it superseded becomes active again)."""
         self._writable("removing a record")
-        record, path, current = self._current(record_id)
+        record, path, current = self.current(record_id)
         self._check(record_id, revision, current)
         gone = MemoryChange(
             "delete", record.id, record.scope, record.project, path, current, None,
@@ -288,7 +301,7 @@ class Planner:
         staged: list[Staged] = [(gone, None)]
         if record.supersedes is not None:
             try:
-                older, older_path, older_rev = self._current(record.supersedes)
+                older, older_path, older_rev = self.current(record.supersedes)
             except (NotFound, MemoryServiceError):
                 older = None
             if older is not None and older.superseded_by == record.id:
@@ -299,7 +312,7 @@ class Planner:
     def accept(self, record_id: str, *, revision: str | None = None) -> MemoryPlan:
         """Plan making a proposed directive active."""
         self._writable("accepting a record")
-        record, path, current = self._current(record_id)
+        record, path, current = self.current(record_id)
         self._check(record_id, revision, current)
         if record.status != "proposed":
             raise MemoryServiceError(

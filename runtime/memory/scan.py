@@ -17,10 +17,8 @@ Stdlib only at import (parsing a changed record imports PyYAML inside frontmatte
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,14 +28,20 @@ from . import layout
 from .catalog import fields_json
 from .frontmatter import RecordError
 from .index import IndexDoc, MemoryIndex
-from .records import Record, content_hash, is_record_text, parse_record, revision
+from .recordfile import (
+    NotARecord,
+    quiet_read,
+    read_record_file,
+    record_doc,
+    same_bytes,
+)
+from .records import content_hash, revision
 
-__all__ = ["NotARecord", "Problem", "ScanResult", "Scanner", "read_record_file", "record_doc"]
+__all__ = ["Problem", "ScanResult", "Scanner", "all_pairs", "scope_folders"]
 
 RACY_NS = 2_000_000_000
 GENTLE_EVERY = 200
 GENTLE_PAUSE = 0.0005
-MAX_RECORD_BYTES = 8 * 1024 * 1024  # an artifact may be long; a huge file is refused unread
 RECORD = "record"
 MALFORMED = "malformed"
 FOREIGN = "foreign"
@@ -79,80 +83,10 @@ class ScanResult:
     problems: tuple[Problem, ...]
 
 
-@dataclass(frozen=True)
-class _Row:
-    """One cached file state."""
-
-    stat: _Stat
-    checked_ns: int
-    revision: str
-    state: str
-
-
-class NotARecord(RecordError):
-    """A Markdown file without the record marker: the user's, readable, never rewritten."""
-
-
-def record_doc(record: Record, path: Path | str, rev: str) -> IndexDoc:
-    """The index document of a record."""
-    return IndexDoc(
-        id=record.id,
-        scope=record.scope,
-        project=record.project,
-        kind=record.kind,
-        title=record.title,
-        tags=record.tags,
-        status=record.status,
-        body=record.body,
-        path=str(path),
-        revision=rev,
-        updated=record.updated,
-    )
-
-
-def read_bytes(path: Path) -> bytes | None:
-    """A regular file's bytes (never through a link, never a FIFO), None when absent."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise RecordError(
-                str(path), None, "a link: memhub never follows links in memory",
-                "put the file itself here",
-            ) from None  # fmt: skip
-        raise RecordError(str(path), None, f"cannot be read ({error.strerror})", "fix it") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise RecordError(str(path), None, "not a regular file", "remove it")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise RecordError(
-                str(path), None, f"larger than {MAX_RECORD_BYTES} bytes", "split or shorten it"
-            )
-        return handle.read(MAX_RECORD_BYTES + 1)
-
-
-def read_record_file(path: Path, scope: str, project: str | None) -> tuple[bytes, Record]:
-    """The bytes and record of a record file in the folder of (scope, project).
-
-    RecordError when it is not one: malformed, not a record at all (`state` FOREIGN on the
-    error), or a record that does not belong where it lies (id vs file name, scope, project).
-    """
-    data = read_bytes(path)
-    if data is None:
-        raise FileNotFoundError(str(path))
-    if not is_record_text(data):
-        raise NotARecord(str(path), None, "not a memhub record", "import it to adopt it")
-    record = parse_record(data, str(path))
-    if f"{record.id}.md" != path.name:
-        raise RecordError(str(path), 1, f"id {record.id} is not the file's name", "rename one")
-    if (record.scope, record.project) != (scope, project):
-        raise RecordError(
-            str(path), 1, "the record's scope does not match its folder", "move the file"
-        )
-    return data, record
+# One cached file state: mtime_ns, size, inode, checked_ns, revision, state. A plain tuple,
+# straight from SQLite: loading 100k of them is most of a cold read's cost.
+_Row = tuple[int, int, int, int, str, str]
+_REV, _STATE = 4, 5
 
 
 def scope_folders(root: Path, pairs: Iterable[Pair]) -> list[tuple[str, str | None, Path]]:
@@ -215,6 +149,7 @@ class Scanner:
         # compares against memory instead of reloading the table on every read.
         self._seen: dict[Pair, dict[str, _Row]] = {}
         self._dirs: dict[Pair, tuple[tuple[int, int, int], float]] = {}
+        self._prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
 
     def refresh(self, pairs: Sequence[Pair], *, trust: float = 0.0) -> ScanResult:
         """Bring the index up to date with the files of `pairs`; what changed, what is wrong.
@@ -247,8 +182,8 @@ class Scanner:
         rows = self._seen.get(pair)
         if rows is None:
             rows = {
-                str(path): _Row((int(m), int(s), int(i)), int(c), str(r), str(st))
-                for path, m, s, i, c, r, st in self.index.db.execute(
+                row[0]: row[1:]
+                for row in self.index.db.execute(
                     "SELECT path, mtime_ns, size, inode, checked_ns, revision, state"
                     " FROM scan_files WHERE scope = ? AND project = ?",
                     (pair[0], pair[1] or ""),
@@ -259,17 +194,22 @@ class Scanner:
 
     def _refresh_folder(self, scope: str, project: str | None, folder: Path) -> int:
         """Re-index the changed files of one folder; documents written or deleted."""
-        cached = self._cached((scope, project))
+        pair = (scope, project)
+        started = time.time_ns()  # before the listing: what changes during it is racy
         listing = _listing(folder, self.gentle)
+        mark = _fingerprint(folder, listing)
+        if self._print_trusted(pair, mark):
+            return 0  # every file as last indexed: the cache rows are not even loaded
+        cached = self._cached(pair)
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
         touched: list[tuple[int, int, int, int, str]] = []  # same bytes, new stat
         for path, info in listing.items():
             row = cached.get(path)
-            if row is not None and row.stat == info and info[0] < row.checked_ns - RACY_NS:
+            if row is not None and row[:3] == info and info[0] < row[3] - RACY_NS:
                 continue  # unchanged since it was last read, and not racily so
-            if row is not None and _same_bytes(Path(path), row.revision):
+            if row is not None and same_bytes(Path(path), str(row[_REV])):
                 touched.append((*info, now, path))
                 continue
             doc, state = self._examine(Path(path), scope, project, row)
@@ -278,32 +218,92 @@ class Scanner:
             states.append((path, scope, project or "", *info, now, *state))
         gone = [path for path in cached if path not in listing]
         if not states and not gone and not touched:
+            self._save_print(self.index.db, pair, mark, started)
             return 0
-        dropped = [s[0] for s in states if s[8] != RECORD] + gone
+        return self._commit(pair, cached, (docs, states, touched, gone), mark, started)
+
+    def _commit(
+        self,
+        pair: Pair,
+        cached: dict[str, _Row],
+        found: tuple[
+            list[IndexDoc],
+            list[tuple[object, ...]],
+            list[tuple[int, int, int, int, str]],
+            list[str],
+        ],
+        mark: tuple[str, int],
+        started: int,
+    ) -> int:
+        """Write what one folder's scan found, as far as it is still true under the lock."""
+        docs, states, touched, gone = found
+        expected = {str(s[0]): str(s[7]) for s in states if s[8] != RECORD}
+        late: set[str] = set()  # changed again by someone else meanwhile: the next read's
+
+        def verify(docs: list[IndexDoc], removed: set[str]) -> tuple[list[IndexDoc], set[str]]:
+            kept = [doc for doc in docs if same_bytes(Path(doc.path), doc.revision)]
+            late.update({doc.path for doc in docs} - {doc.path for doc in kept})
+            for path in removed:
+                if path in expected:  # a problem file: still the bytes that were judged?
+                    raw = quiet_read(Path(path))
+                    if (revision(raw) if raw is not None else "") != expected[path]:
+                        late.add(path)
+                elif os.path.lexists(path):  # gone when listed, back now
+                    late.add(path)
+            return kept, removed - late
 
         def remember(db: sqlite3.Connection) -> None:
-            db.executemany("DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone])
+            db.executemany(
+                "DELETE FROM scan_files WHERE path = ?", [(p,) for p in gone if p not in late]
+            )
             db.executemany(
                 "UPDATE scan_files SET mtime_ns = ?, size = ?, inode = ?, checked_ns = ?"
                 " WHERE path = ?",
-                touched,
+                [t for t in touched if t[4] not in late],
             )
             db.executemany(
                 "INSERT OR REPLACE INTO scan_files (path, scope, project, mtime_ns, size, inode,"
                 " checked_ns, revision, state, line, message, fix, fields, content)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                states,
+                [s for s in states if s[0] not in late],
             )
+            if not late:
+                self._save_print(db, pair, mark, started)
 
-        changed = self.index.update(docs, [str(p) for p in dropped], also=remember)
+        removed = [str(s[0]) for s in states if s[8] != RECORD] + gone
+        changed = self.index.update(docs, removed, also=remember, verify=verify)
         for path in gone:
             cached.pop(path, None)
         for s in states:
-            cached[str(s[0])] = _Row(s[3:6], now, str(s[7]), str(s[8]))  # type: ignore[arg-type]
-        for m, size, inode, _now, path in touched:
+            cached[str(s[0])] = (*s[3:6], s[6], s[7], s[8])  # type: ignore[assignment]
+        for m, size, inode, now, path in touched:
             old = cached[path]
-            cached[path] = _Row((m, size, inode), now, old.revision, old.state)
+            cached[path] = (m, size, inode, now, str(old[_REV]), str(old[_STATE]))
+        for path in late:
+            cached.pop(path, None)  # examined afresh next time
         return changed.total
+
+    def _print_trusted(self, pair: Pair, mark: tuple[str, int]) -> bool:
+        """Whether the folder's fingerprint is the one last indexed, and not racily so."""
+        stored = self._prints.get(pair)
+        if stored is None:
+            row = self.index.db.execute(
+                "SELECT value FROM scan_meta WHERE key = ?", (_print_key(pair),)
+            ).fetchone()
+            if row is None:
+                return False
+            digest, _, checked = str(row[0]).rpartition(" ")
+            stored = (digest, int(checked))
+        return stored[0] == mark[0] and mark[1] < stored[1] - RACY_NS
+
+    def _save_print(
+        self, db: sqlite3.Connection, pair: Pair, mark: tuple[str, int], checked: int
+    ) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO scan_meta (key, value) VALUES (?, ?)",
+            (_print_key(pair), f"{mark[0]} {checked}"),
+        )
+        self._prints[pair] = (mark[0], checked)
 
     def _examine(
         self, path: Path, scope: str, project: str | None, row: _Row | None
@@ -316,12 +316,12 @@ class Scanner:
             return None, ("", VANISHED, None, "vanished while read", "", "", "")
         except RecordError as error:
             state = FOREIGN if isinstance(error, NotARecord) else MALFORMED
-            raw = _quiet_read(path)
+            raw = quiet_read(path)
             rev = revision(raw) if raw is not None else ""
             return None, (rev, state, error.line, error.message, error.fix, "", "")
         rev = revision(data)
         known = (rev, RECORD, None, "", "", fields_json(record), content_hash(record))
-        if row is not None and row.revision == rev and row.state == RECORD:
+        if row is not None and row[_REV] == rev and row[_STATE] == RECORD:
             return None, known
         return record_doc(record, path, rev), known
 
@@ -343,6 +343,8 @@ class Scanner:
         self.index.db.execute("DELETE FROM scan_files")
         self._seen.clear()
         self._dirs.clear()
+        self._prints.clear()
+        self.index.db.execute("DELETE FROM scan_meta WHERE key LIKE 'print:%'")
         return self.refresh(pairs).changes
 
 
@@ -353,17 +355,23 @@ def _make_table(db: sqlite3.Connection) -> None:
         db.execute("DROP TABLE scan_files")
     for statement in _DDL:
         db.execute(statement)
+    db.execute("CREATE TABLE IF NOT EXISTS scan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-def _same_bytes(path: Path, rev: str) -> bool:
-    """Whether the file still holds the bytes of revision `rev` (a touch, a racy check)."""
-    data = _quiet_read(path)
-    return data is not None and revision(data) == rev
+def _print_key(pair: Pair) -> str:
+    return f"print:{pair[0]}:{pair[1] or ''}"
 
 
-def _quiet_read(path: Path) -> bytes | None:
-    """A file's bytes for its revision, None when it cannot be read."""
+def _fingerprint(folder: Path, listing: dict[str, _Stat]) -> tuple[str, int]:
+    """An order-free digest of a folder's listing (its own stat, every file's stat), and the
+    newest mtime in it. Integer tuples hash the same in every process (only str hashing is
+    salted); a different Python may hash them differently, which only costs one full check.
+    """
     try:
-        return read_bytes(path)
-    except (OSError, RecordError):
-        return None
+        info = os.stat(folder)
+        own = (info.st_mtime_ns, info.st_ino)
+    except OSError:
+        own = (0, 0)
+    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
+    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
+    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest

@@ -124,10 +124,12 @@ class MemoryService:
     def _db(self) -> Any:
         return self._scan().index.db
 
-    def refresh_index(self) -> int:
-        """Re-index record files changed behind the index's back; documents changed."""
+    def refresh_index(self, *, full: bool = False) -> int:
+        """Re-index record files changed behind the index's back; documents changed.
+
+        `full`: check every file's stat now even when `recheck` trusts unchanged folders."""
         scanner = self._scan()
-        trust = float("inf") if self.recheck > 0 else 0.0  # the watcher re-checks the files
+        trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
         result = scanner.refresh(self.workspace.allowed(), trust=trust)
         self.notes = tuple(str(problem) for problem in result.problems)
         return result.changes
@@ -218,13 +220,15 @@ class MemoryService:
         self.refresh_index()
         ws = self.workspace
         counts = catalog.count_by_kind(self._db, ws.allowed())
-        listed = catalog.select(self._db, ws.allowed())
+        listed = [
+            line for line in catalog.lines(self._db, ws.allowed()) if line.status != "superseded"
+        ]
         project = {"id": ws.project_id, "name": ws.project_name} if ws.project_id else None
         return {
             "project": project,
             "counts": dict(sorted(counts.get("active", {}).items())),
             "proposed": sum(counts.get("proposed", {}).values()),
-            "memory_md": memorymd.overview_text([s.record for s in listed]),
+            "memory_md": memorymd.overview_text(listed),
         }
 
     def recall(

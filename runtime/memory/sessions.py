@@ -25,7 +25,13 @@ __all__ = ["SESSION_KIND", "refresh_sessions", "session_body"]
 SESSION_KIND = "session"
 ROLES = ("user", "assistant")
 TITLE_CHARS = 120
-_DDL = "CREATE TABLE IF NOT EXISTS scan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS scan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # cwd -> project ('' for none) under one registry state: a folder is resolved (git runs)
+    # once per registry change, not on every capture of every session started there
+    "CREATE TABLE IF NOT EXISTS session_cwds (cwd TEXT PRIMARY KEY, registry TEXT NOT NULL,"
+    " project TEXT NOT NULL)",
+)
 
 Resolver = Callable[[str], str | None]
 
@@ -65,13 +71,23 @@ def _updated(stamp: object) -> str:
         return ""
 
 
-def _resolver(registry: projects.Registry) -> Resolver:
-    """cwd -> project id through the registry, each folder resolved once."""
-    seen: dict[str, str | None] = {}
+def _resolver(registry: projects.Registry, mark: str, db: sqlite3.Connection) -> Resolver:
+    """cwd -> project id through the registry, each folder resolved once per registry state
+    (remembered in `session_cwds`)."""
+    seen: dict[str, str | None] = {
+        str(cwd): (str(project) or None)
+        for cwd, project in db.execute(
+            "SELECT cwd, project FROM session_cwds WHERE registry = ?", (mark,)
+        )
+    }
 
     def resolve(cwd: str) -> str | None:
         if cwd not in seen:
             seen[cwd] = projects.resolve(registry, cwd).project_id if cwd else None
+            db.execute(
+                "INSERT OR REPLACE INTO session_cwds (cwd, registry, project) VALUES (?, ?, ?)",
+                (cwd, mark, seen[cwd] or ""),
+            )
         return seen[cwd]
 
     return resolve
@@ -82,7 +98,8 @@ def refresh_sessions(home: Path, index: MemoryIndex) -> int:
     store = store_path(home)
     registry_file = layout.projects_file(layout.memory_root(home))
     signature = _signature([store, store.with_name(store.name + "-wal"), registry_file])
-    index.db.execute(_DDL)
+    for statement in _DDL:
+        index.db.execute(statement)
     row = index.db.execute("SELECT value FROM scan_meta WHERE key = 'sessions'").fetchone()
     if row is not None and row[0] == signature:
         return 0
@@ -112,7 +129,7 @@ def _changed_docs(
         return [], set()
     known = index.revisions(sources=("session",))
     registry_mark = signature.rsplit("|", 1)[-1]
-    resolve = _resolver(registry)
+    resolve = _resolver(registry, registry_mark, index.db)
     docs: list[IndexDoc] = []
     keep: set[str] = set()
     with LocalStore(store) as local:

@@ -21,8 +21,9 @@ from .errors import MemoryServiceError, ReadOnly, StaleRevision
 from .frontmatter import RecordError
 from .planderived import memory_md_after
 from .plans import MemoryChange, MemoryPlan
+from .recordfile import read_bytes
 from .records import Record, parse_record, revision
-from .scan import Scanner, read_bytes
+from .scan import Scanner
 from .workspace import Workspace
 
 __all__ = ["apply_plan"]
@@ -137,7 +138,9 @@ def _apply(ws: Workspace, plan: MemoryPlan, scanner: Scanner) -> dict[str, Any]:
                         tx.delete(change.path, expect=expect)
                     else:
                         assert change.content is not None
-                        tx.write(change.path, change.content, expect=expect, mode=FILE_MODE)
+                        # an export into a repository gets the folder's usual mode
+                        mode = None if plan.export_to is not None else FILE_MODE
+                        tx.write(change.path, change.content, expect=expect, mode=mode)
                     if n == 0 and AFTER_FIRST_WRITE is not None:
                         AFTER_FIRST_WRITE()
                 for path, current, new in derived:

@@ -232,6 +232,7 @@ def test_export_copies_files_and_never_writes_through_a_link(mem: Memory, tmp_pa
     assert plan.changes[0].action == "create" and plan.export_to == dest.resolve()
     svc.apply(plan)
     assert (dest / f"{rid}.md").read_bytes() == svc.get(rid).path.read_bytes()
+    assert (dest / f"{rid}.md").stat().st_mode & 0o044  # a repository file, readable
     assert svc.plan_export([rid], dest).changes[0].action == "skip"
     (dest / f"{rid}.md").unlink()
     outside = tmp_path / "outside.md"
@@ -240,3 +241,10 @@ def test_export_copies_files_and_never_writes_through_a_link(mem: Memory, tmp_pa
     with pytest.raises(MemoryServiceError, match="link"):
         svc.plan_export([rid], dest)
     assert outside.read_text() == "keep"
+
+
+def test_a_record_too_large_to_read_back_is_refused(mem: Memory) -> None:
+    from memhub.runtime.memory.recordfile import MAX_RECORD_BYTES
+
+    with pytest.raises(MemoryServiceError, match="shorten the body"):
+        mem.service().plan_add(Draft(kind="fact", title="big", body="x" * MAX_RECORD_BYTES))

@@ -290,3 +290,38 @@ def test_links_and_fifos_in_a_records_folder_are_reported_not_followed(
     assert svc.search("leaked") == [] and ids(svc.list()) == ["r-mine", "r-shared"]
     notes = "\n".join(svc.notes)
     assert "r-link.md: a link" in notes and "r-fifo.md: not a regular file" in notes
+
+
+def test_a_full_refresh_checks_trusted_folders_too(mem: Memory) -> None:
+    with MemoryService(open_workspace(mem.home, cwd=mem.app), recheck=3600) as svc:
+        assert ids(svc.search("fabric")) == ["r-mine", "r-shared"]
+        path = layout.project_records(layout.memory_root(mem.home), mem.pid) / "r-mine.md"
+        with open(path, "r+b") as handle:  # in place: the folder's stat stays
+            data = handle.read().replace(b"deploy with fabric", b"deploy with chef!!")
+            handle.seek(0)
+            handle.write(data)
+        assert svc.refresh_index(full=True) == 1
+        assert ids(svc.search("chef")) == ["r-mine"]
+
+
+def test_a_session_folder_is_resolved_once_per_registry_state(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhub.runtime.memory import projects
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    calls: list[str] = []
+    real = projects.resolve
+
+    def counting(registry: projects.Registry, cwd: str) -> projects.Resolution:
+        calls.append(str(cwd))
+        return real(registry, cwd)
+
+    svc = mem.service()  # (opening it resolves the caller's own folder)
+    monkeypatch.setattr(projects, "resolve", counting)
+    for n in range(3):  # the session grows; its folder is resolved the first time only
+        _capture(mem.home, "c-plain", plain, f"turn {n}")
+        _capture(mem.home, "c-mine", mem.app, f"turn {n}")
+        assert ids(svc.search("turn", kinds=("session",))) == ["c-mine"]
+    assert sorted(calls) == sorted([str(plain), str(mem.app)])

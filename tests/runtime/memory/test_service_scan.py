@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memhub.runtime.memory import catalog, layout, scan, sessions
+from memhub.runtime.memory import catalog, layout, recordfile, scan, sessions
 from memhub.runtime.memory.frontmatter import RecordError
 from memhub.runtime.memory.index import MemoryIndex
 from memhub.runtime.memory.records import Source, Triggers, render_record
@@ -25,21 +25,21 @@ def test_fields_json_round_trips_every_field() -> None:
 def test_read_record_file_checks_name_scope_and_marker(tmp_path: Path) -> None:
     path = tmp_path / "r-1.md"
     path.write_bytes(render_record(record("r-1", "project", "p-1")))
-    assert scan.read_record_file(path, "project", "p-1")[1].id == "r-1"
+    assert recordfile.read_record_file(path, "project", "p-1")[1].id == "r-1"
     with pytest.raises(RecordError, match="scope does not match"):
-        scan.read_record_file(path, "project", "p-2")
+        recordfile.read_record_file(path, "project", "p-2")
     with pytest.raises(RecordError, match="scope does not match"):
-        scan.read_record_file(path, "shared", None)
+        recordfile.read_record_file(path, "shared", None)
     other = tmp_path / "r-2.md"
     other.write_bytes(path.read_bytes())
     with pytest.raises(RecordError, match="file's name"):
-        scan.read_record_file(other, "project", "p-1")
+        recordfile.read_record_file(other, "project", "p-1")
     plain = tmp_path / "plain.md"
     plain.write_text("---\ntitle: mine\n---\ntext\n")
-    with pytest.raises(scan.NotARecord):
-        scan.read_record_file(plain, "shared", None)
+    with pytest.raises(recordfile.NotARecord):
+        recordfile.read_record_file(plain, "shared", None)
     with pytest.raises(FileNotFoundError):
-        scan.read_record_file(tmp_path / "absent.md", "shared", None)
+        recordfile.read_record_file(tmp_path / "absent.md", "shared", None)
 
 
 def test_all_pairs_and_scope_folders_skip_unsafe_names(tmp_path: Path) -> None:
@@ -85,3 +85,63 @@ def test_refresh_sessions_without_a_store_indexes_nothing(tmp_path: Path) -> Non
     with MemoryIndex(tmp_path / "i.sqlite") as index:
         assert sessions.refresh_sessions(tmp_path / "home", index) == 0
         assert index.revisions(sources=("session",)) == {}
+
+
+def test_a_yaml_error_after_nel_characters_names_a_line_of_the_file() -> None:
+    """YAML counts NEL (and U+2028/9) as line breaks; reports count newlines, as editors do."""
+    from memhub.runtime.memory.records import parse_record
+
+    text = '---\nmemhub: 1\nid: r-1\ntitle: "x\x85\x85\x85\x85\nkind: fact\n---\nbody\n'
+    with pytest.raises(RecordError) as error:
+        parse_record(text.encode(), "f.md")
+    assert error.value.line is not None and 1 <= error.value.line <= text.count("\n")
+
+
+def test_an_unchanged_folder_is_trusted_by_its_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    home = tmp_path / "home"
+    root = layout.memory_root(home)
+    paths = [put(home, record(f"r-{n}")) for n in range(3)]
+    old = 1_600_000_000_000_000_000  # mtimes well in the past: not racy
+    for path in paths:
+        os.utime(path, ns=(old, old))
+    os.utime(paths[0].parent, ns=(old, old))
+    with MemoryIndex(tmp_path / "i.sqlite") as index:
+        assert scan.Scanner(root, index).refresh([("shared", None)]).changes == 3
+        fresh = scan.Scanner(root, index)  # another process: nothing in memory
+        monkeypatch.setattr(fresh, "_cached", lambda pair: pytest.fail("rows loaded"))
+        assert fresh.refresh([("shared", None)]).changes == 0
+        monkeypatch.undo()
+        paths[1].write_bytes(render_record(record("r-1", title="changed")))
+        again = scan.Scanner(root, index)
+        assert again.refresh([("shared", None)]).changes == 1
+        assert [s.record.title for s in catalog.select(index.db, [("shared", None)])].count(
+            "changed"
+        ) == 1
+
+
+def test_a_file_changed_between_reading_and_committing_is_left_for_the_next_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    root = layout.memory_root(home)
+    path = put(home, record("r-1", title="first"))
+    with MemoryIndex(tmp_path / "i.sqlite") as index:
+        scanner = scan.Scanner(root, index)
+        real = scan.Scanner._examine
+
+        def examine_then_edit(self, *args):  # type: ignore[no-untyped-def]
+            found = real(self, *args)
+            path.write_bytes(render_record(record("r-1", title="second")))  # an editor, now
+            return found
+
+        monkeypatch.setattr(scan.Scanner, "_examine", examine_then_edit)
+        scanner.refresh([("shared", None)])
+        assert catalog.select(index.db, [("shared", None)]) == []  # "first" never committed
+        monkeypatch.undo()
+        scanner.refresh([("shared", None)])
+        titles = [s.record.title for s in catalog.select(index.db, [("shared", None)])]
+        assert titles == ["second"]

@@ -255,3 +255,17 @@ def test_the_vendored_service_module_imports_without_the_write_layer(tmp_path: P
         [sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "[] False", done.stderr
+
+
+def test_a_records_folder_linked_out_of_the_memory_is_not_written_through(
+    mem: Memory, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = layout.project_records(layout.memory_root(mem.home), mem.pid)
+    folder.parent.mkdir(parents=True)
+    folder.symlink_to(elsewhere)
+    svc = mem.service()
+    with pytest.raises(MemoryServiceError, match="link"):
+        svc.apply(svc.plan_add(draft()))
+    assert list(elsewhere.iterdir()) == []
