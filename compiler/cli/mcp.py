@@ -62,8 +62,10 @@ def serve(
     """Serve the memory of one project over MCP until the client disconnects.
 
     The workspace is fixed at start: the project resolved from the git checkout of --project
-    (or the working directory) and the scopes given; no tool argument widens it. Read tools
-    always; save_memory, save_artifact, update_memory and delete_memory only with --write.
+    (or the working directory) and the scopes given; no tool argument widens it. A folder
+    that is no connected project serves the shared memory only (and says why on stderr).
+    Read tools always; save_memory, save_artifact, update_memory and delete_memory only with
+    --write.
 
     With --http the server listens on loopback only (a non-loopback --host is refused; the
     default port is 7717) and every request needs `Authorization: Bearer <key>`. The key is
@@ -148,8 +150,10 @@ def _workspace(project: Path | None, scopes: tuple[str, ...], write: bool) -> An
     except MemoryServiceError as exc:
         raise ServeError(str(exc)) from None
     if workspace.project_id is None:
-        if project is not None:  # asked for by name: a server for nothing would mislead
-            raise ServeError(f"--project {project}: {workspace.message}")
+        # A folder that is no project serves the shared memory (as a session started outside
+        # a project does, whichever way the host names its folder); a typo is an error.
+        if project is not None and not project.is_dir():
+            raise ServeError(f"--project {project}: no such folder")
         served = " and ".join(workspace.scopes) or "nothing"
         click.echo(f"memhub mcp: {workspace.message}; serving {served}", err=True)
     return workspace

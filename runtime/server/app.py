@@ -69,12 +69,12 @@ WRITE_TOOLS: dict[str, ToolAnnotations] = {
     "update_memory": _CHANGE,
     "delete_memory": _CHANGE,
 }
-# The service's recheck: a records folder whose own stat is unchanged is trusted, and a
-# background thread re-checks every file this often. A file created, removed or renamed (how
+# The service's recheck: a records folder whose own stat is unchanged is trusted, and a niced
+# child process re-checks every file this often. A file created, removed or renamed (how
 # most editors save) shows at once, one rewritten in place in searches within this many
 # seconds (get_memory and the write tools compare each record's revision themselves). At
-# 100k records a walk costs ~0.5-1 s of CPU: every 2 s it put search p99 near 45 ms.
-RECHECK_S = 10.0
+# 100k records a walk costs ~0.5-1 s of CPU: every 5 s keeps an idle server cheap.
+RECHECK_S = 5.0
 EXPECTED = (shapes.ToolFailure, MemoryServiceError, RecordError, ValueError)
 
 

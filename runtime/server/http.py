@@ -17,6 +17,7 @@ from .app import Served
 from .auth import KeyFile
 
 DEFAULT_PORT = 7717
+MAX_BODY = 16 * 1024 * 1024  # capture sends payloads up to 3.5 MB, and a larger record alone
 PATH = "/mcp"
 LOOPBACK_NAMES = ("localhost",)
 
@@ -88,7 +89,9 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in bare else socket.AF_INET
     if bare == "localhost":
         bare, family = "127.0.0.1", socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and
+    # without it a reply written in two parts waits ~40 ms for the client's delayed ACK
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((bare, port))
@@ -115,6 +118,7 @@ def serve_http(served: Served, keys: KeyFile, sock: socket.socket) -> None:
     inner = served.server.streamable_http_app(
         streamable_http_path=PATH,
         json_response=True,
+        max_request_body_size=MAX_BODY,
         host="::1" if ":" in host else "127.0.0.1",
     )
     config = uvicorn.Config(

@@ -10,6 +10,7 @@ not exist.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ DIRECTIVE_TYPE = "directive"
 MAX_TOP_K = 100
 MAX_LIST = 500
 CAPTURE_HOSTS = ("claude", "codex", "cursor", "gemini")
+_STATUS = re.compile(r"^status:[ \t]*\"?([a-z]+)", re.MULTILINE)
 
 
 class ReadTools:
@@ -105,22 +107,28 @@ class ReadTools:
             sources=sources,
             limit=max(1, min(int(top_k), MAX_TOP_K)),
         )
-        items = [shapes.hit_json(hit, self._content(hit)) for hit in hits]
+        items = [self._item(hit) for hit in hits]
         took = round((time.perf_counter() - started) * 1000, 3)
         return {"items": items, "count": len(items), "took_ms": took}
 
-    def _content(self, hit: Found) -> str:
-        """A record hit's whole body, read from its file (no YAML, no index query: a search
-        stays in ms at 100k records); the snippet when the file is gone or unreadable."""
+    def _item(self, hit: Found) -> dict[str, Any]:
+        """One search item: a record hit's whole body and status, read from its file (no
+        YAML, no index query: a search stays in ms at 100k records); the snippet when the
+        file is gone or unreadable meanwhile."""
+        item = shapes.hit_json(hit, hit.snippet)
         if hit.source != "record":
-            return hit.snippet
+            return item
         project = self.workspace.project_id if hit.scope == "project" else None
         try:
             path = layout.record_path(self.workspace.root, hit.scope, project, hit.id)
             text = frontmatter.decode(path.read_bytes(), str(path))
-            return frontmatter.split(text, str(path)).body
+            part = frontmatter.split(text, str(path))
         except (OSError, ValueError):  # gone meanwhile, or no longer a record
-            return hit.snippet
+            return item
+        status = _STATUS.search(part.front)
+        item["content"] = part.body
+        item["status"] = status.group(1) if status else None  # "proposed": not accepted yet
+        return item
 
     def entry(self, record_id: str) -> Entry:
         """One record as it is on disk now: the service trusts an unchanged folder for a
@@ -131,17 +139,9 @@ class ReadTools:
         except OSError:
             current = None
         if current != entry.revision:
-            self.refresh_fully()
+            self.service.refresh_index(full=True)  # an in-place edit the watcher missed
             entry = self.service.get(record_id)
         return entry
-
-    def refresh_fully(self) -> None:
-        """Re-check every file of the served scopes now, trusting no folder."""
-        trusted, self.service.recheck = self.service.recheck, 0.0
-        try:
-            self.service.refresh_index()
-        finally:
-            self.service.recheck = trusted
 
     def get_memory(self, id: str) -> dict[str, Any]:
         """One record by id, with its body and the revision update_memory and delete_memory

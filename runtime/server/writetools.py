@@ -35,8 +35,12 @@ class WriteTools:
         chosen = self.reads.scope(scope)
         if chosen is not None:
             return chosen
-        if self.workspace.project_id is None or "project" not in self.workspace.scopes:
+        if self.workspace.project_id is None:
             raise NoProject(self.workspace.message)
+        if "project" not in self.workspace.scopes:
+            raise ToolFailure(
+                "this server serves the shared memory only", "pass scope 'shared' to save there"
+            )
         return "project"
 
     def _apply(self, plan: MemoryPlan) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx2
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: F401 (for tests)
 from mcp.client.streamable_http import streamable_http_client
 from memhub.runtime.memory import layout, projects
 from memhub.runtime.memory.gitcheckout import checkout_of, git_env

@@ -24,27 +24,25 @@ def world(tmp_path: Path) -> World:
     return make_world(tmp_path)
 
 
-def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
+Call = tuple[str, dict[str, Any]]
+
+
+def attacks(w: World) -> list[Call]:
     """(tool, arguments) calls that try to reach the other project or widen the scopes."""
-    root = layout.memory_root(kit.home())
-    b_file = layout.record_path(root, "project", w.other_id, "r-b-fact")
+    return [*id_attacks(w), *brain_attacks(w), *scope_attacks(w), *argument_attacks(w)]
+
+
+def id_attacks(w: World) -> list[Call]:
+    """The other project's record ids, and paths to its files, as record ids."""
+    b_file = layout.record_path(layout.memory_root(kit.home()), "project", w.other_id, "r-b-fact")
     b_rev = w.revisions["r-b-fact"]
     odd_ids = [
-        "r-b-fact",
-        "r-b-lesson",
-        f"../{w.other_id}/records/r-b-fact",
+        *("r-b-fact", "r-b-lesson", f"../{w.other_id}/records/r-b-fact"),
         f"../../projects/{w.other_id}/records/r-b-fact.md",
-        str(b_file),
-        str(b_file.with_suffix("")),
-        "/etc/passwd",
-        "..",
-        "r-b-fact\x00",
-        "R-B-FACT",
-        "r-b-fact.md",
-        f"{w.other_id}:r-b-fact",
-        "x" * 10_000,
+        *(str(b_file), str(b_file.with_suffix("")), "/etc/passwd", "..", "r-b-fact\x00"),
+        *("R-B-FACT", "r-b-fact.md", f"{w.other_id}:r-b-fact", "x" * 10_000),
     ]
-    calls: list[tuple[str, dict[str, Any]]] = []
+    calls: list[Call] = []
     for rid in odd_ids:
         calls += [
             ("get_memory", {"id": rid}),
@@ -52,8 +50,13 @@ def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
             ("delete_memory", {"id": rid, "revision": b_rev}),
             ("save_artifact", {"name": "n", "content": "c", "parent_id": rid}),
         ]
-    brains = [w.other_id, OTHER_NAME, "p-000000000000", "shared", "*", "", "../" + w.other_id]
-    for brain in brains:
+    return calls
+
+
+def brain_attacks(w: World) -> list[Call]:
+    """Other brains and orgs, and searches for what only the other project holds."""
+    calls: list[Call] = []
+    for brain in (w.other_id, OTHER_NAME, "p-000000000000", "shared", "*", "", "../" + w.other_id):
         calls += [
             ("search_memory", {"query": "deploy", "agent_brain_id": brain}),
             ("get_brain_overview", {"agent_brain_id": brain}),
@@ -70,15 +73,20 @@ def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
         ]
     for query in (OTHER_WORD, "deploy", "r-b-fact", w.other_id, OTHER_NAME, "*", '"', "blue-green"):
         calls.append(("search_memory", {"query": query, "memory_type": "all", "top_k": 100}))
-    scope_tries = (
+    return calls
+
+
+def scope_attacks(w: World) -> list[Call]:
+    """Scopes the server was not started with, and names that are no scope."""
+    calls: list[Call] = []
+    for scope in (
         "shared",
         "project",
         "other",
         w.other_id,
         "../projects",
         "projects/" + w.other_id,
-    )
-    for scope in scope_tries:
+    ):
         calls += [
             ("search_memory", {"query": "deploy", "scope": scope}),
             ("list_memory", {"scope": scope}),
@@ -87,13 +95,15 @@ def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
                 {"kind": "fact", "title": "t " + scope, "content": "c", "scope": scope},
             ),
         ]
-    extras = {
-        "project": w.other_id,
-        "project_id": w.other_id,
-        "path": str(w.other),
-        "cwd": str(w.other),
-    }
-    calls += [
+    return calls
+
+
+def argument_attacks(w: World) -> list[Call]:
+    """Project ids, paths and working directories as arguments no tool takes."""
+    extras = {"project": w.other_id, "project_id": w.other_id, "path": str(w.other)}
+    extras["cwd"] = str(w.other)
+    other_push = {"command": "git push", "cwd": str(w.other)}
+    return [
         ("list_memory", {"limit": 500, "include_superseded": True, **extras}),
         ("list_memory", {"kind": "../lesson"}),
         ("search_memory", {"query": "deploy", **extras}),
@@ -102,10 +112,7 @@ def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
             "recall_directives",
             {"tool": "Bash", "args": {"command": "git push"}, "repo": OTHER_NAME},
         ),
-        (
-            "recall_directives",
-            {"tool": "Bash", "args": {"command": "git push", "cwd": str(w.other)}},
-        ),
+        ("recall_directives", {"tool": "Bash", "args": other_push}),
         (
             "recall_directives",
             {"tool": "Edit", "args": {"file_path": str(w.other / "migrations/a.sql")}},
@@ -114,7 +121,6 @@ def attacks(w: World) -> list[tuple[str, dict[str, Any]]]:
         ("list_agent_brains", {}),
         ("list_orgs", {"org_id": w.other_id}),
     ]
-    return calls
 
 
 def test_nothing_outside_the_workspace_reaches_an_adversarial_client(world: World) -> None:
@@ -217,3 +223,44 @@ def test_an_extra_project_argument_cannot_redirect_a_save(world: World) -> None:
     assert any("Filed where the server says" in p.read_text() for p in mine.glob("*.md"))
     theirs = layout.records_dir(root, "project", world.other_id)
     assert sorted(p.name for p in theirs.iterdir()) == ["r-b-fact.md", "r-b-lesson.md"]
+
+
+def test_captured_sessions_are_searched_only_in_their_own_project(world: World) -> None:
+    """A conversation sent to the server is filed by its records' working directory: one
+    held in the other project's checkout is never found from this one, even though this
+    server stored it."""
+
+    def message(mid: str, text: str, cwd: Path) -> dict[str, Any]:
+        return {
+            "id": mid,
+            "kind": "message",
+            "role": "user",
+            "text": text,
+            "raw": {"cwd": str(cwd)},
+        }
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
+            for cid, folder, text in (
+                ("c-app", world.app, "we tuned the quokka cache today"),
+                ("c-other", world.other, f"the quokka cache of {OTHER_WORD}"),
+            ):
+                sent = await client.call_tool(
+                    "import_conversation",
+                    {"messages": [message(cid + "-1", text, folder)], "conversation_id": cid},
+                )
+                kit.data(sent)
+            found = await client.call_tool(
+                "search_memory", {"query": "quokka", "memory_type": "session"}
+            )
+            items = kit.data(found)["items"]
+            assert [item["source"] for item in items] == ["session"]
+            assert "tuned the quokka" in items[0]["content"]
+            for secret in world.secrets():
+                assert secret not in kit.wire(found)
+            both = kit.data(
+                await client.call_tool("search_memory", {"query": "quokka", "memory_type": "all"})
+            )
+            assert len(both["items"]) == 1
+
+    anyio.run(scenario)

@@ -158,3 +158,20 @@ def test_the_remote_capture_backend_stores_a_real_transcript_through_the_server(
             ).import_conversation({"conversation_id": "c-x", "host": "claude"}, stored[:1])
     sessions = {s["conversation_id"]: s for s in LocalStore(kit.home() / "store.sqlite").sessions()}
     assert sessions[capture.conversation_id("claude", sid)]["host"] == "claude"
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])
+def test_the_listening_socket_is_loopback_tcp_so_replies_are_not_delayed(host: str) -> None:
+    """asyncio sets TCP_NODELAY only on sockets made with proto IPPROTO_TCP: without it a
+    reply written in two parts waited ~40 ms for the client's delayed ACK (every call)."""
+    from memhub.runtime.server import http
+
+    try:
+        sock = http.bind(host, 0)
+    except OSError:
+        pytest.skip(f"{host} is not available here")
+    with sock:
+        assert sock.proto == socket.IPPROTO_TCP
+        address = sock.getsockname()[0]
+        assert address in ("127.0.0.1", "::1")
+        assert http.url_of(sock).startswith(f"http://{'[::1]' if ':' in address else address}:")

@@ -53,7 +53,7 @@ def test_read_tools_only_without_write_each_with_its_hints(world: World) -> None
     anyio.run(scenario)
 
 
-def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
+def test_search_get_and_list_answer_in_the_memhub_shapes(world: World) -> None:
     async def scenario() -> None:
         async with kit.stdio(world.app) as client:
             found = kit.data(await call(client, "search_memory", query="deploy blue-green"))
@@ -62,6 +62,11 @@ def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
             assert hit["content"].startswith("We deploy with blue-green")
             assert hit["source"] == "record" and hit["kind"] == "fact" and hit["score"] != 0
             assert hit["revision"] == world.revisions["r-a-fact"] and found["took_ms"] >= 0
+            assert hit["status"] == "active"
+            pending = kit.data(await call(client, "search_memory", query="force pushing"))
+            assert [(i["id"], i["status"]) for i in pending["items"]] == [
+                ("r-a-proposed", "proposed")
+            ]
             ruff = kit.data(
                 await call(client, "search_memory", query="ruff", memory_type="preference")
             )
@@ -93,6 +98,12 @@ def test_every_read_tool_answers_in_the_memhub_shapes(world: World) -> None:
             tagged = kit.data(await call(client, "list_memory", tag="ops", limit=5))
             assert ids(tagged["items"]) == {"r-a-fact"}
 
+    anyio.run(scenario)
+
+
+def test_recall_overview_brains_and_orgs(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app) as client:
             fired = await call(
                 client,
                 "recall_directives",
@@ -188,7 +199,7 @@ def test_import_conversation_stores_in_the_local_capture_store(world: World) -> 
     assert [r["id"] for r in store.records("c-1")] == ["m1", "m2"]
 
 
-def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> None:
+def test_save_and_update_with_revisions(world: World) -> None:
     async def scenario() -> None:
         async with kit.stdio(world.app, "--write") as client:
             saved = kit.data(
@@ -249,12 +260,20 @@ def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> 
                 == "Redis 7.2."
             )
 
+    anyio.run(scenario)
+
+
+def test_an_editors_change_and_a_stale_delete_are_refused(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            saved = kit.data(
+                await call(client, "save_memory", kind="fact", title="Redis", content="Redis 7.2.")
+            )
+            rid, rev = saved["id"], saved["revision"]
             # an edit made in an editor invalidates the revision the agent read
             path = layout.record_path(layout.memory_root(kit.home()), "project", world.app_id, rid)
             path.write_bytes(path.read_bytes().replace(b"Redis 7.2.", b"Redis 7.4 (by hand)."))
-            edited = await call(
-                client, "update_memory", id=rid, revision=updated["revision"], title="x"
-            )
+            edited = await call(client, "update_memory", id=rid, revision=rev, title="x")
             assert kit.error(edited)["kind"] == "stale-revision"
             current = kit.data(await call(client, "get_memory", id=rid))
             assert "by hand" in current["record"]["content"]
@@ -267,6 +286,12 @@ def test_the_write_tools_save_update_and_delete_with_revisions(world: World) -> 
             assert gone["deleted"] is True and not path.exists()
             assert kit.error(await call(client, "get_memory", id=rid))["kind"] == "not-found"
 
+    anyio.run(scenario)
+
+
+def test_invalid_saves_are_tool_errors_and_shared_must_be_asked_for(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
             for kind in ("artifact", "rumour"):
                 wrong = await call(client, "save_memory", kind=kind, title="t", content="c")
                 assert "cannot be saved" in kit.error(wrong)["message"]
@@ -389,17 +414,57 @@ def test_a_project_that_disables_shared_memory_never_sees_it(tmp_path: Path) -> 
     anyio.run(scenario)
 
 
-def test_a_folder_given_by_name_that_is_no_project_is_refused(tmp_path: Path) -> None:
+def test_a_folder_named_that_is_no_project_serves_shared_memory_and_a_typo_fails(
+    world: World, tmp_path: Path
+) -> None:
     import subprocess
 
-    loose = tmp_path / "loose"
-    loose.mkdir()
+    missing = tmp_path / "no-such-folder"
     done = subprocess.run(
-        [kit.MEMHUB, "mcp", "serve", "--project", str(loose)],
+        [kit.MEMHUB, "mcp", "serve", "--project", str(missing)],
         capture_output=True,
         text=True,
         env=kit.env(),
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
-    assert done.returncode == 2 and "--project" in done.stderr and OTHER_WORD not in done.stderr
+    assert done.returncode == 2 and "no such folder" in done.stderr
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    errors = tmp_path / "stderr.log"
+
+    async def scenario() -> None:
+        with errors.open("w") as log:
+            params = kit.StdioServerParameters(
+                command=kit.MEMHUB, args=["mcp", "serve", "--project", str(loose)], env=kit.env()
+            )
+            transport = kit.stdio_client(params, errlog=log)
+            async with kit.Client(transport, read_timeout_seconds=60) as client:
+                listed = kit.data(await call(client, "list_memory"))
+                assert ids(listed["items"]) == {"r-shared-pref"}
+
+    anyio.run(scenario)
+    said = errors.read_text()
+    assert "not inside a git checkout" in said and "serving shared" in said
+    assert OTHER_WORD not in said
+
+
+def test_a_server_for_the_shared_scope_only_saves_there_when_asked(world: World) -> None:
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write", "--scope", "shared") as client:
+            listed = kit.data(await call(client, "list_memory"))
+            assert ids(listed["items"]) == {"r-shared-pref"}
+            refused = kit.error(
+                await call(client, "save_memory", kind="fact", title="t", content="c")
+            )
+            assert refused["message"] == "this server serves the shared memory only"
+            mine = await call(
+                client, "save_memory", kind="fact", title="t", content="c", scope="project"
+            )
+            assert "not served" in kit.error(mine)["message"]
+            saved = await call(
+                client, "save_memory", kind="fact", title="t", content="c", scope="shared"
+            )
+            assert kit.data(saved)["scope"] == "shared"
+
+    anyio.run(scenario)
