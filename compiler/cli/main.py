@@ -37,7 +37,7 @@ COMMANDS = {
     "validate": "validate",
 }
 # verbs whose module is a click group: their JSON envelope names the subcommand too
-GROUPS = ("capture", "memory", "project")
+GROUPS = ("capture", "mcp", "memory", "project")
 
 
 def _group() -> Any:
@@ -70,7 +70,8 @@ def _crash_log(exc: BaseException) -> Path | None:
         handle, name = tempfile.mkstemp(
             prefix=time.strftime("crash-%Y%m%d-%H%M%S-"), suffix=".log", dir=logs
         )
-        with os.fdopen(handle, "w") as log:
+        # backslashreplace: an argument of non-UTF-8 bytes must not crash the crash log
+        with os.fdopen(handle, "w", errors="backslashreplace") as log:
             log.write(f"memhub {' '.join(sys.argv[1:])}\npython {sys.version}\n\n")
             log.write("".join(traceback.format_exception(exc)))
         return Path(name)

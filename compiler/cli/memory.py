@@ -27,9 +27,9 @@ SUBCOMMANDS = {
 
 @click.group("memory", cls=MemoryGroup, lazy=SUBCOMMANDS)
 def command() -> None:
-    """The local memory: Markdown records under $MEMHUB_HOME/memory, per project and shared.
+    """Search, add and edit the local memory's records.
 
-    A record is one Markdown file with YAML front matter (kind, title, tags, triggers,
+    Records live under $MEMHUB_HOME/memory. A record is one Markdown file with YAML front matter (kind, title, tags, triggers,
     source). The project is the one of the working directory's git checkout (`memhub
     project connect` binds it); --project DIR reads another's. Shared records are seen by
     every project that enables them (`memhub project connect --no-shared` turns them off).
@@ -39,6 +39,7 @@ def command() -> None:
     `memhub memory get --json` printed: if the file changed since (an editor, another
     process), nothing is written and the exit code is 3. Each write is one run in
     memhub's journal: `memhub undo` reverts the last one (`memhub history` lists them).
+    With --json a write prints {plan: {changes, notes}, written, result: {run, changed}}.
 
     \b
     Examples:

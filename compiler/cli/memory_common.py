@@ -73,6 +73,11 @@ class MemoryGroup(click.Group):
             self.add_command(found, cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            _check_utf8(arg)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -81,6 +86,19 @@ class MemoryGroup(click.Group):
             if error is None:
                 raise
             raise error from exc
+
+
+def _check_utf8(arg: str) -> None:
+    """Refuse an argument that is not UTF-8 (Python hands such bytes over as lone
+    surrogates): it could name nothing in a UTF-8 memory and cannot be written into one."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = arg.encode("utf-8", "surrogateescape")
+        raise InputError(
+            f"argument {raw!r} is not UTF-8 text. Fix: pass it in UTF-8 (or use --file "
+            "with a UTF-8 file)"
+        ) from None
 
 
 def memhub_home() -> Path:

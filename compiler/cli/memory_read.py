@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.memory_common import (
@@ -31,17 +31,26 @@ from memhub.compiler.cli.memory_show import (
 from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
 
+if TYPE_CHECKING:
+    from memhub.runtime.memory.service import MemoryService
+
 SEARCH_KINDS = (*KINDS, "session")
 
 
-def _checked(service: Any, scope: str | None) -> list[str]:
-    """The warnings of a read: no project here (only shared records are seen). A read of
-    `--scope project` without a project is refused (NoProject), never an empty success."""
+def _checked(service: MemoryService, scope: str | None) -> list[str]:
+    """The warnings of a read: no project here (only shared records are seen), or a project
+    that does not read shared ones. A read of `--scope project` without a project is refused
+    (NoProject), never an empty success."""
     from memhub.runtime.memory.errors import NoProject
 
     workspace = service.workspace
     if workspace.project_id is not None:
-        return []
+        if "shared" in workspace.scopes or scope == "project":
+            return []
+        return [
+            f"project {workspace.project_id} does not read shared records "
+            "(`memhub project connect --shared` enables them)"
+        ]
     if scope == "project":
         raise NoProject(workspace.message)
     return [f"no project: {workspace.message}; only shared records are read"]
@@ -69,7 +78,8 @@ def list_command(
     """The records you can see here, newest first: id, kind, scope, status, updated, title.
 
     Malformed record files are named (file:line and why) on stderr and skipped; they are
-    never repaired. Example: memhub memory list --kind decision --tag db
+    never repaired. --json: `data.records` (each record's fields, path and revision, no
+    body), `data.problems`, `data.project`. Example: memhub memory list --kind decision
     """
     service = open_service(project)
     warnings = _checked(service, scope)
@@ -158,7 +168,9 @@ def search_command(
     """Full-text search (best first) over the records you can see, or captured sessions.
 
     Any text is a valid query: quotes, `-`, `*`, `:`, `/` and brackets are matched as text.
-    Every hit names its source: a record id and scope, or a session id and its host.
+    Every hit names its source: a record id and scope, or a session id and its host
+    (--json: `data.hits`, each {source, id, title, kind, scope, host, snippet, score,
+    revision, updated, tags}).
     A query that starts with `-` goes after `--`: memhub memory search -- "-x flag".
 
     \b

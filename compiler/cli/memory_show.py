@@ -48,6 +48,17 @@ def show_plan(plan: MemoryPlan) -> None:
         click.echo(f"{change.action:<7} {change.record_id} ({where}): {one_line(change.summary)}")
     for note in plan.notes:
         click.echo(f"note: {one_line(note)}", err=True)
+    click.echo(counts_line(plan))
+
+
+def counts_line(plan: MemoryPlan) -> str:
+    """`plan: 1 create, 0 update, 0 delete, 2 skip (+ 1 derived MEMORY.md)`."""
+    counts = {action: 0 for action in ("create", "update", "delete", "skip")}
+    for change in plan.changes:
+        counts[change.action] = counts.get(change.action, 0) + 1
+    words = ", ".join(f"{n} {action}" for action, n in counts.items())
+    derived = len(plan.derived)
+    return f"plan: {words}" + (f" (+ {derived} derived MEMORY.md)" if derived else "")
 
 
 def _writes(plan: MemoryPlan) -> int:
@@ -83,10 +94,13 @@ def confirm_and_apply(
     data.update(written=True, result=jsonable(result))
     if as_json:
         return reply(data)
-    changed = result.get("changed", []) if isinstance(result, dict) else []
+    changed = result.get("changed", [])
     click.echo(
-        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')})"
+        f"wrote {len(changed)} file{'s' if len(changed) != 1 else ''} (run {result.get('run')};"
+        " `memhub undo` reverts it)"
     )
+    for note in result.get("notes", ()):
+        click.echo(f"note: {one_line(str(note))}", err=True)
     return EXIT_OK
 
 

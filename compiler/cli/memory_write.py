@@ -135,6 +135,10 @@ def _need_project(service: MemoryService, scope: str) -> None:
 @revision_option
 @click.option("--title", metavar="TITLE", help="A new title.")
 @apply_options([*body_options, tags_option, trigger_option])
+@click.option("--clear-tags", is_flag=True, help="Remove every tag (then add any --tag given).")
+@click.option(
+    "--clear-triggers", is_flag=True, help="Remove every trigger (then add any --trigger given)."
+)
 @apply_options([yes_option, project_option, json_option])
 def edit_command(
     record_id: str,
@@ -144,26 +148,32 @@ def edit_command(
     body_file: str | None,
     tags: tuple[str, ...],
     triggers: tuple[str, ...],
+    clear_tags: bool,
+    clear_triggers: bool,
     yes: bool,
     project: Path | None,
     as_json: bool,
 ) -> int:
     """Change a record's title, body, tags or triggers (given tags and triggers replace
-    the old ones). A stale --revision exits 3 naming the record.
+    the old ones; --clear-tags, --clear-triggers remove them). A stale --revision exits 3
+    naming the record.
 
     Example: memhub memory edit r-20260101120000-0a1b2c3d --revision 3f2a... --title "..."
     """
     text = read_body(body, body_file, required=False)
-    if title is None and text is None and not tags and not triggers:
-        raise InputError("nothing to change. Fix: pass --title, --body/--file, --tag or --trigger")
+    if title is None and text is None and not (tags or triggers or clear_tags or clear_triggers):
+        raise InputError(
+            "nothing to change. Fix: pass --title, --body/--file, --tag, --trigger, "
+            "--clear-tags or --clear-triggers"
+        )
     service = open_service(project)
     plan = service.plan_edit(
         record_id,
         revision=revision,
         title=title,
         body=text,
-        tags=tags or None,
-        triggers=parse_triggers(triggers) if triggers else None,
+        tags=tags if tags or clear_tags else None,
+        triggers=parse_triggers(triggers) if triggers or clear_triggers else None,
     )
     return confirm_and_apply(service, plan, yes=yes, as_json=as_json)
 

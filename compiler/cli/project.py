@@ -57,7 +57,7 @@ def project_row(project: P.Project) -> dict[str, Any]:
 
 @click.group("project", cls=MemoryGroup, lazy={})
 def command() -> None:
-    """Bind git checkouts to memory projects: connect, disconnect, list.
+    """Bind git checkouts to memory projects.
 
     Memory records are filed under the project of the working directory's git checkout.
     A checkout no project is bound to files nothing until `memhub project connect`.
@@ -111,6 +111,8 @@ def connect_command(
         )
     if project_id is not None:
         layout.check_name(project_id, "project id")
+    if name is not None:
+        _check_display_name(name)
     with operation_lock(memhub_home()):
         path = registry_path()
         before = P.load_registry(path)
@@ -122,7 +124,7 @@ def connect_command(
         if shared is not None:
             registry = P.set_shared(registry, pid, shared)
         if registry != before:
-            P.save_registry(path, registry)
+            _save(path, registry)
     project = registry.projects[pid]
     if as_json:
         return reply(
@@ -132,6 +134,25 @@ def connect_command(
     if not project.shared:
         click.echo("shared records are off for this project (--shared turns them on)")
     return EXIT_OK
+
+
+MAX_NAME = 200
+
+
+def _check_display_name(name: str) -> None:
+    """A project name: one line of printable text, not blank, of bounded length."""
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise InputError(
+            f"--name {name[:60]!r} is not a usable name. Fix: give one line of text, "
+            f"1-{MAX_NAME} printable characters"
+        )
+
+
+def _save(path: Path, registry: P.Registry) -> None:
+    """Write the registry, but only one that reads back: a registry memhub cannot load would
+    stop every memory command until fixed by hand."""
+    P.from_json(P.to_json(registry), str(path))
+    P.save_registry(path, registry)
 
 
 def _target(registry: P.Registry, target: str | None) -> str:
@@ -171,7 +192,7 @@ def disconnect_command(target: str | None, as_json: bool) -> int:
         pid = _target(registry, target)
         updated = P.disconnect(registry, pid)
         if updated != registry:
-            P.save_registry(path, updated)
+            _save(path, updated)
     project = updated.projects[pid]
     if as_json:
         return reply({"project": project_row(project)})

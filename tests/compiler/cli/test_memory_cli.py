@@ -97,6 +97,7 @@ def test_shared_scope_is_explicit_and_seen_by_projects(
     off, _ = connected(mh, tmp_path / "private")
     mh("project", "connect", "--no-shared", cwd=off)
     assert mh("memory", "list", "--json", cwd=off).data["records"] == []
+    assert "--shared" in mh("memory", "list", "--scope", "shared", cwd=off).err
     assert mh("memory", "get", shared, cwd=off).code == 1
 
 
@@ -315,3 +316,32 @@ def test_control_characters_in_records_never_reach_the_terminal_raw(
     note.write_text("---\nkind: fact\ntitle: x\n---\nbody \x1b]0;pwned\x07 text\n")
     preview = mh("memory", "import", str(note), cwd=top)
     assert "\x1b" not in preview.out and "\x07" not in preview.out
+
+
+def test_edit_replaces_and_clears_tags_and_triggers(mh: Memhub, app: tuple[Path, str]) -> None:
+    top, _ = app
+    rid = add(mh, top, "Lint first", "", "--kind", "lesson", "--tag", "ci", "--tag", "lint",
+              "--trigger", "cmd:ruff check")  # fmt: skip
+
+    def edit(*args: str) -> dict[str, object]:
+        rev = revision_of(mh, top, rid)
+        ran = mh("memory", "edit", rid, "--revision", rev, *args, "--yes", cwd=top)
+        assert ran.code == 0, ran.err
+        return dict(mh("memory", "get", rid, "--json", cwd=top).data)
+
+    got = edit("--tag", "py", "--trigger", "path:**/*.py", "--trigger", "FooError raised")
+    assert got["tags"] == ["py"]
+    assert got["triggers"] == {"paths": ["**/*.py"], "commands": [], "identifiers": [],
+                               "errors": ["FooError raised"]}  # fmt: skip
+    got = edit("--clear-tags", "--clear-triggers")
+    assert got["tags"] == [] and got["triggers"] == {
+        "paths": [], "commands": [], "identifiers": [], "errors": []
+    }  # fmt: skip
+
+
+def test_the_preview_ends_with_its_counts(mh: Memhub, app: tuple[Path, str]) -> None:
+    top, _ = app
+    ran = mh("memory", "add", "--kind", "fact", "--title", "Counted", "--body", "b", cwd=top)
+    assert ran.out.rstrip().splitlines()[-1] == (
+        "plan: 1 create, 0 update, 0 delete, 0 skip (+ 1 derived MEMORY.md)"
+    )

@@ -95,3 +95,25 @@ def test_import_native_claude_memory(mh: Memhub, tmp_path: Path) -> None:
     hits = mh("memory", "search", "staging postgres", "--json", cwd=top).data["hits"]
     assert len(hits) == 1 and hits[0]["scope"] == "project"
     assert (folder / "MEMORY.md").read_text().endswith("Postgres 16\n")
+
+
+def test_hostile_files_in_an_imported_folder_are_named_and_skipped(
+    mh: Memhub, tmp_path: Path
+) -> None:
+    top, pid = connected(mh, tmp_path / "app")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.mkfifo(docs / "pipe.md")
+    (docs / "out.md").symlink_to("/etc/passwd")
+    (docs / "loop").symlink_to(docs)
+    (docs / "big.md").write_bytes(b"a" * (2 << 20))
+    (docs / "ok.md").write_bytes(DECISION)
+    ran = mh("memory", "import", str(docs), "--yes", "--json", cwd=top)
+    assert ran.code == 0, ran.err
+    for name in ("pipe.md", "out.md", "loop", "big.md"):
+        assert name in ran.err
+    assert ran.data["candidates"] == 1
+    assert [r["title"] for r in mh("memory", "list", "--json", cwd=top).data["records"]] == [
+        "Use uv"
+    ]
+    assert len(record_files(pid)) == 1

@@ -87,7 +87,7 @@ def test_search_list_and_counts_stay_in_scope(mh: Memhub, two: dict[str, object]
 @pytest.mark.parametrize(
     "bad",
     ["../x", "../../secret/records/r-1", "/etc/passwd", "r-1/../../x", "R-UPPER", "", "-", "x" * 5000,
-     "r-1\x00", "..", "."],
+     "r-1\x00", "..", ".", "r-\udcff"],
 )  # fmt: skip
 def test_path_like_ids_get_nothing(mh: Memhub, two: dict[str, object], bad: str) -> None:
     mine = two["mine"]
@@ -111,8 +111,6 @@ def test_path_like_ids_get_nothing(mh: Memhub, two: dict[str, object], bad: str)
             "--yes",
         ),
     ):
-        if "\x00" in bad:
-            continue  # the OS refuses NUL in argv; the in-process call still must not crash
         ran = mh(*args, cwd=mine)
         assert ran.code in (1, 2), (args, ran.err)
         assert ran.err.startswith("memhub: ") or ran.err.startswith("Error: "), ran.err
@@ -122,7 +120,7 @@ def test_path_like_ids_get_nothing(mh: Memhub, two: dict[str, object], bad: str)
 
 @pytest.mark.parametrize(
     "query", ['/etc/passwd', '"unbalanced', "-x", "a*", "title:x", "(x", "[x", "x)", "NEAR(", "^",
-              "a OR", "AND", "NOT x", "''", "\\", "🙂", "x" * 3000, " "],
+              "a OR", "AND", "NOT x", "''", "\\", "🙂", "x" * 3000, " ", "a\x00b"],
 )  # fmt: skip
 def test_any_text_is_a_valid_query(mh: Memhub, two: dict[str, object], query: str) -> None:
     mine = two["mine"]
@@ -163,3 +161,29 @@ def test_writes_outside_the_granted_scopes(
                 "--scope", "shared", "--yes", cwd=private)  # fmt: skip
     assert shared.code == 1 and "--shared" in shared.err
     assert {p: p.read_bytes() for p in record_files("*")} == before
+
+
+def test_arguments_that_are_not_utf8_are_refused(mh: Memhub, two: dict[str, object]) -> None:
+    """Bytes that are not UTF-8 reach Python as lone surrogates: refused, never a crash."""
+    mine = two["mine"]
+    assert isinstance(mine, Path)
+    before = {p: p.read_bytes() for p in record_files("*")}
+    for args in (
+        ("memory", "add", "--kind", "fact", "--title", "bad\udcff", "--body", "b", "--yes"),
+        ("memory", "add", "--kind", "fact", "--title", "t", "--body", "\udcff", "--yes"),
+        ("memory", "search", "\udcff\udcfe", "--json"),
+        ("project", "connect", "--name", "\udcff"),
+    ):
+        ran = mh(*args, cwd=mine)
+        assert ran.code == 2 and "not UTF-8" in ran.err + ran.out, (args, ran.err)
+    assert {p: p.read_bytes() for p in record_files("*")} == before
+
+
+def test_the_crash_log_survives_arguments_that_are_not_utf8(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memhub.compiler.cli import main as cli_main
+
+    monkeypatch.setattr("sys.argv", ["memhub", "memory", "get", "r-\udcff"])
+    log = cli_main._crash_log(RuntimeError("boom"))
+    assert log is not None and "r-\\udcff" in log.read_text()

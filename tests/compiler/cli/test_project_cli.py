@@ -145,3 +145,15 @@ def test_concurrent_connects_all_land(tmp_path: Path) -> None:
     assert sorted(p["bindings"][0]["toplevel"] for p in found) == sorted(
         str(r.resolve()) for r in repos
     )
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a\nb", "tab\there", "x" * 201, "esc\x1b[2J"])
+def test_an_unusable_name_is_refused_before_the_registry_is_written(
+    mh: Memhub, tmp_path: Path, name: str
+) -> None:
+    app = repo(tmp_path / "app")
+    ran = mh("project", "connect", "--name", name, cwd=app)
+    assert ran.code == 2 and "--name" in ran.err
+    assert not (home() / "memory" / "projects.json").exists()
+    assert mh("project", "connect", "--name", "fine name", cwd=app).code == 0
+    assert mh("project", "list", cwd=app).code == 0
