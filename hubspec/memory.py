@@ -23,8 +23,6 @@ SERVER_COMMAND = "memhub"
 DEFAULT_SCOPES = ("shared", "project")
 GUIDANCE_TEMPLATE = "memory_instructions.md.tmpl"
 GUIDANCE_SOURCE = "memory"  # the coverage id of guidance a hub without instructions gets
-
-
 PROJECT_OPTION = "--project"  # given only where a host starts servers outside the project
 
 

@@ -149,7 +149,10 @@ def read_hub(root: Path) -> HubInfo:
                 name = skill_name(entry)
                 if name:
                     skills.add(name)
-    servers = ((data.get("mcp") or {}).get("servers") or {}).keys()
+    servers = set(((data.get("mcp") or {}).get("servers") or {}).keys())
+    memory = data.get("memory")
+    if isinstance(memory, dict) and memory.get("server", "read") not in ("off", False):
+        servers.add("memhub-memory")  # the server `memory:` installs (hubspec/memory.py)
     hooks = tuple(h["event"] for h in data.get("hooks") or [])
     handlers = tuple(h["event"] for h in data.get("hooks") or [] if h.get("handler"))
     return HubInfo(
