@@ -16,7 +16,8 @@ result: that is what the model sees.
 * A fact saved in an unrelated project (another repository with the same folder name, saved
   from a subfolder) never reaches Codex: no search finds it, and reading, updating or
   deleting it by id answers exactly as for an id nobody made; its file is untouched.
-* A checkout nobody connected: nothing is saved (the server refuses to start there).
+* A checkout nobody connected: the save is refused naming `memhub project connect`, and
+  nothing lands.
 * `memory: {server: read}`: the read tools are offered, the write tools are not.
 * A lesson Claude Code saves lands proposed: Codex's `recall_directives` for a matching
   command returns it only after `memhub memory accept`.
@@ -136,11 +137,8 @@ class Session:
     sent: str
 
 
-def claude(
-    cli: Path, memory: Memory, cwd: Path, calls: list[Call], *, complete: bool = True
-) -> Session:
-    """One `claude -p` session in `cwd`, the model making `calls` (each must have been
-    offered and answered, unless not `complete`)."""
+def claude(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
+    """One `claude -p` session in `cwd`, the model making `calls`."""
     with ToolsAnthropic(calls) as fake:
         env = {**memory.env, "ANTHROPIC_BASE_URL": fake.base_url,
                "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
@@ -149,7 +147,7 @@ def claude(
                    timeout=SESSION_TIMEOUT_S)  # fmt: skip
         assert proc.returncode == 0, describe(proc)
         assert json.loads(proc.stdout).get("is_error") is False, describe(proc)
-        return _session(fake, fake.results(), calls if complete else None, proc)
+        return _session(fake, fake.results(), calls, proc)
 
 
 def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
@@ -183,9 +181,9 @@ def gemini(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
         return _session(fake, fake.results(), calls, proc)
 
 
-def _session(fake: Any, results: list[Result], calls: list[Call] | None, proc: Any) -> Session:
+def _session(fake: Any, results: list[Result], calls: list[Call], proc: Any) -> Session:
     """The session, once every scripted call got a result (else say what was offered)."""
-    assert calls is None or len(results) == len(calls), (
+    assert len(results) == len(calls), (
         f"{len(results)} of {len(calls)} tool calls answered; offered: {sorted(fake.offered)}"
         f"\n{describe(proc)}"
     )
@@ -292,15 +290,12 @@ def test_unrelated_project_fact_never_appears(
 
 
 def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memory) -> None:
-    """A checkout nobody connected: nothing lands. `memhub mcp serve` refuses to
-    start there (exit 2, naming `memhub project connect`), so the session goes on without
-    memory tools; a server that did start must refuse the save with that advice."""
+    """A checkout nobody connected: the server starts with the shared memory only, and a
+    save (project scope, the default) is refused naming `memhub project connect`; nothing
+    lands anywhere."""
     repo, _ = checkout(memory, "loose", connect=False)
-    session = claude(claude_cli, memory, repo, [Call("save_memory", FACT)], complete=False)
-    for refused in session.results:
-        assert refused.is_error and "memhub project connect" in refused.text, refused
-    if not session.results:
-        assert not any(SERVER in name for name in session.offered), session.offered
+    (refused,) = claude(claude_cli, memory, repo, [Call("save_memory", FACT)]).results
+    assert refused.is_error and "memhub project connect" in refused.text, refused
     written = [p for p in memory.root.rglob("*.md") if p.parent.name == "records"]
     assert written == [], written
 
