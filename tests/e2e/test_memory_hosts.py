@@ -16,8 +16,11 @@ result: that is what the model sees.
 * A fact saved in an unrelated project (another repository with the same folder name, saved
   from a subfolder) never reaches Codex: no search finds it, and reading, updating or
   deleting it by id answers exactly as for an id nobody made; its file is untouched.
-* A checkout nobody connected: nothing is saved (the server refuses to start there).
+* A checkout nobody connected: the save is refused naming `memhub project connect`, and
+  nothing lands.
 * `memory: {server: read}`: the read tools are offered, the write tools are not.
+* A lesson Claude Code saves lands proposed: Codex's `recall_directives` for a matching
+  command returns it only after `memhub memory accept`.
 * Gemini CLI saves and finds a fact the same way.
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,11 +137,8 @@ class Session:
     sent: str
 
 
-def claude(
-    cli: Path, memory: Memory, cwd: Path, calls: list[Call], *, complete: bool = True
-) -> Session:
-    """One `claude -p` session in `cwd`, the model making `calls` (each must have been
-    offered and answered, unless not `complete`)."""
+def claude(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
+    """One `claude -p` session in `cwd`, the model making `calls`."""
     with ToolsAnthropic(calls) as fake:
         env = {**memory.env, "ANTHROPIC_BASE_URL": fake.base_url,
                "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
@@ -146,16 +147,18 @@ def claude(
                    timeout=SESSION_TIMEOUT_S)  # fmt: skip
         assert proc.returncode == 0, describe(proc)
         assert json.loads(proc.stdout).get("is_error") is False, describe(proc)
-        return _session(fake, fake.results(), calls if complete else None, proc)
+        return _session(fake, fake.results(), calls, proc)
 
 
 def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
     """One `codex exec` session in `cwd`, the model making `calls`."""
     with ToolsResponses(calls) as fake:
         config = memory.iso.codex_home / "config.toml"
-        mine, written = codex_config(DEAD_BASE_URL), config.read_text()
-        assert written.startswith(mine), written  # apply kept the person's settings first
-        config.write_text(codex_config(fake.base_url) + written[len(mine) :])
+        written = config.read_text()
+        assert written.startswith(codex_config(DEAD_BASE_URL)[:40]), written  # the person's
+        # own provider (apply kept it, first), pointed at this session's fake
+        url = f'base_url = "{fake.base_url}"'
+        config.write_text(re.sub(r'^base_url = ".*"$', url, written, count=1, flags=re.M))
         argv = [cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "find"]
         env = {**memory.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
         proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
@@ -178,9 +181,9 @@ def gemini(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
         return _session(fake, fake.results(), calls, proc)
 
 
-def _session(fake: Any, results: list[Result], calls: list[Call] | None, proc: Any) -> Session:
+def _session(fake: Any, results: list[Result], calls: list[Call], proc: Any) -> Session:
     """The session, once every scripted call got a result (else say what was offered)."""
-    assert calls is None or len(results) == len(calls), (
+    assert len(results) == len(calls), (
         f"{len(results)} of {len(calls)} tool calls answered; offered: {sorted(fake.offered)}"
         f"\n{describe(proc)}"
     )
@@ -287,15 +290,12 @@ def test_unrelated_project_fact_never_appears(
 
 
 def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memory) -> None:
-    """A checkout nobody connected: nothing lands. `memhub mcp serve` refuses to
-    start there (exit 2, naming `memhub project connect`), so the session goes on without
-    memory tools; a server that did start must refuse the save with that advice."""
+    """A checkout nobody connected: the server starts with the shared memory only, and a
+    save (project scope, the default) is refused naming `memhub project connect`; nothing
+    lands anywhere."""
     repo, _ = checkout(memory, "loose", connect=False)
-    session = claude(claude_cli, memory, repo, [Call("save_memory", FACT)], complete=False)
-    for refused in session.results:
-        assert refused.is_error and "memhub project connect" in refused.text, refused
-    if not session.results:
-        assert not any(SERVER in name for name in session.offered), session.offered
+    (refused,) = claude(claude_cli, memory, repo, [Call("save_memory", FACT)]).results
+    assert refused.is_error and "memhub project connect" in refused.text, refused
     written = [p for p in memory.root.rglob("*.md") if p.parent.name == "records"]
     assert written == [], written
 
@@ -322,3 +322,34 @@ def test_gemini_saves_and_finds(gemini_cli: Path, memory: Memory) -> None:
     assert (record.title, record.body.strip()) == (FACT["title"], FACT["content"]), record
     assert record.source.kind == "agent" and record.project == pid, record
     assert record.id in found.text and "blue-kiwi" in found.text, found
+
+
+LESSON = {
+    "kind": "lesson",
+    "title": "Deploys need the staging lock",
+    "content": "Take the staging lock before make deploy: two deploys at once corrupt the cache.",
+    "triggers": {"commands": ["make deploy"]},
+}
+
+
+def test_agent_lesson_fires_only_after_a_person_accepts_it(
+    claude_cli: Path, codex_cli: Path, memory: Memory
+) -> None:
+    """A lesson Claude Code saves lands proposed; Codex's recall_directives for a matching
+    command returns nothing until `memhub memory accept` makes it active, then returns it."""
+    repo, pid = checkout(memory, "app")
+    assert pid is not None
+    (saved,) = claude(claude_cli, memory, repo, [Call("save_memory", LESSON)]).results
+    assert not saved.is_error, saved
+    lesson = saved_record(memory, pid)
+    assert (lesson.kind, lesson.status, lesson.source.kind) == ("lesson", "proposed", "agent")
+    assert lesson.triggers.commands == ("make deploy",), lesson.triggers
+    recall = Call("recall_directives", {"tool": "Bash", "args": {"command": "make deploy prod"}})
+
+    (before,) = codex(codex_cli, memory, repo, [recall]).results
+    assert lesson.id not in before.text and "items" in before.text, before
+    proc = memory.memhub("memory", "accept", lesson.id, "--yes", cwd=repo)
+    assert proc.returncode == 0, describe(proc)
+    assert saved_record(memory, pid).status == "active"
+    (after,) = codex(codex_cli, memory, repo, [recall]).results
+    assert lesson.id in after.text and "staging lock" in after.text, after
