@@ -57,6 +57,21 @@ class Found:
 
 
 INDEX_FILE = "index.sqlite"
+TRUST_ENV = "MEMHUB_MEMORY_TRUST_SECONDS"
+DEFAULT_TRUST = 30.0
+
+
+def trust_window() -> float:
+    """How long a one-shot read trusts a records folder whose listing is unchanged since its
+    last full check: $MEMHUB_MEMORY_TRUST_SECONDS, default 30 (0: check every file's stat on
+    every read). Files a read returns are always checked; an in-place edit of another file
+    shows within this window."""
+    raw = os.environ.get(TRUST_ENV, "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_TRUST
+    except ValueError:
+        return DEFAULT_TRUST
+    return value if value >= 0 and value == value else DEFAULT_TRUST
 
 
 def index_path(home: Path) -> Path:
@@ -73,9 +88,12 @@ class MemoryService:
     seconds, so an edit made in place shows within that time and no query waits for a walk.
     """
 
-    def __init__(self, workspace: Workspace, *, recheck: float = 0.0) -> None:
+    def __init__(
+        self, workspace: Workspace, *, recheck: float = 0.0, window: float | None = None
+    ) -> None:
         self.workspace = workspace
         self.recheck = recheck
+        self.window = trust_window() if window is None else window
         self._scanner: Scanner | None = None
         self._identity: tuple[int, int] | None = None
         self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
@@ -130,9 +148,18 @@ class MemoryService:
         `full`: check every file's stat now even when `recheck` trusts unchanged folders."""
         scanner = self._scan()
         trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
-        result = scanner.refresh(self.workspace.allowed(), trust=trust)
+        window = 0.0 if full or self.recheck > 0 else self.window
+        result = scanner.refresh(self.workspace.allowed(), trust=trust, window=window)
         self.notes = tuple(str(problem) for problem in result.problems)
         return result.changes
+
+    def _checked(self, paths: Sequence[str]) -> bool:
+        """After a read that trusted unchanged folders: True when every file it returns is
+        as indexed; otherwise the index is brought up to date in full (read again)."""
+        if self.window <= 0 or self.recheck > 0 or not self._scan().stale(paths):
+            return True
+        self.refresh_index(full=True)
+        return False
 
     def rebuild_index(self) -> int:
         """Recreate the index from the files alone; the records it holds in these scopes."""
@@ -163,23 +190,28 @@ class MemoryService:
         self.refresh_index()
         statuses = ["active"] + ["proposed"] * include_proposed
         statuses += ["superseded"] * include_superseded
-        found = catalog.select(
-            self._db, self._pairs(scope), kinds=kinds, tags=tags, statuses=statuses, limit=limit
-        )
-        return [_entry(stored) for stored in found]
+        while True:
+            found = catalog.select(
+                self._db, self._pairs(scope), kinds=kinds, tags=tags, statuses=statuses, limit=limit
+            )
+            if self._checked([stored.path for stored in found]):
+                return [_entry(stored) for stored in found]
 
     def get(self, record_id: str) -> Entry:
         """One record by id; NotFound when absent or outside the caller's scopes."""
         if not isinstance(record_id, str) or not _safe(record_id):
             raise NotFound(str(record_id))
         self.refresh_index()
-        found = catalog.select(
-            self._db,
-            self.workspace.allowed(),
-            record_id=record_id,
-            statuses=("active", "proposed", "superseded"),
-            limit=1,
-        )
+        while True:
+            found = catalog.select(
+                self._db,
+                self.workspace.allowed(),
+                record_id=record_id,
+                statuses=("active", "proposed", "superseded"),
+                limit=1,
+            )
+            if self._checked([stored.path for stored in found]):
+                break
         if not found:
             raise NotFound(record_id)
         return _entry(found[0])
@@ -202,16 +234,18 @@ class MemoryService:
         self.refresh_index()
         if "session" in sources:
             sessions.refresh_sessions(self.workspace.home, self._scan().index)
-        hits = self._scan().index.search(
-            query,
-            self._pairs(scope),
-            kinds=kinds,
-            tags=tags,
-            include_superseded=include_superseded,
-            sources=sources,
-            limit=limit,
-        )
-        return [_found(hit) for hit in hits]
+        while True:
+            hits = self._scan().index.search(
+                query,
+                self._pairs(scope),
+                kinds=kinds,
+                tags=tags,
+                include_superseded=include_superseded,
+                sources=sources,
+                limit=limit,
+            )
+            if self._checked([h.doc.path for h in hits if h.doc.source == "record"]):
+                return [_found(hit) for hit in hits]
 
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""
@@ -242,9 +276,12 @@ class MemoryService:
         """Active directives whose triggers match a tool call (at most 2, none already fired):
         [{id, type, content, triggers, as_of, seen, match}]."""
         self.refresh_index()
-        directives = catalog.select(
-            self._db, self.workspace.allowed(), kinds=DIRECTIVES, statuses=("active",)
-        )
+        while True:
+            directives = catalog.select(
+                self._db, self.workspace.allowed(), kinds=DIRECTIVES, statuses=("active",)
+            )
+            if self._checked([stored.path for stored in directives]):
+                break
         fired = recall.recall([s.record for s in directives], args, output, already_fired)
         return [_directive(record, trigger) for record, trigger in fired]
 
@@ -253,7 +290,7 @@ class MemoryService:
     def _planner(self) -> Planner:
         from .planner import Planner
 
-        self.refresh_index()
+        self.refresh_index(full=self.recheck <= 0)  # a one-shot write sees every file as it is
         return Planner(self.workspace, self._scan().index)
 
     def plan_add(self, draft: Draft, *, force: bool = False) -> MemoryPlan:

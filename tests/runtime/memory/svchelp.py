@@ -68,9 +68,12 @@ class Memory:
     other: Path
     other_pid: str
 
-    def service(self, **kw: object) -> MemoryService:
+    def service(self, *, window: float = 0.0, **kw: object) -> MemoryService:
+        """A service in strict mode by default (every read checks every file's stat);
+        `window` > 0 is the CLI's default (unchanged folders trusted that long)."""
         cwd = kw.pop("cwd", self.app)
-        return MemoryService(open_workspace(self.home, cwd=cwd, **kw))  # type: ignore[arg-type]
+        workspace = open_workspace(self.home, cwd=cwd, **kw)  # type: ignore[arg-type]
+        return MemoryService(workspace, window=window)
 
 
 def make_memory(tmp_path: Path) -> Memory:
