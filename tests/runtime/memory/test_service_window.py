@@ -14,7 +14,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from memhub.runtime.memory import service as S
 from memhub.runtime.memory.records import render_record
 
