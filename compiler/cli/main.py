@@ -104,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = _run(args)
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the exit flush quiet
+        return 0
     except (Exception, KeyboardInterrupt) as exc:
         return _reported(args, exc)
     return result if isinstance(result, int) else 0
@@ -111,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: list[str]) -> object:
     """A remembered no-op apply (cli/replay.py, before click is imported), else a plain
-    apply without click (cli/applyrun.py), else the verb through the click group."""
+    apply or a plain `memory search` without click (cli/applyrun.py, cli/memory_search.py),
+    else the verb through the click group."""
     from memhub.compiler.cli.replay import parse_apply, replayed
 
     plain = parse_apply(args)
@@ -122,6 +126,12 @@ def _run(args: list[str]) -> object:
         from memhub.compiler.cli.applyrun import run_plain
 
         return run_plain(plain)
+    if args[:2] == ["memory", "search"]:  # the read run over and over: no click either
+        from memhub.compiler.cli import memory_search
+
+        search = memory_search.parse_search(args[2:])
+        if search is not None:
+            return memory_search.run_plain(search)
     from memhub.compiler.cli.options import reset_replies
 
     reset_replies()

@@ -7,12 +7,12 @@ what every verb already pays, and the service (stdlib) is imported when a comman
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler.cli.memory_search import memhub_home
 from memhub.compiler.cli.options import EXIT_INVALID
 from memhub.hubspec.errors import MemhubError
 
@@ -99,14 +99,6 @@ def _check_utf8(arg: str) -> None:
             f"argument {raw!r} is not UTF-8 text. Fix: pass it in UTF-8 (or use --file "
             "with a UTF-8 file)"
         ) from None
-
-
-def memhub_home() -> Path:
-    """MEMHUB_HOME, else ~/.memhub (as compiler/install/state.py reads it, without its imports)."""
-    configured = os.environ.get("MEMHUB_HOME")
-    return (
-        Path(configured) if configured else Path(os.environ.get("HOME") or Path.home()) / ".memhub"
-    )
 
 
 def apply_options(options: list[Any]) -> Callable[[Any], Any]:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from memhub.compiler.cli.memory_common import (
-    InputError,
     apply_options,
     json_option,
     kind_option,
@@ -21,6 +20,7 @@ from memhub.compiler.cli.memory_common import (
     scope_option,
     tag_option,
 )
+from memhub.compiler.cli.memory_search import SEARCH_KINDS, SearchArgs, read_warnings, run_search
 from memhub.compiler.cli.memory_show import (
     one_line,
     printable,
@@ -32,28 +32,10 @@ from memhub.compiler.cli.options import EXIT_OK, reply
 from memhub.runtime.memory.records import KINDS
 
 if TYPE_CHECKING:
-    from memhub.runtime.memory.service import MemoryService
-
-SEARCH_KINDS = (*KINDS, "session")
+    pass
 
 
-def _checked(service: MemoryService, scope: str | None) -> list[str]:
-    """The warnings of a read: no project here (only shared records are seen), or a project
-    that does not read shared ones. A read of `--scope project` without a project is refused
-    (NoProject), never an empty success."""
-    from memhub.runtime.memory.errors import NoProject
-
-    workspace = service.workspace
-    if workspace.project_id is not None:
-        if "shared" in workspace.scopes or scope == "project":
-            return []
-        return [
-            f"project {workspace.project_id} does not read shared records "
-            "(`memhub project connect --shared` enables them)"
-        ]
-    if scope == "project":
-        raise NoProject(workspace.message)
-    return [f"no project: {workspace.message}; only shared records are read"]
+_checked = read_warnings
 
 
 def _warn(warnings: list[str]) -> None:
@@ -179,51 +161,8 @@ def search_command(
       memhub memory search "connection refused" --kind session --limit 5
     """
     service = open_service(project)
-    warnings = _checked(service, scope)
-    if "session" in kinds and len(set(kinds)) > 1:
-        raise InputError(
-            "--kind session searches captured sessions only, not records too. "
-            "Fix: search sessions and records in two runs"
-        )
-    sources = ("session",) if "session" in kinds else ("record",)
-    hits = service.search(
-        query,
-        scope=scope,
-        kinds=kinds,
-        tags=tags,
-        sources=sources,
-        limit=limit,
-        include_superseded=include_all,
-    )
-    if as_json:
-        data = {"project": project_json(service.workspace), "hits": [_hit(h) for h in hits]}
-        return reply(data, warnings=warnings)
-    _warn(warnings)
-    if not hits:
-        click.echo("no matches")
-    for hit in hits:
-        where = f"session {hit.id} ({hit.host or '?'})" if hit.source == "session" else None
-        where = where or f"{hit.id} ({hit.scope}, {hit.kind})"
-        click.echo(f"{one_line(where)}  {one_line(hit.title)}")
-        if hit.snippet:
-            click.echo(f"    {one_line(hit.snippet)}")
-    return EXIT_OK
-
-
-def _hit(hit: Any) -> dict[str, Any]:
-    return {
-        "source": hit.source,
-        "id": hit.id,
-        "title": hit.title,
-        "kind": hit.kind,
-        "scope": hit.scope,
-        "host": hit.host,
-        "snippet": hit.snippet,
-        "score": hit.score,
-        "revision": hit.revision,
-        "updated": hit.updated,
-        "tags": list(hit.tags),
-    }
+    found = SearchArgs(query, project, scope, kinds, tags, include_all, limit, as_json)
+    return run_search(service, found)
 
 
 @click.command("index")

@@ -8,34 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler.cli.memory_text import one_line, printable, project_json  # noqa: F401
 from memhub.compiler.cli.options import EXIT_CHANGES, EXIT_OK, reply
 
 if TYPE_CHECKING:
     from memhub.runtime.memory.plans import MemoryPlan
     from memhub.runtime.memory.service import MemoryService
-    from memhub.runtime.memory.workspace import Workspace
 
 NOT_CONFIRMED = "not confirmed: nothing written"
-
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
-
-
-def one_line(text: str) -> str:
-    """`text` for one terminal line: whitespace runs collapsed, control characters (an
-    escape sequence in a title someone else wrote) shown as `\\xNN`, never sent raw."""
-    return " ".join(text.split()).translate(_CONTROL)
-
-
-def printable(text: str) -> str:
-    """`text` with its lines kept and every other control character shown as `\\xNN`."""
-    return text.translate({c: v for c, v in _CONTROL.items() if c not in (9, 10)})
-
-
-def project_json(workspace: Workspace) -> dict[str, Any] | None:
-    """{id, name} of the workspace's project, or None."""
-    if workspace.project_id is None:
-        return None
-    return {"id": workspace.project_id, "name": workspace.project_name}
 
 
 def show_plan(plan: MemoryPlan) -> None:

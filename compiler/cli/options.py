@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from memhub.compiler.cli.envelope import (  # noqa: F401 (verbs import them from here)
+    emit_json,
+    envelope,
+    replied,
+    reset_replies,
+    send,
+)
 from memhub.compiler.cli.exitcodes import (  # noqa: F401 (every verb imports them here)
     EXIT_CHANGES,
     EXIT_CODES,
@@ -20,7 +27,6 @@ from memhub.compiler.cli.exitcodes import (  # noqa: F401 (every verb imports th
     EXIT_STALE,
     EXIT_UNEXPECTED,
 )
-from memhub.compiler.formats import jsondump
 
 if TYPE_CHECKING:
     from memhub.compiler.build import Build
@@ -115,46 +121,6 @@ def use_color(choice: str, stream: Any = None) -> bool:
     return bool((stream or sys.stdout).isatty())
 
 
-def emit_json(data: Any) -> None:
-    click.echo(jsondump.dumps(data, indent=2, ensure_ascii=False))
-
-
-class _Replies:
-    """Whether this run printed its JSON envelope (the error boundary prints one if not)."""
-
-    sent = False
-
-
-def reset_replies() -> None:
-    _Replies.sent = False
-
-
-def replied() -> bool:
-    return _Replies.sent
-
-
-def envelope(
-    command: str,
-    data: Any,
-    exit_code: int = EXIT_OK,
-    warnings: Iterable[str] = (),
-    errors: Iterable[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    """The one JSON document every verb prints with --json.
-
-    `command` is the verb (`capture list` for a subcommand); `ok` is `exit_code == 0`;
-    `data` is the verb's own record; `warnings` are one-line messages; `errors` are
-    `{"error", "message", "problems"}` records (a MemhubError's to_json)."""
-    return {
-        "command": command,
-        "ok": exit_code == EXIT_OK,
-        "exit_code": exit_code,
-        "data": data,
-        "warnings": list(warnings),
-        "errors": [dict(e) for e in errors],
-    }
-
-
 def reply(
     data: Any,
     *,
@@ -165,9 +131,8 @@ def reply(
     """Print the running verb's envelope (see `envelope`) and return its exit code."""
     ctx = click.get_current_context(silent=True)
     path = ctx.command_path.split(" ", 1) if ctx is not None else []
-    emit_json(envelope(path[1] if len(path) > 1 else "", data, exit_code, warnings, errors))
-    _Replies.sent = True
-    return exit_code
+    command = path[1] if len(path) > 1 else ""
+    return send(command, data, exit_code=exit_code, warnings=warnings, errors=errors)
 
 
 def error_record(kind: str, message: str) -> dict[str, Any]:

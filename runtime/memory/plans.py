@@ -7,7 +7,6 @@ Stdlib only (vendored).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +99,8 @@ def _change_diff(change: MemoryChange) -> str:
     old = _old_text(change)
     new = change.content.decode("utf-8", "replace") if change.content is not None else ""
     where = str(change.path).lstrip("/")
+    import difflib  # imported on use: a preview needs it, a read does not
+
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import stat
 import tempfile
 import time
@@ -86,8 +85,10 @@ class Resolution:
 
 def new_project_id(taken: Mapping[str, object]) -> str:
     """A random local id, never derived from a folder name or a remote URL."""
+    from secrets import token_hex  # imported on use: reads never make an id
+
     while True:
-        candidate = "p-" + secrets.token_hex(6)
+        candidate = "p-" + token_hex(6)
         if candidate not in taken:
             return candidate
 

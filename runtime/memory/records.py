@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
-import unicodedata
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import frontmatter as fm
 from . import layout
 from .frontmatter import RecordError, Shape, Value
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["Record", "RecordError", "Source", "Triggers", "parse_record", "render_record"]
 
@@ -165,6 +165,8 @@ def _check(r: Record) -> None:
 def _timestamp(key: str, stamp: object) -> None:
     if not isinstance(stamp, str) or not _TIMESTAMP.fullmatch(stamp):
         raise _Bad(key, f"{key} {stamp!r} is not a UTC time", "write YYYY-MM-DDTHH:MM:SSZ")
+    from datetime import datetime  # imported on use: a read of the index needs none of it
+
     try:
         datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
@@ -307,6 +309,8 @@ def revision(data: bytes) -> str:
 
 def _normal(text: str) -> str:
     """Text as duplicate detection compares it: NFKC, case-folded, whitespace collapsed."""
+    import unicodedata
+
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
@@ -317,11 +321,16 @@ def content_hash(record: Record) -> str:
 
 def now_timestamp(now: datetime | None = None) -> str:
     """A record timestamp: UTC, to the second, `YYYY-MM-DDTHH:MM:SSZ`."""
+    from datetime import UTC, datetime
+
     return (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_record_id(now: datetime | None = None) -> str:
     """A new record id, sortable by creation time: `r-<yyyymmddhhmmss>-<8 hex>`."""
+    import secrets
+    from datetime import UTC, datetime
+
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%d%H%M%S")
     return f"r-{stamp}-{secrets.token_hex(4)}"
 

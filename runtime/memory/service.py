@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, layout, recall, sessions
+from . import catalog, layout, sessions
 from .errors import NotFound
 from .index import Hit, MemoryIndex
-from .plans import Candidate, Draft, MemoryPlan
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, all_pairs
-from .watcher import Watcher
 from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .planner import Planner
+    from .plans import Candidate, Draft, MemoryPlan
+    from .watcher import Watcher
 
 __all__ = ["Entry", "Found", "MemoryService"]
 
@@ -133,6 +133,8 @@ class MemoryService:
             info = os.stat(path)
             self._identity = (info.st_dev, info.st_ino)
         if self.recheck > 0 and self._watcher is None:
+            from .watcher import Watcher  # a long-running server's only
+
             self._watcher = Watcher(
                 self.workspace.root, path, self.workspace.allowed(), self.recheck
             )
@@ -282,6 +284,8 @@ class MemoryService:
             )
             if self._checked([stored.path for stored in directives]):
                 break
+        from . import recall
+
         fired = recall.recall([s.record for s in directives], args, output, already_fired)
         return [_directive(record, trigger) for record, trigger in fired]
 

@@ -1,0 +1,215 @@
+"""`memhub memory search`, runnable without click: the one read people (and scripts) run
+over and over, so a plain invocation is parsed here and answered before the command tree is
+imported (cli/main.py); anything this parser does not fully understand (help, a bad value,
+an unknown option) goes to click, which explains it. The click command calls `run_search` too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memhub.compiler.cli.echo import echo
+from memhub.compiler.cli.envelope import send
+from memhub.compiler.cli.exitcodes import EXIT_OK
+from memhub.compiler.cli.memory_text import one_line, project_json
+from memhub.runtime.memory.records import KINDS
+
+if TYPE_CHECKING:
+    from memhub.runtime.memory.service import Found, MemoryService
+
+COMMAND = "memory search"
+SEARCH_KINDS = (*KINDS, "session")
+SCOPES = ("shared", "project")
+_VALUED = ("--project", "--scope", "--kind", "--tag", "--limit")
+
+
+@dataclass(frozen=True)
+class SearchArgs:
+    """A `memhub memory search` invocation."""
+
+    query: str
+    project: Path | None = None
+    scope: str | None = None
+    kinds: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    include_all: bool = False
+    limit: int = 20
+    as_json: bool = False
+
+
+def memhub_home() -> Path:
+    """MEMHUB_HOME, else ~/.memhub (as compiler/install/state.py reads it, without its imports)."""
+    configured = os.environ.get("MEMHUB_HOME")
+    return (
+        Path(configured) if configured else Path(os.environ.get("HOME") or Path.home()) / ".memhub"
+    )
+
+
+def parse_search(args: Sequence[str]) -> SearchArgs | None:
+    """The invocation `memhub memory search ARGS`, or None for anything that is not a plain,
+    valid one (click then parses it and explains what is wrong)."""
+    words = list(args)
+    if any(not _utf8(word) for word in words):
+        return None
+    query: str | None = None
+    values: dict[str, list[str]] = {name: [] for name in _VALUED}
+    flags = {"--json": False, "--all": False}
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word in flags:
+            flags[word] = True
+        elif word in _VALUED and at + 1 < len(words):
+            values[word].append(words[at + 1])
+            at += 1
+        elif word.startswith("-") or query is not None:
+            return None  # `--`, help, an unknown option, a second query: click's to explain
+        else:
+            query = word
+        at += 1
+    return _checked_args(query, values, flags)
+
+
+def _checked_args(
+    query: str | None, values: dict[str, list[str]], flags: dict[str, bool]
+) -> SearchArgs | None:
+    if query is None or len(values["--project"]) > 1 or len(values["--scope"]) > 1:
+        return None
+    if len(values["--limit"]) > 1 or any(k not in SEARCH_KINDS for k in values["--kind"]):
+        return None
+    scope = values["--scope"][0] if values["--scope"] else None
+    if scope is not None and scope not in SCOPES:
+        return None
+    limit = 20
+    if values["--limit"]:
+        raw = values["--limit"][0]
+        if not raw.isdigit() or int(raw) < 1:
+            return None
+        limit = int(raw)
+    project = Path(values["--project"][0]) if values["--project"] else None
+    if project is not None and project.exists() and not project.is_dir():
+        return None  # click says a folder is wanted
+    return SearchArgs(
+        query=query,
+        project=project,
+        scope=scope,
+        kinds=tuple(values["--kind"]),
+        tags=tuple(values["--tag"]),
+        include_all=flags["--all"],
+        limit=limit,
+        as_json=flags["--json"],
+    )
+
+
+def _utf8(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def open_service(project: Path | None, scopes: tuple[str, ...] = SCOPES) -> MemoryService:
+    """The service over the workspace of `project` (default: the working directory)."""
+    from memhub.runtime.memory.service import MemoryService
+    from memhub.runtime.memory.workspace import open_workspace
+
+    workspace = open_workspace(
+        memhub_home(),
+        project=project.resolve() if project is not None else None,
+        scopes=scopes,
+        writable=True,
+    )
+    return MemoryService(workspace)
+
+
+def read_warnings(service: MemoryService, scope: str | None) -> list[str]:
+    """The warnings of a read: no project here (only shared records are seen), or a project
+    that does not read shared ones. A read of `--scope project` without a project is refused
+    (NoProject), never an empty success."""
+    from memhub.runtime.memory.errors import NoProject
+
+    workspace = service.workspace
+    if workspace.project_id is not None:
+        if "shared" in workspace.scopes or scope == "project":
+            return []
+        return [
+            f"project {workspace.project_id} does not read shared records "
+            "(`memhub project connect --shared` enables them)"
+        ]
+    if scope == "project":
+        raise NoProject(workspace.message)
+    return [f"no project: {workspace.message}; only shared records are read"]
+
+
+def run_search(service: MemoryService, a: SearchArgs) -> int:
+    """Search, print the hits (text, or the --json envelope) and return the exit code."""
+    warnings = read_warnings(service, a.scope)
+    if "session" in a.kinds and len(set(a.kinds)) > 1:
+        from memhub.compiler.cli.memory_common import InputError  # only on this error path
+
+        raise InputError(
+            "--kind session searches captured sessions only, not records too. "
+            "Fix: search sessions and records in two runs"
+        )
+    sources = ("session",) if "session" in a.kinds else ("record",)
+    hits = service.search(
+        a.query,
+        scope=a.scope,
+        kinds=a.kinds,
+        tags=a.tags,
+        sources=sources,
+        limit=a.limit,
+        include_superseded=a.include_all,
+    )
+    if a.as_json:
+        data = {"project": project_json(service.workspace), "hits": [hit_json(h) for h in hits]}
+        return send(COMMAND, data, warnings=warnings)
+    for warning in warnings:
+        echo(f"memhub: {warning}", err=True)
+    if not hits:
+        echo("no matches")
+    for hit in hits:
+        where = f"session {hit.id} ({hit.host or '?'})" if hit.source == "session" else None
+        where = where or f"{hit.id} ({hit.scope}, {hit.kind})"
+        echo(f"{one_line(where)}  {one_line(hit.title)}")
+        if hit.snippet:
+            echo(f"    {one_line(hit.snippet)}")
+    return EXIT_OK
+
+
+def run_plain(a: SearchArgs) -> int:
+    """A plain search, its memory-layer errors turned into the CLI's (as the group does)."""
+    try:
+        service = open_service(a.project)
+        try:
+            return run_search(service, a)
+        finally:
+            service.close()
+    except Exception as exc:
+        from memhub.compiler.cli.memory_common import translated
+
+        error = translated(exc)
+        if error is None:
+            raise
+        raise error from exc
+
+
+def hit_json(hit: Found) -> dict[str, Any]:
+    return {
+        "source": hit.source,
+        "id": hit.id,
+        "title": hit.title,
+        "kind": hit.kind,
+        "scope": hit.scope,
+        "host": hit.host,
+        "snippet": hit.snippet,
+        "score": hit.score,
+        "revision": hit.revision,
+        "updated": hit.updated,
+        "tags": list(hit.tags),
+    }
