@@ -103,6 +103,11 @@ def _inside(dest: Path, name: str) -> Path:
 def plan_export(planner: Planner, record_ids: Sequence[str], dest: Path) -> MemoryPlan:
     """Copy each record's file, as it is now, to `dest/<id>.md`."""
     real = Path(os.path.realpath(dest))
+    memory = Path(os.path.realpath(planner.ws.root))
+    if real == memory or memory in real.parents:
+        raise MemoryServiceError(
+            f"{dest} is inside memhub's memory folder", "export into a repository folder"
+        )
     if real.exists() and not real.is_dir():
         raise MemoryServiceError(f"{dest} is not a folder", "name a folder to export into")
     changes: list[MemoryChange] = []

@@ -11,6 +11,7 @@ files. Stdlib only.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -38,7 +39,11 @@ def walk_once(job: dict[str, object]) -> None:
 
     pairs = [(str(s), None if p is None else str(p)) for s, p in job["pairs"]]  # type: ignore[attr-defined]
     with MemoryIndex(Path(str(job["index"]))) as index:
-        Scanner(Path(str(job["root"])), index).refresh(pairs)
+        scanner = Scanner(Path(str(job["root"])), index)
+        for pair in pairs:
+            if os.getppid() != job["parent"]:
+                return  # the server is gone: nobody reads what this walk would find
+            scanner.refresh([pair])
 
 
 class Watcher:
@@ -47,7 +52,12 @@ class Watcher:
     def __init__(
         self, root: Path, index_file: Path, pairs: Sequence[tuple[str, str | None]], interval: float
     ) -> None:
-        self.job = {"root": str(root), "index": str(index_file), "pairs": [list(p) for p in pairs]}
+        self.job = {
+            "root": str(root),
+            "index": str(index_file),
+            "pairs": [list(p) for p in pairs],
+            "parent": os.getpid(),
+        }
         self.interval = interval
         self.walks = 0  # completed walks (tests wait on it)
         self.failures = 0

@@ -241,6 +241,9 @@ def test_export_copies_files_and_never_writes_through_a_link(mem: Memory, tmp_pa
     with pytest.raises(MemoryServiceError, match="link"):
         svc.plan_export([rid], dest)
     assert outside.read_text() == "keep"
+    theirs = mem.home / "memory" / "projects" / mem.other_pid / "records"
+    with pytest.raises(MemoryServiceError, match="inside memhub's memory"):
+        svc.plan_export([rid], theirs)  # a copy there would be a record of another project
 
 
 def test_a_record_too_large_to_read_back_is_refused(mem: Memory) -> None:

@@ -145,3 +145,17 @@ def test_a_file_changed_between_reading_and_committing_is_left_for_the_next_read
         scanner.refresh([("shared", None)])
         titles = [s.record.title for s in catalog.select(index.db, [("shared", None)])]
         assert titles == ["second"]
+
+
+def test_updates_find_documents_by_path_through_an_index(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    put(home, record("r-1"))
+    with MemoryIndex(tmp_path / "i.sqlite") as index:
+        scan.Scanner(layout.memory_root(home), index).refresh([("shared", None)])
+        plan = " ".join(
+            str(row[-1])
+            for row in index.db.execute(
+                "EXPLAIN QUERY PLAN SELECT rowid FROM docs WHERE path = ?", ("x",)
+            )
+        )
+        assert "docs_path" in plan  # not a scan of every document per changed file

@@ -192,7 +192,24 @@ print(stale)
 """
 
 
+READER = """
+import sys, time
+from pathlib import Path
+from memhub.runtime.memory.service import MemoryService
+from memhub.runtime.memory.workspace import open_workspace
+svc = MemoryService(open_workspace(Path(sys.argv[1]), cwd=Path(sys.argv[2])))
+seen = 0
+deadline = time.monotonic() + float(sys.argv[3])
+while time.monotonic() < deadline:
+    seen = max(seen, len(svc.search("worker fact")))
+    svc.list(limit=5)
+print(seen)
+"""
+
+
 def test_eight_concurrent_writers_lose_no_update(mem: Memory) -> None:
+    """8 writer processes add and edit (one shared counter record, revision-checked) while
+    2 readers search: every edit lands once, every refusal is a StaleRevision."""
     svc = mem.service()
     plan = svc.plan_add(draft("counter", "lines:"))
     svc.apply(plan)
@@ -215,7 +232,18 @@ def test_eight_concurrent_writers_lose_no_update(mem: Memory) -> None:
         )
         for w in range(writers)
     ]
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(mem.home), str(mem.app), "3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [proc.communicate(timeout=600) for proc in procs]
+    read = [proc.communicate(timeout=600) for proc in readers]
+    assert all(proc.returncode == 0 for proc in readers), [err for _, err in read]
     assert all(proc.returncode == 0 for proc in procs), [err for _, err in results]
     body = svc.get(counter).record.body
     lines = body.splitlines()[1:]
