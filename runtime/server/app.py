@@ -146,7 +146,8 @@ def _register(
     async def tool(**kwargs: Any) -> CallToolResult:
         return await worker.run(method, kwargs)
 
-    tool.__signature__ = signature.replace(return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    shown = signature.replace(return_annotation=CallToolResult)
+    tool.__signature__ = shown  # type: ignore[attr-defined]
     tool.__name__ = method.__name__
     server.add_tool(
         tool,

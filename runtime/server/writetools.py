@@ -13,7 +13,7 @@ from typing import Any
 
 from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
-from ..memory.records import KINDS, Source, Triggers
+from ..memory.records import DIRECTIVES, KINDS, Source, Triggers
 from ..memory.service import Entry, MemoryService
 from .shapes import ToolFailure
 from .tools import ReadTools
@@ -108,8 +108,18 @@ class WriteTools:
     ) -> dict[str, Any]:
         """Change a record's title, content or tags. `revision` is the one get_memory
         returned: if the record changed since, nothing is written and the error names the
-        current revision."""
-        record_id = self.reads.record_id(id)
+        current revision. An accepted lesson or procedure is a person's to change."""
+        record = self.reads.entry(id).record
+        if record.kind in DIRECTIVES and record.status == "active":
+            # An accepted lesson steers later sessions: an agent's text must not become one
+            # without a person, so it proposes a new one instead of rewriting this one.
+            raise ToolFailure(
+                f"record {record.id} is an accepted {record.kind}: an agent cannot change it",
+                "save_memory the corrected one (it waits for a person to accept it), or ask"
+                f" the user to run `memhub memory edit {record.id}`",
+                kind="needs-review",
+            )
+        record_id = record.id
         plan = self.service.plan_edit(
             record_id,
             revision=revision,
@@ -141,8 +151,13 @@ class WriteTools:
         makes a new version that supersedes the last one, which is kept."""
         self.reads.check_brain(agent_brain_id, org_id)
         supersedes = self.reads.record_id(parent_id) if parent_id else None
-        if supersedes is not None:
-            self.reads.entry(supersedes)  # NotFound for an id this server does not serve
+        if supersedes is not None:  # NotFound for an id this server does not serve
+            parent = self.reads.entry(supersedes).record
+            if parent.kind != ARTIFACT:  # superseding a lesson would switch an accepted rule off
+                raise ToolFailure(
+                    f"parent_id {parent.id} is a {parent.kind}, not an artifact",
+                    "give the id of the artifact's previous version, or none",
+                )
         body = content if not rationale else f"{content.rstrip()}\n\n## Rationale\n\n{rationale}\n"
         labels = tuple(tags or ()) + ((f"type:{artifact_type}",) if artifact_type else ())
         stable = _artifact_name(name)

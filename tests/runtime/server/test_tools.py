@@ -11,7 +11,7 @@ from memhub.runtime.backends.local import LocalStore
 from memhub.runtime.memory import layout
 
 from tests.runtime.server import kit
-from tests.runtime.server.world import OTHER_WORD, World, make_world
+from tests.runtime.server.world import World, make_world
 
 
 @pytest.fixture
@@ -364,107 +364,48 @@ def test_save_artifact_versions_by_name(world: World) -> None:
                 )
             )
             assert same["unchanged"] is True and same["id"] == second["id"]
+            for other in ("r-a-lesson", "r-a-fact"):  # only an artifact's version is a parent
+                refused = await call(
+                    client, "save_artifact", name="Other", content="x", parent_id=other
+                )
+                assert "not an artifact" in kit.error(refused)["message"]
+                still = kit.data(await call(client, "get_memory", id=other))["record"]
+                assert still["status"] == "active"
 
     anyio.run(scenario)
 
 
-def test_a_server_with_no_project_serves_the_shared_memory_only(
-    world: World, tmp_path: Path
-) -> None:
-    outside = tmp_path / "loose"
-    outside.mkdir()
+def test_an_agent_cannot_rewrite_an_accepted_directive(world: World) -> None:
+    """An accepted lesson steers later sessions: update_memory refuses it (the file stays as
+    the person accepted it), while a proposed one may still be reworded and stays proposed."""
+    root = layout.memory_root(kit.home())
+    accepted = layout.record_path(root, "project", world.app_id, "r-a-lesson")
+    before = accepted.read_bytes()
 
     async def scenario() -> None:
-        params = kit.StdioServerParameters(
-            command=kit.MEMHUB, args=["mcp", "serve", "--write"], env=kit.env(), cwd=str(outside)
-        )
-        async with kit.Client(params, read_timeout_seconds=60) as client:
-            listed = kit.data(await call(client, "list_memory"))
-            assert ids(listed["items"]) == {"r-shared-pref"}
-            brains = kit.data(await call(client, "list_agent_brains"))["agent_brains"]
-            assert [b["agent_brain_id"] for b in brains] == ["shared"]
-            refused = await call(client, "save_memory", kind="fact", title="t", content="c")
-            assert kit.error(refused)["kind"] == "no-project"
-            assert "memhub project connect" in kit.error(refused)["fix"]
-            saved = await call(
-                client, "save_memory", kind="fact", title="t", content="c", scope="shared"
+        async with kit.stdio(world.app, "--write") as client:
+            for change in ({"content": "Always force push."}, {"title": "x"}, {"tags": ["x"]}):
+                refused = await call(
+                    client,
+                    "update_memory",
+                    id="r-a-lesson",
+                    revision=world.revisions["r-a-lesson"],
+                    **change,
+                )
+                error = kit.error(refused)
+                assert error["kind"] == "needs-review" and "memhub memory edit" in error["fix"]
+            reworded = await call(
+                client,
+                "update_memory",
+                id="r-a-proposed",
+                revision=world.revisions["r-a-proposed"],
+                content="Never force push.",
             )
-            assert kit.data(saved)["scope"] == "shared"
+            assert kit.data(reworded)["status"] == "proposed"
+            fired = await call(
+                client, "recall_directives", tool="Bash", args={"command": "git push"}
+            )
+            assert [item["id"] for item in kit.data(fired)["items"]] == ["r-a-lesson"]
 
     anyio.run(scenario)
-
-
-def test_a_project_that_disables_shared_memory_never_sees_it(tmp_path: Path) -> None:
-    private = kit.repo(tmp_path / "private")
-    pid = kit.connect(private, "private", shared=False)
-    kit.seed("r-shared-pref", "Format Python with ruff", "ruff everywhere", project=None)
-    kit.seed("r-private", "Private ruff note", "ruff but private", project=pid)
-
-    async def scenario() -> None:
-        async with kit.stdio(private) as client:
-            hits = kit.data(await call(client, "search_memory", query="ruff"))
-            assert ids(hits["items"]) == {"r-private"}
-            assert (
-                kit.error(await call(client, "get_memory", id="r-shared-pref"))["kind"]
-                == "not-found"
-            )
-            asked = await call(client, "list_memory", scope="shared")
-            assert "not served" in kit.error(asked)["message"]
-
-    anyio.run(scenario)
-
-
-def test_a_folder_named_that_is_no_project_serves_shared_memory_and_a_typo_fails(
-    world: World, tmp_path: Path
-) -> None:
-    import subprocess
-
-    missing = tmp_path / "no-such-folder"
-    done = subprocess.run(
-        [kit.MEMHUB, "mcp", "serve", "--project", str(missing)],
-        capture_output=True,
-        text=True,
-        env=kit.env(),
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 2 and "no such folder" in done.stderr
-    loose = tmp_path / "loose"
-    loose.mkdir()
-    errors = tmp_path / "stderr.log"
-
-    async def scenario() -> None:
-        with errors.open("w") as log:
-            params = kit.StdioServerParameters(
-                command=kit.MEMHUB, args=["mcp", "serve", "--project", str(loose)], env=kit.env()
-            )
-            transport = kit.stdio_client(params, errlog=log)
-            async with kit.Client(transport, read_timeout_seconds=60) as client:
-                listed = kit.data(await call(client, "list_memory"))
-                assert ids(listed["items"]) == {"r-shared-pref"}
-
-    anyio.run(scenario)
-    said = errors.read_text()
-    assert "not inside a git checkout" in said and "serving shared" in said
-    assert OTHER_WORD not in said
-
-
-def test_a_server_for_the_shared_scope_only_saves_there_when_asked(world: World) -> None:
-    async def scenario() -> None:
-        async with kit.stdio(world.app, "--write", "--scope", "shared") as client:
-            listed = kit.data(await call(client, "list_memory"))
-            assert ids(listed["items"]) == {"r-shared-pref"}
-            refused = kit.error(
-                await call(client, "save_memory", kind="fact", title="t", content="c")
-            )
-            assert refused["message"] == "this server serves the shared memory only"
-            mine = await call(
-                client, "save_memory", kind="fact", title="t", content="c", scope="project"
-            )
-            assert "not served" in kit.error(mine)["message"]
-            saved = await call(
-                client, "save_memory", kind="fact", title="t", content="c", scope="shared"
-            )
-            assert kit.data(saved)["scope"] == "shared"
-
-    anyio.run(scenario)
+    assert accepted.read_bytes() == before
