@@ -18,7 +18,7 @@ result: that is what the model sees.
   deleting it by id answers exactly as for an id nobody made; its file is untouched.
 * A checkout nobody connected: the save is refused naming `memhub project connect`, and
   nothing lands.
-* `memory: {server: read}`: the read tools are offered, the write tools are not.
+* `memory: {server: read}`: each host offers the read tools, none of the write tools.
 * A lesson Claude Code saves lands proposed: Codex's `recall_directives` for a matching
   command returns it only after `memhub memory accept`.
 * Gemini CLI saves and finds a fact the same way.
@@ -300,14 +300,23 @@ def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memor
     assert written == [], written
 
 
-def test_read_only_server_offers_no_write_tools(codex_cli: Path, isolated_home: Any) -> None:
-    """`memory: {server: read}`: Codex is offered the read tools and none of the write ones."""
+def test_read_only_server_offers_no_write_tools(
+    claude_cli: Path, codex_cli: Path, gemini_cli: Path, isolated_home: Any
+) -> None:
+    """`memory: {server: read}`: each host offers the read tools and none of the write ones
+    (Claude Code names its deferred tools in the system prompt; the search loads one)."""
     memory = applied(isolated_home, READ_HUB)
     repo, _ = checkout(memory, "app")
-    session = codex(codex_cli, memory, repo, [Call("search_memory", {"query": "deploys"})])
-    assert not session.results[0].is_error and "items" in session.results[0].text, session
-    assert offers(session, "get_memory") and offers(session, "list_memory"), session.offered
-    assert not any(offers(session, tool) for tool in WRITE_TOOLS), session.offered
+    search = [Call("search_memory", {"query": "deploys"})]
+    hosts = {"claude": claude, "codex": codex, "gemini": gemini}
+    clis = {"claude": claude_cli, "codex": codex_cli, "gemini": gemini_cli}
+    for host, session_of in hosts.items():
+        session = session_of(clis[host], memory, repo, search)
+        assert not session.results[0].is_error and "items" in session.results[0].text, session
+        named = session.offered | set(re.findall(r"mcp__[\w-]+__\w+", session.sent))
+        seen = Session(session.results, frozenset(named), session.sent)
+        assert offers(seen, "get_memory") and offers(seen, "list_memory"), (host, named)
+        assert not any(offers(seen, tool) for tool in WRITE_TOOLS), (host, named)
 
 
 def test_gemini_saves_and_finds(gemini_cli: Path, memory: Memory) -> None:
