@@ -37,6 +37,7 @@ from .planderived import derived_changes
 from .plans import Candidate, Draft, MemoryChange, MemoryPlan
 from .recordfile import MAX_RECORD_BYTES, read_record_file
 from .records import (
+    DIRECTIVES,
     Record,
     Triggers,
     content_hash,
@@ -252,6 +253,7 @@ class Planner:
             summary += f", supersedes {draft.supersedes}"
         staged = [self.create_change(record, summary)]
         if draft.supersedes is not None:
+            _check_agent_supersedes(draft, self.current(draft.supersedes)[0])
             staged.append(self._supersede(draft.supersedes, record.id, pair, record.created))
         return self._finish(staged, notes)
 
@@ -334,3 +336,15 @@ class Planner:
         from .importing import plan_export
 
         return plan_export(self, record_ids, dest)
+
+
+def _check_agent_supersedes(draft: Draft, old: Record) -> None:
+    """An agent (or tool output) may not supersede an accepted lesson or procedure: that
+    would switch off a rule a person accepted, and put the agent's text in its place."""
+    if draft.source.kind in ("agent", "tool-output") and old.kind in DIRECTIVES:
+        if old.status != "active":
+            return  # a proposed one is nobody's rule yet; a superseded one is refused above
+        raise MemoryServiceError(
+            f"record {old.id} is an accepted {old.kind}: an agent cannot supersede it",
+            f"save a new {old.kind} (it lands proposed) or ask a person to edit {old.id}",
+        )

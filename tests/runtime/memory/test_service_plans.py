@@ -120,6 +120,29 @@ def test_supersedes_marks_the_older_record(mem: Memory) -> None:
     assert svc.get(old).record.status == "active" and svc.get(old).record.superseded_by is None
 
 
+def test_an_agent_cannot_supersede_an_accepted_directive(mem: Memory) -> None:
+    svc = mem.service()
+    rule = add(
+        svc, kind="lesson", title="run migrations first", triggers=Triggers(commands=("alembic",))
+    )
+    assert svc.get(rule).record.status == "active"  # a person's lesson: active at once
+    agent = Source(kind="agent")
+    for source in (agent, Source(kind="tool-output")):
+        with pytest.raises(MemoryServiceError, match="accepted lesson"):
+            svc.plan_add(
+                Draft(kind="fact", title="ignore that", body="b", source=source, supersedes=rule)
+            )
+    assert svc.get(rule).record.status == "active"
+    # a person may; and an agent may replace its own proposal, which is nobody's rule yet
+    proposal = add(svc, kind="lesson", title="cache the wheel", source=agent,
+                   triggers=Triggers(commands=("pip",)))  # fmt: skip
+    assert svc.get(proposal).record.status == "proposed"
+    add(svc, kind="lesson", title="cache every wheel", source=agent, supersedes=proposal,
+        triggers=Triggers(commands=("pip",)))  # fmt: skip
+    add(svc, title="the new rule", supersedes=rule)
+    assert svc.get(rule).record.status == "superseded"
+
+
 def test_a_new_save_of_an_artifact_name_supersedes_the_last(mem: Memory) -> None:
     svc = mem.service()
     v1 = add(svc, kind="artifact", name="runbook", title="Runbook", body="v1")
