@@ -108,24 +108,10 @@ def jsonable(value: Any) -> Any:
 
 def record_json(entry: Any) -> dict[str, Any]:
     """A stored record (service.Entry) as JSON: every front matter field, body, path, revision."""
+    from memhub.runtime.memory.records import source_fields, trigger_fields
+
     r = entry.record
-    source = {
-        key: value
-        for key, value in (
-            ("kind", r.source.kind),
-            ("session", r.source.session),
-            ("record", r.source.record),
-            ("file", r.source.file),
-            ("import", r.source.imported),
-        )
-        if value is not None
-    }
-    triggers = {
-        "paths": list(r.triggers.paths),
-        "commands": list(r.triggers.commands),
-        "identifiers": list(r.triggers.identifiers),
-        "errors": list(r.triggers.errors),
-    }
+    source, triggers = source_fields(r.source), trigger_fields(r.triggers)
     return {
         "id": r.id,
         "title": r.title,

@@ -262,6 +262,22 @@ def is_record_text(data: bytes) -> bool:
     return fm.claims_record(data[: fm.MAX_FRONT_MATTER].decode("utf-8", "replace"))
 
 
+def source_fields(source: Source) -> dict[str, str]:
+    """A source as its front matter writes it: `kind`, then the references it has."""
+    refs = (
+        ("session", source.session),
+        ("record", source.record),
+        ("file", source.file),
+        ("import", source.imported),
+    )
+    return {"kind": source.kind, **{key: ref for key, ref in refs if ref is not None}}
+
+
+def trigger_fields(triggers: Triggers) -> dict[str, list[str]]:
+    """Every trigger list by its front matter key (empty ones too)."""
+    return {key: list(getattr(triggers, key)) for key in TRIGGER_KEYS}
+
+
 def render_record(record: Record) -> bytes:
     """The canonical bytes of a record: fixed key order, every string quoted, body verbatim."""
     q = fm.quote
@@ -272,14 +288,7 @@ def render_record(record: Record) -> bytes:
     lines += [f"created: {q(record.created)}", f"updated: {q(record.updated)}"]
     lines.append(f"tags: {_flow(record.tags)}")
     lines += ["source:", f"  kind: {record.source.kind}"]
-    for key, ref in (
-        ("session", record.source.session),
-        ("record", record.source.record),
-        ("file", record.source.file),
-        ("import", record.source.imported),
-    ):
-        if ref is not None:
-            lines.append(f"  {key}: {q(ref)}")
+    lines += [f"  {key}: {q(ref)}" for key, ref in list(source_fields(record.source).items())[1:]]
     lines.append(f"status: {record.status}")
     for key, other in (
         ("supersedes", record.supersedes),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..memory.errors import DuplicateRecord, MemoryServiceError, NotFound, StaleRevision
-from ..memory.records import Record, RecordError
+from ..memory.records import Record, RecordError, source_fields, trigger_fields
 from ..memory.service import Entry, Found
 from ..memory.workspace import Workspace
 
@@ -37,13 +37,7 @@ def brain(workspace: Workspace) -> dict[str, Any]:
 
 
 def triggers_json(record: Record) -> dict[str, list[str]]:
-    t = record.triggers
-    return {
-        "paths": list(t.paths),
-        "commands": list(t.commands),
-        "identifiers": list(t.identifiers),
-        "errors": list(t.errors),
-    }
+    return trigger_fields(record.triggers)
 
 
 def record_summary(entry: Entry) -> dict[str, Any]:
@@ -66,21 +60,10 @@ def record_summary(entry: Entry) -> dict[str, Any]:
 def record_json(entry: Entry) -> dict[str, Any]:
     """A whole record: its summary, body, source, triggers and supersession links."""
     r = entry.record
-    source = {
-        key: value
-        for key, value in (
-            ("kind", r.source.kind),
-            ("session", r.source.session),
-            ("record", r.source.record),
-            ("file", r.source.file),
-            ("import", r.source.imported),
-        )
-        if value is not None
-    }
     return {
         **record_summary(entry),
         "content": r.body,
-        "source": source,
+        "source": source_fields(r.source),
         "triggers": triggers_json(r),
         "supersedes": r.supersedes,
         "superseded_by": r.superseded_by,
