@@ -13,35 +13,10 @@ from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
-from memhub.runtime.memory.gitcheckout import git_env
+
+from tests.gitrepos import git, repo, worktree  # noqa: F401 (the CLI tests import them here)
 
 ENVELOPE = {"command", "ok", "exit_code", "data", "warnings", "errors"}
-
-
-def git(*args: str, cwd: Path) -> None:
-    """Run git in `cwd` with a clean environment and a throwaway identity."""
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=cwd,
-        env=git_env(),
-        check=True,
-        capture_output=True,
-    )
-
-
-def repo(path: Path, *, commit: bool = False) -> Path:
-    """A fresh git repository at `path` (with one empty commit when a worktree needs it)."""
-    path.mkdir(parents=True)
-    git("init", "-q", cwd=path)
-    if commit:
-        git("commit", "-q", "--allow-empty", "-m", "first", cwd=path)
-    return path
-
-
-def worktree(main_checkout: Path, at: Path) -> Path:
-    """A second worktree of `main_checkout` at `at`."""
-    git("worktree", "add", "-q", "-b", at.name, str(at), cwd=main_checkout)
-    return at
 
 
 @dataclass
