@@ -943,7 +943,10 @@ def test_a_hook_pointed_at_a_foreign_file_stores_nothing(real_hook: Hook, tmp_pa
         payload = {"session_id": f"s-{name}", "transcript_path": str(path)}
         for event, handler in (("Stop", "capture.turn_end"), ("SessionEnd", "capture.session_end")):
             assert real_hook("claude", event, handler, stdin=payload).returncode == 0
-        log = _capture_log(real_hook, f"s-{name}: session_end flush refused")
+        # each flush runs in its own detached child: wait for both, in either order
+        _capture_log(real_hook, f"s-{name}: session_end flush refused")
+        log = _capture_log(real_hook, f"s-{name}: turn flush refused")
+        assert f"s-{name}: session_end flush refused" in log
         assert f"s-{name}: turn flush refused" in log and "not under claude's" in log
     store = real_hook.home / "store.sqlite"
     assert not store.exists() or not _stored(real_hook, "s-direct", 0, wait=0)[1:]
