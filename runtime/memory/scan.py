@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import layout
+from . import layout, scanwindow
 from .catalog import fields_json
 from .frontmatter import RecordError
 from .index import IndexDoc, MemoryIndex
@@ -39,7 +39,7 @@ from .records import content_hash, revision
 
 __all__ = ["Problem", "ScanResult", "Scanner", "all_pairs", "scope_folders"]
 
-RACY_NS = 2_000_000_000
+RACY_NS = scanwindow.RACY_NS
 GENTLE_EVERY = 200
 GENTLE_PAUSE = 0.0005
 RECORD = "record"
@@ -159,60 +159,23 @@ class Scanner:
         `trust` > 0: a folder whose own stat is unchanged and whose files were all checked
         less than `trust` seconds ago by this process is not listed again (a long-running
         server's reads). `window` > 0: the same across processes, from the folder stat saved
-        at the last full check (a one-shot CLI read; the caller checks its hits with `stale`).
+        at the last full check (a one-shot CLI read; the caller checks what it returns with
+        `stale`; see scanwindow.py).
         """
         changes = 0
         for scope, project, folder in scope_folders(self.root, pairs):
             if trust > 0 and self._trusted((scope, project), folder, trust):
                 continue
-            if window > 0 and self._checked_within((scope, project), folder, window):
+            if window > 0 and scanwindow.checked_within(
+                self.index.db, (scope, project), folder, window
+            ):
                 continue
             changes += self._refresh_folder(scope, project, folder)
         return ScanResult(changes, tuple(self.problems(pairs)))
 
-    def _checked_within(self, pair: Pair, folder: Path, window: float) -> bool:
-        """Whether the last full check of `folder`, less than `window` seconds ago, saw the
-        folder as it is now: no file added, removed or renamed since (an in-place edit is
-        not seen here; `stale` catches it for the files a read returns)."""
-        row = self.index.db.execute(
-            "SELECT value FROM scan_meta WHERE key = ?", (_seen_key(pair),)
-        ).fetchone()
-        if row is None:
-            return False
-        saved, _, checked = str(row[0]).rpartition(" ")
-        mark = _folder_mark(folder)
-        age = time.time_ns() - int(checked)
-        return (
-            saved == mark and 0 <= age < window * 1e9 and _mark_mtime(mark) < int(checked) - RACY_NS
-        )
-
     def stale(self, paths: Sequence[str]) -> bool:
-        """Whether any of these indexed files is not, on disk, what it was when last checked
-        (or was checked too soon after it was written to trust its stat)."""
-        wanted = list(dict.fromkeys(paths))
-        if not wanted:
-            return False
-        rows: dict[str, tuple[int, int, int, int]] = {}
-        for start in range(0, len(wanted), 500):  # SQLite's bound-parameter limit
-            part = wanted[start : start + 500]
-            rows.update(
-                (str(r[0]), (int(r[1]), int(r[2]), int(r[3]), int(r[4])))
-                for r in self.index.db.execute(
-                    "SELECT path, mtime_ns, size, inode, checked_ns FROM scan_files"
-                    f" WHERE path IN ({','.join('?' * len(part))})",
-                    part,
-                )
-            )
-        for path in wanted:
-            row = rows.get(path)
-            try:
-                info = os.stat(path, follow_symlinks=False)
-            except OSError:
-                return True
-            now = (info.st_mtime_ns, info.st_size, info.st_ino)
-            if row is None or now != row[:3] or info.st_mtime_ns >= row[3] - RACY_NS:
-                return True
-        return False
+        """Whether any of these indexed files changed on disk since it was last checked."""
+        return scanwindow.stale(self.index.db, paths)
 
     def _trusted(self, pair: Pair, folder: Path, trust: float) -> bool:
         """Whether `folder` was fully checked within `trust` seconds and is unchanged since."""
@@ -246,11 +209,13 @@ class Scanner:
         """Re-index the changed files of one folder; documents written or deleted."""
         pair = (scope, project)
         started = time.time_ns()  # before the listing: what changes during it is racy
-        before = _folder_mark(folder)  # a change during the listing makes the next read list
+        before = scanwindow.folder_mark(
+            folder
+        )  # a change during the listing makes the next read list
         listing = _listing(folder, self.gentle)
         mark = _fingerprint(folder, listing)
         if self._print_trusted(pair, mark):
-            self._save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started)
             return 0  # every file as last indexed: the cache rows are not even loaded
         cached = self._cached(pair)
         now = time.time_ns()
@@ -271,11 +236,11 @@ class Scanner:
         gone = [path for path in cached if path not in listing]
         if not states and not gone and not touched:
             self._save_print(self.index.db, pair, mark, started)
-            self._save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started)
             return 0
         changed = self._commit(pair, cached, (docs, states, touched, gone), mark, started)
         if self._prints.get(pair) == (mark[0], started):  # the commit found nothing late
-            self._save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started)
         return changed
 
     def _commit(
@@ -361,16 +326,6 @@ class Scanner:
         )
         self._prints[pair] = (mark[0], checked)
 
-    def _save_seen(
-        self, db: sqlite3.Connection, pair: Pair, folder_mark: str, checked: int
-    ) -> None:
-        """Remember that a full check starting at `checked` saw the folder as `folder_mark`."""
-        with contextlib.suppress(sqlite3.OperationalError):  # a busy index: the next read lists
-            db.execute(
-                "INSERT OR REPLACE INTO scan_meta (key, value) VALUES (?, ?)",
-                (_seen_key(pair), f"{folder_mark} {checked}"),
-            )
-
     def _examine(
         self, path: Path, scope: str, project: str | None, row: _Row | None
     ) -> tuple[IndexDoc | None, tuple[object, ...]]:
@@ -422,24 +377,6 @@ def _make_table(db: sqlite3.Connection) -> None:
     for statement in _DDL:
         db.execute(statement)
     db.execute("CREATE TABLE IF NOT EXISTS scan_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-
-
-def _seen_key(pair: Pair) -> str:
-    return f"seen:{pair[0]}:{pair[1] or ''}"
-
-
-def _folder_mark(folder: Path) -> str:
-    """A records folder's own stat: it changes when a file is added, removed or renamed in it
-    (an editor's save-by-rename too), not when a file is rewritten in place."""
-    try:
-        info = os.stat(folder)
-    except OSError:
-        return "absent:0"
-    return f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}:{info.st_mtime_ns}"
-
-
-def _mark_mtime(mark: str) -> int:
-    return int(mark.rpartition(":")[2])
 
 
 def _print_key(pair: Pair) -> str:
