@@ -108,6 +108,18 @@ def _text(key: str, value: object, limit: int = MAX_TEXT, *, line: bool = False)
         raise _Bad(key, f"{key} is longer than {limit} characters", f"shorten {key}")
     if line and len(value.splitlines()) > 1:
         raise _Bad(key, f"{key} spans several lines", f"write {key} on one line")
+    _utf8(key, value)
+
+
+def _utf8(key: str, value: str) -> None:
+    """Text a UTF-8 file can hold: no lone surrogate (from undecodable bytes or a JSON
+    `\\ud800` escape), which would fail only when the record is written."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Bad(
+            key, f"{key} holds text that is not valid Unicode", f"write {key} in UTF-8"
+        ) from None
 
 
 def _choice(key: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -160,6 +172,7 @@ def _check(r: Record) -> None:
     _check_triggers(r)
     if not isinstance(r.body, str):
         raise _Bad("body", "body must be a string", "write the body as text")
+    _utf8("body", r.body)
 
 
 def _timestamp(key: str, stamp: object) -> None:

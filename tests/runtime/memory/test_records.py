@@ -511,3 +511,29 @@ def test_records_import_without_pyyaml_under_python_s_i(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["proposed", "True"]
+
+
+@pytest.mark.parametrize("field", ["title", "body", "tags", "name"])
+def test_a_lone_surrogate_is_refused_before_anything_is_written(field: str) -> None:
+    # MCP clients can send "\ud800" in JSON; the CLI turns undecodable argv bytes into such
+    # characters. A record holding one could never be written as UTF-8: refuse it at once.
+    bad = "deploy \ud800 notes"
+    fields: dict[str, object] = {"kind": "artifact", "name": "runbook"}
+    fields[field] = (bad,) if field == "tags" else bad
+    with pytest.raises(RecordError, match="not valid Unicode"):
+        _surrogate_record(**fields)
+
+
+def _surrogate_record(**fields: object) -> Record:
+    base: dict[str, object] = {
+        "id": "r-20260101000000-0a1b2c3d",
+        "title": "a title",
+        "kind": "fact",
+        "scope": "shared",
+        "created": "2026-01-01T00:00:00Z",
+        "updated": "2026-01-01T00:00:00Z",
+        "source": Source(kind="agent"),
+        "body": "b\n",
+    }
+    base.update(fields)
+    return Record(**base)  # type: ignore[arg-type]
