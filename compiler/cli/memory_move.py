@@ -22,8 +22,7 @@ from memhub.compiler.cli.memory_common import (
     yes_option,
 )
 from memhub.compiler.cli.memory_show import confirm_and_apply
-
-NATIVE_HOSTS = ("claude", "codex", "gemini")
+from memhub.runtime.memory.native import HOSTS as NATIVE_HOSTS
 
 
 def _native() -> Any:

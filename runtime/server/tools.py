@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import BackendError
+from ..capture.settings import HOSTS as CAPTURE_HOSTS
 from ..memory import frontmatter, layout
 from ..memory.errors import NotFound
 from ..memory.records import KINDS, revision
@@ -29,7 +30,6 @@ ALL_TYPES = ("all", "any", "memory")
 DIRECTIVE_TYPE = "directive"
 MAX_TOP_K = 100
 MAX_LIST = 500
-CAPTURE_HOSTS = ("claude", "codex", "cursor", "gemini")
 _STATUS = re.compile(r"^status:[ \t]*\"?([a-z]+)", re.MULTILINE)
 
 
