@@ -114,6 +114,7 @@ def plan_export(planner: Planner, record_ids: Sequence[str], dest: Path) -> Memo
     for record_id in dict.fromkeys(record_ids):
         record, path, _rev = planner.current(record_id)
         data = read_bytes(path) or b""
+        _refuse_credentials(record, data)
         target = _inside(real, f"{record.id}.md")
         existing = read_bytes(target) if target.exists() else None
         before = None if existing is None else revision(existing)
@@ -131,6 +132,20 @@ def plan_export(planner: Planner, record_ids: Sequence[str], dest: Path) -> Memo
             )
         )
     return MemoryPlan(tuple(changes), export_to=real)
+
+
+def _refuse_credentials(record: Record, data: bytes) -> None:
+    """A record holding a literal credential is not exported: a repository is the one place a
+    record leaves the machine, and a key pasted into a note would be published with it. The
+    message names the record and the kind of credential, never its value."""
+    from ..credentials import find
+
+    found = find(data.decode("utf-8", "replace"))
+    if found:
+        raise MemoryServiceError(
+            f"record {record.id} holds a credential ({found[0].kind}): it is not exported",
+            f"remove it from the record (`memhub memory edit {record.id}`), then export again",
+        )
 
 
 def _short(record: Record) -> str:

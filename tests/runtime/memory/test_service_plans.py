@@ -269,6 +269,34 @@ def test_export_copies_files_and_never_writes_through_a_link(mem: Memory, tmp_pa
         svc.plan_export([rid], theirs)  # a copy there would be a record of another project
 
 
+@pytest.mark.parametrize(
+    "field",
+    ["title", "body", "tags", "triggers"],
+)
+def test_a_record_holding_a_credential_is_not_exported(
+    mem: Memory, tmp_path: Path, field: str
+) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    fields: dict[str, object] = {"title": "the deploy notes", "body": "deploy steps"}
+    if field == "tags":
+        fields["tags"] = (token,)
+    elif field == "triggers":
+        fields.update(
+            kind="lesson", triggers=Triggers(commands=(f"curl -H 'Authorization: Bearer {token}'",))
+        )
+    else:
+        fields[field] = f"the key is {token}"
+    svc = mem.service()
+    rid = add(svc, **fields)
+    dest = tmp_path / "repo" / "docs"
+    with pytest.raises(MemoryServiceError, match=f"record {rid} holds a credential") as caught:
+        svc.plan_export([rid], dest)
+    assert token not in str(caught.value)  # named by kind, never by value
+    assert not dest.exists()
+    clean = add(svc, title="nothing secret here", body="use ${env:GITHUB_TOKEN}")
+    assert svc.plan_export([clean], dest).changes[0].action == "create"
+
+
 def test_a_record_too_large_to_read_back_is_refused(mem: Memory) -> None:
     from memhub.runtime.memory.recordfile import MAX_RECORD_BYTES
 
