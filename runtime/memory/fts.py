@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # porter over unicode61: records are mostly English prose, and stemming lets "tests failing"
 # find "test fails" (recall matters more than precision for a memory). unicode61 underneath
@@ -108,8 +108,51 @@ def grants(allowed: Iterable[object]) -> list[tuple[str, str]]:
     return out
 
 
+class Query(NamedTuple):
+    """A search split in two: the MATCH (the terms, then the caller's scope keys) and the
+    filter over the docs row `d` that decides (scope pairs, status, kind, source, tags)."""
+
+    terms: str  # the MATCH of the terms alone
+    match: str  # the terms AND the caller's scope keys
+    filters: str
+    params: list[object]
+
+
+def query(
+    text: str,
+    allowed: Sequence[tuple[str, str | None]],
+    kinds: Sequence[str],
+    tags: Sequence[str],
+    include_superseded: bool,
+    include_proposed: bool,
+    sources: Sequence[str],
+    mode: Mode,
+) -> Query | None:
+    """The search for `text` within `allowed`, or None when nothing can match."""
+    pairs = grants(allowed)
+    expression = match_expression(text, mode)
+    if not pairs or expression is None:
+        return None
+    keys = " OR ".join(quote(scope_key(*pair)) for pair in pairs)
+    statuses = ["active"] + ["proposed"] * include_proposed + ["superseded"] * include_superseded
+    clauses = [
+        f"(d.scope, d.project) IN (VALUES {','.join(['(?, ?)'] * len(pairs))})",
+        f"d.status IN ({','.join('?' * len(statuses))})",
+    ]
+    params: list[object] = [*(value for pair in pairs for value in pair), *statuses]
+    for column, values in (("kind", kinds), ("source", sources)):
+        if values:
+            clauses.append(f"d.{column} IN ({','.join('?' * len(values))})")
+            params.extend(str(value) for value in values)
+    for tag in tags:
+        clauses.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
+        params.append(str(tag).casefold())
+    match = f"({expression}) AND scopekey : ({keys})"
+    return Query(f"({expression})", match, " AND ".join(clauses), params)
+
+
 def where(
-    query: str,
+    query_text: str,
     allowed: Sequence[tuple[str, str | None]],
     kinds: Sequence[str],
     tags: Sequence[str],
@@ -119,27 +162,9 @@ def where(
     mode: Mode,
 ) -> tuple[str, list[object]] | None:
     """The WHERE clause (fts MATCH first) and its parameters, or None when nothing can match."""
-    pairs = grants(allowed)
-    expression = match_expression(query, mode)
-    if not pairs or expression is None:
+    found = query(
+        query_text, allowed, kinds, tags, include_superseded, include_proposed, sources, mode
+    )
+    if found is None:
         return None
-    keys = " OR ".join(quote(scope_key(*pair)) for pair in pairs)
-    statuses = ["active"] + ["proposed"] * include_proposed + ["superseded"] * include_superseded
-    clauses = [
-        "fts MATCH ?",
-        f"(d.scope, d.project) IN (VALUES {','.join(['(?, ?)'] * len(pairs))})",
-        f"d.status IN ({','.join('?' * len(statuses))})",
-    ]
-    params: list[object] = [
-        f"({expression}) AND scopekey : ({keys})",
-        *(value for pair in pairs for value in pair),
-        *statuses,
-    ]
-    for column, values in (("kind", kinds), ("source", sources)):
-        if values:
-            clauses.append(f"d.{column} IN ({','.join('?' * len(values))})")
-            params.extend(str(value) for value in values)
-    for tag in tags:
-        clauses.append("EXISTS (SELECT 1 FROM doc_tags t WHERE t.doc = d.rowid AND t.tag = ?)")
-        params.append(str(tag).casefold())
-    return " AND ".join(clauses), params
+    return f"fts MATCH ? AND {found.filters}", [found.match, *found.params]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import fts
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_MS = 30_000
 
 _SCHEMA = (
@@ -26,6 +26,16 @@ _SCHEMA = (
     " updated TEXT NOT NULL, source TEXT NOT NULL, scopekey TEXT NOT NULL, UNIQUE (source, scope, project, id))",
     "CREATE TABLE doc_tags (doc INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (doc, tag))"
     " WITHOUT ROWID",
+    # How many documents each (source, scope, project) holds, kept by the triggers below: a
+    # search asks it whether the caller's scopes are most of the index (index.py).
+    "CREATE TABLE doc_counts (source TEXT NOT NULL, scope TEXT NOT NULL, project TEXT NOT NULL,"
+    " n INTEGER NOT NULL, PRIMARY KEY (source, scope, project)) WITHOUT ROWID",
+    "CREATE TRIGGER docs_counted AFTER INSERT ON docs BEGIN"
+    " INSERT INTO doc_counts (source, scope, project, n) VALUES (new.source, new.scope,"
+    " new.project, 1) ON CONFLICT (source, scope, project) DO UPDATE SET n = n + 1; END",
+    "CREATE TRIGGER docs_uncounted AFTER DELETE ON docs BEGIN"
+    " UPDATE doc_counts SET n = n - 1 WHERE source = old.source AND scope = old.scope"
+    " AND project = old.project; END",
     # External content: the text lives once, in docs; FTS5 reads it back for snippets.
     f"CREATE VIRTUAL TABLE fts USING fts5(title, tags, body, scopekey, content='docs',"
     f" content_rowid='rowid', tokenize='{fts.TOKENIZER}')",
