@@ -21,12 +21,11 @@ Decisions (precision first: a command is mutating only when its text says so):
   the code an interpreter reads from a heredoc, which is searched for writes.
 
 A command whose first word is a plain read-only tool (`grep`, `cat`, `ls`, `git status` ...)
-and that has no shell operator is answered before any parsing. Imports only `shellcmd`.
+and that has no shell operator is answered before any parsing, without loading `shellcmd`.
 """
 
 from __future__ import annotations
 
-from .shellcmd import _unwrap, commands_and_writes
 from .shellverbs import (
     BUILD_SCRIPTS,
     CODE_WRITES,
@@ -43,11 +42,10 @@ from .shellverbs import (
 # First words that never mutate, whatever their arguments (no output-file option either).
 _READ_ONLY = words(
     "grep egrep fgrep rg ag ack cat ls ll la head tail less more wc pwd echo printf which "
-    "type whereis file stat du df tree jq yq diff cmp comm uniq cut tr basename dirname "
-    "realpath readlink date env printenv id whoami hostname uname true false test [ sleep "
-    "cd pushd popd ps pgrep top nproc free uptime history alias help man column fold nl "
-    "rev od hexdump xxd strings md5sum sha1sum sha256sum shasum cksum wait exit return "
-    "export unset set shopt ulimit umask"
+    "type whereis file stat du df jq diff cmp comm cut tr basename dirname realpath "
+    "readlink printenv id whoami uname true false test [ sleep cd pushd popd ps pgrep top "
+    "nproc free uptime alias help man column fold nl rev od hexdump strings md5sum sha1sum "
+    "sha256sum shasum cksum wait exit return export unset set shopt ulimit umask"
 )
 _READ_ONLY_GIT = words(
     "status log show diff blame grep ls-files ls-tree ls-remote rev-parse rev-list "
@@ -80,13 +78,13 @@ def _fast_read_only(command: str) -> bool:
     """True when `command` is certainly read-only without parsing it."""
     if not _OPERATORS.isdisjoint(command):
         return False
-    words = command.split(None, 2)
-    if not words:
+    parts = command.split(None, 2)
+    if not parts:
         return True
-    first = words[0]
-    if first in _READ_ONLY:
+    if parts[0] in _READ_ONLY:
         return True
-    return first == "git" and len(words) > 1 and words[1] in _READ_ONLY_GIT
+    git_read = parts[0] == "git" and len(parts) > 1 and parts[1] in _READ_ONLY_GIT
+    return git_read and "--output" not in command
 
 
 def _options(tool: str) -> frozenset[str]:
@@ -99,6 +97,8 @@ def _subcommand(name: str, argv: list[str]) -> str | None:
     if i >= len(argv):
         return None
     sub = argv[i]
+    if not table("check modes").isdisjoint(argv):
+        return None  # `mix format --check-formatted`, `helm upgrade --dry-run`
     if sub in table(name):
         return f"{name} {sub}"
     second = table(f"{name} {sub}")
@@ -137,6 +137,8 @@ def _git(argv: list[str]) -> str | None:
         or (len(operands) >= 2 and not flags & _CONFIG_READ and operands[0] not in _CONFIG_READ)
     ):
         return "git config"
+    if any(w.startswith("--output") for w in flags):
+        return f"git {sub} --output"  # `git diff --output=f` writes a file
     if sub == "stash" and not operands:
         return "git stash"  # bare `git stash` is `git stash push`
     if sub == "symbolic-ref" and (len(operands) >= 2 or "-d" in flags):
@@ -194,15 +196,28 @@ def _download(name: str, argv: list[str]) -> str | None:
     return _http_write(argv[1:], "curl", _CURL_BODY)
 
 
+def _has_write_mode(call: str) -> bool:
+    """Whether an `open(` call's text holds a write mode literal ('w', "ab", 'r+' ...)."""
+    for quote in "'\"":
+        for literal in call.split(quote)[1::2]:
+            if (
+                0 < len(literal) <= 4
+                and set(literal) <= set("rwaxbt+")
+                and set(literal) & set("wax+")
+            ):
+                return True
+    return False
+
+
 def _code_writes(code: str) -> str | None:
     """The first sign that inline interpreter code writes or removes a file."""
     k = code.find("open(")
     while k >= 0:
         end = code.find(")", k)
         call = code[k : end if end > 0 else len(code)]
-        for mode in ("'w", '"w', "'a", '"a', "'x", '"x', "+'", '+"'):
-            if mode in call:
-                return "open(..., 'w')"
+        # `tarfile.open(fileobj=buf, mode='w')` writes to memory, not to a file
+        if "fileobj=" not in call and _has_write_mode(call):
+            return "open(..., 'w')"
         k = code.find("open(", k + 5)
     for sign in CODE_WRITES:
         if sign in code:
@@ -329,10 +344,14 @@ def _tool(name: str, argv: list[str], text: str, depth: int) -> str | None:
 
 def _reason(argv: list[str], text: str, depth: int = 0) -> str | None:
     """Why `argv` (one simple command) changes durable state, or None."""
+    from .shellcmd import _unwrap
+
     argv = _unwrap(argv)
     if not argv or depth > _MAX_DEPTH:
         return None
     name = _base(argv[0]).removesuffix(".exe")
+    if name.startswith("pip") and name[3:].replace(".", "").isdigit():
+        name = "pip"  # pip3, pip3.12
     if name in _READ_ONLY:
         return None
     if name in table("files"):
@@ -381,6 +400,8 @@ def why(command: str | list[str]) -> str | None:
     """The word (or words) that make `command` mutating, or None for a read-only command."""
     if isinstance(command, str) and _fast_read_only(command):
         return None
+    from .shellcmd import commands_and_writes  # only a command that needs reading loads the reader
+
     argvs, writes = commands_and_writes(command)
     for target in writes:
         if target not in _NULL_SINKS and not target.startswith("/dev/fd/"):

@@ -108,7 +108,9 @@ snap: install remove refresh
 composer: install require remove update
 dotnet: add remove restore build publish new
 rustup: install update default uninstall
-mix: deps.get deps.update ecto.migrate ecto.rollback
+mix: deps.get deps.update deps.compile deps.clean compile format ecto.migrate ecto.rollback
+  ecto.create ecto.drop ecto.reset ecto.setup ecto.gen.migration ash.codegen ash.migrate
+  ash.setup ash.reset assets.build assets.deploy igniter.install archive.install
 rake: db:migrate db:rollback db:seed db:reset db:setup db:drop db:create
 rails: db:migrate db:rollback db:seed db:reset db:setup db:drop db:create generate g new
 prisma: generate
@@ -118,6 +120,9 @@ flask db: upgrade downgrade migrate init stamp
 knex: migrate:latest migrate:rollback migrate:up migrate:down seed:run
 sequelize: db:migrate db:migrate:undo db:seed:all
 hatch: build publish
+bd: create new update close reopen delete sync init comment label edit
+bd dep: add remove rm
+check modes: --check --check-formatted -check --dry-run --diff --check-only
 twine: upload
 options git: -C -c --git-dir --work-tree --namespace --exec-path
 options docker: -H --host --context -c --config -l --log-level
