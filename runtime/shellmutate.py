@@ -97,7 +97,8 @@ def _subcommand(name: str, argv: list[str]) -> str | None:
     if i >= len(argv):
         return None
     sub = argv[i]
-    if not table("check modes").isdisjoint(argv):
+    checks = table("check modes")
+    if any(word.split("=", 1)[0] in checks for word in argv):
         return None  # `mix format --check-formatted`, `helm upgrade --dry-run`
     if sub in table(name):
         return f"{name} {sub}"

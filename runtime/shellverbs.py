@@ -50,10 +50,10 @@ kubectl rollout: restart undo pause resume
 kubectl config: set set-context set-cluster set-credentials use-context use delete-context
   delete-cluster delete-user rename-context unset
 kubectl set: image env resources selector serviceaccount subject
-terraform: apply destroy import init taint untaint refresh force-unlock get
+terraform: apply destroy import init taint untaint refresh force-unlock get fmt
 terraform state: mv rm push replace-provider
 terraform workspace: new delete select
-tofu: apply destroy import init taint untaint refresh force-unlock get
+tofu: apply destroy import init taint untaint refresh force-unlock get fmt
 helm: install upgrade uninstall delete rollback push package create
 helm repo: add remove rm update
 helm dependency: update build

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memhub.runtime import shellmutate
 from memhub.runtime.shellmutate import is_mutating, why
 
@@ -89,6 +91,7 @@ MUTATING: list[tuple[str, str]] = [
     ("terraform apply -auto-approve", "terraform apply"),
     ("terraform -chdir=infra destroy", "terraform destroy"),
     ("terraform state rm aws_instance.x", "terraform state rm"),
+    ("terraform fmt -recursive", "terraform fmt"),
     ("helm upgrade --install web ./chart", "helm upgrade"),
     ("helm repo add bitnami https://example.com/charts", "helm repo add"),
     # package managers
@@ -210,6 +213,8 @@ READ_ONLY: list[str] = [
     "kubectl describe deploy web",
     "kubectl config current-context",
     "terraform plan",
+    "terraform fmt -check",
+    "kubectl apply -f x.yaml --dry-run=client",
     "terraform state list",
     "helm list",
     "helm upgrade web ./chart --dry-run",
@@ -264,6 +269,17 @@ def test_pip3_and_versioned_interpreters_are_the_same_tools() -> None:
     """`pip3` and `python3.12 -m pip` are pip: the table names it once."""
     assert why("python3.12 -m pip install x") == "pip install"
     assert why("python -c 'import sys'") is None
+
+
+_PIECES = [*"ab -|;&<>()'\"\\$`=\n\t#{}", "git", "rm", "sed -i", "<<EOF", "EOF", "python -c",
+           "open(", "'w'", "bash -c", "find -exec", "npm i", "tee", "2>&1", ">/dev/null"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_any_text_gets_an_answer_never_an_error(text: str) -> None:
+    """The prefilter runs on every shell call: whatever the text, it answers."""
+    assert isinstance(is_mutating(text), bool)
 
 
 def test_codex_argv_lists_are_read_as_one_command() -> None:
