@@ -190,9 +190,13 @@ def _download(name: str, argv: list[str]) -> str | None:
             if word in ("-O", "-qO", "--output-document") and argv[k + 1 : k + 2] == ["-"]:
                 return None
         return "wget"
-    for word in argv[1:]:
-        short = word.startswith("-") and not word.startswith("--")
-        if word in _CURL_OUT or (short and ("o" in word or "O" in word)):
+    for k, word in enumerate(argv):
+        short = word[:1] == "-" != word[1:2]
+        if word in ("-o", "--output") or (short and word.endswith("o")):
+            if argv[k + 1 : k + 2] and argv[k + 1] in _NULL_SINKS:
+                continue  # `curl -o /dev/null -w '%{http_code}'` only checks
+            return "curl -o"
+        if word in _CURL_OUT or (short and "O" in word):
             return "curl -o"
     return _http_write(argv[1:], "curl", _CURL_BODY)
 
@@ -226,6 +230,13 @@ def _code_writes(code: str) -> str | None:
     return None
 
 
+def _in_place(word: str) -> bool:
+    """perl/ruby `-i`, `-pi`, `-i.bak`, `-lpi`: a cluster of switches that ends in `-i`."""
+    cluster = word[1:] if word[:1] == "-" != word[1:2] else ""
+    k = cluster.find("i")
+    return k >= 0 and all(c in "pnlaws0" for c in cluster[:k])
+
+
 def _interpreter(name: str, argv: list[str], text: str, depth: int) -> str | None:
     """`python -c CODE` / `-m MODULE` / `- <<PY` / `perl -i`: the code or the module decides."""
     if len(argv) > 1 and _base(argv[1]) == "manage.py":
@@ -241,7 +252,7 @@ def _interpreter(name: str, argv: list[str], text: str, depth: int) -> str | Non
             return (
                 f"{name} -m venv" if module == "venv" else _reason(argv[k + 1 :], text, depth + 1)
             )
-        if name in ("perl", "ruby") and word.startswith("-") and "i" in word[1:].split("e")[0]:
+        if name in ("perl", "ruby") and _in_place(word):
             return f"{name} {word}"
         if word == "-" or not word.startswith("-"):
             break
