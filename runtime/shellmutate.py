@@ -220,8 +220,10 @@ def _code_writes(code: str) -> str | None:
     while k >= 0:
         end = code.find(")", k)
         call = code[k : end if end > 0 else len(code)]
+        # the mode is `open(path, MODE)`'s second argument, `Path(...).open(MODE)`'s first;
         # `tarfile.open(fileobj=buf, mode='w')` writes to memory, not to a file
-        if "fileobj=" not in call and _has_write_mode(call):
+        mode = call if code[k - 1 : k] == "." else call.partition(",")[2]
+        if "fileobj=" not in call and _has_write_mode(mode):
             return "open(..., 'w')"
         k = code.find("open(", k + 5)
     for sign in CODE_WRITES:
@@ -264,6 +266,9 @@ def _interpreter(name: str, argv: list[str], text: str, depth: int) -> str | Non
 
 
 def _sql(name: str, argv: list[str], text: str) -> str | None:
+    """SQL clients: a statement that writes, or a script fed from a file (a dump, a schema)."""
+    if {"-f", "--file", "source"} & set(argv[1:]) or ("<" in text.replace("<<", "")):
+        return f"{name} < script"
     lowered = " ".join(argv[1:]).lower() + ("\n" + text.lower() if "<<" in text else "")
     for keyword in SQL_WRITES:
         if keyword in lowered:
@@ -326,6 +331,9 @@ def _formatter(name: str, argv: list[str]) -> str | None:
     return None if set(checks) & rest else name
 
 
+_SSH_OPTIONS = words("-p -i -l -o -F -J -L -R -D -E -b -c -e -m -O -Q -S -W -w -B -I")
+
+
 def _tool(name: str, argv: list[str], text: str, depth: int) -> str | None:
     """Commands recognised by their first word and a subcommand."""
     if name == "git":
@@ -343,6 +351,9 @@ def _tool(name: str, argv: list[str], text: str, depth: int) -> str | None:
             ["compose", "run"],
         ):
             return _container_exec(argv, i, text, depth)
+    if name == "ssh":  # the remote command, which the remote shell reads as one line
+        j = _operand(argv, 1, _SSH_OPTIONS) + 1
+        return why(" ".join(argv[j:])) if j < len(argv) else None
     if name == "docker-compose":
         return _subcommand("docker", ["docker", "compose", *argv[1:]])
     if name in ("ruff", *LINTERS_FIX) or name in FORMATTERS:
