@@ -22,7 +22,7 @@ _GH_VALUES = {"-R", "--repo", "--hostname", "-t", "--title", "-b", "--body", "-F
               "--match-head-commit", "--branch", "-i", "--interval", "-S", "--search", "-L",
               "--limit", "--state", "-A", "--app", "--color", "-X", "--method", "-f",
               "--field", "--raw-field", "--header", "--input", "--preview", "--cache",
-              "--reason"}  # fmt: skip
+              "--reason", "--recover"}  # fmt: skip
 _HTTP_CLIENTS = {"curl", "wget", "http", "https", "xh", "xhs", "httpie"}
 
 
@@ -75,8 +75,9 @@ def _gh(argv: list[str]) -> GhCall | None:
             return None
         if action in ("create", "new"):
             # --web, --dry-run and --help open nothing: not a call about a PR at all
+            # gh pr create takes no operand: one means a line gh refuses (or misread here)
             web = any(w in ("-w", "--web") for w in argv)
-            call.creates = not web and milestone(argv) == "gh pr create"
+            call.creates = not web and len(words) == 2 and milestone(argv) == "gh pr create"
             return call if call.creates else None
         target = words[2] if len(words) > 2 else ""
         number = prrefs.number_word(target)

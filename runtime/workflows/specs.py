@@ -7,8 +7,6 @@ matter never fire; malformed ones are reported (`problems`) for doctor-style out
 
 from __future__ import annotations
 
-import os
-
 from ..shellcmd import commands, milestone
 from . import globs
 from .specfront import FrontMatterError, block, parse
@@ -60,6 +58,8 @@ class SpecSet:
 def spec_dir(repo_root: str, environ: dict[str, str] | None = None) -> str:
     """The spec directory: `MEMHUB_SPEC_DIR` (relative to the repo root, or absolute), else
     `docs/specs/`."""
+    import os  # here, not at import: `before_push` runs on every shell call and needs none
+
     env = os.environ if environ is None else environ
     chosen = (env.get("MEMHUB_SPEC_DIR") or "").strip() or DEFAULT_DIR
     return os.path.join(repo_root, chosen)
@@ -67,6 +67,8 @@ def spec_dir(repo_root: str, environ: dict[str, str] | None = None) -> str:
 
 def _relative(repo_root: str, path: str) -> str:
     """`path` relative to the repo root in forward slashes; "" when it lies outside."""
+    import os
+
     if not os.path.isabs(path):
         return globs.normal(path)
     rel = os.path.relpath(path, repo_root)
@@ -75,6 +77,8 @@ def _relative(repo_root: str, path: str) -> str:
 
 def _files(top: str) -> list[str]:
     """The regular `.md` files under `top` (no symlink followed, bounded depth and count)."""
+    import os
+
     found: list[str] = []
     stack = [(top, 0)]
     while stack and len(found) < MAX_SPECS:

@@ -157,6 +157,7 @@ NONE: list[tuple[object, object]] = [
     ("gh pr create --fill", CREATE_FAILED),  # silent on failure
     ("gh pr create --dry-run --fill", DRY_RUN),  # creates nothing
     ("gh pr create --help", "Create a pull request on GitHub.\n"),
+    ("gh pr create --fill extra words", CREATE_STDOUT),  # gh takes no operand: refused
     ("gh pr list", LIST_RAW),
     ("gh pr status", "Current branch\n  #42  Fix the thing [feat/x]\n"),
     ("gh api repos/acme/widgets/pulls", API_LIST),  # a listing naming several
