@@ -88,9 +88,13 @@ def _create_is_provable(command: object, depth: int) -> bool:
 
 
 def _creates(argv: list[str]) -> bool:
-    return any(
-        (call := github_call(words)) is not None and call.creates for words in commands(argv)
-    )
+    """Whether `argv` itself is the create (after wrappers), not a shell it starts whose
+    script holds one: unwrapping keeps the create's words as the tail of `argv`."""
+    runs = commands(argv)
+    if len(runs) != 1 or argv[len(argv) - len(runs[0]) :] != runs[0]:
+        return False
+    call = github_call(runs[0])
+    return call is not None and call.creates
 
 
 def _resolve(calls: list[GhCall], named: list[PullRequest], output: str) -> PullRequest | None:

@@ -35,6 +35,7 @@ SELF_LINKS: list[tuple[object, str]] = [
     ("gh pr create --fill 2>/dev/null", CREATE_STDOUT),
     ("gh -R acme/widgets pr create --fill", CREATE_STDOUT),
     ("timeout 60 gh pr create --fill", CREATE_STDOUT),
+    ("sudo -E env GH_TOKEN=x gh pr create --fill", CREATE_STDOUT),
     ("gh pr new --fill", CREATE_STDOUT),
     ("git push\ngh pr create --fill\n", CREATE_COMBINED),
     (
@@ -74,6 +75,8 @@ UNPROVEN: list[tuple[object, str, int]] = [
     ("gh pr create --fill >&2", CREATE_STDOUT, 42),
     ("exec > log.txt; gh pr create --fill", CREATE_STDOUT, 42),
     ("bash -c 'gh pr create --fill | tail -1'", CREATE_STDOUT, 42),
+    ("sudo -u bot bash -c 'gh pr create --fill | tail -1'", CREATE_STDOUT, 42),
+    ("env X=1 sh -c 'gh pr create --fill || true'", CREATE_STDOUT, 42),
     # an unreliable exit status: gh's own "already exists" error is never a self-link
     ("gh pr create --fill", ALREADY_EXISTS, 17),
     # the URL is not the bare last line gh prints
