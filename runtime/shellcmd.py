@@ -26,6 +26,7 @@ _RESERVED = {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "w
 _NOT_COMMANDS = {"for", "case", "select", "function", "in", "esac", "[[", "]]", "(("}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
 _REDIRECTS = {"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"}
+_WRITES = {">", ">>", ">&", "<>", ">|", "&>", "&>>"}  # redirects that open their target for writing
 
 
 def _heredoc_bodies(text: str, i: int, script: Script) -> int:
@@ -61,8 +62,9 @@ def _feeds_shell(argv: list[str]) -> bool:
     return True
 
 
-def _parse(text: str, depth: int) -> list[list[str]]:
-    """Every simple command `text` runs (words after quote removal), nested ones included."""
+def _parse(text: str, depth: int, writes: list[str] | None = None) -> list[list[str]]:
+    """Every simple command `text` runs (words after quote removal), nested ones included;
+    the targets of its output redirects (`> f`, `>> f`, `&> f`) are added to `writes`."""
     if depth > MAX_DEPTH:
         return []
     script = Script()
@@ -109,6 +111,12 @@ def _parse(text: str, depth: int) -> list[list[str]]:
             continue
         i = end
         if redirect is not None:
+            if (
+                writes is not None
+                and redirect in _WRITES
+                and not (redirect == ">&" and (word.isdigit() or word == "-"))
+            ):
+                writes.append(word)
             if redirect in ("<<", "<<-"):
                 script.pending.append((word, redirect == "<<-", len(script.commands)))
             redirect = None
@@ -121,9 +129,9 @@ def _parse(text: str, depth: int) -> list[list[str]]:
         script.pending.clear()
     found: list[list[str]] = []
     for argv in script.commands:
-        found.extend(_expand(argv, depth))
+        found.extend(_expand(argv, depth, writes))
     for nested in script.nested:
-        found.extend(_parse(nested, depth + 1))
+        found.extend(_parse(nested, depth + 1, writes))
     return found
 
 
@@ -229,7 +237,7 @@ def _split(text: str) -> list[str]:
     return words
 
 
-def _expand(argv: list[str], depth: int) -> list[list[str]]:
+def _expand(argv: list[str], depth: int, writes: list[str] | None = None) -> list[list[str]]:
     """`argv` as the commands it runs: itself, or the script of `sh -c` / `eval`."""
     words = _unwrap(argv)
     if not words:
@@ -251,13 +259,13 @@ def _expand(argv: list[str], depth: int) -> list[list[str]]:
         if words[i : i + 1] == ["--"]:
             i += 1
         if has_c:
-            return _parse(words[i], depth + 1) if i < len(words) else []
+            return _parse(words[i], depth + 1, writes) if i < len(words) else []
         return [words]
     if name == "eval":
-        return _parse(" ".join(words[1:]), depth + 1)
+        return _parse(" ".join(words[1:]), depth + 1, writes)
     if name == "xargs":
         rest = _skip_options(words, 1, {"-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a"})
-        return _expand(words[rest:], depth + 1) if rest < len(words) else []
+        return _expand(words[rest:], depth + 1, writes) if rest < len(words) else []
     return [words]
 
 
@@ -272,6 +280,18 @@ def commands(command: str | list[str] | tuple[str, ...]) -> list[list[str]]:
     if not isinstance(command, str):
         return []
     return _parse(command, 0)
+
+
+def commands_and_writes(
+    command: str | list[str] | tuple[str, ...],
+) -> tuple[list[list[str]], list[str]]:
+    """`commands(command)`, and the words its output redirects write to (`2>&1` is no write)."""
+    writes: list[str] = []
+    if isinstance(command, (list, tuple)):
+        return _expand([str(w) for w in command], 0, writes), writes
+    if not isinstance(command, str):
+        return [], writes
+    return _parse(command, 0, writes), writes
 
 
 _GIT_WITH_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
