@@ -77,7 +77,9 @@ def _create_is_provable(command: object, depth: int) -> bool:
     if any(step.after == "&" or step.before == "&" for step in lines.steps):
         return False
     last = lines.steps[-1]
-    if last.before not in ("", ";", "&&", "\n") or last.stdout_redirected():
+    if last.before not in ("", ";", "&&", "\n") or last.after not in ("", ";", "\n"):
+        return False  # piped into, after `||`, or a dangling operator the shell refuses
+    if last.stdout_redirected():
         return False
     if any(step.argv[:1] == ["exec"] and step.stdout_redirected() for step in lines.steps):
         return False

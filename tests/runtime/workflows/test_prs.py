@@ -76,6 +76,8 @@ UNPROVEN: list[tuple[object, str, int]] = [
     ("exec > log.txt; gh pr create --fill", CREATE_STDOUT, 42),
     ("bash -c 'gh pr create --fill | tail -1'", CREATE_STDOUT, 42),
     ("sudo -u bot bash -c 'gh pr create --fill | tail -1'", CREATE_STDOUT, 42),
+    ("gh pr create --fill &&", CREATE_STDOUT, 42),  # a dangling operator: the shell refuses it
+    ("gh pr create --fill |", CREATE_STDOUT, 42),
     ("env X=1 sh -c 'gh pr create --fill || true'", CREATE_STDOUT, 42),
     # an unreliable exit status: gh's own "already exists" error is never a self-link
     ("gh pr create --fill", ALREADY_EXISTS, 17),
@@ -305,4 +307,4 @@ def test_never_raises(command: str, output: str, exit_ok: bool) -> None:
     assert decision.kind in ("self-link", "judged", "none")
     assert (decision.pr is None) == (decision.kind == "none")
     if decision.kind == "self-link":  # only a line that ends in the create
-        assert command.rstrip(" \n").endswith(("gh pr create --fill", "2>&1"))
+        assert command.rstrip(" \n;").endswith(("gh pr create --fill", "2>&1"))
