@@ -66,12 +66,12 @@ def spec_dir(repo_root: str, environ: dict[str, str] | None = None) -> str:
 
 
 def _relative(repo_root: str, path: str) -> str:
-    """`path` relative to the repo root in forward slashes; "" when it lies outside."""
+    """`path` (absolute, or relative to the repo root) relative to the root in forward
+    slashes; "" when it lies outside (`..` included)."""
     import os
 
-    if not os.path.isabs(path):
-        return globs.normal(path)
-    rel = os.path.relpath(path, repo_root)
+    full = os.path.normpath(os.path.join(repo_root, path.replace("\\", "/")))
+    rel = os.path.relpath(full, os.path.normpath(repo_root))
     return "" if rel == ".." or rel.startswith(".." + os.sep) else globs.normal(rel)
 
 

@@ -78,6 +78,10 @@ def test_owning_specs_takes_absolute_paths_inside_the_repo_only(repo: Path, tmp_
         "docs/specs/auth.md"
     ]
     assert owning_specs(str(repo), str(repo.parent / "src" / "auth" / "x.py")) == []
+    assert owning_specs(str(repo), "../src/auth/x.py") == []
+    assert [s.path for s in owning_specs(str(repo), "src/../src/login.py")] == [
+        "docs/specs/auth.md"
+    ]
 
 
 def test_owning_specs_reuses_a_loaded_set(repo: Path) -> None:
