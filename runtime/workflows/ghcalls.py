@@ -62,8 +62,8 @@ def _operands(argv: list[str], start: int) -> tuple[list[str], str]:
 
 def _gh(argv: list[str]) -> GhCall | None:
     words, repo = _operands(argv, 1)
-    if not words:
-        return None
+    if not words or "--help" in argv or "-h" in argv:
+        return None  # help text reaches no PR
     owner, name = prrefs.repo_option(repo)
     call = GhCall()
     if words[0] == "pr" and len(words) > 1:

@@ -163,6 +163,8 @@ NONE: list[tuple[object, object]] = [
     ("gh pr create --dry-run --fill", DRY_RUN),  # creates nothing
     ("gh pr create --help", "Create a pull request on GitHub.\n"),
     ("gh pr create --fill extra words", CREATE_STDOUT),  # gh takes no operand: refused
+    ("gh api graphql --help 2>&1 | head -30", CREATE_STDOUT),  # from the shell corpus
+    ("gh pr view -h", CREATE_STDOUT),
     ("gh pr list", LIST_RAW),
     ("gh pr status", "Current branch\n  #42  Fix the thing [feat/x]\n"),
     ("gh api repos/acme/widgets/pulls", API_LIST),  # a listing naming several
