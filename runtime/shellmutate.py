@@ -26,18 +26,8 @@ and that has no shell operator is answered before any parsing, without loading `
 
 from __future__ import annotations
 
-from .shellverbs import (
-    BUILD_SCRIPTS,
-    CODE_WRITES,
-    FORMATTERS,
-    LINTERS_FIX,
-    MANAGE_WRITES,
-    MIGRATORS,
-    RUNNERS,
-    SQL_WRITES,
-    table,
-    words,
-)
+from . import shellverbs as v
+from .shellverbs import table, words
 
 # First words that never mutate, whatever their arguments (no output-file option either).
 _READ_ONLY = words(
@@ -110,32 +100,23 @@ def _subcommand(name: str, argv: list[str]) -> str | None:
     return None
 
 
-_GIT_DRY_N = frozenset(("git clean", "git push", "git add", "git rm", "git mv", "git prune"))
-_BRANCH_CHANGE = words("-d -D -m -M -c -C --delete --move --copy -u --set-upstream-to -f --force")
-_BRANCH_LIST = words("-l --list -a -r --all --remotes --contains --merged --no-merged -v -vv")
-_TAG_CHANGE = words("-d --delete -a -s -f -m")
-_TAG_LIST = words("-l --list -n --contains --points-at --merged -v --verify")
-_CONFIG_CHANGE = words("--unset --unset-all --add --replace-all --remove-section -e --edit")
-_CONFIG_READ = words("--get --get-all --get-regexp -l --list --show-origin get list")
-
-
 def _git(argv: list[str]) -> str | None:
     """git: the table, then the subcommands whose effect depends on their words."""
     found = _subcommand("git", argv)
     if found:
-        dry = "--dry-run" in argv or ("-n" in argv and found in _GIT_DRY_N)
+        dry = "--dry-run" in argv or ("-n" in argv and found in v.GIT_DRY_N)
         return None if dry else found
     i = _operand(argv, 1, _options("git"))
     sub, rest = (argv[i], argv[i + 1 :]) if i < len(argv) else ("", [])
     flags = {w for w in rest if w.startswith("-")}
     operands = [w for w in rest if not w.startswith("-")]
-    if sub == "branch" and (flags & _BRANCH_CHANGE or (operands and not flags & _BRANCH_LIST)):
+    if sub == "branch" and (flags & v.BRANCH_CHANGE or (operands and not flags & v.BRANCH_LIST)):
         return "git branch"
-    if sub == "tag" and (flags & _TAG_CHANGE or (operands and not flags & _TAG_LIST)):
+    if sub == "tag" and (flags & v.TAG_CHANGE or (operands and not flags & v.TAG_LIST)):
         return "git tag"
     if sub == "config" and (
-        flags & _CONFIG_CHANGE
-        or (len(operands) >= 2 and not flags & _CONFIG_READ and operands[0] not in _CONFIG_READ)
+        flags & v.CONFIG_CHANGE
+        or (len(operands) >= 2 and not flags & v.CONFIG_READ and operands[0] not in v.CONFIG_READ)
     ):
         return "git config"
     if any(w.startswith("--output") for w in flags):
@@ -157,11 +138,6 @@ def _gh(argv: list[str]) -> str | None:
             argv[i + 1 :], "gh api", ("-f", "-F", "--field", "--raw-field", "--input")
         )
     return None
-
-
-_CURL_BODY = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form",
-              "-T", "--upload-file", "--json")  # fmt: skip
-_CURL_OUT = words("-o -O --output --remote-name --remote-name-all --output-dir")
 
 
 def _http_write(args: list[str], name: str, fields: tuple[str, ...]) -> str | None:
@@ -196,9 +172,9 @@ def _download(name: str, argv: list[str]) -> str | None:
             if argv[k + 1 : k + 2] and argv[k + 1] in _NULL_SINKS:
                 continue  # `curl -o /dev/null -w '%{http_code}'` only checks
             return "curl -o"
-        if word in _CURL_OUT or (short and "O" in word):
+        if word in v.CURL_OUT or (short and "O" in word):
             return "curl -o"
-    return _http_write(argv[1:], "curl", _CURL_BODY)
+    return _http_write(argv[1:], "curl", v.CURL_BODY)
 
 
 def _has_write_mode(call: str) -> bool:
@@ -220,11 +196,13 @@ def _code_writes(code: str) -> str | None:
     while k >= 0:
         end = code.find(")", k)
         call = code[k : end if end > 0 else len(code)]
+        # the mode is `open(path, MODE)`'s second argument, `Path(...).open(MODE)`'s first;
         # `tarfile.open(fileobj=buf, mode='w')` writes to memory, not to a file
-        if "fileobj=" not in call and _has_write_mode(call):
+        mode = call if code[k - 1 : k] == "." else call.partition(",")[2]
+        if "fileobj=" not in call and _has_write_mode(mode):
             return "open(..., 'w')"
         k = code.find("open(", k + 5)
-    for sign in CODE_WRITES:
+    for sign in v.CODE_WRITES:
         if sign in code:
             return sign.rstrip("(")
     return None
@@ -264,8 +242,11 @@ def _interpreter(name: str, argv: list[str], text: str, depth: int) -> str | Non
 
 
 def _sql(name: str, argv: list[str], text: str) -> str | None:
+    """SQL clients: a statement that writes, or a script fed from a file (a dump, a schema)."""
+    if {"-f", "--file", "source"} & set(argv[1:]) or ("<" in text.replace("<<", "")):
+        return f"{name} < script"
     lowered = " ".join(argv[1:]).lower() + ("\n" + text.lower() if "<<" in text else "")
-    for keyword in SQL_WRITES:
+    for keyword in v.SQL_WRITES:
         if keyword in lowered:
             return f"{name} {keyword.strip()}"
     return None
@@ -287,7 +268,7 @@ def _find(argv: list[str], text: str, depth: int) -> str | None:
 
 def _runner(name: str, argv: list[str], text: str, depth: int) -> str | None:
     """`uv run X`, `npx X`, `npm run build`: the command or script the runner starts."""
-    skip = RUNNERS.get(name)
+    skip = v.RUNNERS.get(name)
     i = _operand(argv, 1, _options(name))
     if skip is not None and (not skip or (i < len(argv) and argv[i] in skip)):
         j = _operand(argv, i + (1 if skip else 0), words("-p --package --with --from"))
@@ -302,7 +283,7 @@ def _runner(name: str, argv: list[str], text: str, depth: int) -> str | None:
         script = argv[i + 1]
     elif name != "npm" and i < len(argv) and argv[i] not in ("run", "test", "exec"):
         script = argv[i]  # `yarn build`, `pnpm build`
-    if any(script == w or script.startswith((w + ":", w + "-")) for w in BUILD_SCRIPTS):
+    if any(script == w or script.startswith((w + ":", w + "-")) for w in v.BUILD_SCRIPTS):
         return f"{name} run {script}"
     return None
 
@@ -316,10 +297,10 @@ def _formatter(name: str, argv: list[str]) -> str | None:
         if argv[1:2] == ["check"] and "--fix" in rest and "--diff" not in rest:
             return "ruff check --fix"
         return None
-    if name in LINTERS_FIX:
+    if name in v.LINTERS_FIX:
         hit = {"--fix", "-a", "-A", "--write", "--apply", "--autocorrect"} & rest
         return f"{name} {min(hit)}" if hit else None
-    checks = FORMATTERS[name]
+    checks = v.FORMATTERS[name]
     if checks is None:
         hit = {"-w", "-i", "--write", "--in-place"} & rest
         return f"{name} {min(hit)}" if hit else None
@@ -343,9 +324,12 @@ def _tool(name: str, argv: list[str], text: str, depth: int) -> str | None:
             ["compose", "run"],
         ):
             return _container_exec(argv, i, text, depth)
+    if name == "ssh":  # the remote command, which the remote shell reads as one line
+        j = _operand(argv, 1, v.SSH_OPTIONS) + 1
+        return why(" ".join(argv[j:])) if j < len(argv) else None
     if name == "docker-compose":
         return _subcommand("docker", ["docker", "compose", *argv[1:]])
-    if name in ("ruff", *LINTERS_FIX) or name in FORMATTERS:
+    if name in ("ruff", *v.LINTERS_FIX) or name in v.FORMATTERS:
         return _formatter(name, argv)
     if name in table("sql"):
         return _sql(name, argv, text)
@@ -397,12 +381,12 @@ def _container_exec(argv: list[str], i: int, text: str, depth: int) -> str | Non
 
 def _manage(args: list[str]) -> str | None:
     """Django's `manage.py` commands that change the database or the tree."""
-    return f"manage.py {args[0]}" if args and args[0] in MANAGE_WRITES else None
+    return f"manage.py {args[0]}" if args and args[0] in v.MANAGE_WRITES else None
 
 
 def _migration(name: str, argv: list[str]) -> str | None:
     """Migration tools under names the tables do not hold (`diesel migration run`, ...)."""
-    pair = MIGRATORS.get(name)
+    pair = v.MIGRATORS.get(name)
     if pair and pair[0] in argv[1:] and (not pair[1] or pair[1] in argv[1:]):
         return f"{name} {pair[0]}"
     return None

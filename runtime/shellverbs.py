@@ -185,3 +185,16 @@ MANAGE_WRITES = words(
 
 MIGRATORS = {"diesel": ("migration", "run"), "sqlx": ("migrate", "run"), "goose": ("up", ""),
               "migrate": ("up", ""), "dbmate": ("up", ""), "flyway": ("migrate", "")}  # fmt: skip
+
+# option sets of git branch/tag/config, curl and ssh
+GIT_DRY_N = frozenset(("git clean", "git push", "git add", "git rm", "git mv", "git prune"))
+BRANCH_CHANGE = words("-d -D -m -M -c -C --delete --move --copy -u --set-upstream-to -f --force")
+BRANCH_LIST = words("-l --list -a -r --all --remotes --contains --merged --no-merged -v -vv")
+TAG_CHANGE = words("-d --delete -a -s -f -m")
+TAG_LIST = words("-l --list -n --contains --points-at --merged -v --verify")
+CONFIG_CHANGE = words("--unset --unset-all --add --replace-all --remove-section -e --edit")
+CONFIG_READ = words("--get --get-all --get-regexp -l --list --show-origin get list")
+CURL_BODY = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form",
+              "-T", "--upload-file", "--json")  # fmt: skip
+CURL_OUT = words("-o -O --output --remote-name --remote-name-all --output-dir")
+SSH_OPTIONS = words("-p -i -l -o -F -J -L -R -D -E -b -c -e -m -O -Q -S -W -w -B -I")

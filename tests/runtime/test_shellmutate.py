@@ -135,6 +135,10 @@ MUTATING: list[tuple[str, str]] = [
     ("mix ecto.migrate", "mix ecto.migrate"),
     ("diesel migration run", "diesel migration"),
     ("sqlite3 app.db 'DELETE FROM users'", "sqlite3 delete"),
+    ("psql -d app -f schema.sql", "psql < script"),
+    ("mysql app < dump.sql", "mysql < script"),
+    ("ssh -p 2222 host 'rm -rf /srv/old'", "rm"),
+    ("ssh host 'cat x > y'", "> y"),
     # build tools (mutating by decision: they write artifacts)
     ("make", "make"),
     ("make install PREFIX=/opt", "make"),
@@ -252,6 +256,10 @@ READ_ONLY: list[str] = [
     "echo done # rm -rf build",
     "command -v rm",
     "which pip",
+    "python - <<PY\nprint(open('a').read())\nPY",
+    "python -c \"import json; json.load(open('a', 'r'))\"",
+    "ssh host ls -la",
+    "sqlite3 app.db 'select * from users'",
 ]
 
 
