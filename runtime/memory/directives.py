@@ -24,8 +24,11 @@ seen, then by id; a directive already fired this session is never fired again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
 __all__ = [
     "DIRECTIVE_KINDS",
@@ -46,7 +49,7 @@ MAX_DIRECTIVES = 2
 DIRECTIVE_KINDS = ("lesson", "procedure")
 MIN_TOKEN = 4
 OUTPUT_TAIL = 1500  # the failing output's tail that is matched (the published plugin's)
-MAX_HANDLE = 64 * 1024  # a pasted blob stays cheap: a handle is cut here
+MAX_HANDLE = 8192  # a pasted blob stays cheap: a path or command is cut here
 PATH_KEYS = ("file_path", "notebook_path", "path", "filePath", "target_file")
 COMMAND_KEYS = ("command", "cmd")
 KINDS = ("paths", "commands", "identifiers", "errors")
@@ -308,7 +311,6 @@ def trigger_key(kind: str, trigger: str) -> str:
             runs = [run for run in _literal_runs(t) if run in keep]
             return max(runs, key=len, default="")
         return _path_tokens(t)[-1]
-    if kind == "commands":
-        words = t.split()
-        return words[0] if words else ""
+    if kind == "commands":  # its longest word: the shell may space or quote words its way
+        return max(t.split(), key=len, default="")
     return t

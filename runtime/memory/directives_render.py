@@ -11,10 +11,13 @@ named in a last line saying how many were left out. Pure, stdlib.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
-from .directives import Hit
+    from .directives import Hit
 
 __all__ = ["DEFAULT_BUDGET", "HEADER", "NOTE", "TRIMMED", "Injection", "render"]
 

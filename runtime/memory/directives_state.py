@@ -10,11 +10,13 @@ state. Stdlib only.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
-from collections.abc import Iterable
-from pathlib import Path
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 __all__ = ["MAX_ENTRIES", "already_fired", "handle_key", "mark_fired", "remember", "seen"]
 
@@ -26,16 +28,23 @@ _SHOWN = 120  # characters of a handle kept readable in its key
 def handle_key(cwd: str, tool: str, handle: str) -> str:
     """The key of one call's handle: `<cwd>:<tool>:<first 120 chars>:<sha256[:16]>` (the
     handle whitespace-normalized: `git  push` and `git push` are one handle)."""
+    import hashlib  # on use: importing it costs more than the rest of the module
+
     normal = " ".join(handle.split())
     digest = hashlib.sha256(normal.encode("utf-8", "replace")).hexdigest()[:16]
     return f"{cwd}:{tool}:{normal[:_SHOWN]}:{digest}"
+
+
+def _file(session_dir: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(session_dir), STATE_FILE)
 
 
 def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
     import json  # on use: a session with no state file never decodes any
 
     try:
-        data = json.loads((Path(session_dir) / STATE_FILE).read_text(encoding="utf-8"))
+        with open(_file(session_dir), encoding="utf-8") as f:
+            data = json.load(f)
     except (OSError, ValueError):
         return {"fired": [], "handles": []}
     if not isinstance(data, dict):
@@ -52,17 +61,19 @@ def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> N
     import json
     import tempfile
 
-    folder = Path(session_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = os.fspath(session_dir)
+    os.makedirs(folder, exist_ok=True)
     bounded = {key: values[-MAX_ENTRIES:] for key, values in state.items()}
     fd, tmp = tempfile.mkstemp(prefix=".directives-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(bounded, out, ensure_ascii=False)
-        os.replace(tmp, folder / STATE_FILE)
+        os.replace(tmp, _file(folder))
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib costs the hook ~3 ms to import)
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
@@ -77,7 +88,7 @@ def _add(session_dir: str | os.PathLike[str], key: str, values: Iterable[str]) -
 
 def seen(session_dir: str | os.PathLike[str], handle: str) -> bool:
     """Whether the handle key `handle` was already answered this session."""
-    if not (Path(session_dir) / STATE_FILE).exists():
+    if not os.path.exists(_file(session_dir)):
         return False
     return handle in _load(session_dir)["handles"]
 
@@ -89,7 +100,7 @@ def remember(session_dir: str | os.PathLike[str], handle: str) -> None:
 
 def already_fired(session_dir: str | os.PathLike[str]) -> list[str]:
     """The directive ids injected this session, oldest first."""
-    if not (Path(session_dir) / STATE_FILE).exists():
+    if not os.path.exists(_file(session_dir)):
         return []
     return _load(session_dir)["fired"]
 
