@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from memhub.runtime.memory.service import index_path
 from .svchelp import make_memory, put, record
 
 STOP = blocked(account="jane", repo="acme")
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def lesson(rid: str, scope: str = "shared", project: str | None = None, **kw: object) -> Record:
@@ -164,3 +168,24 @@ def test_ten_thousand_directives_cost_little_more_than_ten(tmp_path: Path) -> No
     ratio = statistics.median(big_t) / max(statistics.median(small_t), 1e-6)
     print(f"10k vs 10 directives: CPU-time ratio {ratio:.2f}")
     assert ratio < 3, ratio  # without the key cache it is ~100x (every record decoded)
+
+
+def test_a_bare_interpreter_imports_and_answers_with_no_heavy_module(tmp_path: Path) -> None:
+    """Bundles vendor runtime/ as memhub_runtime and a hook runs it under -S -I: importing the
+    recall modules loads no typing, pathlib, re, json or sqlite3; a recall then works."""
+    index = tmp_path / "index.sqlite"
+    bulk_index(index, [lesson("r-a", commands=("helm upgrade",))])
+    shutil.copytree(ROOT / "runtime", tmp_path / "memhub_runtime")
+    code = (
+        f"import sys; sys.path.append({str(tmp_path)!r}); "
+        "from memhub_runtime.memory import directives as D, directives_read as R; "
+        "from memhub_runtime.memory import directives_render, directives_state; "
+        "heavy = sorted({'typing', 'pathlib', 're', 'json', 'sqlite3'} & set(sys.modules)); "
+        f"hits = R.recall({str(index)!r}, [('shared', None)], "
+        "D.call_of({'command': 'helm upgrade web ./chart'}), D.blocked()); "
+        "print(heavy, [h.directive.id for h in hits])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-I", "-c", code], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "[] ['r-a']", proc.stderr
