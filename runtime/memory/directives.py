@@ -229,12 +229,12 @@ def _glob_tails(call: Call) -> list[str]:
 
 
 def _glob_hit(glob: str, call: Call, stop: frozenset[str]) -> str | None:
-    import fnmatch  # on use: only a glob trigger that passed the prefilter needs it
-
     runs = _literal_runs(glob)
     gate = [w for run in runs for w in _words(run) if _passes(w, stop)]
-    if not gate:
-        return None
+    if not gate or not all(w in call.text for w in gate):
+        return None  # cheap refusals first: fnmatch imports re
+    import fnmatch
+
     globs = dict.fromkeys((glob, glob.replace("**/", "")))
     for tail in _glob_tails(call):
         if any(fnmatch.fnmatchcase(tail, g) for g in globs):

@@ -1,7 +1,7 @@
 """Directive recall's read: the active directives of the caller's scopes that a call can fire.
 
 The derived index (`index.sqlite`, the same `docs` and `scan_files` rows `catalog.select`
-reads, scoped the same way by `fts.grants`) holds every record; a hook cannot afford to decode
+reads, scoped by the same grants as `fts.grants`) holds every record; a hook cannot afford to decode
 10,000 of them per call. So a second derived file beside it, `directives.cache` (SQLite),
 keeps each active directive's trigger keys (`directives.trigger_key`: a text every call the
 trigger fires for contains), each filed under its rarest four-character window, stamped with
@@ -9,7 +9,7 @@ the index files' (inode, size, mtime_ns). A call looks its own four-character wi
 there; only directives one of whose keys occurs in the call are read from the index. The
 cache is rebuilt when the stamp differs (any write to the index changes the database or its
 WAL file) and replaced atomically; when it cannot be written the rebuilt keys are used from
-memory. Stdlib only; sqlite3 is imported on the first call, not at import.
+memory. Stdlib only; SQLite is imported on the first call, not at import.
 """
 
 from __future__ import annotations
@@ -71,37 +71,74 @@ def _scope_key(scope: str, project: str) -> str:
 
 
 def _grants(allowed: Sequence[tuple[str, str | None]]) -> set[str]:
-    from . import fts
+    """The scope keys `allowed` grants: `fts.grants`'s two shapes (that module costs the hook
+    ~7 ms to import: re, enum, typing), anything else grants nothing."""
+    out = set()
+    for item in allowed:
+        if isinstance(item, tuple | list) and len(item) == 2:
+            scope, project = item
+            if scope == "shared" and project is None:
+                out.add(_scope_key("shared", ""))
+            elif scope == "project" and isinstance(project, str) and project:
+                out.add(_scope_key("project", project))
+    return out
 
-    return {_scope_key(scope, project) for scope, project in fts.grants(allowed)}
+
+def _sqlite() -> Any:
+    """SQLite's C core where there is one: the `sqlite3` package is `from _sqlite3 import *`
+    plus datetime adapters a read never uses, ~2.5 ms of imports on every hook call."""
+    try:
+        return __import__("_sqlite3")
+    except ImportError:  # pragma: no cover - an interpreter without the C module's name
+        import sqlite3
+
+        return sqlite3
 
 
 def _connect(index: str) -> Any:
-    import sqlite3  # on use: importing this module costs no SQLite
-
-    db = sqlite3.connect(_uri(index), uri=True, timeout=2.0)
+    db = _sqlite().connect(_uri(index), uri=True, timeout=2.0)
     db.execute("PRAGMA query_only = 1")
     return db
 
 
-_ACTIVE = (
-    "FROM docs d JOIN scan_files f ON f.path = d.path WHERE d.source = 'record'"
-    f" AND d.status = 'active' AND d.kind IN ({', '.join(repr(k) for k in DIRECTIVE_KINDS)})"
+_WHERE = (
+    "d.source = 'record' AND d.status = 'active'"
+    f" AND d.kind IN ({', '.join(repr(k) for k in DIRECTIVE_KINDS)})"
 )
 
 
-def _entries(db: Any) -> list[_Entry]:
-    """Every active directive's distinct trigger keys, with its row and grant."""
-    import json
+class _Keys:
+    """Every active directive's trigger keys (key, row, grant) and triggers (row, kind, text)."""
 
-    out: list[_Entry] = []
-    for rowid, scope, project, fields in db.execute(
-        f"SELECT d.rowid, d.scope, d.project, f.fields {_ACTIVE}"
-    ):
-        triggers = json.loads(fields).get("triggers") or {}
-        where = _scope_key(str(scope), str(project))
-        keys = {trigger_key(kind, t) for kind in KINDS for t in triggers.get(kind, ())}
-        out += [(key, int(rowid), where) for key in sorted(keys)]
+    __slots__ = ("entries", "triggers")
+
+    def __init__(self, db: Any) -> None:
+        import json  # on rebuild only: a call on a current cache decodes no JSON
+
+        self.entries: list[_Entry] = []
+        self.triggers: list[tuple[int, str, str]] = []
+        for rowid, scope, project, fields in db.execute(
+            "SELECT d.rowid, d.scope, d.project, f.fields FROM docs d JOIN scan_files f"
+            f" ON f.path = d.path WHERE {_WHERE}"
+        ):
+            found = json.loads(fields).get("triggers") or {}
+            where = _scope_key(str(scope), str(project))
+            pairs = [(kind, str(t)) for kind in KINDS for t in found.get(kind, ())]
+            keys = {trigger_key(kind, t) for kind, t in pairs}
+            self.entries += [(key, int(rowid), where) for key in keys]
+            self.triggers += [(int(rowid), kind, t) for kind, t in pairs]
+
+    def matching(self, text: str, grants: set[str]) -> set[int]:
+        return {doc for key, doc, where in self.entries if where in grants and key in text}
+
+    def of(self, rowids: set[int]) -> dict[int, dict[str, list[str]]]:
+        return _by_row((doc, kind, t) for doc, kind, t in self.triggers if doc in rowids)
+
+
+def _by_row(rows: Iterable[tuple[int, str, str]]) -> dict[int, dict[str, list[str]]]:
+    out: dict[int, dict[str, list[str]]] = {}
+    for doc, kind, text in rows:
+        out.setdefault(int(doc), {}).setdefault(str(kind), []).append(str(text))
     return out
 
 
@@ -117,15 +154,14 @@ def _filed(entries: list[_Entry]) -> list[tuple[str, str, int, str]]:
             counts[window] = counts.get(window, 0) + 1
     out = []
     for key, doc, where in entries:
-        wins = sorted(_windows(key))
+        wins = _windows(key)
         out.append((min(wins, key=counts.__getitem__) if wins else "", key, doc, where))
     return out
 
 
-def _write(cache: str, stamp: str, entries: list[_Entry]) -> bool:
+def _write(cache: str, stamp: str, keys: _Keys) -> bool:
     """Replace the cache atomically; False when it cannot be written."""
-    import sqlite3
-
+    sqlite3 = _sqlite()
     folder, name = os.path.split(cache)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
@@ -136,9 +172,12 @@ def _write(cache: str, stamp: str, entries: list[_Entry]) -> bool:
             out.execute("BEGIN")
             out.execute("CREATE TABLE meta (stamp TEXT NOT NULL)")
             out.execute("CREATE TABLE keys (win TEXT, key TEXT, doc INTEGER, grant TEXT)")
+            out.execute("CREATE TABLE triggers (doc INTEGER, kind TEXT, text TEXT)")
             out.execute("INSERT INTO meta VALUES (?)", (stamp,))
-            out.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", _filed(entries))
+            out.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", _filed(keys.entries))
+            out.executemany("INSERT INTO triggers VALUES (?, ?, ?)", keys.triggers)
             out.execute("CREATE INDEX keys_win ON keys (win)")
+            out.execute("CREATE INDEX triggers_doc ON triggers (doc)")
             out.execute("COMMIT")
         finally:
             out.close()
@@ -151,8 +190,7 @@ def _write(cache: str, stamp: str, entries: list[_Entry]) -> bool:
 
 def _attach(db: Any, cache: str, stamp: str) -> bool:
     """Attach the cache as `k` if it is there and current."""
-    import sqlite3
-
+    sqlite3 = _sqlite()
     try:
         db.execute("ATTACH DATABASE ? AS k", (_uri(cache),))
     except sqlite3.Error:
@@ -167,50 +205,55 @@ def _attach(db: Any, cache: str, stamp: str) -> bool:
     return False
 
 
-def _matching(db: Any, index: str, text: str, grants: set[str]) -> set[int]:
-    """The rows of directives one of whose keys occurs in `text` (within `grants`)."""
-    stamp, cache = _stamp(index), os.path.join(os.path.dirname(index), CACHE_FILE)
-    if not _attach(db, cache, stamp):
-        entries = _entries(db)
-        if not (_write(cache, stamp, entries) and _attach(db, cache, stamp)):
-            return {doc for key, doc, where in entries if where in grants and key in text}
+def _in(values: list[Any]) -> str:
+    return f"({','.join('?' * len(values))})"
+
+
+def _cached(db: Any, text: str, grants: set[str]) -> dict[int, dict[str, list[str]]]:
+    """From the attached cache: the triggers of the rows one of whose keys is in `text`."""
     windows = sorted(_windows(text))
     found = list(db.execute("SELECT key, doc, grant FROM k.keys WHERE win = ''"))
     for i in range(0, len(windows), CHUNK):
         part = windows[i : i + CHUNK]
-        found += db.execute(
-            f"SELECT key, doc, grant FROM k.keys WHERE win IN ({','.join('?' * len(part))})",
-            part,
-        ).fetchall()
-    return {int(doc) for key, doc, where in found if where in grants and key in text}
+        found += db.execute(f"SELECT key, doc, grant FROM k.keys WHERE win IN {_in(part)}", part)
+    rowids = sorted({int(doc) for key, doc, where in found if where in grants and key in text})
+    if not rowids:
+        return {}
+    rows = db.execute(f"SELECT doc, kind, text FROM k.triggers WHERE doc IN {_in(rowids)}", rowids)
+    return _by_row(rows)
 
 
-def _directives(db: Any, rowids: Iterable[int]) -> list[Directive]:
-    import json
+def _matching(db: Any, index: str, text: str, grants: set[str]) -> dict[int, dict[str, list[str]]]:
+    """The triggers of the directives one of whose keys occurs in `text` (within `grants`)."""
+    stamp, cache = _stamp(index), os.path.join(os.path.dirname(index), CACHE_FILE)
+    if not _attach(db, cache, stamp):
+        keys = _Keys(db)
+        if not (_write(cache, stamp, keys) and _attach(db, cache, stamp)):
+            return keys.of(keys.matching(text, grants))
+    return _cached(db, text, grants)
 
-    ids = sorted(rowids)
+
+def _directives(db: Any, triggers: dict[int, dict[str, list[str]]]) -> list[Directive]:
+    """The directives of these rows (still active), with their triggers."""
+    rowids = sorted(triggers)
     rows = db.execute(
-        "SELECT d.id, d.kind, d.title, d.body, d.updated, d.scope, f.fields"
-        f" {_ACTIVE} AND d.rowid IN ({','.join('?' * len(ids))})",
-        ids,
-    ).fetchall()
-    out = []
-    for rid, kind, title, body, updated, scope, fields in rows:
-        data = json.loads(fields)
-        seen = data.get("seen", 1)
-        out.append(
-            Directive(
-                str(rid),
-                str(kind),
-                str(title),
-                str(body),
-                data.get("triggers") or {},
-                str(updated),
-                seen if isinstance(seen, int) else 1,
-                str(scope),
-            )
+        "SELECT d.rowid, d.id, d.kind, d.title, d.body, d.updated, d.scope"
+        f" FROM docs d WHERE {_WHERE} AND d.rowid IN {_in(rowids)}",
+        rowids,
+    )
+    return [
+        Directive(
+            str(rid),
+            str(kind),
+            str(title),
+            str(body),
+            triggers[int(rowid)],
+            str(updated),
+            1,
+            str(scope),
         )
-    return out
+        for rowid, rid, kind, title, body, updated, scope in rows
+    ]
 
 
 def candidates(
@@ -223,8 +266,8 @@ def candidates(
         return []
     db = _connect(path)
     try:
-        rowids = _matching(db, path, call.text, grants)
-        return _directives(db, rowids) if rowids else []
+        triggers = _matching(db, path, call.text, grants)
+        return _directives(db, triggers) if triggers else []
     finally:
         db.close()
 

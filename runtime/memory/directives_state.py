@@ -1,11 +1,12 @@
 """Directive recall's per-session memory: what fired, and which handles were answered.
 
-One small JSON file per session folder (`directives.json`): `fired` (directive ids injected
-this session: each fires at most once) and `handles` (keys of the calls already answered: the
-proactive path does not look the same file or command up twice). Both lists are bounded
-(oldest dropped first); every write replaces the file atomically (temporary file, then
-`os.replace`), so a reader never sees half a file. A missing or unreadable file is an empty
-state. Stdlib only.
+One small text file per session folder (`directives.state`), a line per entry: `fired <id>`
+(a directive injected this session: each fires at most once) and `handle <key>` (a call
+already answered: the proactive path does not look the same file or command up twice). Lines,
+not JSON: `json` costs the hook ~3 ms to import. Both lists are bounded (oldest dropped
+first); every write replaces the file atomically (a temporary file, then `os.replace`), so a
+reader never sees half a file. A missing or unreadable file is an empty state; a line of
+another shape is ignored. Stdlib only.
 """
 
 from __future__ import annotations
@@ -20,19 +21,35 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ENTRIES", "already_fired", "handle_key", "mark_fired", "remember", "seen"]
 
-STATE_FILE = "directives.json"
+STATE_FILE = "directives.state"
+_KINDS = {"fired": "fired", "handle": "handles"}
 MAX_ENTRIES = 1024
 _SHOWN = 120  # characters of a handle kept readable in its key
+
+
+def _sha256(data: bytes) -> str:
+    """sha256 hex without `hashlib` (its OpenSSL binding costs the hook ~2 ms to import)."""
+    for builtin in ("_sha256", "_sha2"):  # CPython <= 3.11, >= 3.12
+        try:
+            return str(__import__(builtin).sha256(data).hexdigest())
+        except ImportError:
+            continue
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def handle_key(cwd: str, tool: str, handle: str) -> str:
     """The key of one call's handle: `<cwd>:<tool>:<first 120 chars>:<sha256[:16]>` (the
     handle whitespace-normalized: `git  push` and `git push` are one handle)."""
-    import hashlib  # on use: importing it costs more than the rest of the module
-
     normal = " ".join(handle.split())
-    digest = hashlib.sha256(normal.encode("utf-8", "replace")).hexdigest()[:16]
-    return f"{cwd}:{tool}:{normal[:_SHOWN]}:{digest}"
+    digest = _sha256(normal.encode("utf-8", "replace"))[:16]
+    return _line(f"{cwd}:{tool}:{normal[:_SHOWN]}:{digest}")
+
+
+def _line(text: str) -> str:
+    """`text` on one line (a folder name may hold a line break)."""
+    return text.replace("\r", " ").replace("\n", " ")
 
 
 def _file(session_dir: str | os.PathLike[str]) -> str:
@@ -40,34 +57,34 @@ def _file(session_dir: str | os.PathLike[str]) -> str:
 
 
 def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
-    import json  # on use: a session with no state file never decodes any
-
+    state: dict[str, list[str]] = {"fired": [], "handles": []}
     try:
-        with open(_file(session_dir), encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return {"fired": [], "handles": []}
-    if not isinstance(data, dict):
-        data = {}
-    return {
-        key: [v for v in data.get(key, []) if isinstance(v, str)]
-        if isinstance(data.get(key), list)
-        else []
-        for key in ("fired", "handles")
-    }
+        with open(_file(session_dir), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return state
+    for line in lines:
+        kind, _, value = line.partition(" ")
+        if kind in _KINDS and value:
+            state[_KINDS[kind]].append(value)
+    return state
 
 
 def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> None:
-    import json
-    import tempfile
-
+    """Replace the state file atomically (a temporary of this process, then os.replace)."""
     folder = os.fspath(session_dir)
     os.makedirs(folder, exist_ok=True)
-    bounded = {key: values[-MAX_ENTRIES:] for key, values in state.items()}
-    fd, tmp = tempfile.mkstemp(prefix=".directives-", suffix=".tmp", dir=folder)
+    text = "".join(
+        f"{kind} {_line(value)}\n"
+        for kind, key in _KINDS.items()
+        for value in state[key][-MAX_ENTRIES:]
+    )
+    # pid-named instead of tempfile.mkstemp: tempfile costs the hook ~3 ms to import
+    tmp = os.path.join(folder, f".{STATE_FILE}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(bounded, out, ensure_ascii=False)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as out:
+            out.write(text)
         os.replace(tmp, _file(folder))
     except BaseException:
         try:  # noqa: SIM105 (contextlib costs the hook ~3 ms to import)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memhub.runtime.memory import directives_state as S
@@ -23,7 +22,9 @@ def test_fired_ids_and_handles_are_remembered_once(tmp_path: Path) -> None:
     S.remember(tmp_path, key)
     S.remember(tmp_path, key)
     assert S.seen(tmp_path, key)
-    assert json.loads((tmp_path / S.STATE_FILE).read_text())["handles"] == [key]
+    assert (tmp_path / S.STATE_FILE).read_text().splitlines() == [
+        "fired r-a", "fired r-b", "fired r-c", f"handle {key}",
+    ]  # fmt: skip
 
 
 def test_handle_keys_normalize_whitespace_and_name_cwd_and_tool() -> None:
@@ -45,9 +46,14 @@ def test_state_is_bounded_oldest_dropped_first(tmp_path: Path) -> None:
 def test_writes_are_atomic_and_a_broken_file_is_an_empty_state(tmp_path: Path) -> None:
     S.mark_fired(tmp_path, ["r-a"])
     assert [p.name for p in tmp_path.iterdir()] == [S.STATE_FILE]  # no temporary left behind
-    (tmp_path / S.STATE_FILE).write_text("{not json")
-    assert S.already_fired(tmp_path) == [] and not S.seen(tmp_path, "k")
-    (tmp_path / S.STATE_FILE).write_text('{"fired": [1, "r-x"], "handles": "no"}')
-    assert S.already_fired(tmp_path) == ["r-x"] and not S.seen(tmp_path, "no")
-    S.remember(tmp_path, "k")  # a broken file is replaced, not appended to
+    (tmp_path / S.STATE_FILE).write_bytes(b"\xff\xfe{not a state\nfired\nfired r-x\nseen k\n")
+    assert S.already_fired(tmp_path) == ["r-x"] and not S.seen(tmp_path, "k")
+    S.remember(tmp_path, "k")  # a broken file is rewritten clean, not appended to
     assert S.seen(tmp_path, "k")
+    assert (tmp_path / S.STATE_FILE).read_text().splitlines() == ["fired r-x", "handle k"]
+
+
+def test_a_line_break_in_a_folder_name_cannot_forge_an_entry(tmp_path: Path) -> None:
+    key = S.handle_key("/r\nfired r-forged", "Bash", "ls")
+    S.remember(tmp_path, key)
+    assert S.seen(tmp_path, key) and S.already_fired(tmp_path) == []
