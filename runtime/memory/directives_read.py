@@ -1,15 +1,19 @@
 """Directive recall's read: the active directives of the caller's scopes that a call can fire.
 
-The derived index (`index.sqlite`, the same `docs` and `scan_files` rows `catalog.select`
-reads, scoped by the same grants as `fts.grants`) holds every record; a hook cannot afford to decode
+The derived index (`index.sqlite`: the `docs` and `scan_files` rows `catalog.select` reads,
+scoped by the grants `fts.grants` accepts) holds every record; a hook cannot afford to decode
 10,000 of them per call. So a second derived file beside it, `directives.cache` (SQLite),
-keeps each active directive's trigger keys (`directives.trigger_key`: a text every call the
-trigger fires for contains), each filed under its rarest four-character window, stamped with
-the index files' (inode, size, mtime_ns). A call looks its own four-character windows up
-there; only directives one of whose keys occurs in the call are read from the index. The
-cache is rebuilt when the stamp differs (any write to the index changes the database or its
-WAL file) and replaced atomically; when it cannot be written the rebuilt keys are used from
-memory. Stdlib only; SQLite is imported on the first call, not at import.
+holds each active directive's triggers and trigger keys (`directives.trigger_key`: a text
+every call the trigger fires for contains), each key filed under its rarest four-character
+window. A call looks its own four-character windows up there; only the directives one of
+whose keys occurs in the call are read from the index, by (scope, project, id).
+
+The cache is current when it was built from the same record files: its fingerprint is every
+`scan_files` revision and state (one indexed-column scan, ~1 ms at 10k records), checked only
+when the index files' (inode, size, mtime_ns) differ from when it was built (the scanner
+writes its bookkeeping on every read, so they often do). A stale cache is rebuilt and
+replaced atomically; when it cannot be written the rebuilt keys are used from memory.
+Stdlib only; SQLite is imported on the first call, not at import.
 """
 
 from __future__ import annotations
@@ -21,9 +25,15 @@ from .directives import DIRECTIVE_KINDS, KINDS, Call, Directive, Hit, select, tr
 __all__ = ["CACHE_FILE", "candidates", "recall"]
 
 CACHE_FILE = "directives.cache"
-FORMAT = "1"
+FORMAT = "2"
 WIDTH = 4  # keys are filed under one window of this width; shorter keys under ""
-CHUNK = 500  # windows per query (old SQLite builds allow 999 parameters)
+CHUNK = 500  # parameters per query (old SQLite builds allow 999)
+_WHERE = (
+    "d.source = 'record' AND d.status = 'active'"
+    f" AND d.kind IN ({', '.join(repr(k) for k in DIRECTIVE_KINDS)})"
+)
+_FINGERPRINT = "SELECT count(*), group_concat(revision || state, ',') FROM scan_files"
+
 # typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +41,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     Where = str | os.PathLike[str]
-    _Entry = tuple[str, int, str]  # key, docs rowid, grant ("shared:" or "project:<id>")
+    Doc = tuple[str, str]  # (grant: "shared:" or "project:<id>", record id)
+    Triggers = dict[Doc, dict[str, list[str]]]
 
 
 def _uri(path: str) -> str:
@@ -49,41 +60,6 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _stamp(index: str) -> str:
-    """The index files' (inode, size, mtime_ns): a commit changes the database or its WAL.
-
-    An empty WAL holds nothing (a reader may create one): the same as none."""
-    out: list[int] = []
-    for path in (index, index + "-wal"):
-        try:
-            st = os.stat(path)
-        except OSError:
-            st = None
-        if st is None or st.st_size == 0:
-            out += [0, 0, 0]
-            continue
-        out += [st.st_ino, st.st_size, st.st_mtime_ns]
-    return f"{FORMAT}:" + ":".join(map(str, out))
-
-
-def _scope_key(scope: str, project: str) -> str:
-    return f"{scope}:{project}"
-
-
-def _grants(allowed: Sequence[tuple[str, str | None]]) -> set[str]:
-    """The scope keys `allowed` grants: `fts.grants`'s two shapes (that module costs the hook
-    ~7 ms to import: re, enum, typing), anything else grants nothing."""
-    out = set()
-    for item in allowed:
-        if isinstance(item, tuple | list) and len(item) == 2:
-            scope, project = item
-            if scope == "shared" and project is None:
-                out.add(_scope_key("shared", ""))
-            elif scope == "project" and isinstance(project, str) and project:
-                out.add(_scope_key("project", project))
-    return out
-
-
 def _sqlite() -> Any:
     """SQLite's C core where there is one: the `sqlite3` package is `from _sqlite3 import *`
     plus datetime adapters a read never uses, ~2.5 ms of imports on every hook call."""
@@ -95,50 +71,78 @@ def _sqlite() -> Any:
         return sqlite3
 
 
+def _stamp(index: str) -> str:
+    """The index files' (inode, size, mtime_ns). An empty WAL (a reader may make one) is none."""
+    out: list[int] = []
+    for path in (index, index + "-wal"):
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        out += [st.st_ino, st.st_size, st.st_mtime_ns] if st and st.st_size else [0, 0, 0]
+    return f"{FORMAT}:" + ":".join(map(str, out))
+
+
+def _fingerprint(db: Any) -> str:
+    """What the records in the index are: every file's revision and state, in table order."""
+    count, revisions = db.execute(_FINGERPRINT).fetchone()
+    return f"{FORMAT}:{count}:{revisions or ''}"
+
+
+def _grant(scope: str, project: str | None) -> str:
+    return f"{scope}:{project or ''}"
+
+
+def _grants(allowed: Sequence[tuple[str, str | None]]) -> set[str]:
+    """The scopes `allowed` grants: `fts.grants`'s two shapes, anything else grants nothing
+    (fts itself costs the hook ~7 ms to import: re, enum, typing)."""
+    out = set()
+    for item in allowed:
+        if isinstance(item, tuple | list) and len(item) == 2:
+            scope, project = item
+            if scope == "shared" and project is None:
+                out.add(_grant("shared", None))
+            elif scope == "project" and isinstance(project, str) and project:
+                out.add(_grant("project", project))
+    return out
+
+
 def _connect(index: str) -> Any:
     db = _sqlite().connect(_uri(index), uri=True, timeout=2.0)
     db.execute("PRAGMA query_only = 1")
     return db
 
 
-_WHERE = (
-    "d.source = 'record' AND d.status = 'active'"
-    f" AND d.kind IN ({', '.join(repr(k) for k in DIRECTIVE_KINDS)})"
-)
-
-
 class _Keys:
-    """Every active directive's trigger keys (key, row, grant) and triggers (row, kind, text)."""
+    """Every active directive's trigger keys (key, grant, id) and triggers (grant, id, kind,
+    text), read from the index."""
 
     __slots__ = ("entries", "triggers")
 
     def __init__(self, db: Any) -> None:
         import json  # on rebuild only: a call on a current cache decodes no JSON
 
-        self.entries: list[_Entry] = []
-        self.triggers: list[tuple[int, str, str]] = []
-        for rowid, scope, project, fields in db.execute(
-            "SELECT d.rowid, d.scope, d.project, f.fields FROM docs d JOIN scan_files f"
+        self.entries: list[tuple[str, str, str]] = []
+        self.triggers: list[tuple[str, str, str, str]] = []
+        for scope, project, rid, fields in db.execute(
+            "SELECT d.scope, d.project, d.id, f.fields FROM docs d JOIN scan_files f"
             f" ON f.path = d.path WHERE {_WHERE}"
         ):
             found = json.loads(fields).get("triggers") or {}
-            where = _scope_key(str(scope), str(project))
+            where, rid = _grant(str(scope), str(project)), str(rid)
             pairs = [(kind, str(t)) for kind in KINDS for t in found.get(kind, ())]
-            keys = {trigger_key(kind, t) for kind, t in pairs}
-            self.entries += [(key, int(rowid), where) for key in keys]
-            self.triggers += [(int(rowid), kind, t) for kind, t in pairs]
+            self.entries += [(key, where, rid) for key in {trigger_key(k, t) for k, t in pairs}]
+            self.triggers += [(where, rid, kind, t) for kind, t in pairs]
 
-    def matching(self, text: str, grants: set[str]) -> set[int]:
-        return {doc for key, doc, where in self.entries if where in grants and key in text}
-
-    def of(self, rowids: set[int]) -> dict[int, dict[str, list[str]]]:
-        return _by_row((doc, kind, t) for doc, kind, t in self.triggers if doc in rowids)
+    def matching(self, text: str, grants: set[str]) -> Triggers:
+        docs = {(w, rid) for key, w, rid in self.entries if w in grants and key in text}
+        return _by_doc(t for t in self.triggers if (t[0], t[1]) in docs)
 
 
-def _by_row(rows: Iterable[tuple[int, str, str]]) -> dict[int, dict[str, list[str]]]:
-    out: dict[int, dict[str, list[str]]] = {}
-    for doc, kind, text in rows:
-        out.setdefault(int(doc), {}).setdefault(str(kind), []).append(str(text))
+def _by_doc(rows: Iterable[tuple[str, str, str, str]]) -> Triggers:
+    out: Triggers = {}
+    for where, rid, kind, text in rows:
+        out.setdefault((str(where), str(rid)), {}).setdefault(str(kind), []).append(str(text))
     return out
 
 
@@ -146,20 +150,27 @@ def _windows(text: str) -> set[str]:
     return {text[i : i + WIDTH] for i in range(len(text) - WIDTH + 1)}
 
 
-def _filed(entries: list[_Entry]) -> list[tuple[str, str, int, str]]:
-    """Each entry under its rarest window (any window of a key is in every text holding it)."""
+def _filed(entries: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """Each key under its rarest window (any window of a key is in every text holding it)."""
     counts: dict[str, int] = {}
-    for key, _doc, _where in entries:
+    for key, _where, _rid in entries:
         for window in _windows(key):
             counts[window] = counts.get(window, 0) + 1
     out = []
-    for key, doc, where in entries:
+    for key, where, rid in entries:
         wins = _windows(key)
-        out.append((min(wins, key=counts.__getitem__) if wins else "", key, doc, where))
+        out.append((min(wins, key=counts.__getitem__) if wins else "", key, where, rid))
     return out
 
 
-def _write(cache: str, stamp: str, keys: _Keys) -> bool:
+_TABLES = (
+    "CREATE TABLE meta (stamp TEXT NOT NULL, fingerprint TEXT NOT NULL)",
+    "CREATE TABLE keys (win TEXT, key TEXT, grant TEXT, id TEXT)",
+    "CREATE TABLE triggers (grant TEXT, id TEXT, kind TEXT, text TEXT)",
+)
+
+
+def _write(cache: str, meta: tuple[str, str], keys: _Keys) -> bool:
     """Replace the cache atomically; False when it cannot be written."""
     sqlite3 = _sqlite()
     folder, name = os.path.split(cache)
@@ -168,16 +179,15 @@ def _write(cache: str, stamp: str, keys: _Keys) -> bool:
         _unlink(tmp)
         out = sqlite3.connect(tmp, isolation_level=None)
         try:
-            out.execute("PRAGMA journal_mode = OFF")
+            out.execute("PRAGMA journal_mode = OFF")  # a new private file, replaced whole
             out.execute("BEGIN")
-            out.execute("CREATE TABLE meta (stamp TEXT NOT NULL)")
-            out.execute("CREATE TABLE keys (win TEXT, key TEXT, doc INTEGER, grant TEXT)")
-            out.execute("CREATE TABLE triggers (doc INTEGER, kind TEXT, text TEXT)")
-            out.execute("INSERT INTO meta VALUES (?)", (stamp,))
+            for statement in _TABLES:
+                out.execute(statement)
+            out.execute("INSERT INTO meta VALUES (?, ?)", meta)
             out.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", _filed(keys.entries))
-            out.executemany("INSERT INTO triggers VALUES (?, ?, ?)", keys.triggers)
+            out.executemany("INSERT INTO triggers VALUES (?, ?, ?, ?)", keys.triggers)
             out.execute("CREATE INDEX keys_win ON keys (win)")
-            out.execute("CREATE INDEX triggers_doc ON triggers (doc)")
+            out.execute("CREATE INDEX triggers_id ON triggers (id)")
             out.execute("COMMIT")
         finally:
             out.close()
@@ -189,15 +199,15 @@ def _write(cache: str, stamp: str, keys: _Keys) -> bool:
 
 
 def _attach(db: Any, cache: str, stamp: str) -> bool:
-    """Attach the cache as `k` if it is there and current."""
+    """Attach the cache as `k` if it was built from the records the index now holds."""
     sqlite3 = _sqlite()
     try:
         db.execute("ATTACH DATABASE ? AS k", (_uri(cache),))
     except sqlite3.Error:
         return False
     try:
-        row = db.execute("SELECT stamp FROM k.meta").fetchone()
-        if row is not None and row[0] == stamp:
+        row = db.execute("SELECT stamp, fingerprint FROM k.meta").fetchone()
+        if row is not None and (row[0] == stamp or row[1] == _fingerprint(db)):
             return True
     except sqlite3.Error:
         pass
@@ -205,55 +215,57 @@ def _attach(db: Any, cache: str, stamp: str) -> bool:
     return False
 
 
-def _in(values: list[Any]) -> str:
+def _in(values: Sequence[object]) -> str:
     return f"({','.join('?' * len(values))})"
 
 
-def _cached(db: Any, text: str, grants: set[str]) -> dict[int, dict[str, list[str]]]:
-    """From the attached cache: the triggers of the rows one of whose keys is in `text`."""
-    windows = sorted(_windows(text))
-    found = list(db.execute("SELECT key, doc, grant FROM k.keys WHERE win = ''"))
-    for i in range(0, len(windows), CHUNK):
-        part = windows[i : i + CHUNK]
-        found += db.execute(f"SELECT key, doc, grant FROM k.keys WHERE win IN {_in(part)}", part)
-    rowids = sorted({int(doc) for key, doc, where in found if where in grants and key in text})
-    if not rowids:
-        return {}
-    rows = db.execute(f"SELECT doc, kind, text FROM k.triggers WHERE doc IN {_in(rowids)}", rowids)
-    return _by_row(rows)
+def _chunks(values: list[str]) -> Iterable[list[str]]:
+    for i in range(0, len(values), CHUNK):
+        yield values[i : i + CHUNK]
 
 
-def _matching(db: Any, index: str, text: str, grants: set[str]) -> dict[int, dict[str, list[str]]]:
+def _cached(db: Any, text: str, grants: set[str]) -> Triggers:
+    """From the attached cache: the triggers of directives one of whose keys is in `text`."""
+    found = list(db.execute("SELECT key, grant, id FROM k.keys WHERE win = ''"))
+    for part in _chunks(sorted(_windows(text))):
+        found += db.execute(f"SELECT key, grant, id FROM k.keys WHERE win IN {_in(part)}", part)
+    docs = {(w, rid) for key, w, rid in found if w in grants and key in text}
+    out: Triggers = {}
+    for part in _chunks(sorted({rid for _w, rid in docs})):
+        rows = db.execute(
+            f"SELECT grant, id, kind, text FROM k.triggers WHERE id IN {_in(part)}", part
+        )
+        out.update(_by_doc(row for row in rows if (row[0], row[1]) in docs))
+    return out
+
+
+def _matching(db: Any, index: str, text: str, grants: set[str]) -> Triggers:
     """The triggers of the directives one of whose keys occurs in `text` (within `grants`)."""
     stamp, cache = _stamp(index), os.path.join(os.path.dirname(index), CACHE_FILE)
-    if not _attach(db, cache, stamp):
-        keys = _Keys(db)
-        if not (_write(cache, stamp, keys) and _attach(db, cache, stamp)):
-            return keys.of(keys.matching(text, grants))
-    return _cached(db, text, grants)
+    if _attach(db, cache, stamp):
+        return _cached(db, text, grants)
+    keys = _Keys(db)
+    if _write(cache, (stamp, _fingerprint(db)), keys) and _attach(db, cache, stamp):
+        return _cached(db, text, grants)
+    return keys.matching(text, grants)
 
 
-def _directives(db: Any, triggers: dict[int, dict[str, list[str]]]) -> list[Directive]:
-    """The directives of these rows (still active), with their triggers."""
-    rowids = sorted(triggers)
-    rows = db.execute(
-        "SELECT d.rowid, d.id, d.kind, d.title, d.body, d.updated, d.scope"
-        f" FROM docs d WHERE {_WHERE} AND d.rowid IN {_in(rowids)}",
-        rowids,
-    )
-    return [
-        Directive(
-            str(rid),
-            str(kind),
-            str(title),
-            str(body),
-            triggers[int(rowid)],
-            str(updated),
-            1,
-            str(scope),
-        )
-        for rowid, rid, kind, title, body, updated, scope in rows
-    ]
+def _directives(db: Any, triggers: Triggers) -> list[Directive]:
+    """The directives named (still active in the index), with their triggers."""
+    out = []
+    for part in _chunks(sorted({rid for _w, rid in triggers})):
+        for rid, kind, title, body, updated, scope, project in db.execute(
+            "SELECT d.id, d.kind, d.title, d.body, d.updated, d.scope, d.project"
+            f" FROM docs d WHERE {_WHERE} AND d.id IN {_in(part)}",
+            part,
+        ):
+            found = triggers.get((_grant(str(scope), str(project)), str(rid)))
+            if found is not None:
+                text = (str(title), str(body))
+                out.append(
+                    Directive(str(rid), str(kind), *text, found, str(updated), 1, str(scope))
+                )
+    return out
 
 
 def candidates(

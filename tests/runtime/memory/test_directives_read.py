@@ -87,6 +87,35 @@ def test_the_cache_follows_every_change_to_the_index(tmp_path: Path) -> None:
     assert ids(index, allowed, {"command": "rm prod.tfstate"}) == ["r-b"]
 
 
+def test_a_read_that_changes_no_record_keeps_the_cache(tmp_path: Path) -> None:
+    """The scanner writes its bookkeeping on every read: that is no reason to rebuild."""
+    m = make_memory(tmp_path)
+    put(m.home, lesson("r-a", commands=("terraform apply",)))
+    with m.service() as svc:
+        svc.refresh_index()
+        index, allowed = index_path(m.home), svc.workspace.allowed()
+        assert ids(index, allowed, {"command": "terraform apply"}) == ["r-a"]
+        built, stamp = (index.parent / R.CACHE_FILE).stat().st_ino, R._stamp(str(index))
+        svc.refresh_index(full=True)
+        svc.list()
+    assert R._stamp(str(index)) != stamp  # the index files did change
+    assert ids(index, allowed, {"command": "terraform apply"}) == ["r-a"]
+    assert (index.parent / R.CACHE_FILE).stat().st_ino == built
+
+
+def test_a_rebuilt_index_with_new_row_numbers_still_answers_right(tmp_path: Path) -> None:
+    m = make_memory(tmp_path)
+    for n in range(5):
+        put(m.home, lesson(f"r-{n}", identifiers=(f"Widget{n}Factory",)))
+    with m.service() as svc:
+        svc.refresh_index()
+        index, allowed = index_path(m.home), svc.workspace.allowed()
+        assert ids(index, allowed, {"command": "grep Widget3Factory"}) == ["r-3"]
+        svc.rebuild_index()
+    assert ids(index, allowed, {"command": "grep Widget3Factory"}) == ["r-3"]
+    assert ids(index, allowed, {"command": "grep Widget1Factory"}) == ["r-1"]
+
+
 def test_a_broken_or_unwritable_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     index = tmp_path / "index.sqlite"
     bulk_index(index, [lesson("r-a", paths=("alembic/versions/*.py",))])
