@@ -152,15 +152,15 @@ def _windows(text: str) -> set[str]:
 
 def _filed(entries: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
     """Each key under its rarest window (any window of a key is in every text holding it)."""
+    windows = {key: _windows(key) for key, _where, _rid in entries}
     counts: dict[str, int] = {}
-    for key, _where, _rid in entries:
-        for window in _windows(key):
+    for wins in windows.values():
+        for window in wins:
             counts[window] = counts.get(window, 0) + 1
-    out = []
-    for key, where, rid in entries:
-        wins = _windows(key)
-        out.append((min(wins, key=counts.__getitem__) if wins else "", key, where, rid))
-    return out
+    return [
+        (min(windows[key], key=counts.__getitem__) if windows[key] else "", key, where, rid)
+        for key, where, rid in entries
+    ]
 
 
 _TABLES = (
@@ -252,19 +252,21 @@ def _matching(db: Any, index: str, text: str, grants: set[str]) -> Triggers:
 
 def _directives(db: Any, triggers: Triggers) -> list[Directive]:
     """The directives named (still active in the index), with their triggers."""
+    by_grant: dict[str, list[str]] = {}
+    for where, rid in sorted(triggers):
+        by_grant.setdefault(where, []).append(rid)
     out = []
-    for part in _chunks(sorted({rid for _w, rid in triggers})):
-        for rid, kind, title, body, updated, scope, project in db.execute(
-            "SELECT d.id, d.kind, d.title, d.body, d.updated, d.scope, d.project"
-            f" FROM docs d WHERE {_WHERE} AND d.id IN {_in(part)}",
-            part,
-        ):
-            found = triggers.get((_grant(str(scope), str(project)), str(rid)))
-            if found is not None:
+    for where, rids in by_grant.items():
+        scope, _, project = where.partition(":")
+        for part in _chunks(rids):  # scope, project and id: the index's unique key
+            for rid, kind, title, body, updated in db.execute(
+                "SELECT d.id, d.kind, d.title, d.body, d.updated FROM docs d"
+                f" WHERE d.scope = ? AND d.project = ? AND d.id IN {_in(part)} AND {_WHERE}",
+                [scope, project, *part],
+            ):
+                found = triggers[(where, str(rid))]
                 text = (str(title), str(body))
-                out.append(
-                    Directive(str(rid), str(kind), *text, found, str(updated), 1, str(scope))
-                )
+                out.append(Directive(str(rid), str(kind), *text, found, str(updated), 1, scope))
     return out
 
 
