@@ -7,7 +7,8 @@ its kind:
 - paths: a glob (`*`, `?`, `[...]`; `**/` also matches no folder) against every trailing part
   of each path in the call (file paths, and path-like words of the command); a literal path
   by itself, its basename or its extension-less stem, found in the call on alphanumeric
-  boundaries (`models.py` fires for `/repo/app/models.py`, not for `old_models.pyc`);
+  boundaries (`app/models.py` fires for `/repo/app/models.py` and, by its stem, for
+  `models_test.py`, not for `oldmodels.py`);
 - commands: the trigger's words begin one of the simple commands the shell would run
   (`shellcmd.commands`: quoted text, heredoc bodies and `echo git push` are not runs);
 - identifiers: found in the call's paths, command or output on alphanumeric boundaries;
@@ -54,7 +55,7 @@ PATH_KEYS = ("file_path", "notebook_path", "path", "filePath", "target_file")
 COMMAND_KEYS = ("command", "cmd")
 KINDS = ("paths", "commands", "identifiers", "errors")
 # Words that name nothing in particular: a trigger (or the part of one) that is only this
-# never fires. The published plugin's list (shared/reference §6.10), kept as is.
+# never fires. The published plugin's list (its directive_recall.py), kept as is.
 GENERIC = frozenset((
     "true", "false", "none", "null", "self", "this", "that", "with", "from", "when", "into",
     "your", "code", "file", "path", "main", "test", "tests", "todo", "temp", "data", "origin",
