@@ -1,0 +1,127 @@
+"""Directive recall's per-session memory: what fired, and which handles were answered.
+
+One small text file per session folder (`directives.state`), a line per entry: `fired <id>`
+(a directive injected this session: each fires at most once) and `handle <key>` (a call
+already answered: the proactive path does not look the same file or command up twice). Lines,
+not JSON: `json` costs the hook ~3 ms to import. Both lists are bounded (oldest dropped
+first); every write replaces the file atomically (a temporary file, then `os.replace`), so a
+reader never sees half a file. A missing or unreadable file is an empty state; a line of
+another shape is ignored. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import os
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+
+__all__ = ["MAX_ENTRIES", "already_fired", "handle_key", "mark_fired", "remember", "seen"]
+
+STATE_FILE = "directives.state"
+_KINDS = {"fired": "fired", "handle": "handles"}
+MAX_ENTRIES = 1024
+_SHOWN = 120  # characters of a handle kept readable in its key
+
+
+def _sha256(data: bytes) -> str:
+    """sha256 hex without `hashlib` (its OpenSSL binding costs the hook ~2 ms to import)."""
+    for builtin in ("_sha256", "_sha2"):  # CPython <= 3.11, >= 3.12
+        try:
+            return str(__import__(builtin).sha256(data).hexdigest())
+        except ImportError:
+            continue
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def handle_key(cwd: str, tool: str, handle: str) -> str:
+    """The key of one call's handle: `<cwd>:<tool>:<first 120 chars>:<sha256[:16]>` (the
+    handle whitespace-normalized: `git  push` and `git push` are one handle)."""
+    normal = " ".join(handle.split())
+    digest = _sha256(normal.encode("utf-8", "replace"))[:16]
+    return _line(f"{cwd}:{tool}:{normal[:_SHOWN]}:{digest}")
+
+
+def _line(text: str) -> str:
+    """`text` on one line (a folder name may hold a line break)."""
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def _file(session_dir: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(session_dir), STATE_FILE)
+
+
+def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
+    state: dict[str, list[str]] = {"fired": [], "handles": []}
+    try:
+        with open(_file(session_dir), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return state
+    for line in lines:
+        kind, _, value = line.partition(" ")
+        if kind in _KINDS and value:
+            state[_KINDS[kind]].append(value)
+    return state
+
+
+def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> None:
+    """Replace the state file atomically (a temporary of this process, then os.replace)."""
+    folder = os.fspath(session_dir)
+    os.makedirs(folder, exist_ok=True)
+    text = "".join(
+        f"{kind} {_line(value)}\n"
+        for kind, key in _KINDS.items()
+        for value in state[key][-MAX_ENTRIES:]
+    )
+    # pid-named instead of tempfile.mkstemp: tempfile costs the hook ~3 ms to import
+    tmp = os.path.join(folder, f".{STATE_FILE}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, _file(folder))
+    except BaseException:
+        try:  # noqa: SIM105 (contextlib costs the hook ~3 ms to import)
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _add(session_dir: str | os.PathLike[str], key: str, values: Iterable[str]) -> None:
+    state = _load(session_dir)
+    have = state[key]
+    new = [v for v in dict.fromkeys(values) if v not in have]
+    if new:
+        state[key] = have + new
+        _save(session_dir, state)
+
+
+def seen(session_dir: str | os.PathLike[str], handle: str) -> bool:
+    """Whether the handle key `handle` was already answered this session."""
+    if not os.path.exists(_file(session_dir)):
+        return False
+    return handle in _load(session_dir)["handles"]
+
+
+def remember(session_dir: str | os.PathLike[str], handle: str) -> None:
+    """Note that the handle key `handle` was answered (a hit or not) this session."""
+    _add(session_dir, "handles", [handle])
+
+
+def already_fired(session_dir: str | os.PathLike[str]) -> list[str]:
+    """The directive ids injected this session, oldest first."""
+    if not os.path.exists(_file(session_dir)):
+        return []
+    return _load(session_dir)["fired"]
+
+
+def mark_fired(session_dir: str | os.PathLike[str], ids: Iterable[str]) -> None:
+    """Note directives injected this session (call once the text is delivered)."""
+    _add(session_dir, "fired", ids)
