@@ -43,18 +43,24 @@ def mh(
     return Memhub(capsys, monkeypatch, tmp_path)
 
 
-def modules_of(*args: str, cwd: Path) -> list[str]:
+def probe(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[str, dict]:
+    """What `memhub ARGS` printed, and its exit code and loaded modules, from a new process."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
-        env=dict(os.environ),
+        env=env if env is not None else dict(os.environ),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    report = json.loads(done.stdout.rsplit("\n@@", 1)[1])
-    assert report["code"] == 0, done.stderr
+    out, report = done.stdout.rsplit("\n@@", 1)
+    return out, {**json.loads(report), "stderr": done.stderr}
+
+
+def modules_of(*args: str, cwd: Path) -> list[str]:
+    _, report = probe(*args, cwd=cwd)
+    assert report["code"] == 0, report["stderr"]
     return list(report["modules"])
 
 
@@ -98,17 +104,8 @@ def searched(*args: str, cwd: Path, trust: str | None = None) -> tuple[dict, lis
     env = dict(os.environ)
     if trust is not None:
         env["MEMHUB_MEMORY_TRUST_SECONDS"] = trust
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, "memory", "search", *args, "--json"],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    out, report = done.stdout.rsplit("\n@@", 1)
-    return json.loads(out), json.loads(report)["modules"]
+    out, report = probe("memory", "search", *args, "--json", cwd=cwd, env=env)
+    return json.loads(out), report["modules"]
 
 
 def test_a_search_in_the_trust_window_is_answered_from_the_index_alone(
