@@ -116,6 +116,12 @@ def _run(args: list[str]) -> object:
     """A remembered no-op apply (cli/replay.py, before click is imported), else a plain
     apply or a plain `memory search` without click (cli/applyrun.py, cli/memory_search.py),
     else the verb through the click group."""
+    if args[:2] == ["memory", "search"]:  # the read run over and over: no click either
+        from memhub.compiler.cli import memory_search
+
+        search = memory_search.parse_search(args[2:])
+        if search is not None:
+            return memory_search.run_plain(search)
     from memhub.compiler.cli.replay import parse_apply, replayed
 
     plain = parse_apply(args)
@@ -126,12 +132,6 @@ def _run(args: list[str]) -> object:
         from memhub.compiler.cli.applyrun import run_plain
 
         return run_plain(plain)
-    if args[:2] == ["memory", "search"]:  # the read run over and over: no click either
-        from memhub.compiler.cli import memory_search
-
-        search = memory_search.parse_search(args[2:])
-        if search is not None:
-            return memory_search.run_plain(search)
     from memhub.compiler.cli.options import reset_replies
 
     reset_replies()

@@ -64,7 +64,7 @@ def list_command(
     body), `data.problems`, `data.project`. Example: memhub memory list --kind decision
     """
     service = open_service(project)
-    warnings = _checked(service, scope)
+    warnings = _checked(service.workspace, scope)
     entries = service.list(
         scope=scope, kinds=kinds, tags=tags, include_superseded=include_all, limit=limit
     )

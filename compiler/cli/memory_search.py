@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memhub.compiler.cli.echo import echo
 from memhub.compiler.cli.envelope import send
 from memhub.compiler.cli.exitcodes import EXIT_OK
 from memhub.compiler.cli.memory_text import one_line, project_json
-from memhub.runtime.memory.records import KINDS
+from memhub.runtime.memory.kinds import KINDS
 
 if TYPE_CHECKING:
-    from memhub.runtime.memory.service import Found, MemoryService
+    from memhub.runtime.memory.found import Found
+    from memhub.runtime.memory.service import MemoryService
+    from memhub.runtime.memory.workspace import Workspace
 
 COMMAND = "memory search"
 SEARCH_KINDS = (*KINDS, "session")
@@ -27,8 +28,7 @@ SCOPES = ("shared", "project")
 _VALUED = ("--project", "--scope", "--kind", "--tag", "--limit")
 
 
-@dataclass(frozen=True)
-class SearchArgs:
+class SearchArgs(NamedTuple):
     """A `memhub memory search` invocation."""
 
     query: str
@@ -116,24 +116,28 @@ def _utf8(word: str) -> bool:
 def open_service(project: Path | None, scopes: tuple[str, ...] = SCOPES) -> MemoryService:
     """The service over the workspace of `project` (default: the working directory)."""
     from memhub.runtime.memory.service import MemoryService
+
+    return MemoryService(open_caller(project, scopes))
+
+
+def open_caller(project: Path | None, scopes: tuple[str, ...] = SCOPES) -> Workspace:
+    """The workspace of `project` (default: the working directory)."""
     from memhub.runtime.memory.workspace import open_workspace
 
-    workspace = open_workspace(
+    return open_workspace(
         memhub_home(),
         project=project.resolve() if project is not None else None,
         scopes=scopes,
         writable=True,
     )
-    return MemoryService(workspace)
 
 
-def read_warnings(service: MemoryService, scope: str | None) -> list[str]:
+def read_warnings(workspace: Workspace, scope: str | None) -> list[str]:
     """The warnings of a read: no project here (only shared records are seen), or a project
     that does not read shared ones. A read of `--scope project` without a project is refused
     (NoProject), never an empty success."""
     from memhub.runtime.memory.errors import NoProject
 
-    workspace = service.workspace
     if workspace.project_id is not None:
         if "shared" in workspace.scopes or scope == "project":
             return []
@@ -148,7 +152,7 @@ def read_warnings(service: MemoryService, scope: str | None) -> list[str]:
 
 def run_search(service: MemoryService, a: SearchArgs) -> int:
     """Search, print the hits (text, or the --json envelope) and return the exit code."""
-    warnings = read_warnings(service, a.scope)
+    warnings = read_warnings(service.workspace, a.scope)
     if "session" in a.kinds and len(set(a.kinds)) > 1:
         from memhub.compiler.cli.memory_common import InputError  # only on this error path
 
@@ -166,8 +170,15 @@ def run_search(service: MemoryService, a: SearchArgs) -> int:
         limit=a.limit,
         include_superseded=a.include_all,
     )
+    return show_hits(service.workspace, a, hits, warnings)
+
+
+def show_hits(
+    workspace: Workspace, a: SearchArgs, hits: Sequence[Found], warnings: list[str]
+) -> int:
+    """Print the hits (text, or the --json envelope); the exit code."""
     if a.as_json:
-        data = {"project": project_json(service.workspace), "hits": [hit_json(h) for h in hits]}
+        data = {"project": project_json(workspace), "hits": [hit_json(h) for h in hits]}
         return send(COMMAND, data, warnings=warnings)
     for warning in warnings:
         echo(f"memhub: {warning}", err=True)
@@ -182,9 +193,48 @@ def run_search(service: MemoryService, a: SearchArgs) -> int:
     return EXIT_OK
 
 
+def from_index(a: SearchArgs) -> int | None:
+    """A plain search of records answered from the index alone, inside the trust window
+    (scanwindow.search_within) and without the service's imports; None when the files
+    must be checked first (the service then answers)."""
+    from memhub.runtime.memory import layout, scanwindow
+    from memhub.runtime.memory.found import found_of
+    from memhub.runtime.memory.index import MemoryIndex
+
+    if "session" in a.kinds:
+        return None
+    window = scanwindow.trust_window()
+    workspace = open_caller(a.project)
+    warnings = read_warnings(workspace, a.scope)
+    path = layout.index_file(workspace.root)
+    if window <= 0 or not path.is_file():
+        return None
+    pairs = [pair for pair in workspace.allowed() if a.scope is None or pair[0] == a.scope]
+    with MemoryIndex(path) as index:
+        if index.created:
+            return None  # an unusable index was remade: the service fills it
+        hits = scanwindow.search_within(
+            index,
+            workspace.root,
+            pairs,
+            window,
+            a.query,
+            kinds=a.kinds,
+            tags=a.tags,
+            include_superseded=a.include_all,
+            limit=a.limit,
+        )
+    if hits is None:
+        return None
+    return show_hits(workspace, a, [found_of(hit) for hit in hits], warnings)
+
+
 def run_plain(a: SearchArgs) -> int:
     """A plain search, its memory-layer errors turned into the CLI's (as the group does)."""
     try:
+        code = from_index(a)
+        if code is not None:
+            return code
         service = open_service(a.project)
         try:
             return run_search(service, a)

@@ -8,7 +8,6 @@ Registry writes happen under memhub's one operation lock.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +118,7 @@ def connect_command(
         registry, pid, action = P.connect(before, checkout, name, project_id=project_id)
         if name is not None and registry.projects[pid].name != name:
             registry = P.Registry(
-                {**registry.projects, pid: replace(registry.projects[pid], name=name)}
+                {**registry.projects, pid: registry.projects[pid]._replace(name=name)}
             )
         if shared is not None:
             registry = P.set_shared(registry, pid, shared)

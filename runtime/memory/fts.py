@@ -149,22 +149,3 @@ def query(
         params.append(str(tag).casefold())
     match = f"({expression}) AND scopekey : ({keys})"
     return Query(f"({expression})", match, " AND ".join(clauses), params)
-
-
-def where(
-    query_text: str,
-    allowed: Sequence[tuple[str, str | None]],
-    kinds: Sequence[str],
-    tags: Sequence[str],
-    include_superseded: bool,
-    include_proposed: bool,
-    sources: Sequence[str],
-    mode: Mode,
-) -> tuple[str, list[object]] | None:
-    """The WHERE clause (fts MATCH first) and its parameters, or None when nothing can match."""
-    found = query(
-        query_text, allowed, kinds, tags, include_superseded, include_proposed, sources, mode
-    )
-    if found is None:
-        return None
-    return f"fts MATCH ? AND {found.filters}", [found.match, *found.params]

@@ -358,14 +358,13 @@ class MemoryIndex:
         mode: fts.Mode = "all",
     ) -> int:
         """How many documents `search` would find with no limit (the same scoping)."""
-        where = fts.where(
+        found = fts.query(
             query, allowed, kinds, tags, include_superseded, include_proposed, sources, mode
         )
-        if where is None:
+        if found is None:
             return 0
-        clause, params = where
         (total,) = self._db.execute(
-            f"SELECT count(*) {_FROM} WHERE {clause}",
-            tuple(params),
+            f"SELECT count(*) {_FROM} WHERE fts MATCH ? AND {found.filters}",
+            (found.match, *found.params),
         ).fetchone()
         return int(total)

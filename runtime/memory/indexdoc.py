@@ -1,13 +1,15 @@
 """What the index stores: documents, hits, change counts, and their rows in SQLite.
 
-Stdlib only; relative imports only (bundles vendor this folder).
+Stdlib only; relative imports only (bundles vendor this folder). Named tuples, not
+dataclasses: importing dataclasses (and the inspect module it loads) took ~6 ms of every
+plain `memhub memory search`, which imports this.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import fts
 
@@ -19,9 +21,8 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class IndexDoc:
-    """One searchable document: a record's metadata and text, or a captured session's."""
+class _Doc(NamedTuple):
+    """IndexDoc's fields (IndexDoc adds the check every new document passes)."""
 
     id: str
     scope: str  # 'shared' | 'project'
@@ -36,10 +37,18 @@ class IndexDoc:
     updated: str  # ISO 8601
     source: str = "record"  # 'record' | 'session'
 
-    def __post_init__(self) -> None:
-        problem = _invalid(self)
+
+class IndexDoc(_Doc):
+    """One searchable document: a record's metadata and text, or a captured session's."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: object, **fields: object) -> IndexDoc:
+        doc = super().__new__(cls, *args, **fields)  # type: ignore[arg-type]
+        problem = _invalid(doc)
         if problem:
-            raise ValueError(f"index document {self.id!r}: {problem}")
+            raise ValueError(f"index document {doc.id!r}: {problem}")
+        return doc
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -47,8 +56,7 @@ class IndexDoc:
         return (self.source, self.scope, self.project or "", self.id)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result: the document's metadata, its rank and a short snippet of its body."""
 
     doc: IndexDoc
@@ -56,8 +64,7 @@ class Hit:
     snippet: str
 
 
-@dataclass(frozen=True)
-class Changes:
+class Changes(NamedTuple):
     """What one `refresh` changed."""
 
     added: int = 0

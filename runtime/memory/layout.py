@@ -9,9 +9,11 @@ absolute path, NUL) or name a file other than the one meant.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 SCOPES = ("shared", "project")
+INDEX_FILE = "index.sqlite"
 MAX_NAME_LENGTH = 64
 _SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
@@ -112,3 +114,22 @@ def projects_file(root: Path) -> Path:
 def record_path(root: Path, scope: str, project_id: str | None, record_id: str) -> Path:
     """The file of one record: `<scope folder>/records/<id>.md`."""
     return records_dir(root, scope, project_id) / f"{check_name(record_id)}.md"
+
+
+def index_file(root: Path) -> Path:
+    """The derived search index, `index.sqlite`."""
+    return root / INDEX_FILE
+
+
+def records_folders(
+    root: Path, pairs: Iterable[tuple[str, str | None]]
+) -> list[tuple[str, str | None, Path]]:
+    """The records folder of each (scope, project) pair; pairs with an unsafe project id or
+    an unknown scope name none."""
+    out = []
+    for scope, project in pairs:
+        try:
+            out.append((scope, project, records_dir(root, scope, project)))
+        except (UnsafeName, UnknownScope):
+            continue
+    return out

@@ -7,10 +7,9 @@ import json
 import os
 import re
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .gitcheckout import Checkout, checkout_of
@@ -37,8 +36,7 @@ class RegistryError(ValueError):
     """projects.json is malformed, or a registry operation was asked something impossible."""
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """One checkout bound to a project: the shared repository, the working tree, when."""
 
     common_dir: str
@@ -46,8 +44,7 @@ class Binding:
     connected_at: str
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     """A registered project: a stable id, a display name, its bindings and its state."""
 
     id: str
@@ -57,11 +54,10 @@ class Project:
     shared: bool = True  # whether this project reads shared records (`connect --no-shared`)
 
 
-@dataclass(frozen=True)
-class Registry:
+class Registry(NamedTuple):
     """Every registered project by id."""
 
-    projects: Mapping[str, Project] = field(default_factory=dict)
+    projects: Mapping[str, Project] = MappingProxyType({})
     version: int = VERSION
 
 
@@ -73,8 +69,7 @@ class Connected(NamedTuple):
     action: str
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """The project a folder files under, or None with a message saying why and what to do."""
 
     project_id: str | None
@@ -111,7 +106,7 @@ def _get(registry: Registry, project_id: str) -> Project:
 
 def _with(registry: Registry, project: Project) -> Registry:
     """The registry with `project` added or replaced."""
-    return replace(registry, projects={**registry.projects, project.id: project})
+    return registry._replace(projects={**registry.projects, project.id: project})
 
 
 def connect(
@@ -148,7 +143,7 @@ def _connect_known(registry: Registry, project: Project, binding: Binding) -> Co
     known = any(b.toplevel == binding.toplevel for b in project.bindings)
     bindings = project.bindings if known else (*project.bindings, binding)
     action = RECONNECTED if project.state == DISCONNECTED else ALREADY if known else WORKTREE
-    updated = replace(project, bindings=bindings, state=CONNECTED)
+    updated = project._replace(bindings=bindings, state=CONNECTED)
     return Connected(_with(registry, updated), project.id, action)
 
 
@@ -159,20 +154,20 @@ def _rebind(
     project = _get(registry, project_id)
     live = tuple(b for b in project.bindings if exists(b.common_dir))
     action = ATTACHED if live else REBOUND
-    updated = replace(project, bindings=(*live, binding), state=CONNECTED)
+    updated = project._replace(bindings=(*live, binding), state=CONNECTED)
     return Connected(_with(registry, updated), project_id, action)
 
 
 def set_shared(registry: Registry, project_id: str, shared: bool) -> Registry:
     """Enable or disable shared records for a project (`memhub project connect [--no-shared]`)."""
     project = _get(registry, project_id)
-    return _with(registry, replace(project, shared=shared))
+    return _with(registry, project._replace(shared=shared))
 
 
 def disconnect(registry: Registry, project_id: str) -> Registry:
     """Mark a project disconnected: its bindings and records stay, nothing resolves to it."""
     project = _get(registry, project_id)
-    return _with(registry, replace(project, state=DISCONNECTED))
+    return _with(registry, project._replace(state=DISCONNECTED))
 
 
 def resolve_checkout(
@@ -228,7 +223,7 @@ def to_json(registry: Registry) -> dict[str, Any]:
                 "name": p.name,
                 "state": p.state,
                 "shared": p.shared,
-                "bindings": [asdict(b) for b in p.bindings],
+                "bindings": [b._asdict() for b in p.bindings],
             }
             for pid, p in sorted(registry.projects.items())
         },
@@ -337,6 +332,8 @@ def save_registry(path: str | os.PathLike[str], registry: Registry) -> None:
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, mode=0o700, exist_ok=True)
     data = (json.dumps(to_json(registry), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    import tempfile  # writes only: reads (every search, every hook) never pay for it
+
     # mkstemp: a unique 0600 name per writer, so two processes never write into one temp file.
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
     try:

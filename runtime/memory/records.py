@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import frontmatter as fm
 from . import layout
 from .frontmatter import RecordError, Shape, Value
+from .kinds import DIRECTIVES, KINDS, SOURCE_KINDS, STATUSES
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -23,11 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Record", "RecordError", "Source", "Triggers", "parse_record", "render_record"]
 
 FORMAT = 1  # the value of the `memhub:` marker key
-KINDS = ("fact", "preference", "decision", "lesson", "procedure", "artifact")
-DIRECTIVES = ("lesson", "procedure")
 SCOPES = layout.SCOPES
-SOURCE_KINDS = ("user", "agent", "import", "tool-output")
-STATUSES = ("active", "proposed", "superseded")
 KEYS = (
     *("memhub", "id", "title", "kind", "scope", "project", "created", "updated", "tags"),
     *("source", "status", "supersedes", "superseded_by", "name", "triggers"),

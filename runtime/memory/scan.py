@@ -20,7 +20,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,15 +89,7 @@ _Row = tuple[int, int, int, int, str, str]
 _REV, _STATE = 4, 5
 
 
-def scope_folders(root: Path, pairs: Iterable[Pair]) -> list[tuple[str, str | None, Path]]:
-    """The records folder of each pair (pairs with an unsafe project id name none)."""
-    out = []
-    for scope, project in pairs:
-        try:
-            out.append((scope, project, layout.records_dir(root, scope, project)))
-        except (layout.UnsafeName, layout.UnknownScope):
-            continue
-    return out
+scope_folders = layout.records_folders
 
 
 def all_pairs(root: Path) -> list[Pair]:

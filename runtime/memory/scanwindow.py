@@ -16,10 +16,67 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import layout
+from .index import Hit, MemoryIndex
+
+TRUST_ENV = "MEMHUB_MEMORY_TRUST_SECONDS"
+DEFAULT_TRUST = 30.0
 RACY_NS = 2_000_000_000  # as scan.RACY_NS: a stat this close to its check proves nothing
 _BATCH = 500  # paths per query: under SQLite's bound-parameter limit
 
 Pair = tuple[str, str | None]
+
+
+def trust_window() -> float:
+    """How long a one-shot read trusts a records folder whose listing is unchanged since its
+    last full check: $MEMHUB_MEMORY_TRUST_SECONDS, default 30 (0: check every file's stat on
+    every read). Files a read returns are always checked; an in-place edit of another file
+    shows within this window."""
+    raw = os.environ.get(TRUST_ENV, "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_TRUST
+    except ValueError:
+        return DEFAULT_TRUST
+    return value if value >= 0 and value == value else DEFAULT_TRUST
+
+
+def search_within(
+    index: MemoryIndex,
+    root: Path,
+    pairs: Sequence[Pair],
+    window: float,
+    query: str,
+    *,
+    kinds: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    include_superseded: bool = False,
+    sources: Sequence[str] = ("record",),
+    limit: int = 20,
+) -> list[Hit] | None:
+    """A search the index alone can answer: every folder of `pairs` as a full check less
+    than `window` seconds ago saw it, and every record returned as indexed. None otherwise
+    (window 0, a folder changed, a returned file edited, an index never checked): the
+    caller checks the files in full and asks again."""
+    if window <= 0:
+        return None
+    try:
+        for scope, project, folder in layout.records_folders(root, pairs):
+            if not checked_within(index.db, (scope, project), folder, window):
+                return None
+        hits = index.search(
+            query,
+            pairs,
+            kinds=kinds,
+            tags=tags,
+            include_superseded=include_superseded,
+            sources=sources,
+            limit=limit,
+        )
+        if stale(index.db, [hit.doc.path for hit in hits if hit.doc.source == "record"]):
+            return None
+    except sqlite3.OperationalError:  # no scan tables yet, or a busy index: check in full
+        return None
+    return hits
 
 
 def folder_mark(folder: Path) -> str:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, layout, sessions
+from . import catalog, layout, scanwindow, sessions
 from .errors import NotFound
-from .index import Hit, MemoryIndex
+from .found import Found, found_of
+from .index import MemoryIndex
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, all_pairs
 from .workspace import Workspace
@@ -39,44 +40,15 @@ class Entry:
     revision: str
 
 
-@dataclass(frozen=True)
-class Found:
-    """One search hit, naming its source (a record or a captured session)."""
-
-    source: str  # "record" | "session"
-    id: str
-    title: str
-    kind: str
-    scope: str
-    snippet: str
-    score: float
-    revision: str | None
-    updated: str
-    tags: tuple[str, ...]
-    host: str | None = None  # for sessions
-
-
-INDEX_FILE = "index.sqlite"
-TRUST_ENV = "MEMHUB_MEMORY_TRUST_SECONDS"
-DEFAULT_TRUST = 30.0
-
-
-def trust_window() -> float:
-    """How long a one-shot read trusts a records folder whose listing is unchanged since its
-    last full check: $MEMHUB_MEMORY_TRUST_SECONDS, default 30 (0: check every file's stat on
-    every read). Files a read returns are always checked; an in-place edit of another file
-    shows within this window."""
-    raw = os.environ.get(TRUST_ENV, "")
-    try:
-        value = float(raw) if raw.strip() else DEFAULT_TRUST
-    except ValueError:
-        return DEFAULT_TRUST
-    return value if value >= 0 and value == value else DEFAULT_TRUST
+INDEX_FILE = layout.INDEX_FILE
+TRUST_ENV = scanwindow.TRUST_ENV
+DEFAULT_TRUST = scanwindow.DEFAULT_TRUST
+trust_window = scanwindow.trust_window
 
 
 def index_path(home: Path) -> Path:
     """The search index of a memhub home: `$MEMHUB_HOME/memory/index.sqlite`."""
-    return layout.memory_root(home) / INDEX_FILE
+    return layout.index_file(layout.memory_root(home))
 
 
 class MemoryService:
@@ -233,6 +205,21 @@ class MemoryService:
         if sessions.SESSION_KIND in kinds:
             sources = ("session",)
             kinds = [kind for kind in kinds if kind != sessions.SESSION_KIND]
+        if "session" not in sources and self.recheck <= 0:
+            hits = scanwindow.search_within(
+                self._scan().index,
+                self.workspace.root,
+                self._pairs(scope),
+                self.window,
+                query,
+                kinds=kinds,
+                tags=tags,
+                include_superseded=include_superseded,
+                sources=sources,
+                limit=limit,
+            )
+            if hits is not None:
+                return [found_of(hit) for hit in hits]
         self.refresh_index()
         if "session" in sources:
             sessions.refresh_sessions(self.workspace.home, self._scan().index)
@@ -247,7 +234,7 @@ class MemoryService:
                 limit=limit,
             )
             if self._checked([h.doc.path for h in hits if h.doc.source == "record"]):
-                return [_found(hit) for hit in hits]
+                return [found_of(hit) for hit in hits]
 
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""
@@ -353,24 +340,6 @@ def _safe(record_id: str) -> bool:
 
 def _entry(stored: catalog.Stored) -> Entry:
     return Entry(stored.record, Path(stored.path), stored.revision)
-
-
-def _found(hit: Hit) -> Found:
-    doc = hit.doc
-    session = doc.source == "session"
-    return Found(
-        source=doc.source,
-        id=doc.id,
-        title=doc.title,
-        kind=doc.kind,
-        scope=doc.scope,
-        snippet=hit.snippet,
-        score=hit.score,
-        revision=None if session else doc.revision,
-        updated=doc.updated,
-        tags=() if session else doc.tags,
-        host=(doc.tags[0] if doc.tags else None) if session else None,
-    )
 
 
 def _directive(record: Record, trigger: str) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from . import layout, projects
 from .errors import MemoryServiceError
@@ -19,8 +19,7 @@ __all__ = ["Workspace", "open_workspace"]
 SCOPES = layout.SCOPES
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The memory a caller may see: memhub's home, its project (or None and why), its scopes."""
 
     home: Path  # MEMHUB_HOME

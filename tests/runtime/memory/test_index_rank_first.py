@@ -10,7 +10,19 @@ import pytest
 from memhub.runtime.memory import index as index_module
 from memhub.runtime.memory.index import IndexDoc, MemoryIndex
 
-WORDS = "deploy cache token review merge worker retry lock queue shard canary".split()
+WORDS = [
+    "deploy",
+    "cache",
+    "token",
+    "review",
+    "merge",
+    "worker",
+    "retry",
+    "lock",
+    "queue",
+    "shard",
+    "canary",
+]
 MINE = [("project", "p1"), ("shared", None)]
 
 

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,44 @@ def test_a_hung_git_times_out_to_no_checkout(
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
     assert checkout_of(top, timeout=0.3) is None
+
+
+def test_a_git_that_prints_without_end_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memhub.runtime.memory.gitcheckout import run_git
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text("#!/bin/sh\nexec yes /a/very/long/path\n")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    started = time.monotonic()
+    assert run_git(["git"], dict(os.environ), 20.0) is None
+    assert time.monotonic() - started < 10
+    (bin_dir / "git").write_text('#!/bin/sh\necho "$@"; cat; echo oops >&2; exit 3\n')
+    assert run_git(["git", "a b"], dict(os.environ), 20.0) == (3, b"a b\n")  # stdin is empty
+
+
+@pytest.mark.parametrize("tmpdir", ["{tmp}", "{tmp}/missing", "{tmp}/file", None])
+def test_the_temporary_folder_is_found_as_tempfile_finds_it(
+    tmp_path: Path, tmpdir: str | None
+) -> None:
+    """Without tempfile imported, gitcheckout finds the same folder tempfile would."""
+    (tmp_path / "file").write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
+    if tmpdir is not None:
+        env["TMPDIR"] = tmpdir.format(tmp=tmp_path)
+    code = (
+        "import sys; from memhub.runtime.memory import gitcheckout as g\n"
+        "assert 'tempfile' not in sys.modules\n"
+        "lean = g._tempdir(); import os, tempfile\n"
+        "print(lean == os.path.realpath(tempfile.gettempdir()), lean)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.startswith("True "), done.stdout + done.stderr
 
 
 def test_odd_characters_in_the_path_survive(tmp_path: Path) -> None:

@@ -498,7 +498,7 @@ def test_records_import_without_pyyaml_under_python_s_i(tmp_path: Path) -> None:
     package = Path(R.__file__).parent
     target = tmp_path / "vendored" / "memory"
     target.mkdir(parents=True)
-    for name in ("__init__.py", "layout.py", "frontmatter.py", "records.py"):
+    for name in ("__init__.py", "layout.py", "kinds.py", "frontmatter.py", "records.py"):
         (target / name).write_bytes((package / name).read_bytes())
     code = (
         f"import sys; sys.path.insert(0, {str(tmp_path / 'vendored')!r})\n"

@@ -256,10 +256,8 @@ def test_eight_concurrent_writers_lose_no_update(mem: Memory) -> None:
 
 
 def test_a_read_only_service_refuses_apply_before_the_lock(mem: Memory) -> None:
-    from dataclasses import replace
-
     plan = mem.service().plan_add(draft())
-    ro = MemoryService(replace(mem.service().workspace, writable=False))
+    ro = MemoryService(mem.service().workspace._replace(writable=False))
     with pytest.raises(MemoryServiceError) as error:
         ro.apply(plan)
     assert error.value.exit_code == 2 and not plan.changes[0].path.exists()

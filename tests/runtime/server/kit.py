@@ -62,7 +62,7 @@ def connect(folder: Path, name: str, *, shared: bool = True) -> str:
         registry = projects.Registry(
             {
                 **registry.projects,
-                project.id: projects.Project(**{**vars(project), "shared": False}),
+                project.id: project._replace(shared=False),
             }
         )
     registry_file.parent.mkdir(parents=True, exist_ok=True)
