@@ -30,6 +30,7 @@ COMMANDS = {
     "plan": "plan",
     "project": "project",
     "restore": "restore",
+    "rules": "rules",
     "sessions": "sessions",
     "status": "status",
     "undo": "undo",
@@ -37,7 +38,7 @@ COMMANDS = {
     "validate": "validate",
 }
 # verbs whose module is a click group: their JSON envelope names the subcommand too
-GROUPS = ("capture", "mcp", "memory", "project")
+GROUPS = ("capture", "mcp", "memory", "project", "rules")
 
 
 def _group() -> Any:

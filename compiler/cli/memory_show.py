@@ -69,7 +69,7 @@ def confirm_and_apply(
         click.echo("nothing to write")
         return EXIT_OK
     if not (yes or _confirmed(count)):
-        return _not_confirmed(data, as_json)
+        return not_confirmed(data, as_json)
     result = service.apply(plan)
     data.update(written=True, result=jsonable(result))
     if as_json:
@@ -84,7 +84,7 @@ def confirm_and_apply(
     return EXIT_OK
 
 
-def _not_confirmed(data: dict[str, Any], as_json: bool) -> int:
+def not_confirmed(data: dict[str, Any], as_json: bool) -> int:
     hint = "pass --yes to write it"
     if as_json:
         from memhub.compiler.cli.options import error_record

@@ -1,0 +1,155 @@
+"""Rulebooks held locally: one JSON file per book under `$MEMHUB_HOME/rules/books/`.
+
+A file is a book's mapping as book.py reads it. A file that is not a book is reported (file
+and reason) and skipped, never rewritten. Adding a rule rewrites its book atomically (a temp
+file, fsync, rename, 0600) under a lock beside the folder, so two writers never lose a rule.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .book import Book, RuleError, book_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from typing import Any
+
+MAX_BYTES = 1 << 20
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def books_dir(home: str) -> str:
+    return os.path.join(home, "rules", "books")
+
+
+def book_file(home: str, name: str) -> str:
+    """The file of book `name` (a name that is no safe file name is refused)."""
+    stem = name.strip().lower()
+    if not stem or stem.startswith(".") or not set(stem) <= _SAFE or len(stem) > 100:
+        raise RuleError(
+            f"rulebook name {name!r} cannot be a file name: use letters, digits, '-', '_', '.'"
+        )
+    return os.path.join(books_dir(home), stem + ".json")
+
+
+def _read(path: str) -> Any:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        import stat
+
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            raise RuleError(f"not a regular file under {MAX_BYTES} bytes")
+        data = handle.read(MAX_BYTES + 1)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise RuleError(f"not UTF-8 JSON ({exc})") from None
+
+
+def load_books(home: str) -> tuple[list[Book], list[tuple[str, str]]]:
+    """Every readable book, by name, and (file, why) for each file that is not one."""
+    books: list[Book] = []
+    problems: list[tuple[str, str]] = []
+    try:
+        names = sorted(os.listdir(books_dir(home)))
+    except OSError:
+        return [], []
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.startswith(".") or not name.endswith(".json"):
+            continue
+        path = os.path.join(books_dir(home), name)
+        try:
+            book = book_of(_read(path))
+        except (OSError, RuleError) as exc:
+            problems.append((path, str(exc)))
+            continue
+        if book.name.casefold() in seen:
+            problems.append((path, f"book {book.name!r} is also {seen[book.name.casefold()]}"))
+            continue
+        seen[book.name.casefold()] = path
+        books.append(book)
+    return books, problems
+
+
+def _mapping(book: Book) -> dict[str, Any]:
+    return {
+        "name": book.name,
+        "members": "all" if book.members is None else list(book.members),
+        "rules": [
+            {
+                "id": r.id,
+                "event": r.event,
+                "text": r.text,
+                "triggers": {k: list(v) for k, v in r.triggers.items() if v},
+                "scope": "all" if r.scope is None else list(r.scope),
+                "state": r.state,
+            }
+            for r in book.rules
+        ],
+    }
+
+
+def planned_book(
+    home: str, name: str, rule: Mapping[str, Any], members: Sequence[str] | None
+) -> tuple[Book, bool]:
+    """The book `name` with `rule` added (validated), and whether the book is new. A new book
+    binds `members` (None: everyone). A rule id the book has is refused."""
+    path = book_file(home, name)
+    existing: Mapping[str, Any] | None = None
+    if os.path.lexists(path):
+        existing = _mapping(book_of(_read(path)))
+    base = existing or {"name": name, "members": "all" if members is None else list(members)}
+    rules = list(base.get("rules", []))
+    if any(r.get("id") == rule.get("id") for r in rules):
+        raise RuleError(f"rulebook {name!r} already has a rule {rule.get('id')!r}")
+    return book_of({**base, "rules": [*rules, dict(rule)]}), existing is None
+
+
+def add_rule(
+    home: str, name: str, rule: Mapping[str, Any], members: Sequence[str] | None
+) -> tuple[Book, bool, str]:
+    """Add `rule` to book `name` under the folder's lock (read, check, write atomically): the
+    book written, whether it is new, its file. Two writers queue; neither loses a rule."""
+    import fcntl
+
+    folder = books_dir(home)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    lock = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        book, new = planned_book(home, name, rule, members)
+        return book, new, _write(home, book)
+    finally:
+        os.close(lock)
+
+
+def _write(home: str, book: Book) -> str:
+    """Replace the book's file: a temp file, fsync, rename (readers see old or new)."""
+    import tempfile
+
+    folder = books_dir(home)
+    target = book_file(home, book.name)
+    data = (json.dumps(_mapping(book), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=".book.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def iter_rules(books: Sequence[Book]) -> Iterator[tuple[Book, Any]]:
+    for book in books:
+        for rule in book.rules:
+            yield book, rule
