@@ -223,3 +223,15 @@ def capture_health(event: "Event", out: "Output") -> None:
     message = capture.health()
     if message:
         out.system_message(str(message))
+
+
+@handler("rules.advise")
+def rules_advise(event: "Event", out: "Output") -> None:
+    """Rulebook rules as advisories: edit rules on the files a call writes, bash rules on
+    its command, session_start rules at the start; once per session.
+
+    An edit through a shell command is seen after it, from what it left changed on disk;
+    caps and budgets are spent widest book first (runtime/rules/hook.py)."""
+    from .rules.hook import run
+
+    run(event, out)

@@ -5,3 +5,10 @@ decides which rules a call fires (both books when two match; caps and the sessio
 budget spent widest book first) and renders them; `ledger.py` records the fires locally under
 the session identity capture uses. Stdlib only, nothing at import: hooks import these.
 """
+
+import os as _os
+
+
+def books_dir(home: str) -> str:
+    """Where the locally held books are: `$MEMHUB_HOME/rules/books/` (store.py reads them)."""
+    return _os.path.join(home, "rules", "books")

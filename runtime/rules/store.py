@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+from . import books_dir
 from .book import Book, RuleError, book_of
 
 TYPE_CHECKING = False
@@ -19,10 +20,6 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 1 << 20
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
-
-
-def books_dir(home: str) -> str:
-    return os.path.join(home, "rules", "books")
 
 
 def book_file(home: str, name: str) -> str:

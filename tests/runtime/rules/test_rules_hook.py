@@ -1,0 +1,166 @@
+"""`rules.advise` through the real hook process: edit rules before a write and after a shell
+command that wrote, bash rules, the session block, once per session, outside-the-session paths
+ignored, and nothing read when there are no books."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from memhub.runtime.rules import ledger, store
+
+from tests.gitrepos import repo
+
+HOOK = Path(__file__).resolve().parents[3] / "runtime" / "hook.py"
+BOOK = {
+    "name": "org",
+    "members": "all",
+    "rules": [
+        {"id": "migrations", "event": "edit", "triggers": {"paths": ["db/migrations/**"]},
+         "text": "Every migration needs a down step."},
+        {"id": "no-force", "event": "bash", "triggers": {"commands": ["git push --force"]},
+         "text": "Never force-push a shared branch."},
+        {"id": "hello", "event": "session_start", "text": "Tickets are ENG-N; link them."},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "memhub-home"
+    monkeypatch.setenv("MEMHUB_HOME", str(path))
+    return path
+
+
+def with_book(home: Path) -> None:
+    folder = Path(store.books_dir(str(home)))
+    folder.mkdir(parents=True)
+    (folder / "org.json").write_text(json.dumps(BOOK))
+
+
+def hook(host: str, host_event: str, payload: dict, home: Path) -> dict:
+    """One real hook process (the bundle's `python3 -S hook.py`), its JSON answer."""
+    done = subprocess.run(
+        [sys.executable, "-S", str(HOOK), host, host_event, "rules.advise"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**os.environ, "MEMHUB_HOME": str(home), "MEMHUB_PERSON": "ana"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def context(answer: dict) -> str:
+    return str(answer.get("hookSpecificOutput", {}).get("additionalContext", ""))
+
+
+def claude(event: str, cwd: Path, **extra: object) -> dict:
+    return {"session_id": "s-1", "hook_event_name": event, "cwd": str(cwd),
+            "transcript_path": str(cwd / "t.jsonl"), **extra}  # fmt: skip
+
+
+def test_an_edit_rule_fires_before_the_write_once_per_session(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    edit = {"tool_name": "Write", "tool_input": {"file_path": str(top / "db/migrations/7_a.py")}}
+    first = context(hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home))
+    assert "[memhub rule · org · migrations]" in first and "down step" in first
+    again = hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home)
+    assert context(again) == ""
+    (fired,) = list(ledger.read(str(home), session="s-1"))
+    assert (fired["book"], fired["rule"], fired["event"], fired["host"]) == (
+        "org",
+        "migrations",
+        "edit",
+        "claude",
+    )
+
+
+def test_a_path_outside_the_session_directory_is_not_followed(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    top, other = repo(tmp_path / "app"), repo(tmp_path / "other")
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(other / "db/migrations/1.py")}}
+    assert context(hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home)) == ""
+    link = top / "linked"
+    link.symlink_to(other)  # a symlink inside that leaves the session's directory
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(link / "db/migrations/1.py")}}
+    assert context(hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home)) == ""
+
+
+def test_a_shell_command_that_writes_a_file_fires_the_edit_rule_after_it(
+    tmp_path: Path, home: Path
+) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    (top / "db" / "migrations").mkdir(parents=True)
+    old = top / "db" / "migrations" / "0_old.py"
+    old.write_text("x")  # changed before this call: git lists it, its mtime rules it out
+    past = time.time() - 60
+    os.utime(old, (past, past))
+    command = "cat > db/migrations/9_new.py <<'EOF'\nprint(1)\nEOF"
+    shell = {"tool_name": "Bash", "tool_input": {"command": command}}
+    assert context(hook("claude", "PreToolUse", claude("PreToolUse", top, **shell), home)) == ""
+    (top / "db" / "migrations" / "9_new.py").write_text("print(1)\n")  # what the command did
+    after = hook("claude", "PostToolUse",
+                 claude("PostToolUse", top, **shell, tool_response={"stdout": ""}), home)  # fmt: skip
+    assert "[memhub rule · org · migrations]" in context(after)
+    (fired,) = list(ledger.read(str(home)))
+    assert fired["token"] == "db/migrations/" and fired["event"] == "edit"
+
+
+def test_a_bash_rule_fires_on_the_command_not_on_quoted_text(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    quoted = {"tool_name": "Bash", "tool_input": {"command": "echo 'git push --force'"}}
+    assert context(hook("claude", "PreToolUse", claude("PreToolUse", top, **quoted), home)) == ""
+    real = {"tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}}
+    answer = context(hook("claude", "PreToolUse", claude("PreToolUse", top, **real), home))
+    assert "Never force-push" in answer
+
+
+def test_the_session_block_reaches_session_start(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    answer = hook("claude", "SessionStart", claude("SessionStart", top, source="startup"), home)
+    assert context(answer).startswith("Team rules for this session:")
+    assert "ENG-N" in context(answer)
+
+
+def test_codex_and_gemini_carry_it_on_their_events(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    shell = {"tool_name": "shell", "tool_input": {"command": ["bash", "-lc", "git push --force"]}}
+    codex = hook("codex", "PreToolUse", claude("PreToolUse", top, **shell), home)
+    assert "Never force-push" in context(codex)
+    # Gemini's BeforeTool shows the model nothing: the rule is said on AfterTool instead
+    gem = {"session_id": "g-1", "hook_event_name": "AfterTool", "cwd": str(top),
+           "tool_name": "run_shell_command", "tool_input": {"command": "git push --force"},
+           "tool_response": {"llmContent": "ok"}}  # fmt: skip
+    assert "Never force-push" in context(hook("gemini", "AfterTool", gem, home))
+    assert hook("gemini", "BeforeTool", {**gem, "hook_event_name": "BeforeTool"}, home) == {}
+
+
+def test_no_books_costs_one_listdir_and_writes_nothing(tmp_path: Path, home: Path) -> None:
+    top = repo(tmp_path / "app")
+    edit = {"tool_name": "Write", "tool_input": {"file_path": str(top / "db/migrations/1.py")}}
+    assert hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home) == {}
+    assert not (home / "rules").exists() and not (home / "logs").exists()
+    code = (
+        "import os, sys\n"
+        "from memhub.runtime import dispatch, handlers\n"
+        "from memhub.runtime.events import normalise\n"
+        f"e = normalise('claude', 'PreToolUse', {json.dumps(claude('PreToolUse', top, **edit))!r})\n"
+        "handlers.HANDLERS['rules.advise'](e, dispatch.Output(os.environ['MEMHUB_HOME']))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('memhub.runtime.rules.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['memhub.runtime.rules.hook']"
