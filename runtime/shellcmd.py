@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from .shellwords import META, Script, matching, read_operator, read_word
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hot path)
+if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
+
 MAX_DEPTH = 8  # nested shells / substitutions followed before giving up (fails closed: no run)
 _SPACE = " \t"
 _SEPARATORS = (";", "&&", "||", "|", "|&", "&", "\n", "(", ")", ";;", ";&", ";;&")
@@ -149,7 +153,7 @@ def _is_assignment(word: str) -> bool:
     )
 
 
-def _skip_options(argv: list[str], i: int, with_value: set[str]) -> int:
+def _skip_options(argv: list[str], i: int, with_value: AbstractSet[str]) -> int:
     """Index of the first operand after the options at `i` (options in `with_value` take
     the next word; `--` ends options)."""
     while i < len(argv):

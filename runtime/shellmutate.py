@@ -53,15 +53,11 @@ def _base(word: str) -> str:
 
 
 def _operand(argv: list[str], i: int, with_value: frozenset[str] = frozenset()) -> int:
-    """Index of the first non-option word at or after `i`."""
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            return i + 1
-        if not word.startswith("-") or word == "-":
-            return i
-        i += 2 if word in with_value else 1
-    return i
+    """Index of the first non-option word at or after `i` (the reader's own rule: only a
+    command the reader parsed gets here, so it is loaded)."""
+    from .shellcmd import _skip_options
+
+    return _skip_options(argv, i, with_value)
 
 
 def _fast_read_only(command: str) -> bool:

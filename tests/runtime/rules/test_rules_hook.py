@@ -15,19 +15,10 @@ import pytest
 from memhub.runtime.rules import ledger, store
 
 from tests.gitrepos import repo
+from tests.runtime.rules.test_rules import ORG
 
 HOOK = Path(__file__).resolve().parents[3] / "runtime" / "hook.py"
-BOOK = {
-    "name": "org",
-    "members": "all",
-    "rules": [
-        {"id": "migrations", "event": "edit", "triggers": {"paths": ["db/migrations/**"]},
-         "text": "Every migration needs a down step."},
-        {"id": "no-force", "event": "bash", "triggers": {"commands": ["git push --force"]},
-         "text": "Never force-push a shared branch."},
-        {"id": "hello", "event": "session_start", "text": "Tickets are ENG-N; link them."},
-    ],
-}  # fmt: skip
+BOOK = ORG  # migrations (edit), no-force (bash), hello (session_start)
 
 
 @pytest.fixture
