@@ -223,3 +223,41 @@ def capture_health(event: "Event", out: "Output") -> None:
     message = capture.health()
     if message:
         out.system_message(str(message))
+
+
+# --- PR and spec workflows (runtime/workflows/): the bodies import on call ------------------
+
+
+@handler("workflow.pr_link")
+def workflow_pr_link(event: "Event", out: "Output") -> None:
+    """after_tool on shell and MCP: records a PR this session provably opened (`memhub
+    sessions prs`); for a call naming one PR, asks to link it only if this session wrote it.
+
+    A self-link needs a `gh pr create` whose printed URL provably came from it (or a GitHub
+    MCP create); a pipeline that can hide a failed create is judged instead."""
+    from .workflows.prhooks import link
+
+    link(event, out)
+
+
+@handler("workflow.pr_babysit")
+def workflow_pr_babysit(event: "Event", out: "Output") -> None:
+    """after_tool on shell and MCP: after this session opened a PR, the instruction to start
+    the babysit loop; silent on failure."""
+    from .workflows.prhooks import babysit
+
+    babysit(event, out)
+
+
+@handler("workflow.spec_owner")
+def workflow_spec_owner(event: "Event", out: "Output") -> None:
+    """after_tool on edit: names the spec owning the edited path (once per session);
+    before_tool on shell: before a push or PR, names specs whose code changed unrevised."""
+    from .workflows.spechooks import run
+
+    run(event, out)
+
+
+# handlers that act through context the model reads: a host event that shows the model
+# nothing (Cursor's after-tool events, Gemini's BeforeTool) cannot carry them
+NEEDS_MODEL_CONTEXT = frozenset({"workflow.pr_link", "workflow.pr_babysit", "workflow.spec_owner"})
