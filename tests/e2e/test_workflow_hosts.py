@@ -14,7 +14,9 @@ then the good one, then writes two owned files. Expected, from what the host sen
 
 Claude Code, Codex (shell only: its PostToolUse output reaches the model; the scripted Codex
 has no edit tool; its login shell resets PATH, so it runs the fake `gh` by its path) and
-Gemini CLI (AfterTool output reaches the model) run it.
+Gemini CLI (AfterTool output reaches the model) run it. Claude Code also opens a PR through
+a GitHub MCP server's `create_pull_request` (a stdio stand-in, fake_github_mcp.py): the same
+babysit instruction, the same self-link.
 """
 
 from __future__ import annotations
@@ -229,3 +231,33 @@ def test_gemini_pr_create_babysit_link_and_spec_owner(
     assert _links(env, git_repo) == [("gemini", session, URL)]
     assert "`src/auth/a.py` " + OWNED in _shown(requests, 3)
     assert _shown(requests, 4).count(OWNED) == 1
+
+
+MCP_URL = "https://github.com/acme/app/pull/43"
+
+
+def test_claude_github_mcp_create_self_links(
+    claude_cli: Path, isolated_home: Any, git_repo: Path
+) -> None:
+    """A GitHub MCP server's `create_pull_request` (a stand-in on stdio) self-links too."""
+    server = Path(__file__).with_name("fake_github_mcp.py")
+    config = isolated_home.root / "github-mcp.json"
+    spec = {"command": sys.executable, "args": [str(server), MCP_URL]}
+    config.write_text(json.dumps({"mcpServers": {"github": spec}}))
+    args = {"owner": "acme", "repo": "app", "title": "e2e", "head": "x", "base": "main"}
+    calls = [Call("create_pull_request", args)]
+    with ToolsAnthropic(calls) as fake:
+        env = _env(isolated_home, ANTHROPIC_BASE_URL=fake.base_url,
+                   ANTHROPIC_API_KEY="sk-memhub-e2e-fake", IS_SANDBOX="1")  # fmt: skip
+        _apply("claude", env, isolated_home.root)
+        argv = [claude_cli, "-p", "open the PR", "--output-format", "json", "--mcp-config",
+                str(config), "--allowedTools", "mcp__github__create_pull_request"]  # fmt: skip
+        proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
+        assert proc.returncode == 0, describe(proc)
+        session = json.loads(proc.stdout)["session_id"]
+        results = fake.results()
+        sent = json.dumps([r.body for r in fake.requests])
+    assert len(results) == 1 and not results[0].is_error, (results, describe(proc))
+    assert MCP_URL in results[0].text
+    assert f"{PR_TEXTS[0]} pull request acme/app#43" in sent, sent[-3000:]
+    assert _links(env, git_repo) == [("claude", session, MCP_URL)]
