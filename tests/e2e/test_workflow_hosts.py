@@ -10,7 +10,10 @@ then the good one, then writes two owned files. Expected, from what the host sen
 * the request after the failing create holds no PR instruction at all;
 * the request after the good create holds the babysit instruction naming that PR;
 * `memhub sessions prs --json` lists exactly that PR against the host's session id;
-* after the first owned write the spec is named, and only once in the whole session.
+* after the first owned write the spec is named, and only once in the whole session;
+* once the change is committed, a `git push` (which then fails: there is no remote) brings
+  the push reminder naming the spec and the branch's owned files (Claude Code and Codex,
+  whose PreToolUse output reaches the model; Gemini's BeforeTool output does not).
 
 Claude Code, Codex (shell only: its PostToolUse output reaches the model; the scripted Codex
 has no edit tool; its login shell resets PATH, so it runs the fake `gh` by its path) and
@@ -57,6 +60,9 @@ fi
 echo "fake gh: unsupported: $*" >&2
 exit 1
 """
+COMMIT = "git add -A && git commit -q -m 'auth change'"
+PUSH = "git push origin x"  # no remote: it fails, after the before_tool hook has run
+PUSH_TEXT = "these specs own code changed on this branch but were not edited"
 SPEC = "---\ntitle: Authentication\nowns:\n  - src/auth/**\n---\n# Authentication\n"
 
 
@@ -135,6 +141,8 @@ def test_claude_pr_create_babysit_link_and_spec_owner(
         Call("Bash", {"command": CREATE, "description": "e2e"}),
         Call("Write", {"file_path": str(git_repo / "src/auth/a.py"), "content": "a = 1\n"}),
         Call("Write", {"file_path": str(git_repo / "src/auth/b.py"), "content": "b = 1\n"}),
+        Call("Bash", {"command": COMMIT, "description": "e2e"}),
+        Call("Bash", {"command": PUSH, "description": "e2e"}),
     ]
     with ToolsAnthropic(calls) as fake:
         env = _env(isolated_home, ANTHROPIC_BASE_URL=fake.base_url,
@@ -149,12 +157,17 @@ def test_claude_pr_create_babysit_link_and_spec_owner(
         results = fake.results()
         requests = _claude_requests(fake)
     assert len(results) == len(calls), (results, describe(proc))
-    assert [r.is_error for r in results] == [True, False, False, False], results
+    assert [r.is_error for r in results] == [True, False, False, False, False, True], results
     _assert_pr_flow(requests, 1, 2)
     assert _links(env, git_repo) == [("claude", session, URL)]
     assert OWNED not in _shown(requests, 2)
     assert "`src/auth/a.py` " + OWNED in _shown(requests, 3)
     assert _shown(requests, 4).count(OWNED) == 1  # named once, not again for b.py
+    assert PUSH_TEXT not in _shown(requests, 5)  # the commit is no push
+    after_push = _shown(requests, 6)
+    assert after_push.count(PUSH_TEXT) == 1, after_push[-3000:]
+    owned = "**Authentication** (`docs/specs/auth.md`): `src/auth/a.py`, `src/auth/b.py`"
+    assert owned in after_push
 
 
 # ------------------------------------------------------------------ Codex
@@ -166,6 +179,11 @@ def test_codex_pr_create_babysit_and_link(
     calls = [
         Call("exec_command", {"cmd": gh + FAIL[2:]}),
         Call("exec_command", {"cmd": gh + CREATE[2:]}),
+        Call(
+            "exec_command",
+            {"cmd": f"mkdir -p src/auth && echo 'a = 1' > src/auth/a.py && {COMMIT}"},
+        ),
+        Call("exec_command", {"cmd": PUSH}),
     ]
     with ToolsResponses(calls) as fake:
         env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
@@ -195,6 +213,10 @@ def test_codex_pr_create_babysit_and_link(
     assert fake.issued == len(calls), describe(proc)
     _assert_pr_flow(requests, 1, 2)
     assert _links(env, git_repo) == [("codex", thread, URL)]
+    assert PUSH_TEXT not in _shown(requests, 3)
+    after_push = _shown(requests, 4)
+    assert after_push.count(PUSH_TEXT) == 1, after_push[-3000:]
+    assert "**Authentication** (`docs/specs/auth.md`): `src/auth/a.py`" in after_push
 
 
 # ------------------------------------------------------------------ Gemini CLI
