@@ -225,8 +225,7 @@ def map_hooks(
         if support.host_event is None:
             row("unsupported", "-", support.unsupported)
             continue
-        unseen = _unseen_context(host, hook, support.host_event)
-        if unseen:
+        if unseen := _unseen_context(host, hook, support.host_event):
             row("unsupported", support.host_event, unseen)
             continue
         if hook.command is not None and "${plugin_root}" in hook.command and root is None:
