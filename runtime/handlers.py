@@ -235,3 +235,63 @@ def rules_advise(event: "Event", out: "Output") -> None:
     from .rules.hook import run
 
     run(event, out)
+
+
+# --- PR and spec workflows (runtime/workflows/): the bodies import on call ------------------
+# Each first looks at the command text, so a shell call that cannot concern it imports
+# nothing (the modules behind them need `os`, which a hook process has not loaded).
+
+
+def _command_has(event: "Event", *words: str) -> bool:
+    command = event.command
+    if command is None:
+        return False
+    text = command if isinstance(command, str) else " ".join(command)
+    return any(word in text for word in words)
+
+
+def _may_name_pr(event: "Event") -> bool:
+    if event.tool_class == "shell":
+        return _command_has(event, "gh", "github")
+    return event.tool_class == "mcp" and "github" in (event.tool_name or "").lower()
+
+
+@handler("workflow.pr_link")
+def workflow_pr_link(event: "Event", out: "Output") -> None:
+    """after_tool on shell and MCP: records a PR this session provably opened (`memhub
+    sessions prs`); for a call naming one PR, asks to link it only if this session wrote it.
+
+    A self-link needs a `gh pr create` whose printed URL provably came from it (or a GitHub
+    MCP create); a pipeline that can hide a failed create is judged instead."""
+    if _may_name_pr(event):
+        from .workflows.prhooks import link
+
+        link(event, out)
+
+
+@handler("workflow.pr_babysit")
+def workflow_pr_babysit(event: "Event", out: "Output") -> None:
+    """after_tool on shell and MCP: after this session opened a PR, the instruction to start
+    the babysit loop; silent on failure."""
+    if _may_name_pr(event):
+        from .workflows.prhooks import babysit
+
+        babysit(event, out)
+
+
+@handler("workflow.spec_owner")
+def workflow_spec_owner(event: "Event", out: "Output") -> None:
+    """after_tool on edit: names the spec owning the edited path (once per session);
+    before_tool on shell: before a push or PR, names specs whose code changed unrevised."""
+    if event.tool_class == "shell" and not _command_has(event, "push", "pr"):
+        return  # neither a push nor `gh pr create`
+    from .workflows.spechooks import run
+
+    run(event, out)
+
+
+# handlers that act through context the model reads: a host event that shows the model
+# nothing (Cursor's after-tool events, Gemini's BeforeTool) cannot carry them
+NEEDS_MODEL_CONTEXT = frozenset(
+    {"rules.advise", "workflow.pr_link", "workflow.pr_babysit", "workflow.spec_owner"}
+)

@@ -109,7 +109,7 @@ def _may_match(reader: Any, path: Any, wanted: set[str]) -> bool:
     return reader.session_id_for(path) in wanted
 
 
-@click.command("sessions")
+@click.group("sessions", invoke_without_command=True)
 @click.option(
     "--host",
     "hosts",
@@ -141,14 +141,18 @@ def _may_match(reader: Any, path: Any, wanted: set[str]) -> bool:
     help="One JSON document instead of JSONL: `data.sessions`, each header with its "
     "`records`; a source not read is in `errors`.",
 )
+@click.pass_context
 def command(
+    ctx: click.Context,
     hosts: tuple[str, ...],
     since: str | None,
     session_ids: tuple[str, ...],
     metadata_only: bool,
     as_json: bool,
-) -> int:
+) -> int | None:
     """Print the hosts' native sessions as canonical JSONL. Reads only.
+
+    `memhub sessions prs` lists the pull requests sessions opened instead.
 
     Per session: an identity header line ({"type": "session", "id", "host", "source",
     "title", "title_source", "started", "updated", "cwd", "thread_source", "parent", ...})
@@ -162,6 +166,8 @@ def command(
     transcript that cannot be read, a --session not found). Each such source is named on
     stderr, and stdout still holds valid JSONL for everything that could be read.
     """
+    if ctx.invoked_subcommand is not None:
+        return None  # `sessions prs`: the subcommand answers
     from memhub.runtime.transcripts.timestamps import iso_utc
 
     cutoff = None
@@ -202,3 +208,12 @@ def _reply_sessions(hosts: Sequence[str], options: dict[str, Any]) -> int:
         for line in err.getvalue().splitlines()
     ]
     return reply({"sessions": sessions}, exit_code=code, errors=errors)
+
+
+def _add_subcommands() -> None:
+    from memhub.compiler.cli import sessions_prs
+
+    command.add_command(sessions_prs.command)
+
+
+_add_subcommands()

@@ -14,6 +14,8 @@ from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hook, Hub
 from memhub.hubspec.refs import substitute
 
+RUNTIME_HOSTS = ("claude", "codex", "cursor", "gemini")  # hosts the runtime renders answers for
+
 
 def command_handler(item: MappedHook) -> dict[str, Any]:
     """A Claude-style command handler (Claude Code and Codex share this shape)."""
@@ -176,6 +178,25 @@ def map_install_hooks(
     )
 
 
+def _unseen_context(host: str, hook: Hook, host_event: str) -> str:
+    """Why `host` cannot carry a handler that acts only through what the model reads on
+    `host_event` (the runtime's own table of the events whose output reaches the model);
+    "" when it can."""
+    from memhub.runtime.dispatch import CONTEXT_EVENTS
+    from memhub.runtime.handlers import NEEDS_MODEL_CONTEXT
+
+    if hook.handler not in NEEDS_MODEL_CONTEXT or host not in RUNTIME_HOSTS:
+        return ""
+    if host_event in CONTEXT_EVENTS.get(host, ()):
+        return ""
+    if host == "cursor" and host_event == "postToolUse":
+        host_event = "postToolUse or afterShellExecution"  # neither shows the agent anything
+    return (
+        f"the model never sees the output of {host}'s {host_event} hooks, and "
+        f"{hook.handler} only speaks to the model: it does not run on {host}"
+    )
+
+
 def map_hooks(
     hub: Hub,
     *,
@@ -203,6 +224,9 @@ def map_hooks(
 
         if support.host_event is None:
             row("unsupported", "-", support.unsupported)
+            continue
+        if unseen := _unseen_context(host, hook, support.host_event):
+            row("unsupported", support.host_event, unseen)
             continue
         if hook.command is not None and "${plugin_root}" in hook.command and root is None:
             row(

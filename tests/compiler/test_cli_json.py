@@ -24,6 +24,8 @@ def every_command() -> list[str]:
         command = cli.get_command(ctx, name)
         if isinstance(command, click.Group):
             names += [f"{name} {sub}" for sub in command.list_commands(ctx)]
+            if command.invoke_without_command:  # `sessions` runs itself too
+                names.append(name)
         else:
             names.append(name)
     return names
@@ -76,6 +78,7 @@ ARGS: dict[str, tuple[str, ...]] = {
     "rules fires": (),
     "rules list": (),
     "sessions": (),
+    "sessions prs": (),
     "status": (),
     "undo": (),
     "uninstall": ("HUB", "--hosts", "claude"),

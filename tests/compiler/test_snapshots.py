@@ -23,8 +23,22 @@ def test_coverage_table_matches_snapshot(hub: str, snapshot) -> None:
 
 # Genuine gaps of one example's bundles, each listed: a Claude Code or Codex plugin carries
 # no instruction file (the install target does; team-memory is one).
+# The PR and spec hooks speak only to the model: Cursor shows it nothing of an after-tool or
+# before-tool hook, Gemini CLI nothing of a BeforeTool one (the push reminder).
+WORKFLOW_GAPS = [
+    ("cursor", "hook", "pr-link"),
+    ("cursor", "hook", "pr-babysit"),
+    ("cursor", "hook", "spec-owner-edit"),
+    ("cursor", "hook", "spec-owner-push"),
+    ("gemini", "hook", "spec-owner-push"),
+]
 BUNDLE_GAPS = {
-    "team-memory": [("claude", "instructions", "memory"), ("codex", "instructions", "memory")]
+    "memhub": WORKFLOW_GAPS,
+    "team-memory": [
+        ("claude", "instructions", "memory"),
+        ("codex", "instructions", "memory"),
+        *WORKFLOW_GAPS,
+    ],
 }
 
 
