@@ -223,3 +223,14 @@ def capture_health(event: "Event", out: "Output") -> None:
     message = capture.health()
     if message:
         out.system_message(str(message))
+
+
+@handler("recall.directives")
+def recall_directives(event: "Event", out: "Output") -> None:
+    """before_tool on edit and shell, after_tool_failure: inject the project's lessons and
+    procedures whose triggers the file or (mutating) command names, once per session.
+
+    A read-only shell command costs no lookup; the body is imported on call."""
+    from .memory.directives_hook import run
+
+    run(event, out)
