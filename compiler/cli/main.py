@@ -29,6 +29,7 @@ COMMANDS = {
     "memory": "memory",
     "plan": "plan",
     "project": "project",
+    "recall": "recall",
     "restore": "restore",
     "sessions": "sessions",
     "status": "status",
@@ -37,7 +38,7 @@ COMMANDS = {
     "validate": "validate",
 }
 # verbs whose module is a click group: their JSON envelope names the subcommand too
-GROUPS = ("capture", "mcp", "memory", "project")
+GROUPS = ("capture", "mcp", "memory", "project", "recall")
 
 
 def _group() -> Any:
