@@ -120,11 +120,6 @@ def _budget(default: int) -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else default
 
 
-def _account() -> str:
-    home = getenv("HOME") or getenv("USERPROFILE") or ""
-    return home.replace("\\", "/").rstrip("/").rpartition("/")[2]
-
-
 def run(event: Event, out: Output) -> None:
     """Recall the directives this call fires into the host's additional context."""
     started = time.monotonic()
@@ -165,7 +160,7 @@ def _recall(
         return
     got = directives_answer.answer(
         index, scope.allowed, tool, tool_input, cwd=cwd, session_dir=folder, output=output,
-        account=_account(), repo=scope.name, budget=_budget(directives_answer.DEFAULT_BUDGET),
+        account=directives_project.account(), repo=scope.name, budget=_budget(directives_answer.DEFAULT_BUDGET),
     )  # fmt: skip
     injection = got.injection
     if not injection.text:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from ..lowos import stat_key
+from ..lowos import getenv, stat_key
 
-__all__ = ["INDEX", "Scope", "index_path", "resolve"]
+__all__ = ["INDEX", "Scope", "account", "index_path", "resolve"]
 
 INDEX = "index.sqlite"  # layout.INDEX_FILE (layout imports pathlib and re)
 MEMO = "project.memo"
@@ -25,6 +25,12 @@ class Scope:
 
     def __init__(self, allowed: list[tuple[str, str | None]], name: str) -> None:
         self.allowed, self.name = allowed, name
+
+
+def account() -> str:
+    """The user's account name, as the gate blocks it: the home folder's name."""
+    home = getenv("HOME") or getenv("USERPROFILE") or ""
+    return home.replace("\\", "/").rstrip("/").rpartition("/")[2]
 
 
 def index_path(home: str) -> str:
