@@ -3,9 +3,11 @@
 Two tables from one run:
 
 * in process: the handler alone (`directives_hook.run` on a normalised event), p50 and p90
-  per path, on a warm process: a read-only command (no lookup), a mutating command and an
-  edit (a lookup each; a new handle every call, so none is skipped as answered);
-* as the host runs it: the bundle's hook process (`python3 -S .../hook.py claude PreToolUse
+  per path, on a warm process: a read-only command (no lookup), a mutating command no
+  trigger can match (refused by the filter), one that matches a directive's command and an
+  edit of a file a directive's glob matches (a cache lookup each; a new handle every call,
+  so none is skipped as answered; after the first, the directive has fired and is dropped);
+* as the host runs it, wall time and CPU time: the bundle's hook process (`python3 -S .../hook.py claude PreToolUse
   recall.directives=edit,shell`, built from examples/team-memory) on the same payloads,
   side by side with `python3 -S -c pass` in interleaved, rotated rounds; medians and the
   ratio to the bare start.
@@ -93,19 +95,29 @@ def memory(root: Path) -> tuple[Path, Path]:
     return home, app
 
 
+def _letters(i: int) -> str:
+    """`i` in letters: a new handle each call that shares no digit window with the
+    directives' own numbered triggers (which would send every call to the cache)."""
+    return "".join(chr(97 + (i // 26**k) % 26) for k in range(5))
+
+
 def payload(app: Path, kind: str, i: int) -> dict[str, Any]:
     """A Claude Code PreToolUse payload; `i` makes each handle new."""
+    w = _letters(i)
     if kind == "read-only shell":
         tool: dict[str, Any] = {"tool_name": "Bash", "tool_input": {"command": "git status"}}
     elif kind == "mutating shell":
-        tool = {"tool_name": "Bash", "tool_input": {"command": f"rm -rf build/{i} && make"}}
+        tool = {"tool_name": "Bash", "tool_input": {"command": f"rm -rf build/{w} && make"}}
+    elif kind == "mutating, a hit":
+        command = f"deploy-svc{7 + 2 * (i % 50)} --prod && touch {w}.flag"
+        tool = {"tool_name": "Bash", "tool_input": {"command": command}}
     else:
-        path = f"{app}/services/svc{7 + 2 * (i % 50)}/handlers/api_{i}.py"
+        path = f"{app}/services/svc{7 + 2 * (i % 50)}/handlers/api_{w}.py"
         tool = {"tool_name": "Edit", "tool_input": {"file_path": path}}
     return {"session_id": SESSION, "cwd": str(app), "hook_event_name": "PreToolUse", **tool}
 
 
-KINDS = ("read-only shell", "mutating shell", "edit")
+KINDS = ("read-only shell", "mutating shell", "mutating, a hit", "edit")
 
 
 def in_process(home: Path, app: Path, calls: int) -> dict[str, dict[str, float]]:
@@ -151,22 +163,36 @@ def processes(root: Path, home: Path, app: Path, runs: int) -> dict[str, dict[st
            "MEMHUB_HOME": str(home), "PYTHONPYCACHEPREFIX": str(root / "pycache")}  # fmt: skip
     rows = {"python3 -S -c pass": None, **{k: k for k in KINDS}}
     names = list(rows)
-    samples: dict[str, list[float]] = {n: [] for n in names}
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
     for r in range(-3, runs):
         order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
             kind = rows[name]
             argv = [sys.executable, "-S", "-c", "pass"] if kind is None else hook
             data = b"{}" if kind is None else json.dumps(payload(app, kind, r + 10)).encode()
-            started = time.perf_counter()
+            before, started = _children_cpu(), time.perf_counter()
             subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, env=env, check=True)
             if r >= 0:
-                samples[name].append((time.perf_counter() - started) * 1000)
-    base = statistics.median(samples[names[0]])
+                wall[name].append((time.perf_counter() - started) * 1000)
+                cpu[name].append((_children_cpu() - before) * 1000)
+    base, base_cpu = statistics.median(wall[names[0]]), statistics.median(cpu[names[0]])
     return {
-        n: {"median_ms": statistics.median(s), "ratio": statistics.median(s) / base}
-        for n, s in samples.items()
+        n: {
+            "median_ms": statistics.median(wall[n]),
+            "ratio": statistics.median(wall[n]) / base,
+            "cpu_ms": statistics.median(cpu[n]),
+            "cpu_ratio": statistics.median(cpu[n]) / base_cpu,
+        }
+        for n in names
     }
+
+
+def _children_cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,10 +214,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"recall.directives with {N} directives, in process (warm):")
     for kind, row in report["in_process"].items():
-        print(f"  {kind:<16} p50 {row['p50_ms']:7.2f} ms   p90 {row['p90_ms']:7.2f} ms")
-    print("as a hook process (PreToolUse), medians:")
+        print(f"  {kind:<18} p50 {row['p50_ms']:7.2f} ms   p90 {row['p90_ms']:7.2f} ms")
+    print("as a hook process (PreToolUse), medians (wall, CPU):")
     for name, row in report["process"].items():
-        print(f"  {name:<20} {row['median_ms']:7.1f} ms   {row['ratio']:.2f}x")
+        print(
+            f"  {name:<20} {row['median_ms']:7.1f} ms {row['ratio']:5.2f}x"
+            f"   cpu {row['cpu_ms']:6.1f} ms {row['cpu_ratio']:5.2f}x"
+        )
     return 0
 
 

@@ -165,3 +165,15 @@ def test_a_read_only_command_loads_none_of_recall(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["memhub.runtime.memory.directives_hook"]
+
+
+def test_a_recall_past_its_time_fails_open_and_is_logged(
+    m: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(H, "TIME_BUDGET_S", -1.0)  # every lookup is over it
+    out = edit(m, f"{m.app}/app/models.py")
+    assert out.contexts == []
+    log = (m.home / "logs" / "hook.log").read_text()
+    assert "recall.directives: recall took" in log and "not injected" in log
+    monkeypatch.setattr(H, "TIME_BUDGET_S", 2.0)
+    assert fired(edit(m, f"{m.app}/lib/models_test.py")) == ["r-models"]  # not marked fired
