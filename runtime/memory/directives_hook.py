@@ -130,11 +130,15 @@ def run(event: Event, out: Output) -> None:
     if tool_input is None:
         return
     output: str | None = None
-    if kind == "reactive":
-        output = failing_output(event.payload)
-        if not looks_failed(output):
+    if kind == "reactive" or event.name == "after_tool":
+        # after the tool, a failure's output is matched too (Gemini reports a command that
+        # exited non-zero as a success whose output says so)
+        found = failing_output(event.payload)
+        if looks_failed(found):
+            output = found
+        elif kind == "reactive":
             return
-    elif event.tool_class == "shell":
+    if output is None and event.tool_class == "shell":
         from .. import shellmutate
 
         if not shellmutate.is_mutating(event.command or ""):

@@ -177,3 +177,12 @@ def test_a_recall_past_its_time_fails_open_and_is_logged(
     assert "recall.directives: recall took" in log and "not injected" in log
     monkeypatch.setattr(H, "TIME_BUDGET_S", 2.0)
     assert fired(edit(m, f"{m.app}/lib/models_test.py")) == ["r-models"]  # not marked fired
+
+
+def test_gemini_reports_a_failed_command_as_output_and_it_is_matched(m: Memory) -> None:
+    tool = {"tool_name": "run_shell_command", "tool_input": {"command": "terraform plan"}}
+    text = "Output: Error: exceeded quota for project\nExit Code: 1"
+    done = call(m, "AfterTool", {**tool, "tool_response": {"llmContent": text}}, host="gemini")
+    assert fired(done) == ["r-quota"] and "failure you just hit" in done.contexts[0]
+    calm = {"tool_response": {"llmContent": "Output: no changes\nExit Code: 0"}}
+    assert call(m, "AfterTool", {**tool, **calm}, host="gemini").contexts == []  # read-only
