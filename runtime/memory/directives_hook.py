@@ -81,16 +81,26 @@ def patch_paths(patch: str) -> list[str]:
     return out
 
 
+def _patch(event: Event) -> dict[str, Any] | None:
+    """The files of a Codex `apply_patch` envelope, as its own tool or run through the shell
+    (`apply_patch <<'EOF'`, which Codex reports as Bash): an edit, whatever the tool."""
+    tool_input = event.tool_input
+    command = event.command if event.tool_class == "shell" else None
+    command = command or tool_input.get("command", tool_input.get("input"))
+    if not isinstance(command, str) or "*** Begin Patch" not in command:
+        return None
+    paths = patch_paths(command)  # the first two: one patch rarely touches more
+    return dict(zip(("file_path", "path"), paths, strict=False)) or None
+
+
 def handles(event: Event) -> dict[str, Any] | None:
     """The call's identifying handles as `directives.call_of` reads them; None for none."""
+    patch = _patch(event)
+    if patch is not None:
+        return patch
     if event.tool_class == "shell":
         return {"command": event.command} if event.command else None
-    tool_input = event.tool_input
-    command = tool_input.get("command", tool_input.get("input"))
-    if isinstance(command, str) and "*** Begin Patch" in command:  # Codex's apply_patch
-        paths = patch_paths(command)  # the first two: one patch rarely touches more
-        return dict(zip(("file_path", "path"), paths, strict=False)) or None
-    return tool_input or None
+    return event.tool_input or None
 
 
 def _text(value: object) -> str:
@@ -138,7 +148,7 @@ def run(event: Event, out: Output) -> None:
             output = found
         elif kind == "reactive":
             return
-    if output is None and event.tool_class == "shell":
+    if output is None and event.tool_class == "shell" and "command" in tool_input:
         from .. import shellmutate
 
         if not shellmutate.is_mutating(event.command or ""):

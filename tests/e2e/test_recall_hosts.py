@@ -16,8 +16,9 @@ get nothing). `memhub recall stats` then names each lesson fired once in that se
 the hook entry logged no failure.
 
 Claude Code and Gemini CLI edit through their own file tools (Write then Edit; write_file
-twice); Codex's scripted model edits through the shell (`printf ... > billing/models.py`: a
-redirect is a mutating command naming the file).
+twice). Codex offers an unknown model no apply_patch tool, so its scripted model edits
+through the shell: first `apply_patch <<'EOF'` (Codex applies the patch itself and reports
+the call as Bash), then `printf ... > billing/models.py` (a redirect naming the file).
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ def test_codex_recalls_a_file_and_a_command_lesson_once(
     codex_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
-    commands = [f"printf 'MODEL = 1\\n' > {FILE}", COMMAND, f"printf 'MODEL = 2\\n' > {FILE}",
+    patch = f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {FILE}\n+MODEL = 1\n*** End Patch\nEOF\n"
+    commands = [patch, COMMAND, f"printf 'MODEL = 2\\n' > {FILE}",
                 COMMAND, FAILING]  # fmt: skip
     with FakeResponses(commands) as fake:
         (isolated_home.codex_home / "config.toml").write_text(

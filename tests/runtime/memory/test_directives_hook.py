@@ -186,3 +186,10 @@ def test_gemini_reports_a_failed_command_as_output_and_it_is_matched(m: Memory) 
     assert fired(done) == ["r-quota"] and "failure you just hit" in done.contexts[0]
     calm = {"tool_response": {"llmContent": "Output: no changes\nExit Code: 0"}}
     assert call(m, "AfterTool", {**tool, **calm}, host="gemini").contexts == []  # read-only
+
+
+def test_an_apply_patch_run_through_the_shell_is_an_edit(m: Memory) -> None:
+    patch = (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: app/models.py\n+x\n*** End Patch\nEOF"
+    )
+    assert fired(bash(m, patch)) == ["r-models"]
