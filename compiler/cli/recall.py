@@ -2,7 +2,8 @@
 
 The hooks append one line per injection to `$MEMHUB_HOME/recall/<host>-<session>/
 injections.jsonl` (`runtime/memory/injections.py`); this command only reads those files and,
-for the directives that never fired, the active lessons and procedures of the derived index.
+for the directives that never fired, the active lessons and procedures of the derived index
+that the working directory's project reads (its own, and the shared ones if it enables them).
 """
 
 from __future__ import annotations
@@ -21,20 +22,24 @@ def _home() -> str:
     return memhub_home()
 
 
-def active_directives(home: str) -> list[str]:
-    """Every active lesson and procedure id in the index (none when there is no index)."""
+def active_directives(home: str, cwd: str) -> list[str]:
+    """The active lesson and procedure ids the working directory's project may read (its
+    own and, if it enables them, the shared ones): another project's never appear."""
     from memhub.runtime.memory import directives_read
-    from memhub.runtime.memory.directives_project import index_path
+    from memhub.runtime.memory.directives_project import index_path, resolve
 
     path = index_path(home)
-    if not os.path.isfile(path):
+    allowed = {(scope, project or "") for scope, project in resolve(home, cwd, None).allowed}
+    if not allowed or not os.path.isfile(path):
         return []
     import sqlite3
 
     db = sqlite3.connect(directives_read._uri(path), uri=True)
     try:
-        rows = db.execute(f"SELECT DISTINCT d.id FROM docs d WHERE {directives_read._WHERE}")
-        return sorted(str(rid) for (rid,) in rows)
+        rows = db.execute(
+            f"SELECT d.scope, d.project, d.id FROM docs d WHERE {directives_read._WHERE}"
+        )
+        return sorted({str(r) for s, p, r in rows if (s, p or "") in allowed})
     except sqlite3.Error:
         return []
     finally:
@@ -60,7 +65,7 @@ def report(home: str, session: str | None = None) -> dict[str, Any]:
                 f"no recall recorded for session {session!r}:"
                 " `memhub recall stats` lists the sessions that have some"
             )
-    return stats(found, active_directives(home))
+    return stats(found, active_directives(home, os.getcwd()))
 
 
 @click.group("recall")

@@ -45,6 +45,8 @@ def test_stats_count_what_each_session_injected_and_what_never_fired(
     top, _ = connected(mh, tmp_path / "shop")
     fires = directive(mh, top, "billing models", "path:billing/models.py")
     never = directive(mh, top, "ledger rules", "path:ledger/rules.py")
+    theirs, _ = connected(mh, tmp_path / "other")
+    directive(mh, theirs, "their rules", "path:their/rules.py")  # another project's: not listed
     assert edit(top, "billing/models.py", "s1").contexts
     assert edit(top, "billing/models.py", "s2").contexts
     ran = mh("recall", "stats", "--json", cwd=top)
