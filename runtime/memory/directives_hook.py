@@ -17,6 +17,7 @@ into the dispatcher for an expected failure; past its time it fails open and log
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..dispatch import CONTEXT_EVENTS, log
@@ -168,6 +169,8 @@ def _recall(
     key = directives_state.handle_key(cwd, tool, handle)
     if output is None and handle and directives_state.seen(folder, key):
         return  # answered already: not even the project is resolved
+    if not os.path.isdir(folder):  # this session's first lookup: old sessions go
+        injections.prune(out.home)
     index = directives_project.index_path(out.home)
     scope = directives_project.resolve(out.home, cwd, folder)
     if not scope.allowed:

@@ -5,7 +5,9 @@ Every recall handler keeps its per-session state under one folder per session,
 injection to `injections.jsonl` there (`record`): the handler, the host event, the
 characters and estimated tokens (chars / 4) it injected, and what fired and why. A session
 folder with no such file looked up and injected nothing. `memhub recall stats` reads them
-back (`sessions`). Writing imports no `json` (the hook's own encoder); reading may. Stdlib.
+back (`sessions`). A session's first lookup removes the folders of sessions untouched for
+seven days (`prune`). Writing imports no `json` (the hook's own encoder); reading may.
+Stdlib.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from typing import Any
 
-__all__ = ["FILE", "FOLDER", "record", "session_dir", "sessions"]
+__all__ = ["FILE", "FOLDER", "KEEP_S", "prune", "record", "session_dir", "sessions"]
 
 FOLDER = "recall"
 FILE = "injections.jsonl"
 MAX_LINE = 16_000  # one injection's line; a longer one is cut to its numbers
+KEEP_S = 7 * 86400  # a session folder untouched this long is removed (the plugin's 7 days)
 
 
 def _safe(text: str) -> str:
@@ -32,6 +35,27 @@ def _safe(text: str) -> str:
 def session_dir(home: str, host: str, session_id: str) -> str:
     """The folder of one session's recall state and accounting."""
     return os.path.join(home, FOLDER, _safe(f"{host}-{session_id}"))
+
+
+def prune(home: str, keep_s: float = KEEP_S) -> int:
+    """Remove the session folders not written for `keep_s` seconds (called when a session
+    starts its folder); how many. Never raises."""
+    import shutil
+    import time
+
+    root, cutoff, gone = os.path.join(home, FOLDER), time.time() - keep_s, 0
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry.path)
+                gone += 1
+        except OSError:
+            continue
+    return gone
 
 
 def record(folder: str, entry: Mapping[str, Any]) -> None:

@@ -193,3 +193,15 @@ def test_an_apply_patch_run_through_the_shell_is_an_edit(m: Memory) -> None:
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: app/models.py\n+x\n*** End Patch\nEOF"
     )
     assert fired(bash(m, patch)) == ["r-models"]
+
+
+def test_a_new_session_removes_sessions_untouched_for_a_week(m: Memory) -> None:
+    old = Path(injections.session_dir(str(m.home), "claude", "old"))
+    recent = Path(injections.session_dir(str(m.home), "claude", "recent"))
+    for folder in (old, recent):
+        folder.mkdir(parents=True)
+        (folder / injections.FILE).write_text("{}\n")
+    week = injections.KEEP_S + 60
+    os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
+    assert fired(edit(m, f"{m.app}/app/models.py", sid="new")) == ["r-models"]
+    assert not old.exists() and recent.exists()
