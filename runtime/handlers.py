@@ -223,3 +223,12 @@ def capture_health(event: "Event", out: "Output") -> None:
     message = capture.health()
     if message:
         out.system_message(str(message))
+
+
+@handler("recall.brief")
+def recall_brief(event: "Event", out: "Output") -> None:
+    """session_start: name the project's memory and where it meets this branch (counts,
+    directives for the files it touches, records naming them), under one budget."""
+    from .memory.brief import run
+
+    run(event, out)

@@ -1,0 +1,212 @@
+"""The identifiers a text names, and whether a document names one as an exact token. Pure.
+
+Kinds: `path` (a file path: a word with `/`, or `name.ext`), `pr` (`PR #12`, a GitHub pull
+URL), `ticket` (`ENG-42`: an upper-case key, a dash, a number), `error` (a quoted string
+that reads as an error message) and `symbol` (a `snake_case` or `camelCase` word, or one in
+backticks; the caller keeps only those the repository holds). No semantic guess: a text
+without one of these names nothing.
+
+`may_name` is the fast path: plain prose (no `/`, `#`, `_`, a quote, a dotted or dashed
+word, an inner capital) is refused with string methods alone, so a prompt naming nothing
+imports nothing and opens nothing. `re` is imported and compiled on first real use.
+"""
+
+from __future__ import annotations
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = ["Ident", "extract", "may_name", "names", "relative"]
+
+MAX_IDENTS = 12
+MIN_ERROR, MAX_ERROR = 6, 200
+MIN_SYMBOL = 4
+NOT_TICKETS = frozenset(("UTF", "SHA", "ISO", "MD", "X", "PEP"))  # UTF-8, SHA-256: no ticket
+ERROR_WORDS = (
+    *("error", "exception", "fail", "fatal", "denied", "not found", "cannot", "can't"),
+    *("unable", "invalid", "undefined", "refused", "timed out", "timeout", "missing"),
+    *("traceback", "panic", "no such", "unexpected", "not defined", "errno"),
+)
+_TRIM = "\"'`()[]{}<>,;:!?*"
+_PATTERNS: dict[str, object] = {}
+_N = MAX_ERROR
+# a "double", `backtick` or 'single' quoted span (a single quote only after a space: "don't")
+_QUOTED = (
+    rf"\"([^\"\n]{{1,{_N}}})\"|`([^`\n]{{1,{_N}}})`"
+    rf"|(?:^|(?<=\s))'([^'\n]{{1,{_N}}})'(?=[\s.,;:!?)]|$)"
+)
+
+
+class Ident:
+    """One identifier: its kind and its text (as it is matched)."""
+
+    __slots__ = ("kind", "text")
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind, self.text = kind, text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ident) and (self.kind, self.text) == (other.kind, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.text))
+
+    def __repr__(self) -> str:
+        return f"Ident({self.kind!r}, {self.text!r})"
+
+
+def _dotted(text: str) -> bool:
+    """A `.` between two letters or digits (`a.py`, not the end of a sentence)."""
+    i = text.find(".")
+    while i > 0:
+        if i + 1 < len(text) and text[i - 1].isalnum() and text[i + 1].isalnum():
+            return True
+        i = text.find(".", i + 1)
+    return False
+
+
+def _dashed_number(text: str) -> bool:
+    """An upper-case letter, a dash, a digit (`ENG-42`)."""
+    i = text.find("-")
+    while i > 0:
+        if i + 1 < len(text) and text[i - 1].isupper() and text[i + 1].isdigit():
+            return True
+        i = text.find("-", i + 1)
+    return False
+
+
+def _inner_capital(text: str) -> bool:
+    for word in text.split():
+        rest = word[1:]
+        if not rest.islower() and not rest.isupper() and any(c.isupper() for c in rest):
+            return True
+    return False
+
+
+def may_name(text: str | None) -> bool:
+    """Whether `text` can name an identifier at all (False: certainly names none)."""
+    if not text:
+        return False
+    if any(ch in text for ch in '/#_"`'):
+        return True
+    return " '" in text or _dotted(text) or _dashed_number(text) or _inner_capital(text)
+
+
+def _re(name: str) -> Any:  # an re.Pattern, without importing re at module level
+    pattern = _PATTERNS.get(name)
+    if pattern is None:
+        import re
+
+        sources = {
+            "pr": r"\b(?:PR|pull request)\s*#\s*([0-9]+)\b|/pull/([0-9]+)\b",
+            "ticket": r"(?<![A-Za-z0-9_-])([A-Z][A-Z0-9]{0,9})-([0-9]+)(?![A-Za-z0-9_-])",
+            "quoted": _QUOTED,
+            "symbol": r"^[A-Za-z_][A-Za-z0-9_]*$",
+        }
+        pattern = re.compile(sources[name], re.IGNORECASE if name == "pr" else 0)
+        _PATTERNS[name] = pattern
+    return pattern
+
+
+def _looks_like_path(word: str) -> bool:
+    if "://" in word or word.startswith("-"):
+        return False
+    if "/" in word:
+        return any(part[:1].isalnum() or part[:1] in "._" for part in word.split("/") if part)
+    stem, dot, ext = word.rpartition(".")
+    return bool(dot and stem and ext.isalnum() and len(ext) <= 8 and any(c.isalpha() for c in ext))
+
+
+def _symbol(word: str) -> bool:
+    if len(word) < MIN_SYMBOL or not _re("symbol").match(word):
+        return False
+    inner = word.strip("_")
+    return "_" in inner or (not inner[1:].islower() and not inner.isupper())
+
+
+def _errorish(text: str) -> bool:
+    folded = text.casefold()
+    return any(word in folded for word in ERROR_WORDS)
+
+
+def extract(text: str | None, limit: int = MAX_IDENTS) -> list[Ident]:
+    """The identifiers `text` names, in order, each once, at most `limit`."""
+    if not may_name(text):
+        return []
+    assert text is not None
+    found: list[Ident] = []
+    for match in _re("pr").finditer(text):
+        found.append(Ident("pr", f"PR #{match.group(1) or match.group(2)}"))
+    for match in _re("ticket").finditer(text):
+        if match.group(1) not in NOT_TICKETS:
+            found.append(Ident("ticket", match.group(0)))
+    for match in _re("quoted").finditer(text):
+        quoted = next(g for g in match.groups() if g is not None).strip()
+        if len(quoted) >= MIN_ERROR and _errorish(quoted):
+            found.append(Ident("error", quoted))
+        elif match.group(2) is not None and _symbol(quoted.rstrip("()")):
+            found.append(Ident("symbol", quoted.rstrip("()")))
+    for raw in text.split():
+        word = raw.strip(_TRIM).rstrip(".")
+        if "/pull/" in word:
+            continue  # already a PR
+        if _looks_like_path(word):
+            found.append(Ident("path", word))
+        elif _symbol(word.removesuffix("()")):
+            found.append(Ident("symbol", word.removesuffix("()")))
+    return list(dict.fromkeys(found))[: max(limit, 0)]
+
+
+def relative(path: str, toplevel: str) -> str:
+    """`path` relative to the checkout `toplevel` when it lies inside it, else as it is."""
+    top = toplevel.rstrip("/") + "/"
+    return path[len(top) :] if path.startswith(top) else path
+
+
+# --- does a document name it --------------------------------------------------------------
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _path_bounded(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    if before and (_word(before) or before in "-."):
+        return False
+    if after == "." and end + 1 < len(text) and _word(text[end + 1]):
+        return False
+    return not (after and (_word(after) or after in "-/"))
+
+
+def _occurs(text: str, token: str, bounded: Callable[[str, int, int], bool]) -> bool:
+    i = text.find(token)
+    while i >= 0:
+        if bounded(text, i, i + len(token)):
+            return True
+        i = text.find(token, i + 1)
+    return False
+
+
+def _word_bounded(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    return not (before and (_word(before) or before == "-")) and not (
+        after and (_word(after) or after == "-")
+    )
+
+
+def names(text: str, ident: Ident) -> bool:
+    """Whether `text` names `ident` as an exact token (a PR in any of its spellings)."""
+    if ident.kind == "path":
+        return _occurs(text, ident.text, _path_bounded)
+    if ident.kind == "pr":
+        number = ident.text.rpartition("#")[2]
+        return any(m.group(1) == number or m.group(2) == number for m in _re("pr").finditer(text))
+    if ident.kind == "error":
+        return ident.text.casefold() in text.casefold()
+    return _occurs(text, ident.text, _word_bounded)
