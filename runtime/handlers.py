@@ -232,3 +232,12 @@ def recall_brief(event: "Event", out: "Output") -> None:
     from .memory.brief import run
 
     run(event, out)
+
+
+@handler("recall.prompt")
+def recall_prompt(event: "Event", out: "Output") -> None:
+    """prompt_submit: at most three pointers to memory naming the prompt's file paths,
+    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing."""
+    from .memory.prompt_recall import run
+
+    run(event, out)

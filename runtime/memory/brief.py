@@ -63,7 +63,8 @@ def _idents(branch: Branch) -> list:
     from .recall_ids import Ident, extract
 
     named = [Ident("path", f) for f in branch.files[:RECALL_PATHS]]
-    for text in (branch.name.replace("/", " "), *branch.subjects):
+    # a branch is often named in lower case (`jane/eng-42-models`): its keys read upper
+    for text in (branch.name.replace("/", " ").upper(), *branch.subjects):
         named += [i for i in extract(text, 50) if i.kind in ("pr", "ticket")]
     return list(dict.fromkeys(named))
 
@@ -125,6 +126,8 @@ def _save(path: str, lines: list[str]) -> None:
 
 def run(event: Event, out: Output) -> None:
     """The handler: the brief as additional context, a system message on a change."""
+    if not served.carries_context(event):
+        return
     scope = resolve(out.home, event.cwd)
     if scope is None:
         return

@@ -141,7 +141,9 @@ def render(
         text = _assemble(list(head), total, md_top[:n_md], lines_a[:n_a], lines_r[:n_r])
         if len(text) + 1 + len(TRIMMED) <= share:
             break
-    if cut:  # ends with TRIMMED; still too long (a tiny budget): the text itself is cut
+    if cut and len(text) + 1 + len(TRIMMED) > share:  # a tiny budget: the title line alone
+        text = _assemble(list(head[:1]), total, (), (), ())
+    if cut:  # ends with TRIMMED; still too long (tinier still): the text itself is cut
         text = _cut_block(text + "\n" + TRIMMED, share)
     shown = [h.directive.id for h in apply[:n_a]] + [n.id for n in recall[:n_r]]
     block = _cut_block(rulebook, budget // 3) if rulebook else ""

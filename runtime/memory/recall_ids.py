@@ -102,7 +102,7 @@ def _re(name: str) -> Any:  # an re.Pattern, without importing re at module leve
 
         sources = {
             "pr": r"\b(?:PR|pull request)\s*#\s*([0-9]+)\b|/pull/([0-9]+)\b",
-            "ticket": r"(?<![A-Za-z0-9_-])([A-Z][A-Z0-9]{0,9})-([0-9]+)(?![A-Za-z0-9_-])",
+            "ticket": r"(?<![A-Za-z0-9_-])([A-Z][A-Z0-9]{0,9})-([0-9]+)(?![A-Za-z0-9_]|-[0-9])",
             "quoted": _QUOTED,
             "symbol": r"^[A-Za-z_][A-Za-z0-9_]*$",
         }
@@ -117,6 +117,8 @@ def _looks_like_path(word: str) -> bool:
     if "/" in word:
         return any(part[:1].isalnum() or part[:1] in "._" for part in word.split("/") if part)
     stem, dot, ext = word.rpartition(".")
+    if len(stem) + len(ext) < 3:
+        return False  # e.g, i.e
     return bool(dot and stem and ext.isalnum() and len(ext) <= 8 and any(c.isalpha() for c in ext))
 
 

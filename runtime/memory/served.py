@@ -9,7 +9,12 @@ record or a captured session, is shown by none of them again this session. Stdli
 
 from __future__ import annotations
 
-__all__ = ["folder", "mark", "shown"]
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..events import Event
+
+__all__ = ["carries_context", "folder", "mark", "shown"]
 
 MAX_NAME = 200
 
@@ -43,3 +48,13 @@ def mark(session_dir: str, ids: list[str]) -> None:
         directives_state.mark_fired(session_dir, ids)
     except OSError:
         pass
+
+
+def carries_context(event: Event) -> bool:
+    """Whether the model gets this event's additional context (dispatch.render's rule): what
+    recall shows on any other event is not shown, so it is neither worked out nor marked."""
+    from ..dispatch import CONTEXT_EVENTS
+
+    if event.host == "cursor":
+        return event.host_event == "sessionStart"  # rendered as `additional_context`
+    return event.host_event in CONTEXT_EVENTS.get(event.host, ())
