@@ -69,11 +69,15 @@ def _idents(branch: Branch) -> list:
     return list(dict.fromkeys(named))
 
 
-def build(scope: Scope, shown: set[str], budget: int) -> brief_render.Brief | None:
-    """The brief for `scope` (None: the memory it sees holds nothing)."""
+def build(scope: Scope, shown: set[str], budget: int, memo: str = "") -> brief_render.Brief | None:
+    """The brief for `scope` (None: the memory it sees holds nothing); `memo`: where the
+    counts are kept between session starts."""
     db = brief_read.connect(scope.index)
     try:
-        counts = brief_read.counts(db, scope.allowed)
+        if memo:
+            counts = brief_read.counts_memo(db, scope.allowed, scope.index, memo)
+        else:
+            counts = brief_read.counts(db, scope.allowed)
         if not any(counts.values()):
             return None
         md_top = brief_read.memory_md_top(scope.md_files(), MD_LINES)
@@ -82,7 +86,7 @@ def build(scope: Scope, shown: set[str], budget: int) -> brief_render.Brief | No
         if scope.toplevel is not None:
             from .brief_git import branch_of
 
-            branch = branch_of(scope.toplevel)
+            branch = branch_of(scope.toplevel, scope.common_dir)
             apply = _apply(scope, branch, shown)
             skip = shown | {h.directive.id for h in apply}
             recall = brief_read.naming(
@@ -134,7 +138,8 @@ def run(event: Event, out: Output) -> None:
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
     budget = brief_render.budget_chars(os.environ.get(BUDGET_ENV))
-    brief = build(scope, shown, budget)
+    memo = os.path.join(out.home, "hooks", "recall", "counts")
+    brief = build(scope, shown, budget, memo)
     if brief is None:
         return
     out.context(brief.text)

@@ -46,8 +46,37 @@ def _git(toplevel: str, *args: str) -> str | None:
     return done[1].decode("utf-8", "replace")
 
 
-def _default_ref(toplevel: str) -> str | None:
+def _ref_files(common_dir: str) -> str | None:
+    """`_default_ref` from the repository's files (a loose or packed ref), without running
+    git; None when they cannot say (reftable, unreadable): git is asked then."""
+    import os
+
+    if os.path.exists(os.path.join(common_dir, "reftable")):
+        return None
+    try:
+        with open(os.path.join(common_dir, *_DEFAULTS[0].split("/")), encoding="utf-8") as f:
+            head = f.read(4096).strip()
+        if head.startswith("ref: refs/"):
+            return head[len("ref: ") :]
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        with open(os.path.join(common_dir, "packed-refs"), "rb") as f:
+            packed = {line.partition(b" ")[2].strip() for line in f.read(1 << 20).splitlines()}
+    except OSError:
+        packed = set()
+    for ref in _DEFAULTS[1:]:
+        if os.path.isfile(os.path.join(common_dir, *ref.split("/"))) or ref.encode() in packed:
+            return ref
+    return ""  # no default branch
+
+
+def _default_ref(toplevel: str, common_dir: str | None = None) -> str | None:
     """The default branch's ref (`origin/HEAD`'s target first), or None."""
+    if common_dir:
+        found = _ref_files(common_dir)
+        if found is not None:
+            return found or None
     listed = _git(toplevel, "for-each-ref", "--format=%(refname)%09%(symref)", *_DEFAULTS)
     if not listed:
         return None
@@ -76,16 +105,37 @@ def parse_log(text: str) -> tuple[str, list[str], list[str]]:
     return name, subjects, paths
 
 
-def branch_of(toplevel: str) -> Branch:
-    """The files this checkout's branch touches, its name and its last commits' subjects."""
-    log = _git(
-        toplevel, "log", f"-{LOG_COMMITS}", "--name-only", "--no-renames", "--format=%x1e%D%x1f%s"
-    )
-    name, subjects, logged = parse_log(log or "")
-    default = _default_ref(toplevel)
+def _diff(toplevel: str, default: str | None) -> str | None:
     diff = _git(toplevel, "diff", "--name-only", "--no-renames", "--merge-base", default or "HEAD")
     if diff is None and default:  # git before 2.30 has no --merge-base
         diff = _git(toplevel, "diff", "--name-only", "--no-renames", f"{default}...HEAD")
-    changed = [line for line in (diff or "").splitlines() if line.strip()]
+    return diff
+
+
+def branch_of(toplevel: str, common_dir: str | None = None) -> Branch:
+    """The files this checkout's branch touches, its name and its last commits' subjects
+    (`common_dir`: the repository's, to find the default branch without running git).
+
+    The diff runs in a second thread while the log runs here: the two gits overlap."""
+    import _thread  # the C core of threading: no import cost beyond itself
+
+    default = _default_ref(toplevel, common_dir)
+    done = _thread.allocate_lock()
+    done.acquire()
+    box: list[str | None] = [None]
+
+    def diff() -> None:
+        try:
+            box[0] = _diff(toplevel, default)
+        finally:
+            done.release()
+
+    _thread.start_new_thread(diff, ())
+    log = _git(
+        toplevel, "log", f"-{LOG_COMMITS}", "--name-only", "--no-renames", "--format=%x1e%D%x1f%s"
+    )
+    done.acquire(timeout=2 * TIMEOUT_S + 1)
+    name, subjects, logged = parse_log(log or "")
+    changed = [line for line in (box[0] or "").splitlines() if line.strip()]
     files = list(dict.fromkeys(changed + logged))[:MAX_FILES]
     return Branch(name, files, subjects)

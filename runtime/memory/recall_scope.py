@@ -16,7 +16,7 @@ __all__ = ["Scope", "account_name", "resolve"]
 class Scope:
     """The memory one hook call sees."""
 
-    __slots__ = ("allowed", "index", "project_id", "project_name", "root", "toplevel")
+    __slots__ = ("allowed", "common_dir", "index", "project_id", "project_name", "root", "toplevel")
 
     def __init__(
         self,
@@ -25,8 +25,9 @@ class Scope:
         project_id: str | None,
         project_name: str | None,
         allowed: list[tuple[str, str | None]],
+        common_dir: str | None = None,
     ) -> None:
-        self.root, self.toplevel = root, toplevel
+        self.root, self.toplevel, self.common_dir = root, toplevel, common_dir
         self.project_id, self.project_name, self.allowed = project_id, project_name, allowed
         self.index = os.path.join(root, "index.sqlite")
 
@@ -59,13 +60,14 @@ def resolve(home: str, cwd: str | None) -> Scope | None:
     checkout = checkout_of(cwd)
     resolution = projects.resolve_checkout(registry, checkout)
     toplevel = checkout.toplevel if checkout is not None else None
+    common = checkout.common_dir if checkout is not None else None
     if resolution.project_id is None:
-        return Scope(root, toplevel, None, None, [("shared", None)])
+        return Scope(root, toplevel, None, None, [("shared", None)], common)
     entry = registry.projects[resolution.project_id]
     allowed: list[tuple[str, str | None]] = [("project", entry.id)]
     if entry.shared:
         allowed.append(("shared", None))
-    return Scope(root, toplevel, entry.id, entry.name, allowed)
+    return Scope(root, toplevel, entry.id, entry.name, allowed, common)
 
 
 def account_name() -> str:
