@@ -48,26 +48,85 @@ class Scope:
         return out
 
 
+def _allowed(pid: str, shared: bool) -> list[tuple[str, str | None]]:
+    return [("project", pid), ("shared", None)] if shared else [("project", pid)]
+
+
+def _quick(path: str, common_dir: str) -> tuple[str, str, bool] | None:
+    """(id, name, shared) of the connected project bound to `common_dir`, read from
+    projects.json with the C JSON scanner: `projects.py` costs a hook ~15 ms of imports (json,
+    re, typing). None when the file is not plainly well formed around that project (missing,
+    odd, a binding claimed twice, disconnected): the registry module decides then, and says
+    what is wrong."""
+    from ..events import loads
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not _regular(os.fstat(handle.fileno()).st_mode):
+            return None
+        document = loads(handle.read(MAX_REGISTRY + 1))
+    if not isinstance(document, dict) or document.get("version") != 1:
+        return None
+    listed = document.get("projects")
+    if not isinstance(listed, dict):
+        return None
+    found = []
+    for pid, raw in listed.items():
+        bindings = raw.get("bindings") if isinstance(raw, dict) else None
+        if not isinstance(bindings, list):
+            return None
+        if any(isinstance(b, dict) and b.get("common_dir") == common_dir for b in bindings):
+            found.append((pid, raw))
+    if len(found) != 1:
+        return None
+    pid, raw = found[0]
+    name, shared = raw.get("name"), raw.get("shared", True)
+    plain = isinstance(name, str) and name and isinstance(shared, bool)
+    if not plain or raw.get("state") != "connected" or not _project_id(pid):
+        return None
+    return pid, name, shared
+
+
+def _project_id(pid: str) -> bool:
+    digits = pid[2:]
+    return (
+        pid.startswith("p-") and len(digits) == 12 and all(c in "0123456789abcdef" for c in digits)
+    )
+
+
+def _regular(mode: int) -> bool:
+    return (mode & 0o170000) == 0o100000
+
+
+MAX_REGISTRY = 16 * 1024 * 1024
+
+
 def resolve(home: str, cwd: str | None) -> Scope | None:
     """The memory a hook running in `cwd` sees; None without an index or a folder."""
     root = os.path.join(home, "memory")
     if not cwd or not os.path.isfile(os.path.join(root, "index.sqlite")):
         return None
-    from . import projects
     from .gitcheckout import checkout_of
 
-    registry = projects.load_registry(os.path.join(root, projects.FILENAME))
+    registry_file = os.path.join(root, "projects.json")
     checkout = checkout_of(cwd)
-    resolution = projects.resolve_checkout(registry, checkout)
     toplevel = checkout.toplevel if checkout is not None else None
     common = checkout.common_dir if checkout is not None else None
+    quick = _quick(registry_file, common) if common is not None else None
+    if quick is not None:
+        pid, name, shared = quick
+        return Scope(root, toplevel, pid, name, _allowed(pid, shared), common)
+    from . import projects
+
+    registry = projects.load_registry(registry_file)
+    resolution = projects.resolve_checkout(registry, checkout)
     if resolution.project_id is None:
         return Scope(root, toplevel, None, None, [("shared", None)], common)
     entry = registry.projects[resolution.project_id]
-    allowed: list[tuple[str, str | None]] = [("project", entry.id)]
-    if entry.shared:
-        allowed.append(("shared", None))
-    return Scope(root, toplevel, entry.id, entry.name, allowed, common)
+    return Scope(root, toplevel, entry.id, entry.name, _allowed(entry.id, entry.shared), common)
 
 
 def account_name() -> str:

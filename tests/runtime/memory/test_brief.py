@@ -247,3 +247,22 @@ def test_a_checkout_nobody_connected_sees_shared_memory_only(m: Memory, tmp_path
     out = start(m, cwd=loose)
     (text,) = out.contexts
     assert "shared memory only" in text and "1 fact" in text and "r-mine" not in text
+
+
+def test_the_quick_registry_read_agrees_with_the_registry(
+    m: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """recall_scope reads projects.json itself when it is plainly well formed; every other
+    case goes to projects.py, which decides (and refuses a malformed file)."""
+    put(m.home, record("r-fact", "project", m.pid))
+    indexed(m)
+    scope = recall_scope.resolve(str(m.home), str(m.app))
+    assert scope is not None and scope.project_id == m.pid and scope.project_name == "app"
+    assert scope.allowed == [("project", m.pid), ("shared", None)]
+    path = layout.projects_file(layout.memory_root(m.home))
+    P.save_registry(path, P.disconnect(P.load_registry(path), m.pid))
+    scope = recall_scope.resolve(str(m.home), str(m.app))
+    assert scope is not None and scope.project_id is None  # disconnected: shared only
+    path.write_text('{"version": 1, "projects": {"p-1": 5}}')
+    with pytest.raises(P.RegistryError):
+        recall_scope.resolve(str(m.home), str(m.app))
