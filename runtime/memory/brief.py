@@ -65,7 +65,7 @@ def _idents(branch: Branch) -> list:
     named = [Ident("path", f) for f in branch.files[:RECALL_PATHS]]
     # a branch is often named in lower case (`jane/eng-42-models`): its keys read upper
     for text in (branch.name.replace("/", " ").upper(), *branch.subjects):
-        named += [i for i in extract(text, 50) if i.kind in ("pr", "ticket")]
+        named += extract(text, 50, ("pr", "ticket"))
     return list(dict.fromkeys(named))
 
 

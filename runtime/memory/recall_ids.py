@@ -101,14 +101,80 @@ def _re(name: str) -> Any:  # an re.Pattern, without importing re at module leve
         import re
 
         sources = {
-            "pr": r"\b(?:PR|pull request)\s*#\s*([0-9]+)\b|/pull/([0-9]+)\b",
-            "ticket": r"(?<![A-Za-z0-9_-])([A-Z][A-Z0-9]{0,9})-([0-9]+)(?![A-Za-z0-9_]|-[0-9])",
             "quoted": _QUOTED,
             "symbol": r"^[A-Za-z_][A-Za-z0-9_]*$",
         }
-        pattern = re.compile(sources[name], re.IGNORECASE if name == "pr" else 0)
+        pattern = re.compile(sources[name])
         _PATTERNS[name] = pattern
     return pattern
+
+
+_DIGITS = "0123456789"
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _number_at(text: str, start: int) -> str:
+    """The run of ASCII digits at `start` if a word does not go on after it, else ""."""
+    end = start
+    while end < len(text) and text[end] in _DIGITS:
+        end += 1
+    if end == start or (end < len(text) and _word(text[end])):
+        return ""
+    return text[start:end]
+
+
+def _after_word(before: str, word: str) -> bool:
+    """`before` ends with the word `word` (not a longer word ending in it)."""
+    return before.endswith(word) and (len(before) == len(word) or not _word(before[-len(word) - 1]))
+
+
+def pr_numbers(text: str) -> list[str]:
+    """The numbers of `PR #N`, `pull request #N` and `/pull/N` in `text` (string methods
+    only: a brief reading 20 commit subjects imports no `re`)."""
+    low, out = text.lower(), []
+    i = low.find("#")
+    while i >= 0:
+        start = i + 1
+        while start < len(low) and low[start] in " \t":
+            start += 1
+        number = _number_at(low, start)
+        before = low[:i].rstrip()
+        if number and (_after_word(before, "pr") or _after_word(before, "pull request")):
+            out.append(number)
+        i = low.find("#", i + 1)
+    i = low.find("/pull/")
+    while i >= 0:
+        number = _number_at(low, i + len("/pull/"))
+        if number:
+            out.append(number)
+        i = low.find("/pull/", i + 1)
+    return out
+
+
+def tickets(text: str) -> list[str]:
+    """`ENG-42`-style keys: an upper-case letter and up to nine more capitals or digits, a
+    dash, a number; on boundaries (`XENG-42`, `ENG-42-3` and `UTF-8` are none)."""
+    out = []
+    i = text.find("-")
+    while i > 0:
+        start = i
+        while start > 0 and (text[start - 1] in _UPPER or text[start - 1] in _DIGITS):
+            start -= 1
+        key, before = text[start:i], text[start - 1] if start else ""
+        number = _number_at(text, i + 1)
+        end = i + 1 + len(number)
+        dashed_on = text[end : end + 1] == "-" and text[end + 1 : end + 2] in tuple(_DIGITS)
+        if (
+            number
+            and key[:1] in tuple(_UPPER)
+            and len(key) <= 10
+            and not (before and (_word(before) or before == "-"))
+            and not dashed_on
+            and key not in NOT_TICKETS
+        ):
+            out.append(f"{key}-{number}")
+        i = text.find("-", i + 1)
+    return out
 
 
 def _looks_like_path(word: str) -> bool:
@@ -134,17 +200,21 @@ def _errorish(text: str) -> bool:
     return any(word in folded for word in ERROR_WORDS)
 
 
-def extract(text: str | None, limit: int = MAX_IDENTS) -> list[Ident]:
-    """The identifiers `text` names, in order, each once, at most `limit`."""
+def extract(
+    text: str | None, limit: int = MAX_IDENTS, kinds: tuple[str, ...] | None = None
+) -> list[Ident]:
+    """The identifiers `text` names, each once, at most `limit` (only `kinds`, if given:
+    `("pr", "ticket")` needs no `re`)."""
     if not may_name(text):
         return []
     assert text is not None
     found: list[Ident] = []
-    for match in _re("pr").finditer(text):
-        found.append(Ident("pr", f"PR #{match.group(1) or match.group(2)}"))
-    for match in _re("ticket").finditer(text):
-        if match.group(1) not in NOT_TICKETS:
-            found.append(Ident("ticket", match.group(0)))
+    found += [Ident("pr", f"PR #{n}") for n in pr_numbers(text)]
+    found += [Ident("ticket", key) for key in tickets(text)]
+    if kinds is not None:
+        found = [i for i in found if i.kind in kinds]
+        if not set(kinds) - {"pr", "ticket"}:
+            return list(dict.fromkeys(found))[: max(limit, 0)]
     for match in _re("quoted").finditer(text):
         quoted = next(g for g in match.groups() if g is not None).strip()
         if len(quoted) >= MIN_ERROR and _errorish(quoted):
@@ -159,6 +229,8 @@ def extract(text: str | None, limit: int = MAX_IDENTS) -> list[Ident]:
             found.append(Ident("path", word))
         elif _symbol(word.removesuffix("()")):
             found.append(Ident("symbol", word.removesuffix("()")))
+    if kinds is not None:
+        found = [i for i in found if i.kind in kinds]
     return list(dict.fromkeys(found))[: max(limit, 0)]
 
 
@@ -208,7 +280,7 @@ def names(text: str, ident: Ident) -> bool:
         return _occurs(text, ident.text, _path_bounded)
     if ident.kind == "pr":
         number = ident.text.rpartition("#")[2]
-        return any(m.group(1) == number or m.group(2) == number for m in _re("pr").finditer(text))
+        return number in pr_numbers(text)
     if ident.kind == "error":
         return ident.text.casefold() in text.casefold()
     return _occurs(text, ident.text, _word_bounded)

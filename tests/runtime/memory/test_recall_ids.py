@@ -84,3 +84,25 @@ def test_at_most_the_limit_each_once() -> None:
     text = " ".join(f"src/m{i}.py src/m{i}.py" for i in range(40))
     got = extract(text)
     assert len(got) == 12 and len(set(got)) == 12
+
+
+@pytest.mark.parametrize(
+    ("text", "prs", "keys"),
+    [
+        ("fix (PR #12) and pr#3, pull request # 9", ["12", "3", "9"], []),
+        ("APR #4 and #5 alone; /pull/6/files and /pull/7x", ["6"], []),
+        ("ENG-42: x, (OPS-7), ENG-42-3, eng-2, UTF-8, a-ENG-9, _ENG-8", [], ["ENG-42", "OPS-7"]),
+        ("A1-5 and 1A-5 and ABCDEFGHIJK-1", [], ["A1-5"]),
+    ],
+)
+def test_prs_and_tickets_without_re(text: str, prs: list[str], keys: list[str]) -> None:
+    from memhub.runtime.memory.recall_ids import pr_numbers, tickets
+
+    assert pr_numbers(text) == prs
+    assert tickets(text) == keys
+
+
+def test_only_some_kinds() -> None:
+    text = "ENG-1 and PR #2 in app/x.py"
+    assert [i.text for i in extract(text, kinds=("pr", "ticket"))] == ["PR #2", "ENG-1"]
+    assert [i.text for i in extract(text, kinds=("path",))] == ["app/x.py"]
