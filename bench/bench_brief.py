@@ -147,6 +147,9 @@ def processes(root: Path, home: Path, repo: Path, runs: int) -> dict[str, float]
             [python, "-S", hook, "claude", SESSION_START, "recall.brief"], (SESSION_START, None)),
         "prompt_submit, no identifier (recall.prompt)": (
             [python, "-S", hook, "claude", PROMPT, "recall.prompt"], (PROMPT, PLAIN_PROMPT)),
+        # the same process with a handler that returns at once: what the dispatcher costs
+        "prompt_submit, dispatcher alone (capture.commit)": (
+            [python, "-S", hook, "claude", PROMPT, "capture.commit"], (PROMPT, PLAIN_PROMPT)),
     }  # fmt: skip
     times: dict[str, list[float]] = {label: [] for label in rows}
     labels = list(rows)

@@ -238,6 +238,9 @@ def recall_brief(event: "Event", out: "Output") -> None:
 def recall_prompt(event: "Event", out: "Output") -> None:
     """prompt_submit: at most three pointers to memory naming the prompt's file paths,
     symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing."""
-    from .memory.prompt_recall import run
+    from .memory.recall_ids import may_name
 
-    run(event, out)
+    if may_name(event.prompt):  # plain prose: not even the handler's module is imported
+        from .memory.prompt_recall import run
+
+        run(event, out)

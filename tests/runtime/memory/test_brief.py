@@ -219,9 +219,7 @@ def test_a_prompt_naming_nothing_imports_nothing(m: Memory, tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     answer, modules = done.stdout.strip().splitlines()
     assert answer == "{}"
-    assert modules == (
-        "['memhub.runtime.memory.prompt_recall', 'memhub.runtime.memory.recall_ids'] False False"
-    )
+    assert modules == ("['memhub.runtime.memory.recall_ids'] False False")
 
 
 def test_cursor_prompts_get_no_pointers_and_mark_nothing(m: Memory) -> None:
