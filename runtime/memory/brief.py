@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ANNOUNCED", "build", "run"]
 
+NAME = "recall.brief"
 BUDGET_ENV = "MEMHUB_BRIEF_TOKEN_BUDGET"
 ANNOUNCED = "announced"  # in $MEMHUB_HOME/hooks/recall/: `<toplevel>\t<signature>` lines
 MD_LINES = 12
@@ -132,6 +133,9 @@ def run(event: Event, out: Output) -> None:
     """The handler: the brief as additional context, a system message on a change."""
     if not served.carries_context(event):
         return
+    import time
+
+    started = time.monotonic()
     scope = resolve(out.home, event.cwd)
     if scope is None:
         return
@@ -145,6 +149,12 @@ def run(event: Event, out: Output) -> None:
     out.context(brief.text)
     if folder:
         served.mark(folder, brief.shown)
+        recall = [i for i in brief.shown if i not in {f["id"] for f in brief.fired}]
+        served.account(
+            folder,
+            served.entry(NAME, event, brief.text, started, fired=brief.fired, shown=recall,
+                         cut=brief.cut),
+        )  # fmt: skip
     counts_text = brief.text.split("### Map\n", 1)[-1].split("\n", 1)[0]
     message = _announce(out.home, scope, counts_text)
     if message:

@@ -38,10 +38,13 @@ KIND_ORDER = ("fact", "preference", "decision", "lesson", "procedure", "artifact
 class Brief:
     """The rendered brief: its text, the ids it showed, whether it was cut, its accounting."""
 
-    __slots__ = ("cut", "shown", "text")
+    __slots__ = ("cut", "fired", "shown", "text")
 
-    def __init__(self, text: str, shown: list[str], cut: bool) -> None:
+    def __init__(
+        self, text: str, shown: list[str], cut: bool, fired: list[dict[str, object]] | None = None
+    ) -> None:
         self.text, self.shown, self.cut = text, shown, cut
+        self.fired = fired or []  # the Apply directives, as directive recall accounts them
 
     @property
     def tokens(self) -> int:
@@ -147,4 +150,9 @@ def render(
         text = _cut_block(text + "\n" + TRIMMED, share)
     shown = [h.directive.id for h in apply[:n_a]] + [n.id for n in recall[:n_r]]
     block = _cut_block(rulebook, budget // 3) if rulebook else ""
-    return Brief(text + ("\n\n" + block if block else ""), shown, cut)
+    fired: list[dict[str, object]] = [
+        {"id": h.directive.id, "kind": h.directive.kind, "trigger": h.trigger,
+         "matched": h.token, "cut": False}
+        for h in apply[:n_a]
+    ]  # fmt: skip
+    return Brief(text + ("\n\n" + block if block else ""), shown, cut, fired)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_CHARS", "MAX_POINTERS", "pointers", "render", "run"]
 
+NAME = "recall.prompt"
 MAX_POINTERS = 3
 MAX_CHARS = 600
 HEADER = "memhub memory names what this prompt names (read one with `get_memory`):"
@@ -115,6 +116,9 @@ def run(event: Event, out: Output) -> None:
     if not served.carries_context(event):
         return  # Cursor's beforeSubmitPrompt: no context reaches the model
 
+    import time
+
+    started = time.monotonic()
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
     text, ids = render(pointers(out.home, event.cwd, event.prompt, shown))
@@ -122,3 +126,4 @@ def run(event: Event, out: Output) -> None:
         out.context(text)
         if folder:
             served.mark(folder, ids)
+            served.account(folder, served.entry(NAME, event, text, started, shown=ids))

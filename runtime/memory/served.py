@@ -1,10 +1,11 @@
 """The one served list of a session: what recall already showed the agent, whichever handler.
 
 The session brief (`recall.brief`), prompt pointers (`recall.prompt`) and directive recall
-(`recall.directives`) share one folder per session, `$MEMHUB_HOME/hooks/recall/<host>-<id>/`,
+(`recall.directives`) share one folder per session, `$MEMHUB_HOME/recall/<host>-<id>/`,
 and its `directives.state` (directives_state.py): an id marked fired there, a directive, a
-record or a captured session, is shown by none of them again this session. Stdlib only; no
-`os` import at module level (the hook's hot path reaches this through its handlers).
+record or a captured session, is shown by none of them again this session. Each injection is
+also counted there, one JSON line in `injections.jsonl` (what `memhub recall stats` reads).
+Stdlib only; no `os` import at module level (the hook's hot path reaches this).
 """
 
 from __future__ import annotations
@@ -12,23 +13,25 @@ from __future__ import annotations
 # typing.TYPE_CHECKING without importing typing (a hook imports this)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
     from ..events import Event
 
-__all__ = ["carries_context", "folder", "mark", "shown"]
+__all__ = ["INJECTIONS", "account", "carries_context", "entry", "folder", "mark", "shown"]
 
+FOLDER = "recall"
+INJECTIONS = "injections.jsonl"
 MAX_NAME = 200
+MAX_LINE = 16_000
 
 
 def folder(home: str, host: str, session_id: str) -> str:
     """The session's recall folder (its name made of safe characters only)."""
-    name = "".join(
-        ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_"
-        for ch in f"{host}-{session_id}"
-    )[:MAX_NAME]
-    if name.strip(".") == "":
-        name = "_"
-    sep = "\\" if "\\" in home and "/" not in home else "/"
-    return sep.join((home.rstrip("/\\"), "hooks", "recall", name))
+    import os
+
+    name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{host}-{session_id}")
+    return os.path.join(home, FOLDER, name[:MAX_NAME])
 
 
 def shown(session_dir: str) -> set[str]:
@@ -58,3 +61,42 @@ def carries_context(event: Event) -> bool:
     if event.host == "cursor":
         return event.host_event == "sessionStart"  # rendered as `additional_context`
     return event.host_event in CONTEXT_EVENTS.get(event.host, ())
+
+
+def account(session_dir: str, entry: Mapping[str, Any]) -> None:
+    """Append one injection's accounting (handler, event, chars, tokens, what fired) to the
+    session's `injections.jsonl`; a full or read-only disk loses only the count."""
+    import os
+
+    from ..events import dumps  # the hook's JSON encoder: no `json` import
+
+    line = dumps(dict(entry))
+    if len(line) > MAX_LINE:
+        line = dumps({k: v for k, v in entry.items() if k not in ("fired", "shown")})
+    try:
+        os.makedirs(session_dir, exist_ok=True)
+        path = os.path.join(session_dir, INJECTIONS)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def entry(handler: str, event: Event, text: str, started: float, **more: Any) -> dict[str, Any]:
+    """One injection's accounting: when, who, where, how much (tokens at 4 characters)."""
+    import time
+
+    return {
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "handler": handler,
+        "host": event.host,
+        "session": event.session_id,
+        "event": event.name,
+        "ms": round((time.monotonic() - started) * 1000, 2),
+        "chars": len(text),
+        "tokens": -(-len(text) // 4),
+        **more,
+    }

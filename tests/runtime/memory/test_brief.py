@@ -195,7 +195,7 @@ def test_a_prompt_naming_nothing_opens_nothing(m: Memory, monkeypatch: pytest.Mo
     monkeypatch.setattr(brief_read, "connect", boom)
     out = prompt(m, "please fix the tests, they fail. I don't know why.")
     assert out.contexts == [] and out.messages == []
-    assert not (m.home / "hooks" / "recall").exists()
+    assert not (m.home / "recall").exists() and not (m.home / "hooks" / "recall").exists()
 
 
 def test_a_prompt_naming_nothing_imports_nothing(m: Memory, tmp_path: Path) -> None:
@@ -264,3 +264,21 @@ def test_the_quick_registry_read_agrees_with_the_registry(
     path.write_text('{"version": 1, "projects": {"p-1": 5}}')
     with pytest.raises(P.RegistryError):
         recall_scope.resolve(str(m.home), str(m.app))
+
+
+def test_every_injection_is_counted_in_the_session_folder(m: Memory) -> None:
+    put(m.home, lesson("r-models", m.pid, "app/models.py"))
+    put(m.home, record("r-fact", "project", m.pid, body="app/models.py holds the schema.\n"))
+    put(m.home, record("r-deploy", "project", m.pid, body="docs/deploy.md says tag first.\n"))
+    indexed(m)
+    (brief,) = start(m, "s-1").contexts
+    (pointer,) = prompt(m, "what does docs/deploy.md say?", "s-1").contexts
+    folder = Path(served.folder(str(m.home), "claude", "s-1"))
+    assert folder.parent == m.home / "recall"  # beside directive recall's state
+    lines = [json.loads(line) for line in (folder / served.INJECTIONS).read_text().splitlines()]
+    assert [e["handler"] for e in lines] == ["recall.brief", "recall.prompt"]
+    first, second = lines
+    assert (first["chars"], first["tokens"]) == (len(brief), -(-len(brief) // 4))
+    assert [f["id"] for f in first["fired"]] == ["r-models"] and first["shown"] == ["r-fact"]
+    assert first["fired"][0]["trigger"] == "app/models.py" and first["event"] == "session_start"
+    assert second["chars"] == len(pointer) and second["shown"] == ["r-deploy"]
