@@ -70,9 +70,17 @@ def _idents(branch: Branch) -> list:
     return list(dict.fromkeys(named))
 
 
-def build(scope: Scope, shown: set[str], budget: int, memo: str = "") -> brief_render.Brief | None:
+def rulebook_block(scope: Scope) -> str:
+    """The rulebook's session-start block (issue 11, rulebooks), which shares the budget
+    one part in three: empty until rulebooks exist."""
+    return ""
+
+
+def build(
+    scope: Scope, shown: set[str], budget: int, memo: str = "", rulebook: str = ""
+) -> brief_render.Brief | None:
     """The brief for `scope` (None: the memory it sees holds nothing); `memo`: where the
-    counts are kept between session starts."""
+    counts are kept between session starts; `rulebook`: the block rendered after it."""
     db = brief_read.connect(scope.index)
     try:
         if memo:
@@ -95,7 +103,7 @@ def build(scope: Scope, shown: set[str], budget: int, memo: str = "") -> brief_r
             )
     finally:
         db.close()
-    return brief_render.render(_head(scope), counts, md_top, apply, recall, budget)
+    return brief_render.render(_head(scope), counts, md_top, apply, recall, budget, rulebook)
 
 
 def _announce(home: str, scope: Scope, counts_text: str) -> str | None:
@@ -143,7 +151,7 @@ def run(event: Event, out: Output) -> None:
     shown = served.shown(folder) if folder else set()
     budget = brief_render.budget_chars(os.environ.get(BUDGET_ENV))
     memo = os.path.join(out.home, "hooks", "recall", "counts")
-    brief = build(scope, shown, budget, memo)
+    brief = build(scope, shown, budget, memo, rulebook_block(scope))
     if brief is None:
         return
     out.context(brief.text)
