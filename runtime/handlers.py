@@ -237,6 +237,15 @@ def rules_advise(event: "Event", out: "Output") -> None:
     run(event, out)
 
 
+@handler("recall.brief")
+def recall_brief(event: "Event", out: "Output") -> None:
+    """session_start: name the project's memory and where it meets this branch (counts,
+    directives for the files it touches, records naming them), under one budget."""
+    from .memory.brief import run
+
+    run(event, out)
+
+
 # --- PR and spec workflows (runtime/workflows/): the bodies import on call ------------------
 # Each first looks at the command text, so a shell call that cannot concern it imports
 # nothing (the modules behind them need `os`, which a hook process has not loaded).
@@ -306,3 +315,15 @@ def recall_directives(event: "Event", out: "Output") -> None:
     from .memory.directives_hook import run
 
     run(event, out)
+
+
+@handler("recall.prompt")
+def recall_prompt(event: "Event", out: "Output") -> None:
+    """prompt_submit: at most three pointers to memory naming the prompt's file paths,
+    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing."""
+    from .memory.recall_ids import may_name
+
+    if may_name(event.prompt):  # plain prose: not even the handler's module is imported
+        from .memory.prompt_recall import run
+
+        run(event, out)

@@ -10,17 +10,37 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NamedTuple
 
 GIT_TIMEOUT = 5.0  # seconds; a hung git (network filesystem, huge repo) must not hang a hook
 _MAX_OUTPUT = 1 << 20  # rev-parse prints two paths; anything longer is not git
 
 
-class Checkout(NamedTuple):
-    """A git working tree: its root, and the repository (common dir) all its worktrees share."""
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    toplevel: str
-    common_dir: str
+    class Checkout(NamedTuple):
+        """A git working tree: its root, and the repository all its worktrees share."""
+
+        toplevel: str
+        common_dir: str
+
+else:
+
+    class Checkout(tuple):
+        """A git working tree: its root, and the repository (common dir) all its worktrees
+        share. A plain tuple subclass, not a NamedTuple: `typing` costs a hook ~5 ms."""
+
+        __slots__ = ()
+
+        def __new__(cls, toplevel, common_dir):
+            return tuple.__new__(cls, (toplevel, common_dir))
+
+        toplevel = property(lambda self: self[0])
+        common_dir = property(lambda self: self[1])
+
+        def __repr__(self):
+            return f"Checkout(toplevel={self[0]!r}, common_dir={self[1]!r})"
 
 
 def git_env(base: dict[str, str] | None = None) -> dict[str, str]:

@@ -1,0 +1,158 @@
+"""The session brief's text: three checkpoints under one budget, cut Recall first. Pure.
+
+    ## 🧠 memhub memory: <project> (`<id>`; project + shared scopes)
+    <how to use it>
+    ### Map            counts by kind, the top of MEMORY.md        (never left out)
+    ### Apply          directives whose triggers meet the branch's files   (<= 5)
+    ### Recall & Consult  records and sessions naming the branch's identifiers  (<= 5)
+    … trimmed to budget
+
+One budget (`MEMHUB_BRIEF_TOKEN_BUDGET` tokens, 4 characters each) is split 2:1 between the
+brief and the rulebook's session block (`rulebook`: empty until rulebooks exist; cut to its
+third). Over budget, Recall items go first (last first), then Apply items, then lines of
+MEMORY.md's top; the Map's header and counts always stay. A cut brief ends with `TRIMMED`.
+"""
+
+from __future__ import annotations
+
+from .directives_render import content
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .brief_read import Named
+    from .directives import Hit
+
+__all__ = ["DEFAULT_TOKENS", "TRIMMED", "Brief", "budget_chars", "render"]
+
+DEFAULT_TOKENS = 2500
+CHARS_PER_TOKEN = 4
+TRIMMED = "… trimmed to budget"
+MAX_ITEM = 320  # characters of one Apply or Recall line: one long record cannot take them all
+MAX_APPLY = MAX_RECALL = 5
+KIND_ORDER = ("fact", "preference", "decision", "lesson", "procedure", "artifact")
+
+
+class Brief:
+    """The rendered brief: its text, the ids it showed, whether it was cut, its accounting."""
+
+    __slots__ = ("cut", "fired", "shown", "text")
+
+    def __init__(
+        self, text: str, shown: list[str], cut: bool, fired: list[dict[str, object]] | None = None
+    ) -> None:
+        self.text, self.shown, self.cut = text, shown, cut
+        self.fired = fired or []  # the Apply directives, as directive recall accounts them
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens (characters / 4, rounded up)."""
+        return -(-len(self.text) // CHARS_PER_TOKEN)
+
+
+def budget_chars(raw: str | None) -> int:
+    """The whole session-start budget in characters, from `MEMHUB_BRIEF_TOKEN_BUDGET`."""
+    try:
+        tokens = int((raw or "").strip() or DEFAULT_TOKENS)
+    except ValueError:
+        tokens = DEFAULT_TOKENS
+    return max(tokens, 0) * CHARS_PER_TOKEN
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+def counts_line(counts: dict[str, int]) -> str:
+    """`3 facts, 1 lesson · 2 proposed · 4 captured sessions`."""
+    kinds = [k for k in KIND_ORDER if counts.get(k)] + sorted(
+        k for k in counts if k not in KIND_ORDER and k not in ("proposed", "session")
+    )
+    parts = [", ".join(_plural(counts[k], k) for k in kinds) or "no active records"]
+    if counts.get("proposed"):
+        parts.append(f"{counts['proposed']} proposed")
+    if counts.get("session"):
+        parts.append(_plural(counts["session"], "captured session"))
+    return " · ".join(parts)
+
+
+def _one_line(text: str, room: int = MAX_ITEM) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= room else text[: room - 1].rstrip() + "…"
+
+
+def apply_line(hit: Hit) -> str:
+    d = hit.directive
+    tail = f"  _(fires on: {hit.trigger})_"
+    return _one_line(f"- **[{d.kind.upper()}]** {content(hit)}", MAX_ITEM - len(tail)) + tail
+
+
+def recall_line(named: Named) -> str:
+    what = ", ".join(f"`{i.text}`" for i in named.idents[:3])
+    if named.source == "session":
+        head = f"- session: {named.title} (`{named.id}`)"
+    else:
+        head = f"- {named.kind}: {named.title} (`{named.id}`)"
+    tail = f" names {what}"
+    return _one_line(head, MAX_ITEM - len(tail)) + tail
+
+
+def _assemble(
+    head: list[str], counts: str, md: Sequence[str], apply: Sequence[str], recall: Sequence[str]
+) -> str:
+    lines = [*head, "", "### Map", counts, *md]
+    if apply:
+        lines += ["", "### Apply: directives for the files this branch touches", *apply]
+    if recall:
+        lines += ["", "### Recall & Consult: memory naming what this branch names", *recall]
+    return "\n".join(lines)
+
+
+def _cut_block(text: str, room: int) -> str:
+    if len(text) <= room:
+        return text
+    keep = room - len(TRIMMED) - 1
+    return (text[: max(keep, 0)].rstrip() + "\n" + TRIMMED) if keep > 0 else ""
+
+
+def render(
+    head: Sequence[str],
+    counts: dict[str, int],
+    md_top: Sequence[str],
+    apply: Sequence[Hit],
+    recall: Sequence[Named],
+    budget: int,
+    rulebook: str = "",
+) -> Brief:
+    """The brief (and the rulebook block after it) in at most `budget` characters."""
+    share = budget - budget // 3  # the brief's two thirds; the rulebook block's third
+    apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
+    lines_a, lines_r = [apply_line(h) for h in apply], [recall_line(n) for n in recall]
+    n_md, n_a, n_r = len(md_top), len(lines_a), len(lines_r)
+    total = counts_line(counts)
+    text = _assemble(list(head), total, md_top, lines_a, lines_r)
+    cut = len(text) > share
+    while cut and (n_r or n_a or n_md):
+        if n_r:
+            n_r -= 1
+        elif n_a:
+            n_a -= 1
+        else:
+            n_md -= 1
+        text = _assemble(list(head), total, md_top[:n_md], lines_a[:n_a], lines_r[:n_r])
+        if len(text) + 1 + len(TRIMMED) <= share:
+            break
+    if cut and len(text) + 1 + len(TRIMMED) > share:  # a tiny budget: the title line alone
+        text = _assemble(list(head[:1]), total, (), (), ())
+    if cut:  # ends with TRIMMED; still too long (tinier still): the text itself is cut
+        text = _cut_block(text + "\n" + TRIMMED, share)
+    shown = [h.directive.id for h in apply[:n_a]] + [n.id for n in recall[:n_r]]
+    block = _cut_block(rulebook, budget // 3) if rulebook else ""
+    fired: list[dict[str, object]] = [
+        {"id": h.directive.id, "kind": h.directive.kind, "trigger": h.trigger,
+         "matched": h.token, "cut": False}
+        for h in apply[:n_a]
+    ]  # fmt: skip
+    return Brief(text + ("\n\n" + block if block else ""), shown, cut, fired)

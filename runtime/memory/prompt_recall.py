@@ -1,0 +1,129 @@
+"""`recall.prompt` on prompt_submit: pointers to the memory that names what the prompt names.
+
+The prompt's identifiers (recall_ids.py: file paths, `PR #N`, `ENG-N`, quoted error strings,
+symbols) are looked up as exact tokens in the records and captured sessions the checkout
+sees; at most `MAX_POINTERS` pointers in `MAX_CHARS` characters, none the session was already
+shown (the served list the brief and directive recall share). A symbol counts only when the
+repository holds it (`git grep`, only for a symbol some document names). No semantic search on
+the prompt's text: a prompt naming no identifier costs the `may_name` scan and nothing else
+(no index opened, no git run, nothing printed). Stdlib only.
+"""
+
+from __future__ import annotations
+
+from .recall_ids import Ident, extract, may_name
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..dispatch import Output
+    from ..events import Event
+    from .brief_read import Named
+
+__all__ = ["MAX_CHARS", "MAX_POINTERS", "pointers", "render", "run"]
+
+NAME = "recall.prompt"
+MAX_POINTERS = 3
+MAX_CHARS = 600
+HEADER = "memhub memory names what this prompt names (read one with `get_memory`):"
+GREP_TIMEOUT_S = 1.0
+
+
+def _line(named: Named, room: int) -> str:
+    what = ", ".join(f"`{i.text}`" for i in named.idents[:2])
+    kind = "session" if named.source == "session" else named.kind
+    tail = f" (`{named.id}`) names {what}"
+    title = " ".join(named.title.split())
+    keep = room - len(f"- {kind}: ") - len(tail)
+    if len(title) > keep:
+        title = title[: max(keep - 1, 0)].rstrip() + "…"
+    return f"- {kind}: {title}{tail}"[:room]
+
+
+def render(found: Sequence[Named], limit: int = MAX_CHARS) -> tuple[str, list[str]]:
+    """(text, ids shown): the pointers in at most `limit` characters ("" for none)."""
+    found = list(found)[:MAX_POINTERS]
+    if not found:
+        return "", []
+    room = (limit - len(HEADER) - len(found)) // len(found)
+    lines = [_line(n, room) for n in found]
+    return "\n".join([HEADER, *lines])[:limit], [n.id for n in found]
+
+
+def _in_repo(toplevel: str | None, symbol: str) -> bool:
+    if toplevel is None:
+        return False
+    from .gitcheckout import git_env, run_git
+
+    argv = ["git", "--no-pager", "-C", toplevel, "grep", "-q", "-I", "-F", "-w", "-e", symbol]
+    done = run_git(argv, git_env(), GREP_TIMEOUT_S)
+    return done is not None and done[0] == 0
+
+
+def _real(found: list[Named], toplevel: str | None) -> list[Named]:
+    """Each hit's identifiers without symbols the repository does not hold; hits left empty
+    are dropped (a symbol is asked of git once)."""
+    known: dict[str, bool] = {}
+    out = []
+    for named in found:
+        keep = []
+        for ident in named.idents:
+            if ident.kind == "symbol":
+                if ident.text not in known:
+                    known[ident.text] = _in_repo(toplevel, ident.text)
+                if not known[ident.text]:
+                    continue
+            keep.append(ident)
+        if keep:
+            named.idents = keep
+            out.append(named)
+    return out
+
+
+def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) -> list[Named]:
+    """The documents to point at for `prompt` (at most MAX_POINTERS), none of `shown`."""
+    idents = extract(prompt)
+    if not idents:
+        return []
+    from . import brief_read
+    from .recall_ids import relative
+    from .recall_scope import resolve
+
+    scope = resolve(home, cwd)
+    if scope is None:
+        return []
+    if scope.toplevel:
+        idents = [
+            Ident("path", relative(i.text, scope.toplevel)) if i.kind == "path" else i
+            for i in idents
+        ]
+    db = brief_read.connect(scope.index)
+    try:
+        found = brief_read.naming(db, scope.allowed, idents, exclude=shown, limit=3 * MAX_POINTERS)
+    finally:
+        db.close()
+    return _real(found, scope.toplevel)[:MAX_POINTERS]
+
+
+def run(event: Event, out: Output) -> None:
+    """The handler: pointers as the model's additional context; nothing without one."""
+    if not may_name(event.prompt):
+        return
+    from . import served
+
+    if not served.carries_context(event):
+        return  # Cursor's beforeSubmitPrompt: no context reaches the model
+
+    import time
+
+    started = time.monotonic()
+    folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
+    shown = served.shown(folder) if folder else set()
+    text, ids = render(pointers(out.home, event.cwd, event.prompt, shown))
+    if text:
+        out.context(text)
+        if folder:
+            served.mark(folder, ids)
+            served.account(folder, served.entry(NAME, event, text, started, shown=ids))
