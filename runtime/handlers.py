@@ -235,3 +235,14 @@ def rules_advise(event: "Event", out: "Output") -> None:
     from .rules.hook import run
 
     run(event, out)
+
+
+@handler("recall.directives")
+def recall_directives(event: "Event", out: "Output") -> None:
+    """before_tool on edit and shell, after_tool_failure: inject the project's lessons and
+    procedures whose triggers the file or (mutating) command names, once per session.
+
+    A read-only shell command costs no lookup; the body is imported on call."""
+    from .memory.directives_hook import run
+
+    run(event, out)

@@ -29,6 +29,7 @@ COMMANDS = {
     "memory": "memory",
     "plan": "plan",
     "project": "project",
+    "recall": "recall",
     "restore": "restore",
     "rules": "rules",
     "sessions": "sessions",
@@ -38,7 +39,7 @@ COMMANDS = {
     "validate": "validate",
 }
 # verbs whose module is a click group: their JSON envelope names the subcommand too
-GROUPS = ("capture", "mcp", "memory", "project", "rules")
+GROUPS = ("capture", "mcp", "memory", "project", "recall", "rules")
 
 
 def _group() -> Any:

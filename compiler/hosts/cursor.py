@@ -83,7 +83,10 @@ EVENTS = {
     "prompt_submit": EventSupport(
         "beforeSubmitPrompt", caveat="beforeSubmitPrompt can block a prompt but cannot add context"
     ),
-    "before_tool": EventSupport("preToolUse"),
+    "before_tool": EventSupport(
+        "preToolUse",
+        caveat="Cursor's preToolUse answers allow or deny only: no context reaches the model",
+    ),
     "after_tool": EventSupport(
         "postToolUse", caveat="Cursor ignores the output of after-tool hooks (observe only)"
     ),

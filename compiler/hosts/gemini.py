@@ -81,7 +81,10 @@ EVENTS = {
     "session_start": EventSupport("SessionStart"),
     "session_end": EventSupport("SessionEnd"),
     "prompt_submit": EventSupport("BeforeAgent"),
-    "before_tool": EventSupport("BeforeTool"),
+    "before_tool": EventSupport(
+        "BeforeTool",
+        caveat="Gemini's BeforeTool passes no additionalContext to the model (AfterTool does)",
+    ),
     "after_tool": EventSupport("AfterTool"),
     "after_tool_failure": EventSupport(
         "AfterTool",

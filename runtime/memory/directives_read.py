@@ -13,13 +13,16 @@ The cache is current when it was built from the same record files: its fingerpri
 when the index files' (inode, size, mtime_ns) differ from when it was built (the scanner
 writes its bookkeeping on every read, so they often do). A stale cache is rebuilt and
 replaced atomically; when it cannot be written the rebuilt keys are used from memory.
-Stdlib only; SQLite is imported on the first call, not at import.
+A call none of whose windows any key is filed under is refused before SQLite is loaded
+(`directives_filter`, rebuilt beside the cache whenever the index changes). Stdlib only;
+SQLite is imported on the first call that may have a candidate, not at import.
 """
 
 from __future__ import annotations
 
 import os
 
+from . import directives_filter
 from .directives import DIRECTIVE_KINDS, KINDS, Call, Directive, Hit, select, trigger_key
 
 __all__ = ["CACHE_FILE", "candidates", "recall"]
@@ -242,10 +245,11 @@ def _cached(db: Any, text: str, grants: set[str]) -> Triggers:
 def _matching(db: Any, index: str, text: str, grants: set[str]) -> Triggers:
     """The triggers of the directives one of whose keys occurs in `text` (within `grants`)."""
     stamp, cache = _stamp(index), os.path.join(os.path.dirname(index), CACHE_FILE)
-    if _attach(db, cache, stamp):
-        return _cached(db, text, grants)
-    keys = _Keys(db)
-    if _write(cache, (stamp, _fingerprint(db)), keys) and _attach(db, cache, stamp):
+    if _attach(db, cache, stamp) or (
+        _write(cache, (stamp, _fingerprint(db)), keys := _Keys(db)) and _attach(db, cache, stamp)
+    ):
+        if directives_filter.stamp_of(index) != stamp:  # the index changed: so does the filter
+            directives_filter.write(index, stamp, db.execute("SELECT win, key FROM k.keys"))
         return _cached(db, text, grants)
     return keys.matching(text, grants)
 
@@ -278,6 +282,8 @@ def candidates(
     grants = _grants(allowed)
     if not grants or not call.text or not os.path.isfile(path):
         return []
+    if directives_filter.excludes(path, _stamp(path), call.text, _windows(call.text)):
+        return []  # no trigger key can be in the call: SQLite is not even loaded
     db = _connect(path)
     try:
         triggers = _matching(db, path, call.text, grants)

@@ -261,9 +261,11 @@ class MemoryService:
         args: Mapping[str, Any],
         output: str | None = None,
         already_fired: Sequence[str] = (),
+        repo: str | None = None,
     ) -> builtins.list[dict[str, Any]]:
-        """Active directives whose triggers match a tool call (at most 2, none already fired):
-        [{id, type, content, triggers, as_of, seen, match}]."""
+        """Active directives whose triggers match a tool call (at most 2, none already fired),
+        past the hook's precision gate (the account's, the project's and `repo`'s names never
+        fire): [{id, type, content, triggers, as_of, seen, match}]."""
         self.refresh_index()
         while True:
             directives = catalog.select(
@@ -272,8 +274,13 @@ class MemoryService:
             if self._checked([stored.path for stored in directives]):
                 break
         from . import recall
+        from .directives_project import account
 
-        fired = recall.recall([s.record for s in directives], args, output, already_fired)
+        names = [n for n in (self.workspace.project_name, repo) if n]
+        fired = recall.recall(
+            [s.record for s in directives], args, output, already_fired,
+            account=account(), repo=" ".join(names),
+        )  # fmt: skip
         return [_directive(record, trigger) for record, trigger in fired]
 
     # -- plans --

@@ -187,12 +187,13 @@ class ReadTools:
     ) -> dict[str, Any]:
         """The accepted lessons and procedures whose triggers match a tool call (at most 2).
 
-        `repo` and `session_id` are accepted for MemHub compatibility; the project is the
-        one this server was started for."""
-        del repo, session_id  # the workspace decides the project, not the caller
+        The project is the one this server was started for; `repo` only joins the precision
+        gate (its name never fires), `session_id` is accepted for MemHub compatibility."""
+        del session_id  # the workspace decides the project, not the caller
         items = self.service.recall(
-            tool=tool, args=args, output=output, already_fired=tuple(already_fired or ())
-        )
+            tool=tool, args=args, output=output, already_fired=tuple(already_fired or ()),
+            repo=repo,
+        )  # fmt: skip
         return {"items": items}
 
     def get_brain_overview(self, agent_brain_id: str | None = None) -> dict[str, Any]:

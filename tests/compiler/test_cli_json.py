@@ -59,6 +59,7 @@ ARGS: dict[str, tuple[str, ...]] = {
     "project connect": ("TMP",),
     "project disconnect": ("p-000000000000",),
     "project list": (),
+    "recall stats": (),
     "restore": ("--originals", "--dry-run"),
     "rules add": (
         "--book",

@@ -1,4 +1,5 @@
-"""recall: directive triggers against a tool call (paths, commands, identifiers, errors)."""
+"""recall: directive triggers against a tool call (paths, commands, identifiers, errors),
+through the hook's matcher and precision gate (`directives`)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,16 @@ def lesson(rid: str, status: str = "active", **triggers: tuple[str, ...]) -> Rec
 
 
 def test_paths_match_globs_against_every_trailing_part() -> None:
-    r = lesson("r-1", paths=("src/**/*.py",))
-    assert match(r, {"file_path": "/repo/src/a/b.py"}, None) == "src/**/*.py"
-    assert match(r, {"file_path": "/repo/src/b.py"}, None) == "src/**/*.py"  # ** = no folder
+    r = lesson("r-1", paths=("billing/**/*.py",))
+    assert match(r, {"file_path": "/repo/billing/a/b.py"}, None) == "billing/**/*.py"
+    assert match(r, {"file_path": "/repo/billing/b.py"}, None) == "billing/**/*.py"  # ** = none
     assert match(r, {"file_path": "/repo/lib/b.py"}, None) is None
     assert match(lesson("r-2", paths=("*.lock",)), {"path": "a/uv.lock"}, None) == "*.lock"
-    assert match(lesson("r-3", paths=("Makefile",)), {"command": "cat Makefile"}, None) is None
+    # the gate: a glob fires only through a literal word of four characters or more
+    assert match(lesson("r-4", paths=("src/**/*.py",)), {"file_path": "/r/src/b.py"}, None) is None
+    # a literal path is found in the command too (the hook's matcher: `cat Makefile` names it)
+    r = lesson("r-3", paths=("Makefile",))
+    assert match(r, {"command": "cat Makefile"}, None) == "Makefile"
 
 
 def test_commands_match_as_a_word_prefix_of_a_segment() -> None:
@@ -34,7 +39,9 @@ def test_commands_match_as_a_word_prefix_of_a_segment() -> None:
 def test_identifiers_match_on_alphanumeric_boundaries() -> None:
     r = lesson("r-1", identifiers=("user",))
     assert match(r, {"command": "grep user_id x"}, None) == "user"
-    assert match(r, {"new_string": "def user(): ..."}, None) == "user"
+    assert match(r, {"file_path": "/r/models/user.py"}, None) == "user"
+    # only the call's handles are matched (paths, command, output), not an edit's new text
+    assert match(r, {"new_string": "def user(): ..."}, None) is None
     assert match(r, {"command": "grep username"}, None) is None
 
 
@@ -54,7 +61,9 @@ def test_recall_keeps_two_longest_matches_and_skips_fired_and_proposed() -> None
     ]
     args = {"command": "git push -f origin"}
     assert [r.id for r, _ in recall(records, args)] == ["r-c", "r-b"]
-    assert [r.id for r, _ in recall(records, args, already_fired=["r-c"])] == ["r-b", "r-a"]
+    # `git` is three characters: the precision gate never lets it fire
+    assert [r.id for r, _ in recall(records, args, already_fired=["r-c"])] == ["r-b"]
+    assert [r.id for r, _ in recall(records, {"command": "git status"})] == []
 
 
 def test_service_recall_returns_only_active_directives_in_scope(tmp_path: Path) -> None:
@@ -71,3 +80,10 @@ def test_service_recall_returns_only_active_directives_in_scope(tmp_path: Path) 
     assert set(item) >= {"id", "type", "content", "triggers", "as_of", "seen"}
     assert item["type"] == "lesson" and item["triggers"] == ["make deploy"]
     assert m.service().recall(tool="Bash", args={"command": "make"}, already_fired=()) == []
+
+
+def test_the_gate_blocks_the_account_and_the_repo_names() -> None:
+    records = [lesson("r-a", identifiers=("payments",)), lesson("r-b", identifiers=("jane",))]
+    args = {"command": "rm -rf /home/jane/payments/build"}
+    assert [r.id for r, _ in recall(records, args)] == ["r-a", "r-b"]
+    assert [r.id for r, _ in recall(records, args, account="jane", repo="payments-api")] == []

@@ -1,0 +1,85 @@
+"""Recall's accounting: what each handler injected into a session, and where its state lives.
+
+Every recall handler keeps its per-session state under one folder per session,
+`$MEMHUB_HOME/recall/<host>-<session id>/` (`session_dir`), and appends one line per
+injection to `injections.jsonl` there (`record`): the handler, the host event, the
+characters and estimated tokens (chars / 4) it injected, and what fired and why. A session
+folder with no such file looked up and injected nothing. `memhub recall stats` reads them
+back (`sessions`). Writing imports no `json` (the hook's own encoder); reading may. Stdlib.
+"""
+
+from __future__ import annotations
+
+import os
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import Any
+
+__all__ = ["FILE", "FOLDER", "record", "session_dir", "sessions"]
+
+FOLDER = "recall"
+FILE = "injections.jsonl"
+MAX_LINE = 16_000  # one injection's line; a longer one is cut to its numbers
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:200]
+
+
+def session_dir(home: str, host: str, session_id: str) -> str:
+    """The folder of one session's recall state and accounting."""
+    return os.path.join(home, FOLDER, _safe(f"{host}-{session_id}"))
+
+
+def record(folder: str, entry: Mapping[str, Any]) -> None:
+    """Append one injection's accounting (one JSON line) to the session's file; never raises
+    on a full or read-only disk (the injection itself already happened)."""
+    from ..events import dumps  # the hook's JSON encoder: no `json` import
+
+    line = dumps(dict(entry))
+    if len(line) > MAX_LINE:
+        line = dumps({k: v for k, v in entry.items() if k != "fired"} | {"truncated": True})
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(os.path.join(folder, FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def _entries(path: str) -> list[dict[str, Any]]:
+    import json
+
+    out: list[dict[str, Any]] = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash mid-write
+        if isinstance(item, dict):
+            out.append(item)
+    return out
+
+
+def sessions(home: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Every session folder's name and its injections (oldest first), by name."""
+    root = os.path.join(home, FOLDER)
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return
+    for name in names:
+        folder = os.path.join(root, name)
+        if os.path.isdir(folder):
+            yield name, _entries(os.path.join(folder, FILE))
