@@ -106,7 +106,7 @@ def decide(
 ) -> tuple[tuple[str, list[fire.Fire]] | None, str]:
     """(the advice text and its fires, or None; the rule event that fired)."""
     from ..lowos import memhub_home
-    from .hook import RECENT_S, load_state
+    from .hook import RECENT_S, load_state, mark_of
 
     cwd = event.cwd or ""
     state = load_state(memhub_home(), event)
@@ -134,7 +134,7 @@ def decide(
     if "shell-edits" in mode:
         checkout = checkout_near(cwd)
         if checkout is not None:
-            mark = int(state.get("mark") or 0) or time.time_ns() - int(RECENT_S * 1e9)
+            mark = mark_of(memhub_home(), event) or time.time_ns() - int(RECENT_S * 1e9)
             paths = touched_by_shell(checkout, cwd, mark)
             done = already + [(f.rule.book, f.rule.id) for f in found]
             if paths:

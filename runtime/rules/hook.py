@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ..dispatch import Output
     from ..events import Event
+    from .book import Book
     from .fire import Fire
 
 NAME = "rules.advise"
@@ -86,26 +87,60 @@ def run(event: Event, out: Output) -> None:
 
     mode = when(event)
     home = out.home
-    cwd = event.cwd or ""
-    if mode is None or not cwd or not _has_books(books_dir(home)):
-        if mode == "bash" and event.session_id:
-            _mark(home, event)  # the mark shell-edits compares mtimes with
+    if mode is None or not event.cwd or not _has_books(books_dir(home)):
         return
-    from . import callsite, store
+    from . import store
 
-    books, _problems = store.load_books(home)
+    books = store.cached_books(home)
     if not books:
         return
+    if mode == "bash" and event.name == "before_tool" and event.session_id:
+        _mark(home, event)  # what this command's shell-edits compares file mtimes with
+    who = person()
+    if not could_fire(books, mode, event, who):
+        return
+    from . import callsite
 
-    if mode == "bash" and event.session_id:
-        _mark(home, event)
-    found, fired_event = callsite.decide(event, mode, books, person(), session_budget_chars())
+    found, fired_event = callsite.decide(event, mode, books, who, session_budget_chars())
     if not found:
         return
     text, fires = found
     if text:
         out.context(text)
     _remember(home, event, fires, fired_event)
+
+
+def could_fire(books: Sequence[Book], mode: str, event: Event, who: str) -> bool:
+    """False when no rule can fire on this call, told cheaply: every rule's trigger keys
+    (`directives.trigger_key`: a text each call it fires on contains) are missing from the
+    call's text. Nothing is parsed and git is not asked then."""
+    from ..memory import directives
+
+    wanted = {"session": ("session_start",), "edit": ("edit",), "bash": ("bash",),
+              "shell-edits": ("edit",), "bash+shell-edits": ("bash", "edit")}[mode]  # fmt: skip
+    rules = [
+        rule
+        for book in books
+        if book.binds(who)
+        for rule in book.rules
+        if rule.state == "active" and rule.event in wanted
+    ]
+    if (
+        not rules
+        or mode == "session"
+        or ("shell-edits" in mode and any(r.event == "edit" for r in rules))
+    ):
+        return bool(rules)  # the session block, or files git must name first
+    paths = [v for k in directives.PATH_KEYS if isinstance(v := event.tool_input.get(k), str)]
+    call = directives.Call(paths=paths, command=event.command or "")
+    text = directives.haystack(call)
+    for rule in rules:
+        for kind, triggers in rule.triggers.items():
+            for trigger in triggers:
+                key = directives.trigger_key(kind, trigger)
+                if not key or key in text:
+                    return True
+    return False
 
 
 def _has_books(folder: str) -> bool:
@@ -146,10 +181,29 @@ def save_state(home: str, event: Event, state: dict) -> None:
         log(home, NAME, f"session state not saved: {exc}")
 
 
+def _mark_file(home: str, event: Event) -> str:
+    return _state_file(home, event)[: -len(".json")] + ".mark"
+
+
 def _mark(home: str, event: Event) -> None:
-    state = load_state(home, event)
-    state["mark"] = time.time_ns()
-    save_state(home, event, state)
+    """Remember when this shell command started: the mark file's mtime (no JSON written)."""
+    path = _mark_file(home, event)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        now = time.time_ns()
+        os.utime(path, ns=(now, now), follow_symlinks=False)
+    except OSError as exc:
+        log(home, NAME, f"shell mark not saved: {exc}")
+
+
+def mark_of(home: str, event: Event) -> int:
+    """When the last shell command of this session started (ns), 0 when unknown."""
+    try:
+        return os.stat(_mark_file(home, event), follow_symlinks=False).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _remember(home: str, event: Event, fires: Sequence[Fire], fired_event: str) -> None:

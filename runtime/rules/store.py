@@ -7,7 +7,6 @@ file, fsync, rename, 0600) under a lock beside the folder, so two writers never 
 
 from __future__ import annotations
 
-import json
 import os
 
 from . import books_dir
@@ -41,6 +40,8 @@ def _read(path: str) -> Any:
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
             raise RuleError(f"not a regular file under {MAX_BYTES} bytes")
         data = handle.read(MAX_BYTES + 1)
+    import json
+
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -127,6 +128,7 @@ def add_rule(
 
 def _write(home: str, book: Book) -> str:
     """Replace the book's file: a temp file, fsync, rename (readers see old or new)."""
+    import json
     import tempfile
 
     folder = books_dir(home)
@@ -150,3 +152,71 @@ def iter_rules(books: Sequence[Book]) -> Iterator[tuple[Book, Any]]:
     for book in books:
         for rule in book.rules:
             yield book, rule
+
+
+CACHE_FORMAT = 1
+
+
+def _cache_file(home: str) -> str:
+    return os.path.join(home, "rules", "books.cache")
+
+
+def _listing_key(home: str) -> tuple | None:
+    """What the books folder holds, by stat: the cache is good while this is unchanged."""
+    folder = books_dir(home)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and n[:1] != ".")
+        marks = []
+        for name in names:
+            info = os.stat(os.path.join(folder, name), follow_symlinks=False)
+            marks.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
+        top = os.stat(folder)
+    except OSError:
+        return None
+    return (CACHE_FORMAT, top.st_mtime_ns, top.st_ino, tuple(marks))
+
+
+def cached_books(home: str) -> list[Book]:
+    """The readable books, from a derived cache (marshal: no json or re to import on a hook
+    call) while the folder's listing and every file's stat are unchanged; else read afresh
+    and the cache rewritten. A file changed within the same clock tick as its cached stat is
+    read again (the stat proves nothing then)."""
+    import marshal
+
+    key = _listing_key(home)
+    if key is None:
+        return []
+    try:
+        with open(_cache_file(home), "rb") as handle:
+            cached_key, mappings = marshal.loads(handle.read())
+        if cached_key == key:
+            return [_from_mapping(m) for m in mappings]
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    books, _problems = load_books(home)
+    fresh = _listing_key(home)
+    now = __import__("time").time_ns()
+    racy = fresh is None or any(now - mark[1] < 2_000_000_000 for mark in fresh[3])
+    if fresh == key and not racy:
+        data = marshal.dumps((key, [_mapping(b) for b in books]))
+        tmp = f"{_cache_file(home)}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, _cache_file(home))
+        except OSError:
+            pass  # a cache that cannot be written is read afresh next time
+    return books
+
+
+def _from_mapping(raw: Mapping[str, Any]) -> Book:
+    """A Book from a mapping this module wrote (already checked when it was read)."""
+    from .book import Rule
+
+    members = raw["members"]
+    rules = [
+        Rule(r["id"], raw["name"], r["event"], r["text"], r["triggers"],
+             None if r["scope"] == "all" else r["scope"], r["state"])
+        for r in raw["rules"]
+    ]  # fmt: skip
+    return Book(raw["name"], None if members == "all" else members, rules)

@@ -155,3 +155,47 @@ def test_no_books_costs_one_listdir_and_writes_nothing(tmp_path: Path, home: Pat
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['memhub.runtime.rules.hook']"
+
+
+def test_a_call_no_rule_can_fire_on_parses_nothing_and_asks_no_git(
+    tmp_path: Path, home: Path
+) -> None:
+    """With books held, a command none of their trigger keys is in is refused before the
+    shell reader, git or JSON are loaded (every tool call pays this path)."""
+    with_book(home)
+    top = repo(tmp_path / "app")
+    shell = {"tool_name": "Bash", "tool_input": {"command": "ls -la && grep -r x src"}}
+    payload = claude("PreToolUse", top, **shell)
+    hook("claude", "PreToolUse", payload, home)  # the cache is written once
+    code = (
+        "import os, sys\n"
+        "from memhub.runtime import dispatch, handlers\n"
+        "from memhub.runtime.events import normalise\n"
+        f"e = normalise('claude', 'PreToolUse', {json.dumps(payload)!r})\n"
+        "before = set(sys.modules)\n"
+        "handlers.HANDLERS['rules.advise'](e, dispatch.Output(os.environ['MEMHUB_HOME']))\n"
+        "heavy = ('json', 'memhub.runtime.shellcmd', 'memhub.runtime.memory.gitcheckout',"
+        " 'memhub.runtime.rules.callsite', 'subprocess', 're')\n"
+        "print(sorted(m for m in heavy if m in set(sys.modules) - before))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_books_cache_follows_every_change(tmp_path: Path, home: Path) -> None:
+    with_book(home)
+    first = store.cached_books(str(home))
+    folder = Path(store.books_dir(str(home)))
+    past = time.time() - 30
+    os.utime(folder / "org.json", (past, past))  # old enough to be cached
+    assert [b.name for b in store.cached_books(str(home))] == ["org"]
+    assert (home / "rules" / "books.cache").is_file()
+    edited = json.loads((folder / "org.json").read_text())
+    edited["rules"][0]["text"] = "Edited in an editor."
+    (folder / "org.json").write_text(json.dumps(edited))
+    (again,) = store.cached_books(str(home))
+    assert again.rules[0].text == "Edited in an editor." != first[0].rules[0].text
+    (folder / "org.json").unlink()
+    assert store.cached_books(str(home)) == []
