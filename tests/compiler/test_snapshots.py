@@ -37,7 +37,13 @@ BUNDLE_GAPS = {
     "team-memory": [
         ("claude", "instructions", "memory"),
         ("codex", "instructions", "memory"),
-        *WORKFLOW_GAPS,
+        *WORKFLOW_GAPS[:4],
+        # rulebook advice, too, only speaks to the model (Gemini gets it on AfterTool)
+        ("cursor", "hook", "rules-session-start"),
+        ("cursor", "hook", "rules-before-tool"),
+        ("cursor", "hook", "rules-after-tool"),
+        *WORKFLOW_GAPS[4:],
+        ("gemini", "hook", "rules-before-tool"),
     ],
 }
 
