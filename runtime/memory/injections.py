@@ -58,14 +58,15 @@ def prune(home: str, keep_s: float = KEEP_S) -> int:
     return gone
 
 
-def record(folder: str, entry: Mapping[str, Any]) -> None:
+def record(folder: str, entry: Mapping[str, Any], drop: tuple[str, ...] = ("fired",)) -> None:
     """Append one injection's accounting (one JSON line) to the session's file; never raises
-    on a full or read-only disk (the injection itself already happened)."""
+    on a full or read-only disk (the injection itself already happened). A line over
+    MAX_LINE loses its `drop` keys (the lists) and says so."""
     from ..events import dumps  # the hook's JSON encoder: no `json` import
 
     line = dumps(dict(entry))
     if len(line) > MAX_LINE:
-        line = dumps({k: v for k, v in entry.items() if k != "fired"} | {"truncated": True})
+        line = dumps({k: v for k, v in entry.items() if k not in drop} | {"truncated": True})
     try:
         os.makedirs(folder, exist_ok=True)
         fd = os.open(os.path.join(folder, FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

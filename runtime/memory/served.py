@@ -22,16 +22,13 @@ __all__ = ["INJECTIONS", "account", "carries_context", "entry", "folder", "mark"
 
 FOLDER = "recall"
 INJECTIONS = "injections.jsonl"
-MAX_NAME = 200
-MAX_LINE = 16_000
 
 
 def folder(home: str, host: str, session_id: str) -> str:
-    """The session's recall folder (its name made of safe characters only)."""
-    import os
+    """The session's recall folder (directive recall's: injections.session_dir)."""
+    from .injections import session_dir
 
-    name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{host}-{session_id}")
-    return os.path.join(home, FOLDER, name[:MAX_NAME])
+    return session_dir(home, host, session_id)
 
 
 def shown(session_dir: str) -> set[str]:
@@ -65,24 +62,10 @@ def carries_context(event: Event) -> bool:
 
 def account(session_dir: str, entry: Mapping[str, Any]) -> None:
     """Append one injection's accounting (handler, event, chars, tokens, what fired) to the
-    session's `injections.jsonl`; a full or read-only disk loses only the count."""
-    import os
+    session's `injections.jsonl` (injections.record); a full disk loses only the count."""
+    from .injections import record
 
-    from ..events import dumps  # the hook's JSON encoder: no `json` import
-
-    line = dumps(dict(entry))
-    if len(line) > MAX_LINE:
-        line = dumps({k: v for k, v in entry.items() if k not in ("fired", "shown")})
-    try:
-        os.makedirs(session_dir, exist_ok=True)
-        path = os.path.join(session_dir, INJECTIONS)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, (line + "\n").encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+    record(session_dir, entry, drop=("fired", "shown"))
 
 
 def entry(handler: str, event: Event, text: str, started: float, **more: Any) -> dict[str, Any]:
