@@ -13,8 +13,6 @@ from hypothesis import strategies as st
 from memhub.runtime import shellmutate
 from memhub.runtime.shellmutate import is_mutating, why
 
-from tests.conftest import material_root
-
 CORPUS = Path(__file__).parent.parent / "data" / "shell_corpus" / "commands.jsonl"
 
 MUTATING: list[tuple[str, str]] = [
@@ -362,10 +360,8 @@ def test_the_corpus_is_well_formed() -> None:
         assert isinstance(record["note"], str)
 
 
-def test_material_sources_name_files_of_the_shared_material() -> None:
-    root = material_root()
-    if root is None:
-        pytest.skip("shared material not found")
+def test_material_sources_name_files_of_the_shared_material(material: Path) -> None:
+    root = material
     sources = {str(r["source"]) for r in _corpus() if not str(r["source"]).startswith("upstream:")}
     missing = sorted(s for s in sources if not (root / s).is_file())
     assert not missing, missing
