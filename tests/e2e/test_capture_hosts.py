@@ -42,6 +42,28 @@ GEMINI_SETTINGS = {
 }
 
 
+def write_codex_fake(codex_home: Path, base_url: str) -> None:
+    """Codex's config.toml pointing its model at a scripted fake (key from
+    MEMHUB_E2E_FAKE_KEY)."""
+    (codex_home / "config.toml").write_text(
+        'model = "fake-model"\n'
+        f'model_provider = "{CODEX_PROVIDER}"\n'
+        "\n"
+        f'[model_providers."{CODEX_PROVIDER}"]\n'
+        'name = "memhub e2e fake"\n'
+        f'base_url = "{base_url}"\n'
+        'env_key = "MEMHUB_E2E_FAKE_KEY"\n'
+        'wire_api = "responses"\n'
+    )
+
+
+def write_gemini_settings(home: Path) -> None:
+    """Gemini CLI's user settings for a scripted session."""
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+
+
 def _env(isolated_home, **extra: str) -> dict[str, str]:
     """The isolated environment with this interpreter's scripts (memhub-hook) on PATH."""
     scripts = os.path.dirname(sys.executable)
@@ -221,16 +243,7 @@ def test_codex_session_is_captured(
     codex_cli: Path, isolated_home, git_repo: Path, fake_responses
 ) -> None:
     env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
-    (isolated_home.codex_home / "config.toml").write_text(
-        'model = "fake-model"\n'
-        f'model_provider = "{CODEX_PROVIDER}"\n'
-        "\n"
-        f'[model_providers."{CODEX_PROVIDER}"]\n'
-        'name = "memhub e2e fake"\n'
-        f'base_url = "{fake_responses.base_url}"\n'
-        'env_key = "MEMHUB_E2E_FAKE_KEY"\n'
-        'wire_api = "responses"\n'
-    )
+    write_codex_fake(isolated_home.codex_home, fake_responses.base_url)
     _apply("codex", env, isolated_home.root)
     hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
     events = sorted(h["eventName"] for h in hooks)
@@ -262,9 +275,7 @@ def test_gemini_session_is_captured(
         GEMINI_API_KEY="memhub-e2e-fake",
         GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url,
     )
-    settings = isolated_home.home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    write_gemini_settings(isolated_home.home)
     _apply("gemini", env, isolated_home.root)
     base = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json"]
     fake_gemini.shell_commands = list(FIRST)

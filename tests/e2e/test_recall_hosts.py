@@ -42,7 +42,11 @@ from .fake_tools import (
     _responses_results,
 )
 from .harness import REPO_ROOT, describe, run
-from .test_capture_hosts import CODEX_PROVIDER, GEMINI_SETTINGS, _trust_user_hooks
+from .test_capture_hosts import (
+    _trust_user_hooks,
+    write_codex_fake,
+    write_gemini_settings,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -164,15 +168,7 @@ def test_codex_recalls_a_file_and_a_command_lesson_once(
     commands = [patch, COMMAND, f"printf 'MODEL = 2\\n' > {FILE}",
                 COMMAND, FAILING]  # fmt: skip
     with FakeResponses(commands) as fake:
-        (isolated_home.codex_home / "config.toml").write_text(
-            'model = "fake-model"\n'
-            f'model_provider = "{CODEX_PROVIDER}"\n\n'
-            f'[model_providers."{CODEX_PROVIDER}"]\n'
-            'name = "memhub e2e fake"\n'
-            f'base_url = "{fake.base_url}"\n'
-            'env_key = "MEMHUB_E2E_FAKE_KEY"\n'
-            'wire_api = "responses"\n'
-        )
+        write_codex_fake(isolated_home.codex_home, fake.base_url)
         _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "codex"], env,
                 isolated_home.root)  # fmt: skip
         ids = _project(env, git_repo)
@@ -194,9 +190,7 @@ def test_gemini_recalls_a_file_and_a_command_lesson_once(
     gemini_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home)
-    settings = isolated_home.home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    write_gemini_settings(isolated_home.home)
     _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "gemini"], env, isolated_home.root)
     ids = _project(env, git_repo)
     path = str(git_repo / FILE)

@@ -32,7 +32,11 @@ from .fake_tools import (
     _responses_results,
 )
 from .harness import describe, run
-from .test_capture_hosts import CODEX_PROVIDER, GEMINI_SETTINGS, _trust_user_hooks
+from .test_capture_hosts import (
+    _trust_user_hooks,
+    write_codex_fake,
+    write_gemini_settings,
+)
 from .test_recall_hosts import HUB, TIMEOUT_S, _env, _memhub
 
 pytestmark = pytest.mark.e2e
@@ -119,15 +123,7 @@ def test_codex_gets_each_rule_once_in_the_next_request(
     commands = [f"printf 'MODEL = 1\\n' > {BILLING}", MKDIR, REPORT,
                 f"printf 'MODEL = 2\\n' > {BILLING}"]  # fmt: skip
     with FakeResponses(commands) as fake:
-        (isolated_home.codex_home / "config.toml").write_text(
-            'model = "fake-model"\n'
-            f'model_provider = "{CODEX_PROVIDER}"\n\n'
-            f'[model_providers."{CODEX_PROVIDER}"]\n'
-            'name = "memhub e2e fake"\n'
-            f'base_url = "{fake.base_url}"\n'
-            'env_key = "MEMHUB_E2E_FAKE_KEY"\n'
-            'wire_api = "responses"\n'
-        )
+        write_codex_fake(isolated_home.codex_home, fake.base_url)
         _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "codex"], env,
                 isolated_home.root)  # fmt: skip
         _book(env, git_repo)
@@ -146,9 +142,7 @@ def test_gemini_gets_each_rule_once_in_the_next_request(
     gemini_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home)
-    settings = isolated_home.home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    write_gemini_settings(isolated_home.home)
     _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "gemini"], env, isolated_home.root)
     _book(env, git_repo)
     path = str(git_repo / BILLING)

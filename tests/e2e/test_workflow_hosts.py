@@ -35,7 +35,11 @@ import pytest
 
 from .fake_tools import Call, ToolsAnthropic, ToolsGemini, ToolsResponses
 from .harness import REPO_ROOT, describe, run
-from .test_capture_hosts import CODEX_PROVIDER, GEMINI_SETTINGS, _trust_user_hooks
+from .test_capture_hosts import (
+    _trust_user_hooks,
+    write_codex_fake,
+    write_gemini_settings,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -187,12 +191,7 @@ def test_codex_pr_create_babysit_and_link(
     ]
     with ToolsResponses(calls) as fake:
         env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
-        (isolated_home.codex_home / "config.toml").write_text(
-            f'model = "fake-model"\nmodel_provider = "{CODEX_PROVIDER}"\n\n'
-            f'[model_providers."{CODEX_PROVIDER}"]\nname = "memhub e2e fake"\n'
-            f'base_url = "{fake.base_url}"\nenv_key = "MEMHUB_E2E_FAKE_KEY"\n'
-            'wire_api = "responses"\n'
-        )
+        write_codex_fake(isolated_home.codex_home, fake.base_url)
         _checkout(git_repo, env)
         _apply("codex", env, isolated_home.root)
         hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
@@ -229,9 +228,7 @@ def test_gemini_pr_create_babysit_link_and_spec_owner(
         Call("write_file", {"file_path": str(git_repo / "src/auth/a.py"), "content": "a = 1\n"}),
         Call("write_file", {"file_path": str(git_repo / "src/auth/b.py"), "content": "b = 1\n"}),
     ]
-    settings = isolated_home.home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    write_gemini_settings(isolated_home.home)
     with ToolsGemini(calls) as fake:
         env = _env(isolated_home, GEMINI_API_KEY="memhub-e2e-fake",
                    GOOGLE_GEMINI_BASE_URL=fake.base_url)  # fmt: skip
