@@ -232,6 +232,10 @@ def rules_advise(event: "Event", out: "Output") -> None:
 
     An edit through a shell command is seen after it, from what it left changed on disk;
     caps and budgets are spent widest book first (runtime/rules/hook.py)."""
+    from .rules import books_present
+
+    if not books_present(out.home):  # no rulebook: one listdir, nothing else of rules loaded
+        return
     from .rules.hook import run
 
     run(event, out)
@@ -312,6 +316,15 @@ def recall_directives(event: "Event", out: "Output") -> None:
     procedures whose triggers the file or (mutating) command names, once per session.
 
     A read-only shell command costs no lookup; the body is imported on call."""
+    if event.name == "before_tool" and event.tool_class == "shell":
+        command = event.command
+        # what directives_hook decides for it, without importing it: a plain command that
+        # is read-only at a glance (an `apply_patch` envelope is an edit, whatever it runs)
+        if isinstance(command, str) and command and "*** Begin Patch" not in command:
+            from .shellglance import read_only
+
+            if read_only(command):
+                return
     from .memory.directives_hook import run
 
     run(event, out)

@@ -44,6 +44,14 @@ def size(path: str | None) -> int | None:
         return None
 
 
+def listdir(path: str) -> list[str]:
+    """The names in a folder; [] when it is missing or unreadable."""
+    try:
+        return _os.listdir(path)
+    except (OSError, ValueError):
+        return []
+
+
 def read_small(path: str, limit: int = 64) -> bytes | None:
     try:
         with open(path, "rb") as handle:
