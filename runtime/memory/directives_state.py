@@ -4,9 +4,11 @@ One small text file per session folder (`directives.state`), a line per entry: `
 (a directive injected this session: each fires at most once) and `handle <key>` (a call
 already answered: the proactive path does not look the same file or command up twice). Lines,
 not JSON: `json` costs the hook ~3 ms to import. Both lists are bounded (oldest dropped
-first); every write replaces the file atomically (a temporary file, then `os.replace`), so a
-reader never sees half a file. A missing or unreadable file is an empty state; a line of
-another shape is ignored. Stdlib only.
+first: a reader keeps the last MAX_ENTRIES of each). New entries are appended, one write
+(O_APPEND), as most calls add one; a file that holds a line of another shape, or twice
+MAX_ENTRIES lines, is replaced whole instead (a temporary file, then `os.replace`, which on
+ext4 costs a call ~1 ms more than an append), bounded. A missing or unreadable file is an
+empty state; a line of another shape is ignored. Stdlib only.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = ["MAX_ENTRIES", "already_fired", "handle_key", "mark_fired", "remember
 
 STATE_FILE = "directives.state"
 _KINDS = {"fired": "fired", "handle": "handles"}
+_LINE_OF = {key: kind for kind, key in _KINDS.items()}
 MAX_ENTRIES = 1024
 _SHOWN = 120  # characters of a handle kept readable in its key
 
@@ -59,17 +62,29 @@ def _file(session_dir: str | os.PathLike[str]) -> str:
 
 
 def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
+    return _read(session_dir)[0]
+
+
+def _read(session_dir: str | os.PathLike[str]) -> tuple[dict[str, list[str]], int]:
+    """The state, each list bounded, and the file's line count; -1 when it must be replaced
+    rather than appended to (a line of another shape, or an unfinished last line)."""
     state: dict[str, list[str]] = {"fired": [], "handles": []}
     try:
         with open(_file(session_dir), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+            text = f.read()
     except OSError:
-        return state
+        return state, 0
+    lines = text.splitlines()
+    count = len(lines) if not text or text.endswith("\n") else -1
     for line in lines:
         kind, _, value = line.partition(" ")
         if kind in _KINDS and value:
             state[_KINDS[kind]].append(value)
-    return state
+        else:
+            count = -1
+    for values in state.values():
+        del values[:-MAX_ENTRIES]
+    return state, count
 
 
 def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> None:
@@ -96,13 +111,29 @@ def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> N
         raise
 
 
+def _append(session_dir: str | os.PathLike[str], lines: list[str]) -> None:
+    folder = OS.fspath(session_dir)
+    makedirs(folder)
+    data = "".join(lines).encode("utf-8")
+    fd = OS.open(_file(folder), OS.O_WRONLY | OS.O_APPEND | OS.O_CREAT, 0o600)
+    try:
+        while data:
+            data = data[OS.write(fd, data) :]
+    finally:
+        OS.close(fd)
+
+
 def _add(session_dir: str | os.PathLike[str], key: str, values: Iterable[str]) -> None:
-    state = _load(session_dir)
+    state, count = _read(session_dir)
     have = state[key]
     new = [v for v in dict.fromkeys(values) if v not in have]
-    if new:
-        state[key] = have + new
-        _save(session_dir, state)
+    if not new:
+        return
+    if count >= 0 and count + len(new) <= 2 * MAX_ENTRIES:
+        _append(session_dir, [f"{_LINE_OF[key]} {_line(value)}\n" for value in new])
+        return
+    state[key] = have + new
+    _save(session_dir, state)
 
 
 def seen(session_dir: str | os.PathLike[str], handle: str) -> bool:
