@@ -65,15 +65,39 @@ def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
     return _read(session_dir)[0]
 
 
+# the last file read -> ((inode, size, mtime_ns), state, line count): a call asks up to 4 times
+_READ: dict[str, tuple[tuple[int, int, int], dict[str, list[str]], int]] = {}
+
+
 def _read(session_dir: str | os.PathLike[str]) -> tuple[dict[str, list[str]], int]:
     """The state, each list bounded, and the file's line count; -1 when it must be replaced
-    rather than appended to (a line of another shape, or an unfinished last line)."""
-    state: dict[str, list[str]] = {"fired": [], "handles": []}
+    rather than appended to (a line of another shape, or an unfinished last line).
+
+    A file read before is parsed again only once it changed (every write appends, so its
+    size grows, or replaces it, so its inode changes)."""
+    path = _file(session_dir)
     try:
-        with open(_file(session_dir), encoding="utf-8", errors="replace") as f:
-            text = f.read()
+        fd = OS.open(path, OS.O_RDONLY)
     except OSError:
-        return state, 0
+        return {"fired": [], "handles": []}, 0
+    try:
+        info = OS.fstat(fd)
+        stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+        known = _READ.get(path)
+        if known is None or known[0] != stamp:
+            with open(fd, encoding="utf-8", errors="replace", closefd=False) as f:
+                known = (stamp, *_parse(f.read()))
+            _READ.clear()  # one session's file is kept: a long-lived process stays small
+            _READ[path] = known
+    except OSError:
+        return {"fired": [], "handles": []}, 0
+    finally:
+        OS.close(fd)
+    return {key: list(values) for key, values in known[1].items()}, known[2]
+
+
+def _parse(text: str) -> tuple[dict[str, list[str]], int]:
+    state: dict[str, list[str]] = {"fired": [], "handles": []}
     lines = text.splitlines()
     count = len(lines) if not text or text.endswith("\n") else -1
     for line in lines:

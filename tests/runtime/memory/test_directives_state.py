@@ -84,3 +84,18 @@ def test_an_unfinished_last_line_is_replaced_not_appended_to(tmp_path: Path) -> 
     assert (tmp_path / S.STATE_FILE).read_text().splitlines() == [
         "fired r-a", "handle k-cut-sho", "handle k2",
     ]  # fmt: skip
+
+
+def test_a_file_changed_by_another_writer_is_read_again(tmp_path: Path) -> None:
+    S.remember(tmp_path, "k1")
+    assert S.seen(tmp_path, "k1")  # parsed once, then kept while the file is unchanged
+    (tmp_path / "new").write_text("handle k2\n")
+    (tmp_path / "new").replace(tmp_path / S.STATE_FILE)  # another process's rewrite
+    assert S.seen(tmp_path, "k2") and not S.seen(tmp_path, "k1")
+    other = tmp_path / "other"
+    S.mark_fired(other, ["r-a"])
+    with (other / S.STATE_FILE).open("a") as f:
+        f.write("fired r-b\n")  # another process's append
+    assert S.already_fired(other) == ["r-a", "r-b"]
+    (other / S.STATE_FILE).unlink()
+    assert S.already_fired(other) == []
