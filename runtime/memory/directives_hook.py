@@ -140,9 +140,10 @@ def run(event: Event, out: Output) -> None:
     if tool_input is None:
         return
     output: str | None = None
-    if kind == "reactive" or event.name == "after_tool":
-        # after the tool, a failure's output is matched too (Gemini reports a command that
-        # exited non-zero as a success whose output says so)
+    if kind == "reactive" or (event.name == "after_tool" and event.failed is None):
+        # after a call whose host does not say whether it failed (Codex's plain-text result),
+        # the output decides; a call known to have succeeded is never read for errors (its
+        # output naming "Error" is data: a grep, a log)
         found = failing_output(event.payload)
         if looks_failed(found):
             output = found

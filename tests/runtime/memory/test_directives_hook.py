@@ -191,6 +191,15 @@ def test_gemini_reports_a_failed_command_as_output_and_it_is_matched(m: Memory) 
     assert call(m, "AfterTool", {**tool, **calm}, host="gemini").contexts == []  # read-only
 
 
+def test_a_successful_gemini_call_whose_output_names_an_error_is_not_a_failure(m: Memory) -> None:
+    """`grep -r "exceeded quota" logs/` succeeds and prints the error words: output, not a
+    failure (only the result's own `Exit Code:` line, or its error field, says it failed)."""
+    tool = {"tool_name": "run_shell_command", "tool_input": {"command": "terraform plan"}}
+    text = "<untrusted_context>\nOutput: Error: exceeded quota for project\nProcess Group PGID: 7"
+    done = call(m, "AfterTool", {**tool, "tool_response": {"llmContent": text}}, host="gemini")
+    assert done.contexts == []
+
+
 def test_an_apply_patch_run_through_the_shell_is_an_edit(m: Memory) -> None:
     patch = (
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: app/models.py\n+x\n*** End Patch\nEOF"
