@@ -401,3 +401,18 @@ def test_precision_of_mutating_on_the_corpus_is_at_least_98_percent() -> None:
     print("\n".join(wrong))
     assert precision >= 0.98, wrong
     assert recall >= 0.95, wrong  # a floor against regressions, not the issue's bar
+
+
+def test_what_the_glance_calls_read_only_the_full_reader_does_too() -> None:
+    """The recall handler answers a command `shellglance` calls read-only before importing
+    anything (handlers.recall_directives): never one the full reader calls mutating."""
+    from memhub.runtime import shellcmd, shellglance
+
+    glanced = [
+        str(row["command"]) for row in _corpus() if shellglance.read_only(str(row["command"]))
+    ]
+    assert len(glanced) > 50
+    for command in glanced:
+        argvs, writes = shellcmd.commands_and_writes(command)
+        assert not writes, command
+        assert not any(shellmutate._reason(argv, command) for argv in argvs), command
