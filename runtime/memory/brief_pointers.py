@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["KEEP", "compute", "pointer_source", "refresh"]
 
 KEEP = 2 * brief_render.MAX_APPLY  # items kept per checkpoint: a resumed session skips some
+NICE = 10
+DEFER_S = 0.03  # the hook prints its answer and exits within this (its fork is its last act)
 RECALL_PATHS = 100  # of the branch's files, the ones Recall & Consult looks for by name
 
 
@@ -88,11 +90,22 @@ def compute(scope: Scope, key: str) -> dict[str, Any]:
     }
 
 
+def _yield() -> None:
+    """Let the hook that forked this child answer first: it still has its reply to print,
+    and on a busy machine this work would compete with it for the CPU."""
+    try:  # noqa: SIM105 (contextlib costs an import)
+        os.nice(NICE)
+    except (AttributeError, OSError):
+        pass
+    time.sleep(DEFER_S)
+
+
 def refresh(home: str, cwd: str, path: str, key: str) -> bool:
     """The detached child's job: recompute the pointers of `cwd`'s checkout into `path`
     (`key`: what the session start saw). False when there is no memory to read there."""
     from .recall_scope import resolve
 
+    _yield()
     brief_cache.sweep(os.path.dirname(path), time.time())
     scope = resolve(home, cwd)
     if scope is None:
