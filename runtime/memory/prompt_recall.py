@@ -36,7 +36,7 @@ MAX_CHARS = 600
 HEADER = "memhub memory names what this prompt names (read one with `get_memory`):"
 GREP_TIMEOUT_S = 1.0
 BRIEF = "recall.brief"  # the brief's late part is the brief's injection
-WAIT_S = 1.5  # a prompt waits this long at most for the brief's child (then the next looks)
+WAIT_S = 2.0  # a prompt waits this long at most for the brief's child (the hook has 3 s)
 POLL_S = 0.02
 
 
