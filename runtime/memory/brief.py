@@ -81,7 +81,7 @@ def _map(home: str, root: str, where: Where | bool | None, cwd: str) -> tuple[An
             return doc, None
     from .recall_scope import resolve
 
-    scope = resolve(home, cwd)
+    scope = resolve(home, cwd, where)
     if scope is None:
         return None, None
     doc = brief_cache.build_map(scope)
@@ -119,7 +119,7 @@ def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope:
     if cached and cached.get("key") == key and 0 <= age < brief_cache.MAX_AGE_S:
         return Pointers(*_items(cached))
     if os.environ.get(POINTERS_ENV, "").strip() == "0":
-        scope = scope or resolve(out.home, cwd)
+        scope = scope or resolve(out.home, cwd, where)
         if scope is None:
             return Pointers([], [])
         from .brief_pointers import compute

@@ -103,11 +103,12 @@ def _yield() -> None:
 def refresh(home: str, cwd: str, path: str, key: str) -> bool:
     """The detached child's job: recompute the pointers of `cwd`'s checkout into `path`
     (`key`: what the session start saw). False when there is no memory to read there."""
+    from .brief_where import checkout
     from .recall_scope import resolve
 
     _yield()
     brief_cache.sweep(os.path.dirname(path), time.time())
-    scope = resolve(home, cwd)
+    scope = resolve(home, cwd, checkout(cwd))
     if scope is None:
         return False
     return brief_cache.save(path, compute(scope, key))

@@ -97,10 +97,11 @@ def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) ->
     if not idents:
         return []
     from . import brief_read
+    from .brief_where import checkout
     from .recall_ids import relative
     from .recall_scope import resolve
 
-    scope = resolve(home, cwd)
+    scope = resolve(home, cwd, checkout(cwd)) if cwd else None
     if scope is None:
         return []
     if scope.toplevel:
