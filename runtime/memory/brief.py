@@ -112,7 +112,7 @@ def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope:
         return Pointers([], [])
     root = os.path.join(out.home, "memory")
     key = brief_cache.pointer_key(where, root, str(doc.get("signature")), account_name())
-    path = brief_cache.pointer_path(out.home, where.common_dir, head(where))
+    path = brief_cache.pointer_path(out.home, where, head(where))
     cached = brief_cache.load(path)
     at = cached.get("at") if cached else None
     age = time.time() - at if isinstance(at, (int, float)) else brief_cache.MAX_AGE_S

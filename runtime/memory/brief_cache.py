@@ -10,7 +10,7 @@ half of one; a writer killed midway leaves only its temporary file, swept later)
   MEMORY.md it read. Any change to what it shows changes one of them, so it is never stale
   in a way a user could see; when it is missing or stale the hook rebuilds it in-process
   (`build_map`: the counts query and MEMORY.md's top, ~10 ms at 10,000 records).
-* The **pointers** (`ptr-<checkout>-<branch>.json`, one per repository and branch): the
+* The **pointers** (`ptr-<repository>-<worktree+branch>.json`, one per branch): the
   Apply and Recall & Consult items (brief_render's), worked out by the detached child
   (brief_pointers.py). Valid while its key holds (`pointer_key`: HEAD, refs and the
   checkout's index file from brief_where, the memory index, the scopes, the account) and
@@ -70,8 +70,10 @@ def map_path(home: str, common_dir: str | None) -> str:
     return os.path.join(folder(home), f"map-{_fnv(common_dir or '-')}.json")
 
 
-def pointer_path(home: str, common_dir: str, head: str) -> str:
-    return os.path.join(folder(home), f"ptr-{_fnv(common_dir)}-{_fnv(head)}.json")
+def pointer_path(home: str, where: Where, head: str) -> str:
+    """The pointer cache of one checkout's branch (`head`: HEAD's text): worktrees apart."""
+    branch = _fnv(f"{where.toplevel}\n{head}")
+    return os.path.join(folder(home), f"ptr-{_fnv(where.common_dir)}-{branch}.json")
 
 
 def load(path: str) -> dict[str, Any] | None:
