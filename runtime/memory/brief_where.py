@@ -19,6 +19,8 @@ __all__ = ["UNSURE", "Where", "branch_key", "checkout"]
 
 UNSURE = None  # the walk could not decide: ask git
 MAX_DEPTH = 64
+# config (lower case, blanks removed) the walk cannot follow: git decides then
+_UNSURE_CONFIG = ("worktree", "bare=true", "bare=1", "bare=yes", "bare=on", "include")
 _DEFAULT_REFS = (
     "refs/remotes/origin/HEAD",
     "refs/remotes/origin/main",
@@ -110,6 +112,9 @@ def _where(folder: str, dot_git: str) -> Where | None:
     common = os.path.realpath(_common(git_dir))
     if os.path.exists(os.path.join(common, "reftable")):
         return UNSURE
+    config = "".join((_read(os.path.join(common, "config"), 1 << 16) or "").lower().split())
+    if any(word in config for word in _UNSURE_CONFIG):
+        return UNSURE  # core.worktree, core.bare, includes: what git's config says decides
     return Where(folder, os.path.realpath(git_dir), common)
 
 

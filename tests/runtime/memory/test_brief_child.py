@@ -269,6 +269,9 @@ def test_the_walk_agrees_with_git(tmp_path: Path) -> None:
         assert (found.toplevel, found.common_dir) == (truth.toplevel, truth.common_dir)
     assert brief_where.checkout(str(plain), ceiling) is False
     assert brief_where.checkout(str(repo / ".git"), ceiling) is brief_where.UNSURE
+    git(plain, "init", "-q")
+    git(plain, "config", "core.worktree", str(tmp_path))
+    assert brief_where.checkout(str(plain), ceiling) is brief_where.UNSURE  # git decides
     wt = brief_where.checkout(str(tree), ceiling)
     assert isinstance(wt, brief_where.Where)
     key = brief_where.branch_key(wt)
