@@ -317,6 +317,15 @@ def recall_directives(event: "Event", out: "Output") -> None:
     run(event, out)
 
 
+@handler("recall.refresh")
+def recall_refresh(event: "Event", out: "Output") -> None:
+    """turn_end: keep the session brief's caches current (a detached rebuild when a commit,
+    a record or MEMORY.md moved their keys; nothing when they hold)."""
+    from .memory.brief_refresh import run
+
+    run(event, out)
+
+
 @handler("recall.prompt")
 def recall_prompt(event: "Event", out: "Output") -> None:
     """prompt_submit: at most three pointers to memory naming the prompt's file paths,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 from . import brief_cache, brief_render, served
-from .brief_where import UNSURE, Where, checkout, head
+from .brief_where import UNSURE, Where, checkout
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this)
 TYPE_CHECKING = False
@@ -99,8 +99,6 @@ def _items(document: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
 
 def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope: Any) -> Pointers:
     """The branch's pointers: cached, worked out here, or handed to the child."""
-    import time
-
     from .recall_scope import account_name, resolve
 
     cwd = event.cwd or ""
@@ -110,24 +108,19 @@ def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope:
 
             return Pointers(*_items(compute(scope, "")))
         return Pointers([], [])
-    root = os.path.join(out.home, "memory")
-    key = brief_cache.pointer_key(where, root, str(doc.get("signature")), account_name())
-    path = brief_cache.pointer_path(out.home, where, head(where))
-    cached = brief_cache.load(path)
-    at = cached.get("at") if cached else None
-    age = time.time() - at if isinstance(at, (int, float)) else brief_cache.MAX_AGE_S
-    if cached and cached.get("key") == key and 0 <= age < brief_cache.MAX_AGE_S:
-        return Pointers(*_items(cached))
+    state = brief_cache.pointers_of(out.home, where, str(doc.get("signature")), account_name())
+    if state.fresh:
+        return Pointers(*_items(state.cached))
     if os.environ.get(POINTERS_ENV, "").strip() == "0":
         scope = scope or resolve(out.home, cwd, where)
         if scope is None:
             return Pointers([], [])
         from .brief_pointers import compute
 
-        cached = compute(scope, key)
-        brief_cache.save(path, cached)
+        cached = compute(scope, state.key)
+        brief_cache.save(state.path, cached)
         return Pointers(*_items(cached))
-    return Pointers(*_items(cached), path=path, key=key)
+    return Pointers(*_items(state.cached), path=state.path, key=state.key)
 
 
 def _pending(out: Output, event: Event, pointers: Pointers, room: int) -> None:

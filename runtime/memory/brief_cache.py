@@ -22,6 +22,7 @@ Stdlib only; JSON through the hook's own codec (events.py), no `json` import.
 from __future__ import annotations
 
 import os
+import time
 
 from ..events import dumps, loads
 from ..lowos import stat_key
@@ -43,6 +44,7 @@ __all__ = [
     "map_path",
     "pointer_key",
     "pointer_path",
+    "pointers_of",
     "save",
     "sweep",
     "valid_map",
@@ -179,3 +181,26 @@ def pointer_key(where: Where, root: str, signature: str, account: str) -> str:
 
     index = index_stamp(os.path.join(root, "index.sqlite"))
     return "\t".join((branch_key(where), index, signature, account, where.toplevel))
+
+
+class PointerState:
+    """A branch's pointer cache: where it is, the key it must carry, what it holds (if
+    anything), and whether that is current."""
+
+    __slots__ = ("cached", "fresh", "key", "path")
+
+    def __init__(self, path: str, key: str, cached: dict[str, Any] | None, fresh: bool) -> None:
+        self.path, self.key, self.cached, self.fresh = path, key, cached, fresh
+
+
+def pointers_of(home: str, where: Where, signature: str, account: str) -> PointerState:
+    """The pointer cache of `where`'s branch and whether it is current (its key, its age)."""
+    from .brief_where import head
+
+    key = pointer_key(where, os.path.join(home, "memory"), signature, account)
+    path = pointer_path(home, where, head(where))
+    cached = load(path)
+    at = cached.get("at") if cached else None
+    age = time.time() - at if isinstance(at, (int, float)) else MAX_AGE_S
+    fresh = cached is not None and cached.get("key") == key and 0 <= age < MAX_AGE_S
+    return PointerState(path, key, cached, fresh)

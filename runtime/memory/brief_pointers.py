@@ -5,6 +5,7 @@ runs git (brief_git.py) and reads the index (directives, brief_read.naming), the
 the pointer cache (brief_cache.py) whole. The first prompt of a session whose start found
 the cache stale delivers what it holds (prompt_recall.py). `compute` is the same work
 in-process, for `MEMHUB_BRIEF_POINTERS=0` and checkouts whose cache key git alone can give.
+`rewarm` is recall.refresh's job at turn_end (brief_refresh.py): both caches, where stale.
 
 Where the pointers come from is decided in one place, `pointer_source`: the local index
 today; a MemHub-compatible remote (`recall_directives`, `search_memory`) plugs in there.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .directives import Hit
     from .recall_scope import Scope
 
-__all__ = ["KEEP", "compute", "pointer_source", "refresh"]
+__all__ = ["KEEP", "compute", "pointer_source", "refresh", "rewarm"]
 
 KEEP = 2 * brief_render.MAX_APPLY  # items kept per checkpoint: a resumed session skips some
 NICE = 10
@@ -112,3 +113,28 @@ def refresh(home: str, cwd: str, path: str, key: str) -> bool:
     if scope is None:
         return False
     return brief_cache.save(path, compute(scope, key))
+
+
+def rewarm(home: str, cwd: str) -> bool:
+    """recall.refresh's job (turn_end): rebuild the map and the branch's pointer caches of
+    `cwd`'s checkout where their keys moved. False when there is nothing to keep warm."""
+    from .brief_where import Where, checkout
+    from .recall_scope import account_name, resolve
+
+    _yield()
+    where = checkout(cwd)
+    scope = resolve(home, cwd, where) if isinstance(where, Where) else None
+    if scope is None or not isinstance(where, Where):
+        return False
+    path = brief_cache.map_path(home, where.common_dir)
+    doc = brief_cache.load(path)
+    if doc is None or not brief_cache.valid_map(scope.root, doc, where.common_dir):
+        doc = brief_cache.build_map(scope)
+        brief_cache.save(brief_cache.map_path(home, scope.common_dir), doc)
+    if not any(doc["counts"].values()):
+        return False
+    state = brief_cache.pointers_of(home, where, str(doc.get("signature")), account_name())
+    if state.fresh:
+        return True
+    brief_cache.sweep(os.path.dirname(state.path), time.time())
+    return brief_cache.save(state.path, compute(scope, state.key))

@@ -277,3 +277,37 @@ def test_the_walk_agrees_with_git(tmp_path: Path) -> None:
     key = brief_where.branch_key(wt)
     commit(tree, "x.txt", "moved")
     assert brief_where.branch_key(wt) != key
+
+
+def turn_end(m: Memory, session: str) -> Output:
+    event = normalise("claude", "Stop", {"session_id": session, "cwd": str(m.app)})
+    out = Output(str(m.home))
+    handlers.HANDLERS["recall.refresh"](event, out)
+    return out
+
+
+def test_turn_end_rewarms_what_moved_so_the_next_start_is_warm(m: Memory) -> None:
+    start(m, "s-1")
+    assert turn_end(m, "s-1").jobs == []  # both caches current: nothing to do
+    commit(m.app, "app/views.py", "views")
+    put(m.home, lesson("r-views", m.pid, "app/views.py"))
+    indexed(m)
+    out = turn_end(m, "s-1")
+    assert [j["call"] for j in out.jobs] == ["memory.brief_pointers.rewarm"]
+    dispatch.run_jobs(out.jobs, str(m.home), "test")
+    assert turn_end(m, "s-1").jobs == []
+    warm = start(m, "s-2", child=False)
+    assert warm.jobs == [] and "2 lessons" in warm.contexts[0]
+    assert "Lesson r-views" in warm.contexts[0].split("### Apply", 1)[1]
+
+
+def test_turn_end_does_nothing_without_a_checkout_memory_or_the_child(
+    m: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = Output(str(m.home))
+    event = normalise("claude", "Stop", {"session_id": "s", "cwd": str(tmp_path)})
+    handlers.HANDLERS["recall.refresh"](event, plain)
+    assert plain.jobs == []
+    assert turn_end(m, "s-1").jobs  # nothing cached yet: rebuild
+    monkeypatch.setenv("MEMHUB_BRIEF_POINTERS", "0")
+    assert turn_end(m, "s-1").jobs == []
