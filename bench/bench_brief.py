@@ -196,6 +196,8 @@ def processes(
         "prompt_submit, no identifier (recall.prompt)": (ask, (PROMPT, PLAIN_PROMPT), "", {}),
         "prompt_submit, first prompt delivers the brief's rest": (
             ask, (PROMPT, PLAIN_PROMPT), "pending", {}),
+        "turn_end, caches current (recall.refresh)": (
+            [python, "-S", hook, "claude", "Stop", "recall.refresh"], ("Stop", None), "", {}),
         # the same process with a handler that returns at once: what the dispatcher costs
         "prompt_submit, dispatcher alone (capture.commit)": (
             [python, "-S", hook, "claude", PROMPT, "capture.commit"], (PROMPT, PLAIN_PROMPT),
