@@ -330,13 +330,26 @@ def recall_directives(event: "Event", out: "Output") -> None:
     run(event, out)
 
 
+@handler("recall.refresh")
+def recall_refresh(event: "Event", out: "Output") -> None:
+    """turn_end: keep the session brief's caches current (a detached rebuild when a commit,
+    a record or MEMORY.md moved their keys; nothing when they hold)."""
+    from .memory.brief_refresh import run
+
+    run(event, out)
+
+
 @handler("recall.prompt")
 def recall_prompt(event: "Event", out: "Output") -> None:
     """prompt_submit: at most three pointers to memory naming the prompt's file paths,
-    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing."""
+    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing.
+
+    The session's first prompt also delivers what the brief's detached child found."""
+    from .memory.brief_pending import waiting
     from .memory.recall_ids import may_name
 
-    if may_name(event.prompt):  # plain prose: not even the handler's module is imported
+    # plain prose, no brief pending (one stat): not even the handler's module is imported
+    if may_name(event.prompt) or waiting(out.home, event.host, event.session_id):
         from .memory.prompt_recall import run
 
         run(event, out)
