@@ -13,7 +13,7 @@ Failures are appended to `$MEMHUB_HOME/logs/hook.log`.
 
 import sys
 
-from .events import dumps, loads, normalise
+from .events import LOGICAL, dumps, loads, normalise
 from .lowos import getenv, memhub_home
 
 # typing.TYPE_CHECKING without importing typing, which would cost every hook call; the
@@ -35,7 +35,18 @@ CONTEXT_EVENTS = {
     ),
     "codex": frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"}),
     "gemini": frozenset({"SessionStart", "BeforeAgent", "AfterTool"}),
+    # Cursor: only sessionStart's answer reaches the model (`additional_context`, render)
+    "cursor": frozenset({"sessionStart"}),
 }
+
+
+def carries(host: str, logical: str) -> bool:
+    """Whether the model reads what a handler says on `host`'s event for the logical event
+    `logical` (`prompt_submit`, `before_tool` ...)."""
+    carried = CONTEXT_EVENTS.get(host, frozenset())
+    return any(n in carried for n, name in LOGICAL.get(host, {}).items() if name == logical)
+
+
 BUDGET_S = 3.0  # the in-process part; hosts allow far more, except at session end
 END_BUDGET_S = 0.8  # Claude: 1.5 s shared by every SessionEnd hook; Codex: 1 s by default
 CHILD_LIMIT_S = 900  # the detached child is killed (SIGALRM) if it ever hangs this long

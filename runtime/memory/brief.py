@@ -127,9 +127,9 @@ def _pending(out: Output, event: Event, pointers: Pointers, room: int) -> None:
     """Hand the pointers to the child; once it exists, leave the first prompt a note."""
     import time
 
-    from ..dispatch import CONTEXT_EVENTS
+    from ..dispatch import carries
 
-    if not event.session_id or event.host not in CONTEXT_EVENTS:  # no prompt to deliver them
+    if not event.session_id or not carries(event.host, "prompt_submit"):  # no prompt shows them
         out.detach({"call": JOB, "args": [out.home, event.cwd, pointers.path, pointers.key]})
         return
     note = {"cache": pointers.path, "key": pointers.key, "room": room, "at": time.time(),

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import time
 
-from ..dispatch import CONTEXT_EVENTS, log
-from ..events import LOGICAL
+from ..dispatch import CONTEXT_EVENTS, carries, log
 from ..lowos import getenv
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
@@ -47,16 +46,11 @@ RESPONSE_FIELDS = ("stderr", "stdout", "output", "error", "text", "llmContent", 
 PATCH_MARKS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
-def _before_event(host: str) -> str | None:
-    return next((h for h, name in LOGICAL.get(host, {}).items() if name == "before_tool"), None)
-
-
 def mode(event: Event) -> str | None:
     """'proactive', 'reactive' or None (nothing to do for this event)."""
     if event.tool_class not in TOOL_CLASSES:
         return None
-    carries = CONTEXT_EVENTS.get(event.host, frozenset())
-    if event.host_event not in carries:
+    if event.host_event not in CONTEXT_EVENTS.get(event.host, frozenset()):
         return None  # the host shows this event's context to nobody
     if event.name == "after_tool_failure" or (event.name == "after_tool" and event.failed):
         return "reactive"
@@ -64,7 +58,7 @@ def mode(event: Event) -> str | None:
         return "proactive"
     if event.name != "after_tool":
         return None
-    if _before_event(event.host) not in carries:
+    if not carries(event.host, "before_tool"):
         return "proactive"  # the before-tool event cannot carry it: say it on the way out
     # a host that does not say whether the call failed (Codex, a plain-text response): the
     # reactive prefilter decides from the output; a call known to have succeeded is skipped

@@ -55,8 +55,6 @@ def carries_context(event: Event) -> bool:
     recall shows on any other event is not shown, so it is neither worked out nor marked."""
     from ..dispatch import CONTEXT_EVENTS
 
-    if event.host == "cursor":
-        return event.host_event == "sessionStart"  # rendered as `additional_context`
     return event.host_event in CONTEXT_EVENTS.get(event.host, ())
 
 

@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 import time
 
-from ..dispatch import CONTEXT_EVENTS, log
-from ..events import LOGICAL
+from ..dispatch import CONTEXT_EVENTS, carries, log
 from ..lowos import getenv
 
 TYPE_CHECKING = False
@@ -51,10 +50,6 @@ def session_budget_chars() -> int:
     return tokens * 4 // 3
 
 
-def _carried(event: Event, logical: str) -> bool:
-    names = [h for h, name in LOGICAL.get(event.host, {}).items() if name == logical]
-    return any(n in CONTEXT_EVENTS.get(event.host, frozenset()) for n in names)
-
 
 def when(event: Event) -> str | None:
     """What this event does: 'edit' (paths), 'bash' (the command), 'shell-edits' (files a
@@ -63,7 +58,7 @@ def when(event: Event) -> str | None:
         return None  # nobody would see it
     if event.name == "session_start":
         return "session"
-    before = _carried(event, "before_tool")
+    before = carries(event.host, "before_tool")
     edit_now = event.name == "before_tool" or (event.name == "after_tool" and not before)
     if event.tool_class == "edit" and edit_now:
         return "edit"

@@ -39,7 +39,6 @@ BUNDLE_GAPS = {
         ("codex", "instructions", "memory"),
         *WORKFLOW_GAPS[:4],
         # rulebook advice, too, only speaks to the model (Gemini gets it on AfterTool)
-        ("cursor", "hook", "rules-session-start"),
         ("cursor", "hook", "rules-before-tool"),
         ("cursor", "hook", "rules-after-tool"),
         *WORKFLOW_GAPS[4:],

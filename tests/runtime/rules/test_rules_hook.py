@@ -138,6 +138,19 @@ def test_codex_and_gemini_carry_it_on_their_events(tmp_path: Path, home: Path) -
     assert hook("gemini", "BeforeTool", {**gem, "hook_event_name": "BeforeTool"}, home) == {}
 
 
+def test_cursor_gets_the_session_block_and_no_tool_advice(tmp_path: Path, home: Path) -> None:
+    """Cursor's sessionStart answer reaches the model (`additional_context`); its tool
+    events show it nothing, so no rule is spent there."""
+    with_book(home)
+    top = repo(tmp_path / "app")
+    start = {"session_id": "c-1", "hook_event_name": "sessionStart", "cwd": str(top)}
+    answer = hook("cursor", "sessionStart", start, home)
+    assert str(answer.get("additional_context", "")).startswith("Team rules for this session:")
+    shell = {**start, "hook_event_name": "preToolUse", "tool_name": "Shell",
+             "tool_input": {"command": "git push --force"}}  # fmt: skip
+    assert hook("cursor", "preToolUse", shell, home) == {"permission": "allow"}
+
+
 def test_no_books_costs_one_listdir_and_writes_nothing(tmp_path: Path, home: Path) -> None:
     top = repo(tmp_path / "app")
     edit = {"tool_name": "Write", "tool_input": {"file_path": str(top / "db/migrations/1.py")}}
