@@ -50,7 +50,6 @@ def session_budget_chars() -> int:
     return tokens * 4 // 3
 
 
-
 def when(event: Event) -> str | None:
     """What this event does: 'edit' (paths), 'bash' (the command), 'shell-edits' (files a
     command changed), 'session' (the block), or None."""
