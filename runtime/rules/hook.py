@@ -11,7 +11,8 @@
 The repo is the one the call works in: the edited file's checkout first, the session's
 directory second; a path is followed only while it stays inside the session's directory.
 A rule fires once per session. Fires go to the ledger under the raw session id. Books are
-read only when the books folder holds one: a person with no rulebooks pays one listdir.
+read only when a books folder holds one (`books_present`): a person with no rulebooks
+pays a failed open per folder.
 """
 
 from __future__ import annotations
@@ -83,15 +84,15 @@ def inside(path: str, root: str) -> bool:
 
 def run(event: Event, out: Output) -> None:
     """The handler: decide, render, record. Expected failures are logged, never raised."""
-    from . import books_dir
+    from . import books_present
 
     mode = when(event)
     home = out.home
-    if mode is None or not event.cwd or not _has_books(books_dir(home)):
+    if mode is None or not event.cwd or not books_present(home):
         return
     from . import store
 
-    books = store.cached_books(home)
+    books = in_session(store.cached_books(home), event.cwd)
     if not books:
         return
     if mode == "bash" and event.name == "before_tool" and event.session_id:
@@ -143,11 +144,10 @@ def could_fire(books: Sequence[Book], mode: str, event: Event, who: str) -> bool
     return False
 
 
-def _has_books(folder: str) -> bool:
-    try:
-        return any(n.endswith(".json") and not n.startswith(".") for n in os.listdir(folder))
-    except OSError:
-        return False
+def in_session(books: Sequence[Book], cwd: str) -> list[Book]:
+    """The books that bind in the session's directory: a project-scope hub's only inside
+    its project."""
+    return [b for b in books if b.within is None or inside(cwd, b.within)]
 
 
 def _state_file(home: str, event: Event) -> str:

@@ -95,3 +95,23 @@ def test_eight_writers_at_once_lose_no_rule(mh: Memhub, tmp_path: Path) -> None:
         assert proc.returncode == 0, err
     document = json.loads((books_folder() / "team.json").read_text())
     assert sorted(r["id"] for r in document["rules"]) == [f"r{n}" for n in range(8)]
+
+
+def test_a_hub_book_is_listed_with_its_origin_and_add_refuses_it(mh: Memhub) -> None:
+    from memhub.runtime import rules
+
+    folder = Path(rules.hub_books_dir(str(home()))) / "team-memory"
+    folder.mkdir(parents=True)
+    book = {"name": "payments", "members": "all", "rules": [
+        {"id": "check", "event": "edit", "triggers": {"paths": ["migrations/*"]},
+         "text": "Run the migration check."}]}  # fmt: skip
+    (folder / "payments.json").write_text(json.dumps(book))
+    listed = mh("rules", "list", "--json").data["books"]
+    assert [(b["name"], b["origin"], b["project"]) for b in listed] == [
+        ("payments", "hub team-memory", None)
+    ]
+    assert "payments  (from hub team-memory; binds everyone)" in mh("rules", "list").out
+    refused = mh(*ADD, "--yes")
+    assert refused.code == 2 and "belongs to hub team-memory" in refused.err
+    assert "--book payments-mine" in refused.err
+    assert not list(books_folder().glob("*.json"))
