@@ -54,6 +54,11 @@ def _read(path: str) -> Any:
         raise RuleError(f"not UTF-8 JSON ({exc})") from None
 
 
+def read_book(path: str) -> Book:
+    """The book in the file at `path` (OSError, RuleError when it is none)."""
+    return book_of(_read(path))
+
+
 def load_books(home: str) -> tuple[list[Book], list[tuple[str, str]]]:
     """Every readable book of every folder (`book_folders`: the bundle's, each installed
     hub's, memory's), and (file, why) for each file or folder that is not one. Two books of

@@ -156,3 +156,32 @@ def test_a_project_scope_install_marks_its_books_with_the_project(
     assert (folder / rules.PROJECT_MARK).read_text() == f"{project}\n"
     (book,) = store.load_books(str(home / ".memhub"))[0]
     assert book.within == str(project)
+
+
+def _doctor(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict]:
+    _code, out, err = run(capsys, "doctor", str(TEAM), "--hosts", "codex", *args, "--json")
+    assert out, err
+    return json.loads(out)["data"]["checks"]
+
+
+def test_doctor_checks_the_installed_books_as_memhubs_own_place(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    code, _, err = run(capsys, "apply", str(TEAM), "--hosts", "codex")
+    assert code == 0, err
+    checks = [c for c in _doctor(capsys) if str(_installed(home)) in c["target"]]
+    assert {(c["name"], c["status"]) for c in checks} == {
+        ("rulebook", "ok"), ("drift", "ok"), ("hub", "ok")
+    }, checks  # fmt: skip
+    (_installed(home) / f"{BOOK}.json").write_text("{not json")
+    failed = [c for c in _doctor(capsys) if c["status"] == "fail" and c["name"] == "rulebook"]
+    assert failed and "the runtime cannot read it" in failed[0]["detail"], failed
+    # a project-scope install's books belong to that scope, not to the user's
+    project = repo(tmp_path / "proj")
+    monkeypatch.chdir(project)
+    code, _, err = run(capsys, "apply", str(TEAM), "--hosts", "codex", "--scope", "project")
+    assert code == 0, err
+    user = [c["target"] for c in _doctor(capsys) if "@" in c["target"]]
+    assert user == [], user
+    mine = [c for c in _doctor(capsys, "--scope", "project") if "team-memory@" in c["target"]]
+    assert {(c["name"], c["status"]) for c in mine} >= {("rulebook", "ok"), ("hub", "ok")}, mine
