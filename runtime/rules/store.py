@@ -1,8 +1,10 @@
-"""Rulebooks held locally: one JSON file per book under `$MEMHUB_HOME/rules/books/`.
+"""Rulebooks on disk: one JSON file per book, in every folder of `book_folders` (a bundle's,
+each installed hub's, memory's `$MEMHUB_HOME/rules/books/`), read together.
 
-A file is a book's mapping as book.py reads it. A file that is not a book is reported (file
-and reason) and skipped, never rewritten. Adding a rule rewrites its book atomically (a temp
-file, fsync, rename, 0600) under a lock beside the folder, so two writers never lose a rule.
+A file is a book's mapping as book.py reads it. A file that is not a book (or a link, a FIFO,
+a file over MAX_BYTES) is reported (file and reason) and skipped, never rewritten. Adding a
+rule writes only memory's books, never a hub's, and rewrites its book atomically (a temp file,
+fsync, rename, 0600) under a lock beside the folder, so two writers never lose a rule.
 """
 
 from __future__ import annotations
