@@ -31,11 +31,12 @@ def in_scope(owned: Owned, kind: str) -> bool:
 def check_rulebooks(run: Run, host: str, target: str) -> bool:
     """The folder is real and each book in it reads; False when there is no folder to diff."""
     folder = Path(target)
-    fix = "run `memhub apply` to write the hub's rulebooks again"
-    if folder.is_symlink() or not folder.is_dir():
+    fix = "replace a link with the folder itself, and run `memhub apply` to write the books again"
+    linked = folder.is_symlink() or folder.parent.is_symlink()
+    if linked or not folder.is_dir():
         what = (
-            "is a link (the runtime reads no book through one)"
-            if folder.is_symlink()
+            f"is a link, or {folder.parent} is (the runtime reads no book through one)"
+            if linked
             else "is missing"
         )
         run.add(host, RULEBOOK, "fail", target, f"the hub's rulebook folder {what}", fix)

@@ -68,6 +68,10 @@ def load_books(home: str) -> tuple[list[Book], list[tuple[str, str]]]:
     books: list[Book] = []
     problems: list[tuple[str, str]] = []
     seen: dict[str, tuple[str, str]] = {}
+    if os.path.islink(hub_books_dir(home)):
+        problems.append(
+            (hub_books_dir(home), "is a link: hubs' books are read only from a real folder")
+        )
     for origin, folder in book_folders(home):
         if os.path.islink(folder):
             problems.append((folder, "is a link: books are read only from a real folder here"))

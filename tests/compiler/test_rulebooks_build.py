@@ -176,6 +176,14 @@ def test_doctor_checks_the_installed_books_as_memhubs_own_place(
     (_installed(home) / f"{BOOK}.json").write_text("{not json")
     failed = [c for c in _doctor(capsys) if c["status"] == "fail" and c["name"] == "rulebook"]
     assert failed and "the runtime cannot read it" in failed[0]["detail"], failed
+    # the folder of every hub's books moved behind a link: the runtime reads none of them
+    hubs = _installed(home).parent
+    hubs.rename(tmp_path / "moved")
+    hubs.symlink_to(tmp_path / "moved", target_is_directory=True)
+    failed = [c for c in _doctor(capsys) if c["status"] == "fail" and c["name"] == "rulebook"]
+    assert failed and "is a link" in failed[0]["detail"], failed
+    hubs.unlink()
+    (tmp_path / "moved").rename(hubs)
     # a project-scope install's books belong to that scope, not to the user's
     project = repo(tmp_path / "proj")
     monkeypatch.chdir(project)

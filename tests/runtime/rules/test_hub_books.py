@@ -101,6 +101,28 @@ def test_a_link_where_a_books_folder_is_is_not_followed(tmp_path: Path, home: Pa
     hubs.mkdir()
     (hubs / "team").symlink_to(elsewhere, target_is_directory=True)
     assert store.load_books(str(home))[0] == []
+    # a link where the folder of every hub's books is: reported, not followed
+    (hubs / "team").unlink()
+    hubs.rmdir()
+    linked = tmp_path / "linked-hubs"
+    put(linked / "team", ORG)
+    hubs.symlink_to(linked, target_is_directory=True)
+    books, problems = store.load_books(str(home))
+    assert (
+        books == []
+        and (str(hubs), "is a link: hubs' books are read only from a real folder") in problems
+    )
+    assert not rules.books_present(str(home))
+
+
+def test_a_book_named_to_climb_out_is_only_a_name(home: Path) -> None:
+    put(hub_folder(home), {**HUB_BOOK, "name": "../../escape"}, "escape")
+    (book,) = store.load_books(str(home))[0]
+    assert book.name == "../../escape"  # shown and recorded as text, never a path
+    rule = {"id": "x", "event": "session_start", "text": "x"}
+    with pytest.raises(store.RuleError, match="cannot be a file name"):
+        store.add_rule(str(home), "../escape", rule, None)
+    assert not (home / "rules" / "escape.json").exists()
 
 
 def test_a_fifo_or_a_huge_file_is_skipped_and_never_hangs_the_hook(
