@@ -205,7 +205,11 @@ def check(target: str, as_json: bool) -> int:
     """
     books, warnings = _loaded()
     verdicts = F.explain(books, target, person=person(), project=_project_names())
-    rows = [{"book": r.book, "id": r.id, "event": r.event, "verdict": why} for r, why in verdicts]
+    elsewhere = _elsewhere(books)
+    rows = [
+        {"book": r.book, "id": r.id, "event": r.event, "verdict": elsewhere.get(r.book, why)}
+        for r, why in verdicts
+    ]
     if as_json:
         return reply({"target": target, "rules": rows}, warnings=warnings)
     for warning in warnings:
@@ -217,6 +221,18 @@ def check(target: str, as_json: bool) -> int:
             f"{one_line(row['book'])}/{one_line(row['id'])} ({row['event']}): {one_line(row['verdict'])}"
         )
     return EXIT_OK
+
+
+def _elsewhere(books: list[B.Book]) -> dict[str, str]:
+    """Books a project-scope install confines to a project this folder is not in: why not."""
+    from memhub.runtime.rules.hook import inside
+
+    here = os.getcwd()
+    return {
+        b.name: f"does not fire here: its hub was applied to {b.within} only"
+        for b in books
+        if b.within is not None and not inside(here, b.within)
+    }
 
 
 @command.command("fires")
