@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import os
 
-from . import MEMORY, PROJECT_MARK, _names, book_folders, books_dir, hub_books_dir, is_book_file
+from . import (
+    MEMORY,
+    PROJECT_MARK,
+    _names,
+    book_folders,
+    books_dir,
+    bundled_books_dir,
+    hub_books_dir,
+    is_book_file,
+)
 from .book import Book, RuleError, book_of
 
 TYPE_CHECKING = False
@@ -219,7 +228,11 @@ CACHE_FORMAT = 2  # 2: every folder of book_folders, each book's origin and proj
 
 
 def _cache_file(home: str) -> str:
-    return os.path.join(home, "rules", "books.cache")
+    """The cache of this runtime's view: one per bundle folder, so two plugins' runtimes
+    (each seeing its own bundle's books) do not rewrite one cache in turn."""
+    bundled = bundled_books_dir() or ""
+    tag = "".join(c if c.isalnum() else "_" for c in bundled)[-120:]
+    return os.path.join(home, "rules", f"books.{tag}.cache" if tag else "books.cache")
 
 
 def _listing_key(home: str) -> tuple | None:

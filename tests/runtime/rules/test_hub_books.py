@@ -154,7 +154,7 @@ def test_the_cache_follows_a_hub_folder_too(home: Path) -> None:
     for file in (path, memory_folder(home) / "payments.json"):
         os.utime(file, (past, past))
     assert [b.name for b in store.cached_books(str(home))] == ["migrations", "payments"]
-    assert (home / "rules" / "books.cache").is_file()
+    assert Path(store._cache_file(str(home))).is_file()
     cached = store.cached_books(str(home))
     assert [b.origin for b in cached] == ["hub team", "memory"]
     edited = json.loads(path.read_text())
@@ -221,3 +221,33 @@ def test_books_present_sees_every_folder(home: Path) -> None:
     shutil.rmtree(hub_folder(home))
     put(memory_folder(home), TEAM)
     assert rules.books_present(str(home))
+
+
+def test_two_bundles_keep_a_cache_each(tmp_path: Path, home: Path) -> None:
+    """Two plugins' runtimes see different books (each its own bundle's): one cache each,
+    so neither rewrites the other's on every call."""
+    put(memory_folder(home), TEAM)
+    past = time.time() - 30
+    os.utime(memory_folder(home) / "payments.json", (past, past))
+    caches = set()
+    for plugin in ("one", "two"):
+        root = tmp_path / "bundle" / plugin
+        shutil.copytree(
+            RUNTIME, root / "memhub_runtime", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        put(root / rules.BUNDLED, {**HUB_BOOK, "name": f"book-{plugin}"})
+        os.utime(root / rules.BUNDLED / f"book-{plugin}.json", (past, past))
+        code = (
+            "import sys\n"
+            f"sys.path.insert(0, {str(root)!r})\n"
+            "from memhub_runtime.rules import store\n"
+            f"print(sorted(b.name for b in store.cached_books({str(home)!r})),"
+            f" store._cache_file({str(home)!r}))\n"
+        )
+        done = subprocess.run([sys.executable, "-S", "-I", "-c", code], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        names, cache = done.stdout.rsplit(" ", 1)
+        assert names == f"['book-{plugin}', 'payments']"
+        caches.add(cache.strip())
+    assert len(caches) == 2 and all(Path(c).is_file() for c in caches)
