@@ -12,6 +12,9 @@ order of precedence when two books share a name:
 - the books of each hub `memhub apply` installed (`$MEMHUB_HOME/rules/hub/<plugin>/`, and
   `<plugin>@<project>/` for a project-scope install, which binds only inside that project);
 - the books held in memory (`$MEMHUB_HOME/rules/books/`, written by `memhub rules add`).
+
+Where books are is answered here alone (`book_folders`, `books_present`), without `os`: the
+`rules.advise` handler asks `books_present` before importing anything else of rules.
 """
 
 import sys
