@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memhub.compiler import rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import ADAPTERS, CoverageRow
 from memhub.compiler.hosts.common import (
     icon_artifacts,
+    plugin_dir,
     readme_artifact,
     runtime_artifacts,
     skill_artifacts,
@@ -60,11 +62,15 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
             produced += icon_artifacts(hub, root)
         if any(a.runs_hooks for a in hosts_here):
             produced += runtime_artifacts(hub, root)
+            produced += rulebooks.bundle_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:
         result = ADAPTERS[host].build(hub)
         produced.extend(result.artifacts)
         coverage.extend(result.coverage)
+        books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
+        vendored = hub.runtime.vendor != "never"
+        coverage += rulebooks.coverage_rows(hub, host, result.coverage, books, vendored)
     failed = [row for row in coverage if row.required and row.status == "unsupported"]
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])

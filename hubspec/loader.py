@@ -24,6 +24,7 @@ from .model import (
     Runtime,
     frozen_map,
 )
+from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
 from .vocabulary import bundle_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
@@ -120,7 +121,7 @@ def _hub_text(hub_file: Path, shown: str) -> str:
         raise refuse(f"cannot be read ({exc.strerror or exc})", "make it readable") from None
 
 
-class _Checker(ComponentChecks, ContentChecks, MemoryChecks):
+class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
@@ -130,6 +131,7 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks):
         skills = self._skills(data.get("skills"))
         instructions = self._instructions(data.get("instructions"))
         hooks = self._hooks(data.get("hooks", []))
+        rulebooks = self._rulebooks(data.get("rulebooks", []))
         runtime = Runtime(**data.get("runtime", {}))
         memory = self._memory(data.get("memory"))
         servers = self._memory_server(memory, servers)
@@ -151,6 +153,7 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks):
             overrides=frozen_map(data.get("overrides", {})),
             id=data.get("id"),
             memory=memory,
+            rulebooks=rulebooks,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

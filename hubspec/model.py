@@ -209,6 +209,53 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class RulebookRule:
+    """One rule of a hub's rulebook (runtime/rules/book.py reads its compiled form)."""
+
+    id: str
+    event: str  # edit, bash, session_start
+    text: str
+    triggers: Mapping[str, tuple[str, ...]] = field(default_factory=frozen_map)
+    scope: tuple[str, ...] | None = None  # None: every project
+    state: str = "active"
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class Rulebook:
+    """A rulebook the hub declares: compiled into every bundle and install as the JSON
+    file the runtime's store reads (`mapping`)."""
+
+    name: str
+    members: tuple[str, ...] | None  # None: everyone
+    rules: tuple[RulebookRule, ...]
+    origin: Origin = Origin("hub.yaml")
+
+    @property
+    def events(self) -> frozenset[str]:
+        """The events its active rules fire on."""
+        return frozenset(r.event for r in self.rules if r.state == "active")
+
+    def mapping(self) -> dict[str, Any]:
+        """The book as runtime/rules/store.py reads it (its file's content)."""
+        return {
+            "name": self.name,
+            "members": "all" if self.members is None else list(self.members),
+            "rules": [
+                {
+                    "id": r.id,
+                    "event": r.event,
+                    "text": r.text,
+                    "triggers": {k: list(v) for k, v in r.triggers.items() if v},
+                    "scope": "all" if r.scope is None else list(r.scope),
+                    "state": r.state,
+                }
+                for r in self.rules
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Hub:
     version: int
     root: str
@@ -223,6 +270,7 @@ class Hub:
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones
     memory: Memory | None = None  # already expanded into mcp_servers and instructions
+    rulebooks: tuple[Rulebook, ...] = ()
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

@@ -31,6 +31,11 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "use a runtime handler name such as 'capture.turn' (see `memhub hosts`)",
     ),
     "^[A-Za-z0-9_./-]+$": ("is not an interpreter name", "write e.g. python3 or /usr/bin/python3"),
+    "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$": (
+        "is not a rulebook or rule name",
+        "use at most 100 letters, digits, '-', '_' or '.', starting with a letter or digit "
+        "(a book's name is its file's name)",
+    ),
     "\\.(png|jpg|jpeg)$": ("is not a .png or .jpg file", "use a square PNG or JPEG image"),
 }
 

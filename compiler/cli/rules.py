@@ -1,7 +1,9 @@
 """`memhub rules list | add | check | fires`: the rulebooks held locally, and what fired.
 
-Books live under `$MEMHUB_HOME/rules/books/` (runtime/rules/store.py); a rule fires as an
-advisory at the moment of a call (runtime/rules/fire.py). `add` previews unless `--yes`.
+Books held in memory live under `$MEMHUB_HOME/rules/books/`; a hub's `rulebooks:` come with
+its bundle or its install (`$MEMHUB_HOME/rules/hub/<plugin>/`) and belong to the hub
+(runtime/rules/store.py reads them all). A rule fires as an advisory at the moment of a call
+(runtime/rules/fire.py). `add` previews unless `--yes`, and never writes into a hub's book.
 Who you are, for a book's members, is `$MEMHUB_PERSON`, else your login name.
 """
 
@@ -80,7 +82,8 @@ def command() -> None:
 @command.command("list")
 @json_option
 def list_rules(as_json: bool) -> int:
-    """The books that are held here, whom they bind, and their rules."""
+    """The books in play here, where each comes from (a hub, or memory), whom it binds,
+    and its rules."""
     books, warnings = _loaded()
     me = person()
     data = {
@@ -88,6 +91,8 @@ def list_rules(as_json: bool) -> int:
         "books": [
             {
                 "name": b.name,
+                "origin": b.origin,
+                "project": b.within,
                 "members": "all" if b.members is None else list(b.members),
                 "binds_you": b.binds(me),
                 "rules": [_rule_json(b, r) for r in b.rules],
@@ -103,8 +108,10 @@ def list_rules(as_json: bool) -> int:
         click.echo("no rulebooks (`memhub rules add` starts one)")
     for b in books:
         who = "everyone" if b.members is None else ", ".join(b.members)
+        where = b.origin + (f", only in {b.within}" if b.within else "")
         click.echo(
-            f"{one_line(b.name)}  (binds {one_line(who)}{'' if b.binds(me) else '; not you'})"
+            f"{one_line(b.name)}  (from {one_line(where)}; binds {one_line(who)}"
+            f"{'' if b.binds(me) else '; not you'})"
         )
         for r in b.rules:
             state = "" if r.state == "active" else f" [{r.state}]"
@@ -198,7 +205,11 @@ def check(target: str, as_json: bool) -> int:
     """
     books, warnings = _loaded()
     verdicts = F.explain(books, target, person=person(), project=_project_names())
-    rows = [{"book": r.book, "id": r.id, "event": r.event, "verdict": why} for r, why in verdicts]
+    elsewhere = _elsewhere(books)
+    rows = [
+        {"book": r.book, "id": r.id, "event": r.event, "verdict": elsewhere.get(r.book, why)}
+        for r, why in verdicts
+    ]
     if as_json:
         return reply({"target": target, "rules": rows}, warnings=warnings)
     for warning in warnings:
@@ -210,6 +221,18 @@ def check(target: str, as_json: bool) -> int:
             f"{one_line(row['book'])}/{one_line(row['id'])} ({row['event']}): {one_line(row['verdict'])}"
         )
     return EXIT_OK
+
+
+def _elsewhere(books: list[B.Book]) -> dict[str, str]:
+    """Books a project-scope install confines to a project this folder is not in: why not."""
+    from memhub.runtime.rules.hook import inside
+
+    here = os.getcwd()
+    return {
+        b.name: f"does not fire here: its hub was applied to {b.within} only"
+        for b in books
+        if b.within is not None and not inside(here, b.within)
+    }
 
 
 @command.command("fires")

@@ -90,6 +90,11 @@ def concerns(hub: Hub, warnings: tuple[CoverageRow, ...]) -> list[str]:
         warned = [row for row in warnings if row.host == host]
         try:
             _, rows = INSTALLERS[host].install_entries(_narrowed(hub, warned), scope)
+            if any(row.component == "rulebook" for row in warned):  # carried by the hooks
+                from memhub.compiler import rulebooks
+
+                _, every = INSTALLERS[host].install_entries(replace(hub, skills=()), scope)
+                rows = [*rows, *rulebooks.coverage_rows(hub, host, every, "{}")]
         except MemhubError:  # the install would refuse: that is apply's to say
             continue
         left_out |= {(r.host, r.component, r.id) for r in rows if r.status == "unsupported"}

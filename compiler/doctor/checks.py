@@ -39,7 +39,7 @@ from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.engine import gather_entries
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.compiler.install.state import Owned, Owner, State
+from memhub.compiler.install.state import Owned, Owner, State, memhub_home
 from memhub.hubspec.model import Hub
 
 
@@ -107,7 +107,8 @@ def check_hub(
     """Each entry the hub wants is applied and current; nothing applied is left over."""
     wanted: dict[tuple[str, str], Entry] = {}
     labels: dict[tuple[str, str], list[str]] = {}
-    for entry in gather_entries(hub, run.scope, hosts)[0]:
+    home = memhub_home(dict(run.env))  # where the hub's rulebooks are installed
+    for entry in gather_entries(hub, run.scope, hosts, home)[0]:
         if entry.kind != "json-default":
             wanted.setdefault((entry.target, entry.key), entry)
             labels.setdefault((entry.target, entry.key), []).append(entry.host)

@@ -9,6 +9,7 @@ from pathlib import Path
 from memhub.compiler.doctor.hooks import check_hook
 from memhub.compiler.doctor.places import Places
 from memhub.compiler.doctor.records import DRIFT, LOCATION, PARSE, SKILL, Run
+from memhub.compiler.doctor.rulebooks import check_rulebooks, is_rulebook_folder
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.engine import TargetParseError, current_digest
 from memhub.compiler.install.entries import EntryKey
@@ -42,6 +43,11 @@ def check_target(
                 "repair the file (memhub writes nothing to it until it parses)",
             )
             return
+    if is_rulebook_folder(target):  # memhub's own place, read by its runtime in every host
+        if check_rulebooks(run, label(first, mine), target):
+            for key, owned in entries.items():
+                check_drift(run, label(owned, mine), target, key, owned)
+        return
     owners = sorted({h for o in entries.values() for h in o.host.split(",") if h in mine})
     read_here = any(mine[h].holds(target) for h in owners)
     if not read_here:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from memhub.compiler.doctor.rulebooks import in_scope, is_rulebook_folder
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.scope import Scope
 from memhub.compiler.install.state import Owned, Owner, State
@@ -85,6 +86,10 @@ def owned_in_scope(
         for key, owned in sorted(entries.items()):
             owners = [h for h in owned.host.split(",") if h in INSTALLERS]
             if (hub is not None and not hub.owns(owned.hub)) or not chosen & set(owners):
+                continue
+            if is_rulebook_folder(target):
+                if in_scope(owned, kind):
+                    found.setdefault(target, {})[key] = owned
                 continue
             held = any(read_places[h].holds(target) for h in owners if h in read_places)
             if held or (kind == "user" and not _in_a_project(target, owners, home)):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
 from memhub.compiler.formats import jsondump
-from memhub.hubspec.model import Hub, Plugin, StdioServer, thaw
+from memhub.hubspec.model import Hub, Plugin, Rulebook, StdioServer, thaw
 from memhub.templates import fill
 
 if TYPE_CHECKING:
@@ -140,11 +140,18 @@ def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Arti
         ),
         sections=_section("Skills", [f"`{s.name}`: {s.description}" for s in hub.skills])
         + _section("MCP servers", servers)
-        + _section("Hooks", hooks),
+        + _section("Hooks", hooks)
+        + _section("Rulebooks", [_book_line(b) for b in hub.rulebooks]),
     )
     return Artifact(
         f"{plugin_dir(hub, root)}/README.md", text.encode("utf-8"), FILE_MODE, (SHARED,)
     )
+
+
+def _book_line(book: Rulebook) -> str:
+    who = "everyone" if book.members is None else ", ".join(book.members)
+    events = ", ".join(sorted({r.event for r in book.rules}))
+    return f"`{book.name}`: {len(book.rules)} rule(s) on {events}, binding {who}"
 
 
 def runtime_artifacts(hub: Hub, root: str) -> list[Artifact]:

@@ -51,14 +51,21 @@ def hub_revision(hub: Hub) -> str:
 
 
 def gather_entries(
-    hub: Hub, scope: Scope, hosts: Sequence[str]
+    hub: Hub, scope: Scope, hosts: Sequence[str], home: Path | None = None
 ) -> tuple[list[Entry], list[CoverageRow]]:
+    """Every host's entries and coverage; with `home` (memhub's own folder), the hub's
+    rulebooks too (compiler/rulebooks.py: one folder there, shared by the hosts)."""
+    from memhub.compiler import rulebooks
+
     entries: list[Entry] = []
     coverage: list[CoverageRow] = []
+    folder = rulebooks.install_folder(hub, scope, home or Path("$MEMHUB_HOME"))
     for host in hosts:
         found, rows = INSTALLERS[host].install_entries(hub, scope)
         entries += found
-        coverage += rows
+        coverage += rows + rulebooks.coverage_rows(hub, host, rows, f"{folder}/{{}}")
+    if home is not None:
+        entries += rulebooks.install_entries(hub, scope, hosts, home)
     return entries, coverage
 
 
@@ -72,7 +79,7 @@ def plan_install(
     remove_all: bool = False,
 ) -> InstallPlan:
     """What applying `hub` (or, with `remove_all`, uninstalling it) to `hosts` would change."""
-    wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts)
+    wanted, coverage = ([], []) if remove_all else gather_entries(hub, scope, hosts, home)
     plan = _plan_entries(Owner.of_hub(hub), wanted, scope, hosts, home, adopt)
     if not remove_all:
         # An uninstall only removes memhub's entries or puts back what the person had.

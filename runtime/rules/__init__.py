@@ -5,11 +5,30 @@ decides which rules a call fires (both books when two match; caps and the sessio
 budget spent widest book first) and renders them; `ledger.py` records the fires locally under
 the session identity capture uses. Stdlib only, nothing at import: hooks import these.
 
-Where books are is answered here alone (`books_dir`, `books_present`), without `os`: the
+Books are read from three kinds of folder, listed in one place (`book_folders`), in this
+order of precedence when two books share a name:
+- a bundle's own books, beside its vendored runtime (`<plugin>/memhub_rulebooks/`): the
+  hub's `rulebooks:` compiled into the plugin;
+- the books of each hub `memhub apply` installed (`$MEMHUB_HOME/rules/hub/<plugin>/`, and
+  `<plugin>@<project>/` for a project-scope install, which binds only inside that project);
+- the books held in memory (`$MEMHUB_HOME/rules/books/`, written by `memhub rules add`).
+
+Where books are is answered here alone (`book_folders`, `books_present`), without `os`: the
 `rules.advise` handler asks `books_present` before importing anything else of rules.
 """
 
-from ..lowos import join, listdir
+import sys
+
+from ..lowos import join
+
+if sys.platform != "win32":
+    import posix as _os  # `os` costs every hook call; the few calls here are posix's
+else:  # pragma: no cover - Windows
+    import os as _os
+
+MEMORY = "memory"  # the origin of a book held in memory
+BUNDLED = "memhub_rulebooks"  # a bundle's books: a folder beside its memhub_runtime/
+PROJECT_MARK = ".project"  # in a project-scope hub folder: the project's path
 
 
 def books_dir(home: str) -> str:
@@ -17,7 +36,57 @@ def books_dir(home: str) -> str:
     return join(home, "rules", "books")
 
 
+def hub_books_dir(home: str) -> str:
+    """Where `memhub apply` installs each hub's books: `$MEMHUB_HOME/rules/hub/<plugin>/`."""
+    return join(home, "rules", "hub")
+
+
+def bundled_books_dir() -> str | None:
+    """A bundle's own books (`<plugin>/memhub_rulebooks/`, beside the vendored runtime
+    this module is part of); None when this module's path has no such parent."""
+    parts = __file__.replace("\\", "/").rsplit("/", 3)  # <plugin>/<runtime>/rules/__init__.py
+    return join(parts[0], BUNDLED) if len(parts) == 4 and parts[0] else None
+
+
+def _names(folder: str) -> list[str]:
+    """The entries of `folder`, not following a link where the folder should be ([] then)."""
+    flags = _os.O_RDONLY | getattr(_os, "O_DIRECTORY", 0) | getattr(_os, "O_NOFOLLOW", 0)
+    try:
+        fd = _os.open(folder, flags)
+    except (OSError, ValueError):
+        return []
+    try:
+        return list(_os.listdir(fd))
+    except (OSError, TypeError):  # TypeError: a platform whose listdir takes no fd
+        return []
+    finally:
+        _os.close(fd)
+
+
+def book_folders(home: str) -> list[tuple[str, str]]:
+    """(origin, folder) of every folder books are read from, first wins on a shared name:
+    the bundle's (`hub <plugin> (bundle)`), each installed hub's (`hub <plugin>`), memory's."""
+    found: list[tuple[str, str]] = []
+    bundled = bundled_books_dir()
+    if bundled is not None:
+        plugin = bundled.replace("\\", "/").rsplit("/", 2)[-2]
+        found.append((f"hub {plugin} (bundle)", bundled))
+    hubs = hub_books_dir(home)
+    for name in sorted(_names(hubs)):
+        if not name.startswith("."):
+            found.append((f"hub {name.partition('@')[0]}", join(hubs, name)))
+    found.append((MEMORY, books_dir(home)))
+    return found
+
+
+def is_book_file(name: str) -> bool:
+    """Whether a folder entry is a book's file (`*.json`, not hidden)."""
+    return name.endswith(".json") and not name.startswith(".")
+
+
 def books_present(home: str) -> bool:
-    """Whether any book exists: one listdir, so a person with no rulebooks pays no more."""
-    names = listdir(books_dir(home))
-    return any(n.endswith(".json") and not n.startswith(".") for n in names)
+    """Whether any folder of `book_folders` holds a book file: the hook's cheap "any book
+    at all?" check (a few failed opens for a person with none; `os` is not imported)."""
+    return any(
+        is_book_file(name) for _origin, folder in book_folders(home) for name in _names(folder)
+    )

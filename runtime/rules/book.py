@@ -56,11 +56,21 @@ class Rule:
 class Book:
     """A rulebook: its name, whom it binds, its rules."""
 
-    __slots__ = ("members", "name", "rules")
+    __slots__ = ("members", "name", "origin", "rules", "within")
 
-    def __init__(self, name: str, members: Sequence[str] | None, rules: Sequence[Rule]) -> None:
+    def __init__(
+        self,
+        name: str,
+        members: Sequence[str] | None,
+        rules: Sequence[Rule],
+        origin: str = "memory",
+        within: str | None = None,
+    ) -> None:
         self.name, self.rules = name, tuple(rules)
         self.members = None if members is None else tuple(members)  # None: everyone
+        # where the book comes from (`memory`, `hub <plugin>`), and the project folder a
+        # project-scope install confines it to (None: every folder)
+        self.origin, self.within = origin, within
 
     @property
     def width(self) -> float:

@@ -11,7 +11,8 @@
 The repo is the one the call works in: the edited file's checkout first, the session's
 directory second; a path is followed only while it stays inside the session's directory.
 A rule fires once per session. Fires go to the ledger under the raw session id. Books are
-read only when the books folder holds one: a person with no rulebooks pays one listdir.
+read only when a books folder holds one (`books_present`): a person with no rulebooks
+pays a failed open per folder.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def run(event: Event, out: Output) -> None:
         return
     from . import store
 
-    books = store.cached_books(home)
+    books = in_session(store.cached_books(home), event.cwd)
     if not books:
         return
     if mode == "bash" and event.name == "before_tool" and event.session_id:
@@ -135,6 +136,12 @@ def could_fire(books: Sequence[Book], mode: str, event: Event, who: str) -> bool
                 if not key or key in text:
                     return True
     return False
+
+
+def in_session(books: Sequence[Book], cwd: str) -> list[Book]:
+    """The books that bind in the session's directory: a project-scope hub's only inside
+    its project."""
+    return [b for b in books if b.within is None or inside(cwd, b.within)]
 
 
 def _state_file(home: str, event: Event) -> str:

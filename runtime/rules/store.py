@@ -1,15 +1,26 @@
-"""Rulebooks held locally: one JSON file per book under `$MEMHUB_HOME/rules/books/`.
+"""Rulebooks on disk: one JSON file per book, in every folder of `book_folders` (a bundle's,
+each installed hub's, memory's `$MEMHUB_HOME/rules/books/`), read together.
 
-A file is a book's mapping as book.py reads it. A file that is not a book is reported (file
-and reason) and skipped, never rewritten. Adding a rule rewrites its book atomically (a temp
-file, fsync, rename, 0600) under a lock beside the folder, so two writers never lose a rule.
+A file is a book's mapping as book.py reads it. A file that is not a book (or a link, a FIFO,
+a file over MAX_BYTES) is reported (file and reason) and skipped, never rewritten. Adding a
+rule writes only memory's books, never a hub's, and rewrites its book atomically (a temp file,
+fsync, rename, 0600) under a lock beside the folder, so two writers never lose a rule.
 """
 
 from __future__ import annotations
 
 import os
 
-from . import books_dir
+from . import (
+    MEMORY,
+    PROJECT_MARK,
+    _names,
+    book_folders,
+    books_dir,
+    bundled_books_dir,
+    hub_books_dir,
+    is_book_file,
+)
 from .book import Book, RuleError, book_of
 
 TYPE_CHECKING = False
@@ -31,15 +42,21 @@ def book_file(home: str, name: str) -> str:
     return os.path.join(books_dir(home), stem + ".json")
 
 
-def _read(path: str) -> Any:
+def _read_bytes(path: str, limit: int = MAX_BYTES) -> bytes:
+    """A regular file's bytes, at most `limit`: never a link, a FIFO (opened non-blocking,
+    so the hook cannot hang on one) or a device."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         import stat
 
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            raise RuleError(f"not a regular file under {MAX_BYTES} bytes")
-        data = handle.read(MAX_BYTES + 1)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            raise RuleError(f"not a regular file under {limit} bytes")
+        return handle.read(limit + 1)
+
+
+def _read(path: str) -> Any:
+    data = _read_bytes(path)
     import json
 
     try:
@@ -48,30 +65,70 @@ def _read(path: str) -> Any:
         raise RuleError(f"not UTF-8 JSON ({exc})") from None
 
 
+def read_book(path: str) -> Book:
+    """The book in the file at `path` (OSError, RuleError when it is none)."""
+    return book_of(_read(path))
+
+
 def load_books(home: str) -> tuple[list[Book], list[tuple[str, str]]]:
-    """Every readable book, by name, and (file, why) for each file that is not one."""
+    """Every readable book of every folder (`book_folders`: the bundle's, each installed
+    hub's, memory's), and (file, why) for each file or folder that is not one. Two books of
+    one name (case aside): the first folder's is used, the other reported."""
     books: list[Book] = []
     problems: list[tuple[str, str]] = []
-    try:
-        names = sorted(os.listdir(books_dir(home)))
-    except OSError:
-        return [], []
-    seen: dict[str, str] = {}
-    for name in names:
-        if name.startswith(".") or not name.endswith(".json"):
+    seen: dict[str, tuple[str, str]] = {}
+    if os.path.islink(hub_books_dir(home)):
+        problems.append(
+            (hub_books_dir(home), "is a link: hubs' books are read only from a real folder")
+        )
+    for origin, folder in book_folders(home):
+        if os.path.islink(folder):
+            problems.append((folder, "is a link: books are read only from a real folder here"))
             continue
-        path = os.path.join(books_dir(home), name)
-        try:
-            book = book_of(_read(path))
-        except (OSError, RuleError) as exc:
-            problems.append((path, str(exc)))
+        names = sorted(n for n in _names(folder) if is_book_file(n))
+        hub_folder = os.path.dirname(folder) == hub_books_dir(home)
+        within = _within(folder) if names and hub_folder else None
+        if names and within == "":
+            problems.append((folder, f"a project-scope hub folder without its {PROJECT_MARK}"))
             continue
-        if book.name.casefold() in seen:
-            problems.append((path, f"book {book.name!r} is also {seen[book.name.casefold()]}"))
-            continue
-        seen[book.name.casefold()] = path
-        books.append(book)
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                book = book_of(_read(path))
+            except (OSError, RuleError) as exc:
+                problems.append((path, str(exc)))
+                continue
+            first = seen.get(book.name.casefold())
+            if first is not None:
+                problems.append(
+                    (path, f"book {book.name!r} is also {first[0]} ({first[1]}), which is used")
+                )
+                continue
+            seen[book.name.casefold()] = (path, origin)
+            book.origin, book.within = origin, within
+            books.append(book)
     return books, problems
+
+
+def _within(folder: str) -> str | None:
+    """The project a project-scope hub folder (`<plugin>@<key>`) binds in: its PROJECT_MARK's
+    path; "" when that is missing (its books then bind nowhere); None for any other folder."""
+    if "@" not in os.path.basename(folder):
+        return None
+    try:
+        raw = _read_bytes(os.path.join(folder, PROJECT_MARK), 4096)
+    except (OSError, RuleError):
+        return ""
+    text = raw.decode("utf-8", "replace").strip()
+    return text if os.path.isabs(text) else ""
+
+
+def hub_book(home: str, name: str) -> Book | None:
+    """The book of a hub (bundle or install) named `name` (case aside), None when none is."""
+    books, _problems = load_books(home)
+    return next(
+        (b for b in books if b.origin != MEMORY and b.name.casefold() == name.casefold()), None
+    )
 
 
 def _mapping(book: Book) -> dict[str, Any]:
@@ -98,6 +155,14 @@ def planned_book(
     """The book `name` with `rule` added (validated), and whether the book is new. A new book
     binds `members` (None: everyone). A rule id the book has is refused."""
     path = book_file(home, name)
+    owned = hub_book(home, name)
+    if owned is not None:
+        raise RuleError(
+            f"rulebook {owned.name!r} belongs to {owned.origin} (its hub.yaml declares it "
+            "under `rulebooks:`): `memhub rules add` does not write into a hub's book. Fix: "
+            "add the rule to the hub's rulebooks and apply the hub again, or add it to a book "
+            f"of your own (e.g. --book {owned.name}-mine)"
+        )
     existing: Mapping[str, Any] | None = None
     if os.path.lexists(path):
         existing = _mapping(book_of(_read(path)))
@@ -116,6 +181,11 @@ def add_rule(
     import fcntl
 
     folder = books_dir(home)
+    if os.path.islink(folder):
+        raise RuleError(
+            f"{folder} is a link: memhub writes books only into a real folder. Fix: replace "
+            "the link with the folder it points to"
+        )
     os.makedirs(folder, mode=0o700, exist_ok=True)
     lock = os.open(os.path.join(folder, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -154,31 +224,45 @@ def iter_rules(books: Sequence[Book]) -> Iterator[tuple[Book, Any]]:
             yield book, rule
 
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: every folder of book_folders, each book's origin and project
 
 
 def _cache_file(home: str) -> str:
-    return os.path.join(home, "rules", "books.cache")
+    """The cache of this runtime's view: one per bundle folder, so two plugins' runtimes
+    (each seeing its own bundle's books) do not rewrite one cache in turn."""
+    bundled = bundled_books_dir() or ""
+    tag = "".join(c if c.isalnum() else "_" for c in bundled)[-120:]
+    return os.path.join(home, "rules", f"books.{tag}.cache" if tag else "books.cache")
 
 
 def _listing_key(home: str) -> tuple | None:
-    """What the books folder holds, by stat: the cache is good while this is unchanged."""
-    folder = books_dir(home)
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and n[:1] != ".")
+    """What every books folder holds, by stat: the cache is good while this is unchanged.
+    None when no folder holds a book file (nothing to read, nothing to cache)."""
+    folders = []
+    any_book = False
+    for _origin, folder in book_folders(home):
+        names = sorted(n for n in _names(folder) if is_book_file(n) or n == PROJECT_MARK)
         marks = []
-        for name in names:
-            info = os.stat(os.path.join(folder, name), follow_symlinks=False)
-            marks.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
-        top = os.stat(folder)
-    except OSError:
-        return None
-    return (CACHE_FORMAT, top.st_mtime_ns, top.st_ino, tuple(marks))
+        try:
+            for name in names:
+                info = os.stat(os.path.join(folder, name), follow_symlinks=False)
+                marks.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
+            top = os.stat(folder, follow_symlinks=False)
+        except OSError:
+            continue  # gone while listed: the next call sees the new listing
+        any_book = any_book or any(is_book_file(n) for n in names)
+        folders.append((folder, top.st_mtime_ns, top.st_ino, tuple(marks)))
+    return (CACHE_FORMAT, tuple(folders)) if any_book else None
+
+
+def _racy(key: tuple, now: int) -> bool:
+    """Whether a file of `key` changed within two seconds of `now` (its stat proves nothing)."""
+    return any(now - mark[1] < 2_000_000_000 for folder in key[1] for mark in folder[3])
 
 
 def cached_books(home: str) -> list[Book]:
     """The readable books, from a derived cache (marshal: no json or re to import on a hook
-    call) while the folder's listing and every file's stat are unchanged; else read afresh
+    call) while every folder's listing and every file's stat are unchanged; else read afresh
     and the cache rewritten. A file changed within the same clock tick as its cached stat is
     read again (the stat proves nothing then)."""
     import marshal
@@ -195,18 +279,21 @@ def cached_books(home: str) -> list[Book]:
         pass
     books, _problems = load_books(home)
     fresh = _listing_key(home)
-    now = __import__("time").time_ns()
-    racy = fresh is None or any(now - mark[1] < 2_000_000_000 for mark in fresh[3])
-    if fresh == key and not racy:
-        data = marshal.dumps((key, [_mapping(b) for b in books]))
+    if fresh is not None and fresh == key and not _racy(fresh, __import__("time").time_ns()):
+        data = marshal.dumps((key, [_cached(b) for b in books]))
         tmp = f"{_cache_file(home)}.{os.getpid()}.tmp"
         try:
+            os.makedirs(os.path.dirname(tmp), mode=0o700, exist_ok=True)
             with open(tmp, "wb") as handle:
                 handle.write(data)
             os.replace(tmp, _cache_file(home))
         except OSError:
             pass  # a cache that cannot be written is read afresh next time
     return books
+
+
+def _cached(book: Book) -> dict[str, Any]:
+    return {**_mapping(book), "origin": book.origin, "within": book.within}
 
 
 def _from_mapping(raw: Mapping[str, Any]) -> Book:
@@ -219,4 +306,5 @@ def _from_mapping(raw: Mapping[str, Any]) -> Book:
              None if r["scope"] == "all" else r["scope"], r["state"])
         for r in raw["rules"]
     ]  # fmt: skip
-    return Book(raw["name"], None if members == "all" else members, rules)
+    return Book(raw["name"], None if members == "all" else members, rules,
+                raw["origin"], raw["within"])  # fmt: skip

@@ -95,3 +95,44 @@ def test_eight_writers_at_once_lose_no_rule(mh: Memhub, tmp_path: Path) -> None:
         assert proc.returncode == 0, err
     document = json.loads((books_folder() / "team.json").read_text())
     assert sorted(r["id"] for r in document["rules"]) == [f"r{n}" for n in range(8)]
+
+
+def test_a_hub_book_is_listed_with_its_origin_and_add_refuses_it(mh: Memhub) -> None:
+    from memhub.runtime import rules
+
+    folder = Path(rules.hub_books_dir(str(home()))) / "team-memory"
+    folder.mkdir(parents=True)
+    book = {"name": "payments", "members": "all", "rules": [
+        {"id": "check", "event": "edit", "triggers": {"paths": ["migrations/*"]},
+         "text": "Run the migration check."}]}  # fmt: skip
+    (folder / "payments.json").write_text(json.dumps(book))
+    listed = mh("rules", "list", "--json").data["books"]
+    assert [(b["name"], b["origin"], b["project"]) for b in listed] == [
+        ("payments", "hub team-memory", None)
+    ]
+    assert "payments  (from hub team-memory; binds everyone)" in mh("rules", "list").out
+    refused = mh(*ADD, "--yes")
+    assert refused.code == 2 and "belongs to hub team-memory" in refused.err
+    assert "--book payments-mine" in refused.err
+    assert not list(books_folder().glob("*.json"))
+
+
+def test_check_says_a_project_scope_hubs_book_binds_only_in_its_project(
+    mh: Memhub, tmp_path: Path
+) -> None:
+    from memhub.runtime import rules
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    folder = Path(rules.hub_books_dir(str(home()))) / "team-memory@0123456789ab"
+    folder.mkdir(parents=True)
+    (folder / rules.PROJECT_MARK).write_text(f"{project}\n")
+    book = {"name": "payments", "rules": [{"id": "check", "event": "edit",
+            "triggers": {"paths": ["migrations/*"]}, "text": "Run the check."}]}  # fmt: skip
+    (folder / "payments.json").write_text(json.dumps(book))
+    (row,) = mh("rules", "check", "migrations/1.py", "--json", cwd=tmp_path).data["rules"]
+    assert row["verdict"] == f"does not fire here: its hub was applied to {project} only"
+    (row,) = mh("rules", "check", "migrations/1.py", "--json", cwd=project).data["rules"]
+    assert row["verdict"] == "fires on `migrations/`"
+    listed = mh("rules", "list", cwd=project).out
+    assert f"payments  (from hub team-memory, only in {project}; binds everyone)" in listed

@@ -204,7 +204,7 @@ def test_the_books_cache_follows_every_change(tmp_path: Path, home: Path) -> Non
     past = time.time() - 30
     os.utime(folder / "org.json", (past, past))  # old enough to be cached
     assert [b.name for b in store.cached_books(str(home))] == ["org"]
-    assert (home / "rules" / "books.cache").is_file()
+    assert Path(store._cache_file(str(home))).is_file()
     edited = json.loads((folder / "org.json").read_text())
     edited["rules"][0]["text"] = "Edited in an editor."
     (folder / "org.json").write_text(json.dumps(edited))
