@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.digest import file_digest
-from memhub.compiler.hosts import INSTALLERS, CoverageRow
+from memhub.compiler.hosts import INSTALLERS, CoverageRow, recall_settings
 from memhub.compiler.install.changes import (
     Claim,
     InstallPlan,
@@ -57,7 +57,7 @@ def gather_entries(
     coverage: list[CoverageRow] = []
     for host in hosts:
         found, rows = INSTALLERS[host].install_entries(hub, scope)
-        entries += found
+        entries += found + recall_settings.install_entries(hub, scope, host)
         coverage += rows
     return entries, coverage
 

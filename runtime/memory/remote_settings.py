@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = ["FILE", "MAX_TIMEOUT_MS", "Remote", "check", "configured", "load", "path", "render"]
 
 FILE = "recall.json"
+VENDORED = "memhub_runtime"  # compiler.hosts.common.RUNTIME_PACKAGE
 MAX_BYTES = 8192
 DEFAULT_TIMEOUT_MS = 1500  # within the recall handler's 2 s, with room for the rendering
 MIN_TIMEOUT_MS = 100
@@ -38,7 +39,9 @@ def path(home: str) -> str:
     `home` in an install."""
     import os
 
-    if not (__package__ or "").startswith("memhub."):  # vendored: memhub_runtime.memory
+    # a bundle imports its copy as `memhub_runtime`; an install as `memhub.runtime` (the
+    # console script) or `runtime` (its hook.py run as a script)
+    if (__package__ or "").partition(".")[0] == VENDORED:
         return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), FILE)
     return os.path.join(home, FILE)
 
