@@ -8,6 +8,9 @@ cannot. The server serves the project of the folder it runs in, which is the ses
 for Claude Code, Codex and Gemini CLI; a host that starts servers elsewhere passes
 `--project ${project_dir}` in its own terms (Cursor: `${workspaceFolder}`), see
 StdioServer.project_option.
+
+`memory.recall.remote` sends the recall hooks to a MemHub-compatible server instead of the
+local memory; compiler/hosts/recall_settings.py writes it where the runtime reads it.
 """
 
 from __future__ import annotations

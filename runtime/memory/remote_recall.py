@@ -240,8 +240,8 @@ def answer(
     fired = directives_state.already_fired(session_dir)
     call = directives.call_of(tool_input, output)
     plain: dict[str, Any] = {"tool": tool, "args": _args(tool_input)}
-    if reactive:
-        plain["output"] = call.output
+    if output is not None:  # the failing output's tail, as the host gave it
+        plain["output"] = output[-directives.OUTPUT_TAIL :]
     arguments = dict(plain)
     if repo:
         arguments["repo"] = repo

@@ -351,3 +351,67 @@ def test_dispatch_output_is_valid_for_the_host_when_the_remote_is_down(
         ["claude", "PreToolUse", "recall.directives"], io.StringIO(json.dumps(payload)), stdout
     )
     assert code == 0 and json.loads(stdout.getvalue()) == {}
+
+
+# --- a MemHub server that takes fewer arguments, and answers in SSE -------------------------
+
+
+def _picky() -> tuple[http.server.ThreadingHTTPServer, list[dict[str, object]]]:
+    """A server answering the published plugin's minimal call only (`{tool, args, output}`),
+    in SSE, without an MCP session: what a MemHub deployment may be."""
+    seen: list[dict[str, object]] = []
+    item = {"id": "m-1", "type": "procedure", "content": "Run the migration check\n\nfirst.",
+            "triggers": ["alembic upgrade"], "as_of": "2026-02-03T00:00:00Z", "seen": 4}  # fmt: skip
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            message = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            if "id" not in message:  # a notification
+                self.send_response(202)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            seen.append(message)
+            if message["method"] == "initialize":
+                result: dict[str, object] = {"protocolVersion": "2025-06-18", "capabilities": {}}
+            elif set(message["params"]["arguments"]) - {"tool", "args", "output"}:
+                text = "validation error: unexpected keyword argument 'repo'"
+                result = {"isError": True, "content": [{"type": "text", "text": text}]}
+            else:
+                result = {"content": [{"type": "text", "text": json.dumps({"items": [item]})}]}
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            body = f"event: message\ndata: {json.dumps(reply)}\n\n".encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, seen
+
+
+def test_a_server_refusing_the_extra_arguments_is_asked_again_without_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "mhk_" + "p" * 43)
+    server, seen = _picky()
+    try:
+        configure(_url(server))
+        app = kit.repo(tmp_path / "shop")
+        out = bash(app, "alembic upgrade head")
+    finally:
+        server.shutdown()
+        server.server_close()
+    calls = [m["params"]["arguments"] for m in seen if m["method"] == "tools/call"]  # type: ignore[index]
+    assert [sorted(c) for c in calls] == [["args", "repo", "session_id", "tool"], ["args", "tool"]]
+    assert calls[1] == {"tool": "Bash", "args": {"command": "alembic upgrade head"}}
+    assert out.contexts[0].startswith(HEADER)
+    assert "**[PROCEDURE]** Run the migration check first." in out.contexts[0]
+    assert "fired on: alembic upgrade; as of 2026-02-03; seen 4×" in out.contexts[0]
+    assert hook_log() == ""
