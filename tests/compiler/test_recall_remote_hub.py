@@ -120,3 +120,15 @@ def test_a_hub_that_recalls_locally_writes_no_settings(
     code, _, err = run(capsys, "apply", str(_team(tmp_path, "")), "--hosts", ALL)
     assert code == 0, err
     assert not Path(os.environ["MEMHUB_HOME"], "recall.json").exists()
+
+
+def test_doctor_knows_the_runtime_reads_the_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = _team(tmp_path)
+    code, _, err = run(capsys, "apply", str(hub), "--hosts", "claude")
+    assert code == 0, err
+    _, out, _ = run(capsys, "doctor", str(hub), "--hosts", "claude", "--json")
+    checks = json.loads(out)["data"]["checks"]
+    about = [c for c in checks if str(c.get("target", "")).endswith("recall.json")]
+    assert about and all(c["status"] == "ok" for c in about), about  # no `location` fail
