@@ -243,10 +243,13 @@ def test_a_failing_remote_fails_open_logged_in_time_without_the_key(
     assert hook_log().count("recall_directives at") == 2
 
 
-def test_the_hook_process_exits_0_with_valid_output_when_the_remote_is_slow(
-    broken: dict[str, str], served: Served
+@pytest.mark.parametrize("case", ["down", "slow", "unauthorized", "garbage"])
+def test_the_hook_process_exits_0_with_valid_output_when_the_remote_fails(
+    broken: dict[str, str], served: Served, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
-    configure(broken["slow"])  # the default timeout: 1.5 s
+    if case == "unauthorized":
+        monkeypatch.setenv(KEY_ENV, "mhk_" + "w" * 43)
+    configure(broken[case])  # the default timeout: 1.5 s
     payload = {
         "session_id": "p2", "cwd": str(served.folder), "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "helm upgrade prod ."},
@@ -260,7 +263,8 @@ def test_the_hook_process_exits_0_with_valid_output_when_the_remote_is_slow(
     )  # fmt: skip
     assert time.monotonic() - started < 30  # the server holds for 30 s
     assert done.returncode == 0 and json.loads(done.stdout) == {}
-    assert "timeout:" in hook_log() and served.key not in hook_log()
+    assert "fail open" in hook_log() and served.key not in hook_log()
+    assert "w" * 43 not in hook_log()
 
 
 def test_no_key_no_call(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
