@@ -1,4 +1,4 @@
-"""Directive recall from a remote server through real Claude Code: the hub says remote.
+"""Directive recall from a remote server through real Claude Code and Codex: the hub says so.
 
 A real `memhub mcp serve --http` runs in a memhub home of its own, serving the session's
 checkout with the three lessons of test_recall_hosts.py. `examples/team-memory`, with
@@ -22,8 +22,10 @@ from typing import Any
 
 import pytest
 
-from .fake_tools import Call, ToolsAnthropic, _claude_results
+from .fake_responses import FakeResponses
+from .fake_tools import Call, ToolsAnthropic, _claude_results, _responses_results
 from .harness import describe, run
+from .test_capture_hosts import _trust_user_hooks, write_codex_fake
 from .test_recall_hosts import (
     COMMAND,
     COMMAND_LESSON,
@@ -79,6 +81,23 @@ def _remote_hub(root: Path, url: str) -> Path:
     return hub
 
 
+def _apply(env: dict[str, str], root: Path, url: str, host: str) -> None:
+    hub = _remote_hub(root, url)
+    proc = run(
+        [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub),
+         "--scope", "user", "--hosts", host],
+        env=env, cwd=root,
+    )  # fmt: skip
+    assert proc.returncode == 0, describe(proc)
+    assert (Path(env["MEMHUB_HOME"]) / "recall.json").is_file()
+    assert not (Path(env["MEMHUB_HOME"]) / "memory" / "projects.json").exists()
+
+
+def _assert_session_kept(env: dict[str, str], host: str, key: str) -> None:
+    session = next((Path(env["MEMHUB_HOME"]) / "recall").glob(f"{host}-*/remote.session"))
+    assert key not in session.read_text()
+
+
 def test_claude_recalls_lessons_from_a_remote_server_once(
     claude_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
@@ -88,15 +107,7 @@ def test_claude_recalls_lessons_from_a_remote_server_once(
     served = _serve(server_env, git_repo)
     url, key = next(served)
     try:
-        hub = _remote_hub(isolated_home.root, url)
-        proc = run(
-            [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub),
-             "--scope", "user", "--hosts", "claude"],
-            env=env, cwd=isolated_home.root,
-        )  # fmt: skip
-        assert proc.returncode == 0, describe(proc)
-        assert (Path(env["MEMHUB_HOME"]) / "recall.json").is_file()
-        assert not (Path(env["MEMHUB_HOME"]) / "memory" / "projects.json").exists()
+        _apply(env, isolated_home.root, url, "claude")
         path = str(git_repo / FILE)
         calls = [
             Call("Write", {"file_path": path, "content": "MODEL = 1\n"}),
@@ -119,5 +130,34 @@ def test_claude_recalls_lessons_from_a_remote_server_once(
         served.close()
     assert (git_repo / FILE).read_text() == "MODEL = 2\n"
     _assert_accounted(env, git_repo, "claude", ids, list(fired_by))
-    session = next((Path(env["MEMHUB_HOME"]) / "recall").glob("claude-*/remote.session"))
-    assert key not in session.read_text()
+    _assert_session_kept(env, "claude", key)
+
+
+def test_codex_recalls_lessons_from_a_remote_server_once(
+    codex_cli: Path, isolated_home: Any, git_repo: Path
+) -> None:
+    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
+    server_env = {**env, "MEMHUB_HOME": str(isolated_home.root / "server-home")}
+    ids = _project(server_env, git_repo)
+    served = _serve(server_env, git_repo)
+    url, key = next(served)
+    patch = f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {FILE}\n+MODEL = 1\n*** End Patch\nEOF\n"
+    commands = [patch, COMMAND, f"printf 'MODEL = 2\\n' > {FILE}", COMMAND, FAILING]
+    try:
+        with FakeResponses(commands) as fake:
+            write_codex_fake(isolated_home.codex_home, fake.base_url)
+            _apply(env, isolated_home.root, url, "codex")
+            hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
+            assert "preToolUse" in {h["eventName"] for h in hooks}, hooks
+            flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
+            proc = run([codex_cli, "exec", *flags, "update the billing models"],
+                       env={**env, KEY_ENV: key}, cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
+            assert proc.returncode == 0, describe(proc)
+            assert fake.issued == len(commands), fake.answers()
+            fired_by = {FILE_LESSON: 0, COMMAND_LESSON: 1, ERROR_LESSON: 4}
+            _assert_recalled(fake, _responses_results, fired_by)
+    finally:
+        served.close()
+    assert (git_repo / FILE).read_text() == "MODEL = 2\n"
+    _assert_accounted(env, git_repo, "codex", ids, list(fired_by))
+    _assert_session_kept(env, "codex", key)
