@@ -43,10 +43,8 @@ ARG_CAP = 500  # a string of a whole tool input sent as args is cut here (the pl
 RETRY_MARKS = ("unexpected", "repo", "already_fired", "session_id", "validation")
 OVERVIEW_TIMEOUT_S = 20.0  # the brief's detached child: the plugin's get_brain_overview budget
 POINTERS_TIMEOUT_S = 10.0
-_WILD = "*?["
-
-
 RENDER_MARGIN_S = 0.15  # of the hook's time, kept for the gate, the rendering and the state
+_WILD = "*?["
 
 
 def repo_of(cwd: str) -> str:
@@ -287,9 +285,9 @@ def remote_overview(
     result = _call(
         home, remote, "get_brain_overview", arguments, deadline=time.monotonic() + timeout_s
     )
-    found = _structured(result) if result is not None else None
     if result is None:
         return None
+    found = _structured(result)
     text = _text(result) if found is None else found.get("overview") or found.get("text")
     return (text.strip() or None) if isinstance(text, str) else None
 
