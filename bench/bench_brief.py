@@ -10,6 +10,12 @@ files; the checkout's branch has 20 commits touching 40 files. Rows:
 * processes: the vendored hook entry (`python3 -S <runtime>/hook.py claude <event> <handler>`)
   against `python3 -S -c pass`, rows interleaved per round (rotated order), medians.
 
+The session brief is measured warm (its map and pointer caches current: the common case),
+cold (no cache: the map is built in the hook, the pointers go to the detached child, whose
+fork the row pays), with only the pointers stale (a new commit), and cold with the child
+off (`MEMHUB_BRIEF_POINTERS=0`: everything in the hook, what every start cost before the
+caches). The first prompt after a start that left its pointers to the child is a row too.
+
 A report, not a test: `--json` prints the figures.
 
     python bench/bench_brief.py [--directives 10000] [--runs 31] [--json]
@@ -109,31 +115,66 @@ def payload(event: str, repo: Path, session: str, prompt: str | None = None) -> 
     return data
 
 
+def _caches(home: Path) -> Path:
+    return home / "hooks" / "recall" / "brief"
+
+
+def _forget(home: Path, which: str) -> None:
+    """Drop the brief's caches: "all" (cold), "pointers" (the branch moved) or "" (warm)."""
+    folder = _caches(home)
+    for path in folder.glob("*.json") if which else ():
+        if which == "all" or path.name.startswith("ptr-"):
+            path.unlink()
+
+
+def _settle(home: Path, timeout: float = 10.0) -> None:
+    """Wait until the detached child wrote the pointer cache (it must not run beside the
+    next measurement)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and not list(_caches(home).glob("ptr-*.json")):
+        time.sleep(0.01)
+    time.sleep(0.02)
+
+
 def in_process(home: Path, repo: Path, runs: int) -> dict[str, float]:
-    """Median milliseconds of each handler called in this process (a new session each call)."""
+    """Median milliseconds of each handler called in this process (a new session each call;
+    the brief's detached job is left unrun: the caches are prepared as each row says)."""
     from memhub.runtime.dispatch import Output
     from memhub.runtime.events import normalise
     from memhub.runtime.handlers import HANDLERS
+    from memhub.runtime.memory import brief_pointers
 
     cases = {
-        "recall.brief (session_start)": ("recall.brief", SESSION_START, None),
-        "recall.prompt, no identifier": ("recall.prompt", PROMPT, PLAIN_PROMPT),
-        "recall.prompt, a path and a PR": ("recall.prompt", PROMPT, NAMING_PROMPT),
+        "recall.brief, caches current": ("recall.brief", SESSION_START, None, ""),
+        "recall.brief, no caches": ("recall.brief", SESSION_START, None, "all"),
+        "recall.brief, no caches, POINTERS=0": ("recall.brief", SESSION_START, None, "all0"),
+        "recall.prompt, no identifier": ("recall.prompt", PROMPT, PLAIN_PROMPT, ""),
+        "recall.prompt, a path and a PR": ("recall.prompt", PROMPT, NAMING_PROMPT, ""),
     }
     out: dict[str, float] = {}
-    for label, (name, event, prompt) in cases.items():
+    for label, (name, event, prompt, forget) in cases.items():
         times = []
         for n in range(runs + 1):
+            _forget(home, forget.rstrip("0"))
+            if forget.endswith("0"):
+                os.environ["MEMHUB_BRIEF_POINTERS"] = "0"
             ev = normalise("claude", event, payload(event, repo, f"bench-{label}-{n}", prompt))
+            result = Output(str(home))
             start = time.perf_counter()
-            HANDLERS[name](ev, Output(str(home)))
+            HANDLERS[name](ev, result)
             times.append(time.perf_counter() - start)
+            os.environ.pop("MEMHUB_BRIEF_POINTERS", None)
+            for job in result.jobs:  # fill the pointer cache, as the child would
+                brief_pointers.refresh(*job["args"])
         out[label] = statistics.median(times[1:]) * 1000  # the first call imports
     return out
 
 
-def processes(root: Path, home: Path, repo: Path, runs: int) -> dict[str, float]:
-    """Median milliseconds of each hook process and of a bare interpreter, interleaved."""
+def processes(
+    root: Path, home: Path, repo: Path, runs: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and CPU milliseconds of each hook process and of a bare interpreter,
+    interleaved. A row that starts the detached child waits for it before the next runs."""
     runtime = root / "vendored" / "memhub_runtime"
     runtime.parent.mkdir()
     os.symlink(REPO / "runtime", runtime)
@@ -141,29 +182,67 @@ def processes(root: Path, home: Path, repo: Path, runs: int) -> dict[str, float]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root),
            "MEMHUB_HOME": str(home), "LANG": "C.UTF-8"}  # fmt: skip
     python = sys.executable
+    brief = [python, "-S", hook, "claude", SESSION_START, "recall.brief"]
+    ask = [python, "-S", hook, "claude", PROMPT, "recall.prompt"]
+    # label: (argv, (event, prompt) or None, caches to drop first, extra environment)
     rows = {
-        "python3 -S -c pass": ([python, "-S", "-c", "pass"], None),
-        "session_start (recall.brief)": (
-            [python, "-S", hook, "claude", SESSION_START, "recall.brief"], (SESSION_START, None)),
-        "prompt_submit, no identifier (recall.prompt)": (
-            [python, "-S", hook, "claude", PROMPT, "recall.prompt"], (PROMPT, PLAIN_PROMPT)),
+        "python3 -S -c pass": ([python, "-S", "-c", "pass"], None, "", {}),
+        "session_start, caches current (warm)": (brief, (SESSION_START, None), "", {}),
+        "session_start, no caches (cold)": (brief, (SESSION_START, None), "all", {}),
+        "session_start, pointers stale (map cached)": (
+            brief, (SESSION_START, None), "pointers", {}),
+        "session_start, no caches, MEMHUB_BRIEF_POINTERS=0": (
+            brief, (SESSION_START, None), "all", {"MEMHUB_BRIEF_POINTERS": "0"}),
+        "prompt_submit, no identifier (recall.prompt)": (ask, (PROMPT, PLAIN_PROMPT), "", {}),
+        "prompt_submit, first prompt delivers the brief's rest": (
+            ask, (PROMPT, PLAIN_PROMPT), "pending", {}),
+        "turn_end, caches current (recall.refresh)": (
+            [python, "-S", hook, "claude", "Stop", "recall.refresh"], ("Stop", None), "", {}),
         # the same process with a handler that returns at once: what the dispatcher costs
         "prompt_submit, dispatcher alone (capture.commit)": (
-            [python, "-S", hook, "claude", PROMPT, "capture.commit"], (PROMPT, PLAIN_PROMPT)),
+            [python, "-S", hook, "claude", PROMPT, "capture.commit"], (PROMPT, PLAIN_PROMPT),
+            "", {}),
     }  # fmt: skip
     times: dict[str, list[float]] = {label: [] for label in rows}
+    cpu: dict[str, list[float]] = {label: [] for label in rows}
     labels = list(rows)
     for round_ in range(runs + 3):
         for label in labels[round_ % len(labels) :] + labels[: round_ % len(labels)]:
-            argv, what = rows[label]
+            argv, what, forget, extra = rows[label]
+            session = f"p-{round_}-{labels.index(label)}"
+            if forget == "pending":  # a session whose start left its pointers to the child
+                _forget(home, "pointers")
+                start_event = json.dumps(payload(SESSION_START, repo, session)).encode()
+                subprocess.run(brief, input=start_event, stdout=subprocess.DEVNULL, env=env)
+                _settle(home)
+            else:
+                _forget(home, forget)
             data = b""
             if what is not None:
-                data = json.dumps(payload(what[0], repo, f"p-{round_}", what[1])).encode()
-            start = time.perf_counter()
-            subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, env=env, check=True)
+                data = json.dumps(payload(what[0], repo, session, what[1])).encode()
+            took = _timed(argv, data, {**env, **extra})
+            if forget and forget != "pending":
+                _settle(home)
             if round_ >= 3:  # warm-up rounds fill the bytecode cache
-                times[label].append(time.perf_counter() - start)
-    return {label: statistics.median(t) * 1000 for label, t in times.items()}
+                times[label].append(took[0])
+                cpu[label].append(took[1])
+    wall = {label: statistics.median(t) * 1000 for label, t in times.items()}
+    return wall, {label: statistics.median(t) * 1000 for label, t in cpu.items()}
+
+
+def _timed(argv: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one process; its detached grandchild
+    is not its child, so its CPU is not counted (the fork is)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
+    assert child.stdin is not None
+    child.stdin.write(data)
+    child.stdin.close()
+    _, status, usage = os.wait4(child.pid, 0)
+    took = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, argv
+    return took, usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,22 +258,25 @@ def main(argv: list[str] | None = None) -> int:
         make_memory(home, repo, args.directives)
         os.environ["HOME"] = str(root)
         inproc = in_process(home, repo, args.runs)
-        procs = processes(root, home, repo, args.runs)
-    bare = procs["python3 -S -c pass"]
+        procs, cpu = processes(root, home, repo, args.runs)
+    bare, bare_cpu = procs["python3 -S -c pass"], cpu["python3 -S -c pass"]
     result = {
         "directives": args.directives,
         "in_process_ms": inproc,
         "process_ms": procs,
         "process_ratio": {k: v / bare for k, v in procs.items()},
+        "process_cpu_ms": cpu,
+        "process_cpu_ratio": {k: v / bare_cpu for k, v in cpu.items()},
     }
     if args.as_json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"{args.directives} directives; medians")
+    print(f"{args.directives} directives; medians (wall, and CPU: user + system)")
     for label, ms in inproc.items():
-        print(f"  in process  {label:<44} {ms:8.2f} ms")
+        print(f"  in process  {label:<56} {ms:8.2f} ms")
     for label, ms in procs.items():
-        print(f"  process     {label:<44} {ms:8.2f} ms  {ms / bare:5.2f}x")
+        print(f"  process     {label:<56} {ms:8.2f} ms  {ms / bare:5.2f}x"
+              f"   cpu {cpu[label]:6.2f} ms  {cpu[label] / bare_cpu:5.2f}x")  # fmt: skip
     return 0
 
 

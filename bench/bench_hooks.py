@@ -18,6 +18,14 @@ alike. A report, not a test: exit 0 unless --check is given and a goal fails.
 adds `capture.commit` there on shell tools, which runs the same dispatcher path such a
 handler's prefilter takes: normalise the payload, match the tool class, reject a read-only
 command without parsing it.
+
+The `recall:` rows are issue 11's: `examples/team-memory`'s real commands, built the same way,
+over a memory of 10,000 directives (`bench_recall.memory`: a connected checkout, half of them
+project, half shared, the trigger cache and its filter built in process first). Goals: a
+read-only `before_tool` (`git status`) at most 1.3, a mutating one with a new handle each
+round (`rm -rf build/<new> && make`: looked up, nothing fires) at most 2.0, `session_start`
+(the brief, a new session each round) at most 2.0 and `prompt_submit` naming no identifier
+at most 1.3. `--no-recall` leaves them out.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shlex
 import shutil
 import statistics
@@ -34,12 +43,22 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+# a row: its argv, its stdin (or the stdin of round N), its environment
+Row = tuple[list[str], bytes | Callable[[int], bytes], dict[str, str]]
 
 REPO = Path(__file__).resolve().parent.parent
 GOAL_RATIO = 1.5
 # row label prefix -> the most its median may cost, in bare interpreter starts
 GOALS = {"before_tool": GOAL_RATIO, "turn_end": GOAL_RATIO, "session_start": 1.3}
+RECALL_READ_ONLY = "recall: before_tool, read-only git status"
+RECALL_MUTATING = "recall: before_tool, mutating, new handle"
+RECALL_BRIEF = "recall: session_start, the brief"
+RECALL_PROMPT = "recall: prompt_submit, no identifier"
+GOALS |= {RECALL_READ_ONLY: 1.3, RECALL_MUTATING: 2.0, RECALL_BRIEF: 2.0, RECALL_PROMPT: 1.3}
+PLAIN_PROMPT = "please tidy up the wording of the introduction and make it a little friendlier"
 SESSION = "0b3a4c1e-5d2f-4e8a-9c7b-6a1d2e3f4a5b"
 BEFORE_HOOK = (
     "  - id: bench-before-shell\n"
@@ -57,9 +76,6 @@ def p90(samples: list[float]) -> float:
 
 def build_bundle(root: Path) -> Path:
     """examples/memhub + the before_tool hook, built into `root/bundle`; the plugin folder."""
-    from memhub.compiler.build import build
-    from memhub.hubspec import load
-
     hub_dir = root / "hub"
     shutil.copytree(REPO / "examples" / "memhub", hub_dir)
     text = (hub_dir / "hub.yaml").read_text(encoding="utf-8")
@@ -67,14 +83,20 @@ def build_bundle(root: Path) -> Path:
     assert marker in text, "examples/memhub/hub.yaml has no runtime: section to insert before"
     text = text.replace(marker, "\n" + BEFORE_HOOK + "runtime:\n", 1)
     (hub_dir / "hub.yaml").write_text(text, encoding="utf-8")
-    result = build(load(hub_dir), ["claude"])
-    out = root / "bundle"
-    for artifact in result.artifacts:
+    return build_plugin(hub_dir, root / "bundle", "memhub")
+
+
+def build_plugin(hub_dir: Path, out: Path, name: str) -> Path:
+    """The hub built for Claude Code into `out`; its plugin folder."""
+    from memhub.compiler.build import build
+    from memhub.hubspec import load
+
+    for artifact in build(load(hub_dir), ["claude"]).artifacts:
         target = out / artifact.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(artifact.content)
         os.chmod(target, artifact.mode)
-    return out / "plugins" / "memhub"
+    return out / "plugins" / name
 
 
 def hook_argv(plugin: Path, event: str, python: str) -> list[str]:
@@ -148,6 +170,46 @@ def payloads(root: Path, home: Path) -> dict[str, bytes]:
     }
 
 
+def recall_rows(root: Path, python: str, env: dict[str, str]) -> tuple[dict[str, Row], Path]:
+    """Issue 11's rows: examples/team-memory's commands over 10,000 directives; and the
+    memhub home they use."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_recall  # the memory and payloads of directive recall's own bench
+
+    place = root / "recall"
+    place.mkdir()
+    home, app = bench_recall.memory(place)
+    bench_recall.in_process(home, app, 1)  # the trigger cache, its filter, the project memo
+    plugin = build_plugin(REPO / "examples" / "team-memory", root / "team-bundle", "team-memory")
+    env = {**env, "HOME": str(place), "MEMHUB_HOME": str(home)}
+
+    def tool(kind: str) -> Callable[[int], bytes]:
+        # a new handle each round (offset past the in-process warm-up's)
+        return lambda r: json.dumps(bench_recall.payload(app, kind, r + 1000)).encode()
+
+    def start(r: int) -> bytes:  # a new session each round: the brief is not a repeat
+        event = {"session_id": f"bench-start-{r}", "cwd": str(app), "source": "startup"}
+        return json.dumps({**event, "hook_event_name": "SessionStart"}).encode()
+
+    def prompt(r: int) -> bytes:
+        event = {"session_id": bench_recall.SESSION, "cwd": str(app), "prompt": PLAIN_PROMPT}
+        return json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode()
+
+    before = hook_argv(plugin, "PreToolUse", python)
+    rows: dict[str, Row] = {
+        RECALL_READ_ONLY: (before, tool("read-only shell"), env),
+        RECALL_MUTATING: (before, tool("mutating shell"), env),
+        RECALL_BRIEF: (hook_argv(plugin, "SessionStart", python), start, env),
+        RECALL_PROMPT: (hook_argv(plugin, "UserPromptSubmit", python), prompt, env),
+    }
+    return rows, home
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=41, help="timed rounds (default 41)")
@@ -163,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--python", default=sys.executable, help="interpreter for every row (default: this one)"
+    )
+    parser.add_argument(
+        "--no-recall", action="store_false", dest="recall", help="leave out the recall: rows"
     )
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -181,23 +246,27 @@ def main(argv: list[str] | None = None) -> int:
             env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         elif "PYTHONDONTWRITEBYTECODE" in os.environ:
             env["PYTHONDONTWRITEBYTECODE"] = os.environ["PYTHONDONTWRITEBYTECODE"]
-        rows = {
-            "python3 -S -c pass": ([args.python, "-S", "-c", "pass"], data["Stop"]),
+        rows: dict[str, Row] = {
+            "python3 -S -c pass": ([args.python, "-S", "-c", "pass"], data["Stop"], env),
             "before_tool (PreToolUse, read-only shell)": (
                 hook_argv(plugin, "PreToolUse", args.python),
                 data["PreToolUse"],
+                env,
             ),
             "after_tool (PostToolUse, read-only shell)": (
                 hook_argv(plugin, "PostToolUse", args.python),
                 data["PostToolUse"],
+                env,
             ),
             "turn_end (Stop, nothing new to send)": (
                 hook_argv(plugin, "Stop", args.python),
                 data["Stop"],
+                env,
             ),
             "session_start (SessionStart, capture healthy)": (
                 hook_argv(plugin, "SessionStart", args.python),
                 data["SessionStart"],
+                env,
             ),
         }
         # an install (`memhub apply`) has no plugin folder: what its hooks run, and the
@@ -208,23 +277,31 @@ def main(argv: list[str] | None = None) -> int:
             rows["install: before_tool, python -S hook.py"] = (
                 [*installed, *bindings],
                 data["PreToolUse"],
+                env,
             )
         console = Path(sysconfig.get_path("scripts")) / "memhub-hook"
         if console.is_file():
             rows["install: before_tool, memhub-hook script"] = (
                 [str(console), *bindings],
                 data["PreToolUse"],
+                env,
             )
+        recall_home = None
+        if args.recall:
+            recall, recall_home = recall_rows(root, args.python, env)
+            rows |= recall
         names = list(rows)
         samples: dict[str, list[float]] = {name: [] for name in names}
+        cpu: dict[str, list[float]] = {name: [] for name in names}
         outputs: dict[str, bytes] = {}
         for round_no in range(args.warmup + args.runs):
             order = names[round_no % len(names) :] + names[: round_no % len(names)]
             for name in order:
-                command, stdin = rows[name]
-                started = time.perf_counter()
+                command, stdin, row_env = rows[name]
+                payload = stdin(round_no) if callable(stdin) else stdin
+                used, started = _children_cpu(), time.perf_counter()
                 done = subprocess.run(
-                    command, input=stdin, stdout=subprocess.PIPE, env=env, check=False
+                    command, input=payload, stdout=subprocess.PIPE, env=row_env, check=False
                 )
                 elapsed = time.perf_counter() - started
                 if done.returncode != 0:
@@ -232,17 +309,24 @@ def main(argv: list[str] | None = None) -> int:
                 outputs[name] = done.stdout
                 if round_no >= args.warmup:
                     samples[name].append(elapsed * 1000)
+                    cpu[name].append((_children_cpu() - used) * 1000)
         # the no-op paths must have stayed no-ops: no flush ran, nothing was logged
         started_work = (home / "capture").exists() or (home / "logs").exists()
         if started_work:
             raise SystemExit("a hook did real work; the no-op paths were not measured")
         if not (home / "hooks" / "health").is_file():
             raise SystemExit("session_start left no health memo: its fast path was not measured")
+        if recall_home is not None and (recall_home / "logs").exists():
+            logged = (recall_home / "logs" / "hook.log").read_text(encoding="utf-8")
+            raise SystemExit(f"a recall hook failed or ran late:\n{logged}")
         for name in names[1:]:
-            if outputs[name].strip() != b"{}":
+            if name == RECALL_BRIEF:
+                if b'"additionalContext"' not in outputs[name]:
+                    raise SystemExit(f"{name}: no brief in {outputs[name]!r}")
+            elif outputs[name].strip() != b"{}":
                 raise SystemExit(f"{name}: unexpected answer {outputs[name]!r}")
     base = samples[names[0]]
-    base_median = statistics.median(base)
+    base_median, base_cpu = statistics.median(base), statistics.median(cpu[names[0]])
     results = []
     for name in names:
         series = samples[name]
@@ -257,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
                 "max_ms": round(max(series), 2),
                 "ratio": round(statistics.median(series) / base_median, 3),
                 "paired_ratio": round(statistics.median(paired), 3),
+                "cpu_ms": round(statistics.median(cpu[name]), 2),
+                "cpu_ratio": round(statistics.median(cpu[name]) / base_cpu, 3),
             }
         )
     goals = [
@@ -295,12 +381,16 @@ def main(argv: list[str] | None = None) -> int:
             f"python {env_line['python']}, {env_line['cpus']} cpus, {args.runs} rounds, "
             f"bytecode {args.bytecode}, load {load_before} -> {env_line['loadavg_after']}"
         )
-        header = f"{'process':48} {'median ms':>9} {'p90 ms':>7} {'min ms':>7} {'ratio':>6} {'paired':>6}"
+        header = (
+            f"{'process':48} {'median ms':>9} {'p90 ms':>7} {'min ms':>7} {'ratio':>6} "
+            f"{'paired':>6} {'cpu ms':>7} {'cpu':>5}"
+        )
         print(header)
         for row in results:
             print(
                 f"{row['label']:48} {row['median_ms']:9.2f} {row['p90_ms']:7.2f} "
-                f"{row['min_ms']:7.2f} {row['ratio']:6.2f} {row['paired_ratio']:6.2f}"
+                f"{row['min_ms']:7.2f} {row['ratio']:6.2f} {row['paired_ratio']:6.2f} "
+                f"{row['cpu_ms']:7.2f} {row['cpu_ratio']:5.2f}"
             )
         for goal in goals:
             verdict = "PASS" if goal["pass"] else "FAIL"

@@ -272,26 +272,51 @@ def _tool(event: Event, payload: dict) -> None:
     if event.name == "after_tool_failure":
         event.failed = True
     elif event.name == "after_tool":
-        event.failed = _failed(host, event.host_event, payload)
+        event.failed = _failed(host, event.host_event, payload, event.tool_class == "shell")
         if event.failed and host == "gemini":
             event.name = "after_tool_failure"
     else:
         event.failed = None
 
 
-def _failed(host: str, host_event: str, payload: dict) -> bool | None:
+def _failed(host: str, host_event: str, payload: dict, shell: bool) -> bool | None:
     if host == "claude":
         return False  # failures arrive as PostToolUseFailure
     if host == "cursor":
         return host_event == "postToolUseFailure"
     response = payload.get("tool_response")
     if host == "gemini":
-        return bool(isinstance(response, dict) and response.get("error"))
+        if not isinstance(response, dict):
+            return False
+        shell_failed = shell and _gemini_exit_code(response) not in (None, 0)
+        return bool(response.get("error")) or shell_failed
     if isinstance(response, dict):  # Codex: a structured response may carry an exit code
         code = response.get("exit_code", response.get("exitCode"))
         if isinstance(code, int) and not isinstance(code, bool):
             return code != 0
     return None
+
+
+_GEMINI_AFTER_CODE = ("Signal: ", "Background PIDs: ", "Process Group PGID: ",
+                      "</untrusted_context>")  # fmt: skip
+
+
+def _gemini_exit_code(response: dict) -> int | None:
+    """The exit code in Gemini CLI's shell result (`Exit Code: N`, one of the lines after the
+    output; the CLI reports a command that failed as a successful call, and 0.61 writes the
+    line only when N is not 0). Only the result's own tail counts: an `Exit Code:` line the
+    command printed is followed by more output, not by these lines alone."""
+    text = response.get("llmContent")
+    if not isinstance(text, str):
+        return None
+    cut = text.rfind("\nExit Code: ")
+    if cut < 0:
+        return None
+    word, _, rest = text[cut + len("\nExit Code: ") :].partition("\n")
+    if not all(not line or line.startswith(_GEMINI_AFTER_CODE) for line in rest.split("\n")):
+        return None
+    word = word.strip()
+    return int(word) if word.lstrip("-").isdigit() else None
 
 
 # --- JSON without importing the json package ------------------------------------------------

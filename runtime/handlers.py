@@ -232,6 +232,10 @@ def rules_advise(event: "Event", out: "Output") -> None:
 
     An edit through a shell command is seen after it, from what it left changed on disk;
     caps and budgets are spent widest book first (runtime/rules/hook.py)."""
+    from .rules import books_present
+
+    if not books_present(out.home):  # no rulebook: one listdir, nothing else of rules loaded
+        return
     from .rules.hook import run
 
     run(event, out)
@@ -312,7 +316,25 @@ def recall_directives(event: "Event", out: "Output") -> None:
     procedures whose triggers the file or (mutating) command names, once per session.
 
     A read-only shell command costs no lookup; the body is imported on call."""
+    if event.name == "before_tool" and event.tool_class == "shell":
+        command = event.command
+        # what directives_hook decides for it, without importing it: a plain command that
+        # is read-only at a glance (an `apply_patch` envelope is an edit, whatever it runs)
+        if isinstance(command, str) and command and "*** Begin Patch" not in command:
+            from .shellglance import read_only
+
+            if read_only(command):
+                return
     from .memory.directives_hook import run
+
+    run(event, out)
+
+
+@handler("recall.refresh")
+def recall_refresh(event: "Event", out: "Output") -> None:
+    """turn_end: keep the session brief's caches current (a detached rebuild when a commit,
+    a record or MEMORY.md moved their keys; nothing when they hold)."""
+    from .memory.brief_refresh import run
 
     run(event, out)
 
@@ -320,10 +342,14 @@ def recall_directives(event: "Event", out: "Output") -> None:
 @handler("recall.prompt")
 def recall_prompt(event: "Event", out: "Output") -> None:
     """prompt_submit: at most three pointers to memory naming the prompt's file paths,
-    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing."""
+    symbols, `PR #N`, `ENG-N` or quoted errors; a prompt naming none costs nothing.
+
+    The session's first prompt also delivers what the brief's detached child found."""
+    from .memory.brief_pending import waiting
     from .memory.recall_ids import may_name
 
-    if may_name(event.prompt):  # plain prose: not even the handler's module is imported
+    # plain prose, no brief pending (one stat): not even the handler's module is imported
+    if may_name(event.prompt) or waiting(out.home, event.host, event.session_id):
         from .memory.prompt_recall import run
 
         run(event, out)

@@ -3,7 +3,8 @@
 `import os` costs a hook about a sixth of a bare interpreter start (it pulls in
 `_collections_abc`, `stat` and `posixpath`), paid on every tool call. The built-in `posix`
 module has what the no-op paths need; `os` is imported only where real work starts (writing
-a marker, logging, forking) and on platforms without `posix`.
+a marker, logging, forking) and on platforms without `posix`. `OS` is that module, for the
+calls both share (open, read, write, replace, getpid, pread, the O_ flags).
 """
 
 import sys
@@ -19,6 +20,9 @@ else:  # pragma: no cover - Windows
     import os as _os
 
     SEP = _os.sep
+
+OS = _os
+_S_IFMT, _S_IFDIR, _S_IFREG = 0o170000, 0o040000, 0o100000
 
 
 def getenv(name: str, default: str | None = None) -> str | None:
@@ -42,6 +46,14 @@ def size(path: str | None) -> int | None:
         return _os.stat(path).st_size
     except (OSError, ValueError):
         return None
+
+
+def listdir(path: str) -> list[str]:
+    """The names in a folder; [] when it is missing or unreadable."""
+    try:
+        return _os.listdir(path)
+    except (OSError, ValueError):
+        return []
 
 
 def read_small(path: str, limit: int = 64) -> bytes | None:
@@ -73,3 +85,57 @@ def stat_key(path: str) -> str:
     except (OSError, ValueError):
         return "-"
     return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _mode(path: str) -> int:
+    try:
+        return _os.stat(path).st_mode & _S_IFMT
+    except (OSError, ValueError):
+        return 0
+
+
+def is_dir(path: str) -> bool:
+    """`os.path.isdir`: a folder (symlinks followed)."""
+    return _mode(path) == _S_IFDIR
+
+
+def is_file(path: str) -> bool:
+    """`os.path.isfile`: a regular file (symlinks followed)."""
+    return _mode(path) == _S_IFREG
+
+
+def exists(path: str) -> bool:
+    """`os.path.exists`."""
+    return _mode(path) != 0
+
+
+def dirname(path: str) -> str:
+    """`os.path.dirname`."""
+    if sys.platform == "win32":  # pragma: no cover - drive letters, both separators
+        return _os.path.dirname(path)
+    head = path[: path.rfind("/") + 1]
+    return head.rstrip("/") if head and head != "/" * len(head) else head
+
+
+def makedirs(path: str, mode: int = 0o777) -> None:
+    """`os.makedirs(path, mode, exist_ok=True)`: the folder and its missing parents."""
+    if sys.platform == "win32":  # pragma: no cover
+        _os.makedirs(path, mode, exist_ok=True)
+        return
+    try:
+        _os.mkdir(path, mode)
+        return
+    except FileNotFoundError:
+        parent = dirname(path.rstrip("/"))
+        if not parent or parent == path:
+            raise
+        makedirs(parent)  # as os.makedirs does (3.7+): parents get the default mode
+    except OSError:
+        if not is_dir(path):  # exists as a file, or cannot be made
+            raise
+        return
+    try:
+        _os.mkdir(path, mode)
+    except OSError:
+        if not is_dir(path):
+            raise

@@ -21,28 +21,17 @@ Decisions (precision first: a command is mutating only when its text says so):
   the code an interpreter reads from a heredoc, which is searched for writes.
 
 A command whose first word is a plain read-only tool (`grep`, `cat`, `ls`, `git status` ...)
-and that has no shell operator is answered before any parsing, without loading `shellcmd`.
+and that has no shell operator is answered before any parsing, without loading `shellcmd`
+(`shellglance`, which the recall handler asks before importing anything of recall).
 """
 
 from __future__ import annotations
 
 from . import shellverbs as v
+from .shellglance import READ_ONLY as _READ_ONLY
+from .shellglance import read_only
 from .shellverbs import table, words
 
-# First words that never mutate, whatever their arguments (no output-file option either).
-_READ_ONLY = words(
-    "grep egrep fgrep rg ag ack cat ls ll la head tail less more wc pwd echo printf which "
-    "type whereis file stat du df jq diff cmp comm cut tr basename dirname realpath "
-    "readlink printenv id whoami uname true false test [ sleep cd pushd popd ps pgrep top "
-    "nproc free uptime alias help man column fold nl rev od hexdump strings md5sum sha1sum "
-    "sha256sum shasum cksum wait exit return export unset set shopt ulimit umask"
-)
-_READ_ONLY_GIT = words(
-    "status log show diff blame grep ls-files ls-tree ls-remote rev-parse rev-list "
-    "describe shortlog cat-file merge-base for-each-ref show-ref whatchanged range-diff "
-    "count-objects check-ignore name-rev version help"
-)
-_OPERATORS = frozenset(">|;&\n$`(<\\")  # any of these sends a command to the full reader
 _NULL_SINKS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"))
 
 _MAX_DEPTH = 6
@@ -58,19 +47,6 @@ def _operand(argv: list[str], i: int, with_value: frozenset[str] = frozenset()) 
     from .shellcmd import _skip_options
 
     return _skip_options(argv, i, with_value)
-
-
-def _fast_read_only(command: str) -> bool:
-    """True when `command` is certainly read-only without parsing it."""
-    if not _OPERATORS.isdisjoint(command):
-        return False
-    parts = command.split(None, 2)
-    if not parts:
-        return True
-    if parts[0] in _READ_ONLY:
-        return True
-    git_read = parts[0] == "git" and len(parts) > 1 and parts[1] in _READ_ONLY_GIT
-    return git_read and "--output" not in command
 
 
 def _options(tool: str) -> frozenset[str]:
@@ -390,7 +366,7 @@ def _migration(name: str, argv: list[str]) -> str | None:
 
 def why(command: str | list[str]) -> str | None:
     """The word (or words) that make `command` mutating, or None for a read-only command."""
-    if isinstance(command, str) and _fast_read_only(command):
+    if isinstance(command, str) and read_only(command):
         return None
     from .shellcmd import commands_and_writes  # only a command that needs reading loads the reader
 

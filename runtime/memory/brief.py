@@ -6,41 +6,50 @@ or `ENG-N` as exact tokens), rendered under one budget (brief_render.py) as the 
 additional context. Everything shown joins the session's served list (served.py), so neither
 prompt pointers nor directive recall show it again. The user gets a system message only when
 the memory this checkout resolves to changed since the last session start there; a folder
-with no memory gets nothing at all. No network; git through `run_git`; reads through the
-index. Stdlib only.
+with no memory gets nothing at all.
+
+The hook runs no git and, when its caches are current, opens no SQLite (brief_cache.py):
+the Map comes from the map cache (rebuilt here when a stat key moved), Apply and Recall
+from the branch's pointer cache. When that one is stale or missing the brief shows what it
+held, if anything, and hands the work to ONE detached child (brief_pointers.refresh via
+`out.detach`); the session's first prompt then delivers what the child found and the
+brief did not show (prompt_recall.py, brief_pending.py). `MEMHUB_BRIEF_POINTERS=0` turns
+the child off: a stale cache is then recomputed here, in the hook. No network. Stdlib only.
 """
 
 from __future__ import annotations
 
 import os
 
-from . import brief_read, brief_render, served
-from .recall_scope import Scope, account_name, resolve
+from . import brief_cache, brief_render, served
+from .brief_where import UNSURE, Where, checkout
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..dispatch import Output
     from ..events import Event
-    from .brief_git import Branch
-    from .directives import Hit
+    from .recall_scope import Scope
 
-__all__ = ["ANNOUNCED", "build", "run"]
+__all__ = ["ANNOUNCED", "POINTERS_ENV", "run"]
 
 NAME = "recall.brief"
 BUDGET_ENV = "MEMHUB_BRIEF_TOKEN_BUDGET"
+POINTERS_ENV = "MEMHUB_BRIEF_POINTERS"  # "0": no detached child; stale pointers worked out here
 ANNOUNCED = "announced"  # in $MEMHUB_HOME/hooks/recall/: `<toplevel>\t<signature>` lines
-MD_LINES = 12
-RECALL_PATHS = 100  # of the branch's files, the ones Recall & Consult looks for by name
 MAX_ANNOUNCED = 500
+WAIT_S = 20.0  # how long after the session start the first prompt still waits for the child
+JOB = "memory.brief_pointers.refresh"
 
 
-def _head(scope: Scope) -> list[str]:
-    if scope.project_id is None:
+def _head(doc: dict[str, Any]) -> list[str]:
+    if not doc.get("project_id"):
         where = "shared memory only (this checkout is not connected: `memhub project connect`)"
     else:
-        seen = " + ".join(s for s, _ in scope.allowed)
-        where = f"**{scope.project_name}** (`{scope.project_id}`; {seen})"
+        seen = " + ".join(str(pair[0]) for pair in doc.get("allowed") or ())
+        where = f"**{doc.get('project_name')}** (`{doc.get('project_id')}`; {seen})"
     return [
         f"## 🧠 memhub memory: {where}",
         "The memory tools (`search_memory`, `get_memory`) answer from it; below is what it"
@@ -48,67 +57,95 @@ def _head(scope: Scope) -> list[str]:
     ]
 
 
-def _apply(scope: Scope, branch: Branch, shown: set[str]) -> list[Hit]:
-    from . import directives, directives_read
-
-    if not branch.files:
-        return []
-    call = directives.Call(paths=branch.files)
-    repo = os.path.basename(scope.toplevel or "")
-    stop = directives.blocked(account_name(), repo)
-    found = directives_read.candidates(scope.index, scope.allowed, call)
-    return directives.select(found, call, stop, shown, limit=brief_render.MAX_APPLY)
-
-
-def _idents(branch: Branch) -> list:
-    from .recall_ids import Ident, extract
-
-    named = [Ident("path", f) for f in branch.files[:RECALL_PATHS]]
-    # a branch is often named in lower case (`jane/eng-42-models`): its keys read upper
-    for text in (branch.name.replace("/", " ").upper(), *branch.subjects):
-        named += extract(text, 50, ("pr", "ticket"))
-    return list(dict.fromkeys(named))
-
-
-def rulebook_block(scope: Scope) -> str:
+def rulebook_block(scope: Scope | None) -> str:
     """The rulebook's session-start block (issue 11, rulebooks), which shares the budget
     one part in three: empty until rulebooks exist."""
     return ""
 
 
-def build(
-    scope: Scope, shown: set[str], budget: int, memo: str = "", rulebook: str = ""
-) -> brief_render.Brief | None:
-    """The brief for `scope` (None: the memory it sees holds nothing); `memo`: where the
-    counts are kept between session starts; `rulebook`: the block rendered after it."""
-    db = brief_read.connect(scope.index)
-    try:
-        if memo:
-            counts = brief_read.counts_memo(db, scope.allowed, scope.index, memo)
-        else:
-            counts = brief_read.counts(db, scope.allowed)
-        if not any(counts.values()):
-            return None
-        md_top = brief_read.memory_md_top(scope.md_files(), MD_LINES)
-        apply: list[Hit] = []
-        recall: list[brief_read.Named] = []
-        if scope.toplevel is not None:
-            from .brief_git import branch_of
+class Pointers:
+    """Apply and Recall items for the brief, and the cache the child is refreshing (if)."""
 
-            branch = branch_of(scope.toplevel, scope.common_dir)
-            apply = _apply(scope, branch, shown)
-            skip = shown | {h.directive.id for h in apply}
-            recall = brief_read.naming(
-                db, scope.allowed, _idents(branch), exclude=skip, limit=brief_render.MAX_RECALL
-            )
-    finally:
-        db.close()
-    return brief_render.render(_head(scope), counts, md_top, apply, recall, budget, rulebook)
+    __slots__ = ("apply", "key", "path", "recall")
+
+    def __init__(self, apply: list[Any], recall: list[Any], path: str = "", key: str = "") -> None:
+        self.apply, self.recall, self.path, self.key = apply, recall, path, key
 
 
-def _announce(home: str, scope: Scope, counts_text: str) -> str | None:
+def _map(home: str, root: str, where: Where | bool | None, cwd: str) -> tuple[Any, Any]:
+    """(map document, the scope when it had to be resolved) or (None, None): no memory."""
+    common = where.common_dir if isinstance(where, Where) else None
+    if where is not UNSURE:
+        doc = brief_cache.load(brief_cache.map_path(home, common))
+        if brief_cache.valid_map(root, doc, common):
+            return doc, None
+    from .recall_scope import resolve
+
+    scope = resolve(home, cwd, where)
+    if scope is None:
+        return None, None
+    doc = brief_cache.build_map(scope)
+    brief_cache.save(brief_cache.map_path(home, scope.common_dir), doc)
+    return doc, scope
+
+
+def _items(document: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
+    if not document:
+        return [], []
+    apply = [i for i in document.get("apply") or () if isinstance(i, dict) and "line" in i]
+    recall = [i for i in document.get("recall") or () if isinstance(i, dict) and "line" in i]
+    return apply, recall
+
+
+def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope: Any) -> Pointers:
+    """The branch's pointers: cached, worked out here, or handed to the child."""
+    from .recall_scope import account_name, resolve
+
+    cwd = event.cwd or ""
+    if not isinstance(where, Where):
+        if where is UNSURE and scope is not None and scope.toplevel:  # git alone knows: here
+            from .brief_pointers import compute
+
+            return Pointers(*_items(compute(scope, "")))
+        return Pointers([], [])
+    state = brief_cache.pointers_of(out.home, where, str(doc.get("signature")), account_name())
+    if state.fresh:
+        return Pointers(*_items(state.cached))
+    if os.environ.get(POINTERS_ENV, "").strip() == "0":
+        scope = scope or resolve(out.home, cwd, where)
+        if scope is None:
+            return Pointers([], [])
+        from .brief_pointers import compute
+
+        cached = compute(scope, state.key)
+        brief_cache.save(state.path, cached)
+        return Pointers(*_items(cached))
+    return Pointers(*_items(state.cached), path=state.path, key=state.key)
+
+
+def _pending(out: Output, event: Event, pointers: Pointers, room: int) -> None:
+    """Hand the pointers to the child; once it exists, leave the first prompt a note."""
+    import time
+
+    from ..dispatch import CONTEXT_EVENTS
+
+    if not event.session_id or event.host not in CONTEXT_EVENTS:  # no prompt to deliver them
+        out.detach({"call": JOB, "args": [out.home, event.cwd, pointers.path, pointers.key]})
+        return
+    note = {"cache": pointers.path, "key": pointers.key, "room": room, "at": time.time(),
+            "until": time.time() + WAIT_S}  # fmt: skip
+    from .brief_pending import path
+
+    target = path(out.home, event.host, event.session_id)
+    out.detach(
+        {"call": JOB, "args": [out.home, event.cwd, pointers.path, pointers.key]},
+        on_started=lambda: brief_cache.save(target, note),
+    )
+
+
+def _announce(home: str, key: str, doc: dict[str, Any], counts_text: str) -> str | None:
     """The system message when this checkout's memory changed since it was last announced."""
-    key = scope.toplevel or "-"
+    signature = str(doc.get("signature"))
     path = os.path.join(home, "hooks", "recall", ANNOUNCED)
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -116,14 +153,15 @@ def _announce(home: str, scope: Scope, counts_text: str) -> str | None:
     except OSError:
         lines = []
     known = dict(line.split("\t", 1) for line in lines if "\t" in line)
-    if known.get(key) == scope.signature:
+    if known.get(key) == signature:
         return None
     known.pop(key, None)
-    known[key] = scope.signature
+    known[key] = signature
     _save(path, [f"{k}\t{v}" for k, v in known.items()][-MAX_ANNOUNCED:])
-    if scope.project_id is None:
+    if not doc.get("project_id"):
         return f"🧠 memhub: shared memory only in this checkout ({counts_text})"
-    return f"🧠 memhub: memory in this repo is {scope.project_name} ({scope.project_id}): {counts_text}"
+    name, pid = doc.get("project_name"), doc.get("project_id")
+    return f"🧠 memhub: memory in this repo is {name} ({pid}): {counts_text}"
 
 
 def _save(path: str, lines: list[str]) -> None:
@@ -137,6 +175,10 @@ def _save(path: str, lines: list[str]) -> None:
         pass  # announcing again next time is the only cost
 
 
+def _unshown(items: list[Any], shown: set[str]) -> list[Any]:
+    return [i for i in items if str(i.get("id")) not in shown]
+
+
 def run(event: Event, out: Output) -> None:
     """The handler: the brief as additional context, a system message on a change."""
     if not served.carries_context(event):
@@ -144,26 +186,36 @@ def run(event: Event, out: Output) -> None:
     import time
 
     started = time.monotonic()
-    scope = resolve(out.home, event.cwd)
-    if scope is None:
+    root = os.path.join(out.home, "memory")
+    if not event.cwd or not os.path.isfile(os.path.join(root, "index.sqlite")):
+        return
+    where = checkout(event.cwd)
+    doc, scope = _map(out.home, root, where, event.cwd)
+    if doc is None or not any(doc["counts"].values()):
         return
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
     budget = brief_render.budget_chars(os.environ.get(BUDGET_ENV))
-    memo = os.path.join(out.home, "hooks", "recall", "counts")
-    brief = build(scope, shown, budget, memo, rulebook_block(scope))
-    if brief is None:
-        return
+    pointers = _pointers(out, event, where, doc, scope)
+    apply, recall = _unshown(pointers.apply, shown), _unshown(pointers.recall, shown)
+    recall = [i for i in recall if i.get("id") not in {a.get("id") for a in apply[:5]}]
+    md_top = [str(line) for line in doc.get("md_top") or ()]
+    brief = brief_render.render_items(
+        _head(doc), doc["counts"], md_top, apply, recall, budget, rulebook_block(scope)
+    )
     out.context(brief.text)
+    if pointers.path:
+        _pending(out, event, pointers, budget - budget // 3 - len(brief.text))
     if folder:
         served.mark(folder, brief.shown)
-        recall = [i for i in brief.shown if i not in {f["id"] for f in brief.fired}]
+        recall_ids = [i for i in brief.shown if i not in {f["id"] for f in brief.fired}]
         served.account(
             folder,
-            served.entry(NAME, event, brief.text, started, fired=brief.fired, shown=recall,
-                         cut=brief.cut),
+            served.entry(NAME, event, brief.text, started, fired=brief.fired, shown=recall_ids,
+                         cut=brief.cut, pending=bool(pointers.path)),
         )  # fmt: skip
     counts_text = brief.text.split("### Map\n", 1)[-1].split("\n", 1)[0]
-    message = _announce(out.home, scope, counts_text)
+    toplevel = where.toplevel if isinstance(where, Where) else doc.get("toplevel")
+    message = _announce(out.home, str(toplevel or "-"), doc, counts_text)
     if message:
         out.system_message(message)

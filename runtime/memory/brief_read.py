@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     Pairs = Sequence[tuple[str, str | None]]
 
-__all__ = ["Named", "connect", "counts", "counts_memo", "memory_md_top", "naming"]
+__all__ = ["Named", "connect", "counts", "memory_md_top", "naming"]
 
 CANDIDATES = 200  # rows FTS5 ranks before the exact-token check
 MAX_MD_BYTES = 64 * 1024
@@ -82,46 +82,6 @@ def counts(db: Any, allowed: Pairs) -> dict[str, int]:
             continue
         out[key] = out.get(key, 0) + int(n)
     return out
-
-
-def _encode(counts: dict[str, int]) -> str:
-    return ",".join(f"{k}={n}" for k, n in sorted(counts.items()))
-
-
-def _decode(text: str) -> dict[str, int]:
-    out = {}
-    for part in text.split(","):
-        key, _, n = part.partition("=")
-        if key and n.isdigit():
-            out[key] = int(n)
-    return out
-
-
-def counts_memo(db: Any, allowed: Pairs, index: str, memo: str) -> dict[str, int]:
-    """`counts`, kept in the file `memo` while the index file is unchanged: counting 10,000
-    records reads every row (~8 ms); the memo is one small read."""
-    from .directives_read import _stamp
-
-    key = f"{_stamp(index)}|{_pairs(allowed)!r}".replace("\t", " ").replace("\n", " ")
-    try:
-        with open(memo, encoding="utf-8") as handle:
-            held, _, text = handle.read().rstrip("\n").partition("\t")
-        if held == key:
-            return _decode(text)
-    except (OSError, ValueError):
-        pass
-    found = counts(db, allowed)
-    import os
-
-    try:
-        os.makedirs(os.path.dirname(memo), exist_ok=True)
-        temp = f"{memo}.{os.getpid()}.tmp"
-        with open(temp, "w", encoding="utf-8") as handle:
-            handle.write(f"{key}\t{_encode(found)}\n")
-        os.replace(temp, memo)
-    except OSError:
-        pass  # counted again next time
-    return found
 
 
 def memory_md_top(files: Sequence[str], limit: int) -> list[str]:

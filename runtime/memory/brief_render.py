@@ -11,21 +11,37 @@ One budget (`MEMHUB_BRIEF_TOKEN_BUDGET` tokens, 4 characters each) is split 2:1 
 brief and the rulebook's session block (`rulebook`: empty until rulebooks exist; cut to its
 third). Over budget, Recall items go first (last first), then Apply items, then lines of
 MEMORY.md's top; the Map's header and counts always stay. A cut brief ends with `TRIMMED`.
+
+Apply and Recall arrive as items (`apply_item`, `recall_item`: the id, the rendered line and,
+for a directive, what fired), which is what the pointer cache keeps (brief_cache.py); when
+they came too late for the session start, `render_late` renders them for the first prompt
+in what the brief left of its budget, cut in the same order.
 """
 
 from __future__ import annotations
-
-from .directives_render import content
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from .brief_read import Named
     from .directives import Hit
 
-__all__ = ["DEFAULT_TOKENS", "TRIMMED", "Brief", "budget_chars", "render"]
+    Item = dict[str, Any]
+
+__all__ = [
+    "DEFAULT_TOKENS",
+    "TRIMMED",
+    "Brief",
+    "apply_item",
+    "budget_chars",
+    "recall_item",
+    "render",
+    "render_items",
+    "render_late",
+]
 
 DEFAULT_TOKENS = 2500
 CHARS_PER_TOKEN = 4
@@ -84,6 +100,8 @@ def _one_line(text: str, room: int = MAX_ITEM) -> str:
 
 
 def apply_line(hit: Hit) -> str:
+    from .directives_render import content
+
     d = hit.directive
     tail = f"  _(fires on: {hit.trigger})_"
     return _one_line(f"- **[{d.kind.upper()}]** {content(hit)}", MAX_ITEM - len(tail)) + tail
@@ -99,14 +117,32 @@ def recall_line(named: Named) -> str:
     return _one_line(head, MAX_ITEM - len(tail)) + tail
 
 
+def apply_item(hit: Hit) -> Item:
+    """A directive under Apply: its id, its line, what fired (as directive recall accounts)."""
+    d = hit.directive
+    fired = {"id": d.id, "kind": d.kind, "trigger": hit.trigger, "matched": hit.token,
+             "cut": False}  # fmt: skip
+    return {"id": d.id, "line": apply_line(hit), "fired": fired}
+
+
+def recall_item(named: Named) -> Item:
+    """A record or session under Recall & Consult: its id and its line."""
+    return {"id": named.id, "line": recall_line(named)}
+
+
+APPLY_HEAD = "### Apply: directives for the files this branch touches"
+RECALL_HEAD = "### Recall & Consult: memory naming what this branch names"
+LATE_HEAD = "memhub memory: the rest of this session's brief (worked out after it started):"
+
+
 def _assemble(
     head: list[str], counts: str, md: Sequence[str], apply: Sequence[str], recall: Sequence[str]
 ) -> str:
     lines = [*head, "", "### Map", counts, *md]
     if apply:
-        lines += ["", "### Apply: directives for the files this branch touches", *apply]
+        lines += ["", APPLY_HEAD, *apply]
     if recall:
-        lines += ["", "### Recall & Consult: memory naming what this branch names", *recall]
+        lines += ["", RECALL_HEAD, *recall]
     return "\n".join(lines)
 
 
@@ -127,9 +163,24 @@ def render(
     rulebook: str = "",
 ) -> Brief:
     """The brief (and the rulebook block after it) in at most `budget` characters."""
+    items_a = [apply_item(h) for h in list(apply)[:MAX_APPLY]]
+    items_r = [recall_item(n) for n in list(recall)[:MAX_RECALL]]
+    return render_items(head, counts, md_top, items_a, items_r, budget, rulebook)
+
+
+def render_items(
+    head: Sequence[str],
+    counts: dict[str, int],
+    md_top: Sequence[str],
+    apply: Sequence[Item],
+    recall: Sequence[Item],
+    budget: int,
+    rulebook: str = "",
+) -> Brief:
+    """`render` of items (the pointer cache's): the brief in at most `budget` characters."""
     share = budget - budget // 3  # the brief's two thirds; the rulebook block's third
     apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
-    lines_a, lines_r = [apply_line(h) for h in apply], [recall_line(n) for n in recall]
+    lines_a, lines_r = [str(i["line"]) for i in apply], [str(i["line"]) for i in recall]
     n_md, n_a, n_r = len(md_top), len(lines_a), len(lines_r)
     total = counts_line(counts)
     text = _assemble(list(head), total, md_top, lines_a, lines_r)
@@ -148,11 +199,32 @@ def render(
         text = _assemble(list(head[:1]), total, (), (), ())
     if cut:  # ends with TRIMMED; still too long (tinier still): the text itself is cut
         text = _cut_block(text + "\n" + TRIMMED, share)
-    shown = [h.directive.id for h in apply[:n_a]] + [n.id for n in recall[:n_r]]
+    shown = [str(i["id"]) for i in apply[:n_a]] + [str(i["id"]) for i in recall[:n_r]]
     block = _cut_block(rulebook, budget // 3) if rulebook else ""
-    fired: list[dict[str, object]] = [
-        {"id": h.directive.id, "kind": h.directive.kind, "trigger": h.trigger,
-         "matched": h.token, "cut": False}
-        for h in apply[:n_a]
-    ]  # fmt: skip
+    fired = [dict(i["fired"]) for i in apply[:n_a]]
     return Brief(text + ("\n\n" + block if block else ""), shown, cut, fired)
+
+
+def render_late(apply: Sequence[Item], recall: Sequence[Item], room: int) -> Brief | None:
+    """Apply and Recall that missed the session start, for the first prompt, in `room`
+    characters (what the brief left of its share): Recall cut first, then Apply. None when
+    there is nothing to say or no room for one line."""
+    apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
+    n_a, n_r = len(apply), len(recall)
+
+    def text_of(n_a: int, n_r: int, cut: bool) -> str:
+        lines = [LATE_HEAD]
+        if n_a:
+            lines += [APPLY_HEAD, *(str(i["line"]) for i in apply[:n_a])]
+        if n_r:
+            lines += [RECALL_HEAD, *(str(i["line"]) for i in recall[:n_r])]
+        return "\n".join(lines + ([TRIMMED] if cut else []))
+
+    text, cut = text_of(n_a, n_r, False), False
+    while (n_a or n_r) and len(text) > room:
+        n_r, n_a = (n_r - 1, n_a) if n_r else (0, n_a - 1)
+        text, cut = text_of(n_a, n_r, True), True
+    if not (n_a or n_r):
+        return None
+    shown = [str(i["id"]) for i in apply[:n_a]] + [str(i["id"]) for i in recall[:n_r]]
+    return Brief(text, shown, cut, [dict(i["fired"]) for i in apply[:n_a]])

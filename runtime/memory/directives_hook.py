@@ -140,9 +140,10 @@ def run(event: Event, out: Output) -> None:
     if tool_input is None:
         return
     output: str | None = None
-    if kind == "reactive" or event.name == "after_tool":
-        # after the tool, a failure's output is matched too (Gemini reports a command that
-        # exited non-zero as a success whose output says so)
+    if kind == "reactive" or (event.name == "after_tool" and event.failed is None):
+        # after a call whose host does not say whether it failed (Codex's plain-text result),
+        # the output decides; a call known to have succeeded is never read for errors (its
+        # output naming "Error" is data: a grep, a log)
         found = failing_output(event.payload)
         if looks_failed(found):
             output = found
@@ -159,10 +160,8 @@ def run(event: Event, out: Output) -> None:
 def _recall(
     event: Event, out: Output, tool_input: dict[str, Any], output: str | None, started: float
 ) -> None:
-    # on use: a call that is no candidate (a read-only command) loads none of recall, nor
-    # `os` (a hook process has not imported it: ~1.3 ms of a 10 ms start)
-    import os
-
+    # on use: a call that is no candidate (a read-only command) loads none of recall
+    from ..lowos import is_dir
     from . import directives_answer, directives_project, directives_state, injections
 
     tool, cwd = event.tool_name or event.tool_class or "", event.cwd or ""
@@ -171,7 +170,7 @@ def _recall(
     key = directives_state.handle_key(cwd, tool, handle)
     if output is None and handle and directives_state.seen(folder, key):
         return  # answered already: not even the project is resolved
-    if not os.path.isdir(folder):  # this session's first lookup: old sessions go
+    if not is_dir(folder):  # this session's first lookup: old sessions go
         injections.prune(out.home)
     from .remote_settings import configured
 

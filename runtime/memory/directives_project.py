@@ -8,9 +8,7 @@ folder asked about and the registry file (inode, size, mtime) are what they were
 
 from __future__ import annotations
 
-import os
-
-from ..lowos import getenv, stat_key
+from ..lowos import OS, getenv, join, makedirs, stat_key
 
 __all__ = ["INDEX", "Scope", "account", "index_path", "resolve"]
 
@@ -35,11 +33,11 @@ def account() -> str:
 
 def index_path(home: str) -> str:
     """The derived search index recall reads."""
-    return os.path.join(home, "memory", INDEX)
+    return join(home, "memory", INDEX)
 
 
 def _registry(home: str) -> str:
-    return os.path.join(home, "memory", "projects.json")
+    return join(home, "memory", "projects.json")
 
 
 def _encode(cwd: str, key: str, scope: Scope) -> str:
@@ -75,7 +73,7 @@ def _fresh(home: str, cwd: str) -> Scope:
 def resolve(home: str, cwd: str, session_dir: str | None) -> Scope:
     """The memory a call in `cwd` may read (memoized in `session_dir` when one is given)."""
     key = stat_key(_registry(home))
-    memo = os.path.join(session_dir, MEMO) if session_dir else ""
+    memo = join(session_dir, MEMO) if session_dir else ""
     if memo:
         try:
             with open(memo, encoding="utf-8", errors="replace") as f:
@@ -87,11 +85,11 @@ def resolve(home: str, cwd: str, session_dir: str | None) -> Scope:
     scope = _fresh(home, cwd)
     if memo:
         try:
-            os.makedirs(session_dir or ".", exist_ok=True)
-            tmp = f"{memo}.{os.getpid()}.tmp"
+            makedirs(session_dir or ".")
+            tmp = f"{memo}.{OS.getpid()}.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
                 f.write(_encode(cwd, key, scope))
-            os.replace(tmp, memo)
+            OS.replace(tmp, memo)
         except OSError:
             pass
     return scope

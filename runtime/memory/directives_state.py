@@ -4,18 +4,22 @@ One small text file per session folder (`directives.state`), a line per entry: `
 (a directive injected this session: each fires at most once) and `handle <key>` (a call
 already answered: the proactive path does not look the same file or command up twice). Lines,
 not JSON: `json` costs the hook ~3 ms to import. Both lists are bounded (oldest dropped
-first); every write replaces the file atomically (a temporary file, then `os.replace`), so a
-reader never sees half a file. A missing or unreadable file is an empty state; a line of
-another shape is ignored. Stdlib only.
+first: a reader keeps the last MAX_ENTRIES of each). New entries are appended, one write
+(O_APPEND), as most calls add one; a file that holds a line of another shape, or twice
+MAX_ENTRIES lines, is replaced whole instead (a temporary file, then `os.replace`, which on
+ext4 costs a call ~1 ms more than an append), bounded. A missing or unreadable file is an
+empty state; a line of another shape is ignored. Stdlib only.
 """
 
 from __future__ import annotations
 
-import os
+from ..lowos import OS, exists, join, makedirs
 
-# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
+# typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path); no
+# `os` either (lowos: a hook process has not imported it, ~1 ms of a 10 ms start)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
     from collections.abc import Iterable
 
 
@@ -23,6 +27,7 @@ __all__ = ["MAX_ENTRIES", "already_fired", "handle_key", "mark_fired", "remember
 
 STATE_FILE = "directives.state"
 _KINDS = {"fired": "fired", "handle": "handles"}
+_LINE_OF = {key: kind for kind, key in _KINDS.items()}
 MAX_ENTRIES = 1024
 _SHOWN = 120  # characters of a handle kept readable in its key
 
@@ -53,59 +58,111 @@ def _line(text: str) -> str:
 
 
 def _file(session_dir: str | os.PathLike[str]) -> str:
-    return os.path.join(os.fspath(session_dir), STATE_FILE)
+    return join(OS.fspath(session_dir), STATE_FILE)
 
 
 def _load(session_dir: str | os.PathLike[str]) -> dict[str, list[str]]:
-    state: dict[str, list[str]] = {"fired": [], "handles": []}
+    return _read(session_dir)[0]
+
+
+# the last file read -> ((inode, size, mtime_ns), state, line count): a call asks up to 4 times
+_READ: dict[str, tuple[tuple[int, int, int], dict[str, list[str]], int]] = {}
+
+
+def _read(session_dir: str | os.PathLike[str]) -> tuple[dict[str, list[str]], int]:
+    """The state, each list bounded, and the file's line count; -1 when it must be replaced
+    rather than appended to (a line of another shape, or an unfinished last line).
+
+    A file read before is parsed again only once it changed (every write appends, so its
+    size grows, or replaces it, so its inode changes)."""
+    path = _file(session_dir)
     try:
-        with open(_file(session_dir), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        fd = OS.open(path, OS.O_RDONLY)
     except OSError:
-        return state
+        return {"fired": [], "handles": []}, 0
+    try:
+        info = OS.fstat(fd)
+        stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+        known = _READ.get(path)
+        if known is None or known[0] != stamp:
+            with open(fd, encoding="utf-8", errors="replace", closefd=False) as f:
+                known = (stamp, *_parse(f.read()))
+            _READ.clear()  # one session's file is kept: a long-lived process stays small
+            _READ[path] = known
+    except OSError:
+        return {"fired": [], "handles": []}, 0
+    finally:
+        OS.close(fd)
+    return {key: list(values) for key, values in known[1].items()}, known[2]
+
+
+def _parse(text: str) -> tuple[dict[str, list[str]], int]:
+    state: dict[str, list[str]] = {"fired": [], "handles": []}
+    lines = text.splitlines()
+    count = len(lines) if not text or text.endswith("\n") else -1
     for line in lines:
         kind, _, value = line.partition(" ")
         if kind in _KINDS and value:
             state[_KINDS[kind]].append(value)
-    return state
+        else:
+            count = -1
+    for values in state.values():
+        del values[:-MAX_ENTRIES]
+    return state, count
 
 
 def _save(session_dir: str | os.PathLike[str], state: dict[str, list[str]]) -> None:
     """Replace the state file atomically (a temporary of this process, then os.replace)."""
-    folder = os.fspath(session_dir)
-    os.makedirs(folder, exist_ok=True)
+    folder = OS.fspath(session_dir)
+    makedirs(folder)
     text = "".join(
         f"{kind} {_line(value)}\n"
         for kind, key in _KINDS.items()
         for value in state[key][-MAX_ENTRIES:]
     )
     # pid-named instead of tempfile.mkstemp: tempfile costs the hook ~3 ms to import
-    tmp = os.path.join(folder, f".{STATE_FILE}.{os.getpid()}.tmp")
+    tmp = join(folder, f".{STATE_FILE}.{OS.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = OS.open(tmp, OS.O_WRONLY | OS.O_CREAT | OS.O_TRUNC, 0o600)
         with open(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(tmp, _file(folder))
+        OS.replace(tmp, _file(folder))
     except BaseException:
         try:  # noqa: SIM105 (contextlib costs the hook ~3 ms to import)
-            os.unlink(tmp)
+            OS.unlink(tmp)
         except OSError:
             pass
         raise
 
 
+def _append(session_dir: str | os.PathLike[str], lines: list[str]) -> None:
+    folder = OS.fspath(session_dir)
+    makedirs(folder)
+    data = "".join(lines).encode("utf-8")
+    fd = OS.open(_file(folder), OS.O_WRONLY | OS.O_APPEND | OS.O_CREAT, 0o600)
+    try:
+        while data:
+            data = data[OS.write(fd, data) :]
+    finally:
+        OS.close(fd)
+
+
 def _add(session_dir: str | os.PathLike[str], key: str, values: Iterable[str]) -> None:
-    state = _load(session_dir)
+    state, count = _read(session_dir)
     have = state[key]
     new = [v for v in dict.fromkeys(values) if v not in have]
-    if new:
-        state[key] = have + new
-        _save(session_dir, state)
+    if not new:
+        return
+    if count >= 0 and count + len(new) <= 2 * MAX_ENTRIES:
+        _append(session_dir, [f"{_LINE_OF[key]} {_line(value)}\n" for value in new])
+        return
+    state[key] = have + new
+    _save(session_dir, state)
 
 
 def seen(session_dir: str | os.PathLike[str], handle: str) -> bool:
     """Whether the handle key `handle` was already answered this session."""
-    if not os.path.exists(_file(session_dir)):
+    if not exists(_file(session_dir)):
         return False
     return handle in _load(session_dir)["handles"]
 
@@ -117,7 +174,7 @@ def remember(session_dir: str | os.PathLike[str], handle: str) -> None:
 
 def already_fired(session_dir: str | os.PathLike[str]) -> list[str]:
     """The directive ids injected this session, oldest first."""
-    if not os.path.exists(_file(session_dir)):
+    if not exists(_file(session_dir)):
         return []
     return _load(session_dir)["fired"]
 

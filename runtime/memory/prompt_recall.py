@@ -6,7 +6,12 @@ sees; at most `MAX_POINTERS` pointers in `MAX_CHARS` characters, none the sessio
 shown (the served list the brief and directive recall share). A symbol counts only when the
 repository holds it (`git grep`, only for a symbol some document names). No semantic search on
 the prompt's text: a prompt naming no identifier costs the `may_name` scan and nothing else
-(no index opened, no git run, nothing printed). Stdlib only.
+(no index opened, no git run, nothing printed).
+
+The session's first prompt also delivers what the session brief left to its detached child
+(brief.py): when the start left a note (brief_pending.py), the Apply and Recall & Consult
+the child wrote to the pointer cache, less what the session was already shown, go first,
+in what the brief left of its budget. Stdlib only.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ if TYPE_CHECKING:
     from ..dispatch import Output
     from ..events import Event
     from .brief_read import Named
+    from .brief_render import Brief
 
 __all__ = ["MAX_CHARS", "MAX_POINTERS", "pointers", "render", "run"]
 
@@ -29,6 +35,9 @@ MAX_POINTERS = 3
 MAX_CHARS = 600
 HEADER = "memhub memory names what this prompt names (read one with `get_memory`):"
 GREP_TIMEOUT_S = 1.0
+BRIEF = "recall.brief"  # the brief's late part is the brief's injection
+WAIT_S = 2.0  # a prompt waits this long at most for the brief's child (the hook has 3 s)
+POLL_S = 0.02
 
 
 def _line(named: Named, room: int) -> str:
@@ -88,10 +97,11 @@ def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) ->
     if not idents:
         return []
     from . import brief_read
+    from .brief_where import checkout
     from .recall_ids import relative
     from .recall_scope import resolve
 
-    scope = resolve(home, cwd)
+    scope = resolve(home, cwd, checkout(cwd)) if cwd else None
     if scope is None:
         return []
     if scope.toplevel:
@@ -107,10 +117,48 @@ def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) ->
     return _real(found, scope.toplevel)[:MAX_POINTERS]
 
 
+def _late(home: str, event: Event, shown: set[str]) -> Brief | None:
+    """The brief's Apply and Recall the detached child found after the session start, not
+    shown yet; waits for the child up to `WAIT_S` (the note says until when it is worth it)."""
+    import os
+    import time
+
+    from . import brief_cache, brief_pending, brief_render
+
+    note_path = brief_pending.path(home, event.host, event.session_id or "")
+    note = brief_cache.load(note_path) or {}
+    at, until = note.get("at"), note.get("until")
+    if not isinstance(at, (int, float)) or not isinstance(until, (int, float)):
+        until = 0.0
+    deadline = min(float(until), time.time() + WAIT_S)
+    while True:
+        doc = brief_cache.load(str(note.get("cache") or "")) if until else None
+        took = doc is not None and (doc.get("key") == note.get("key") or _after(doc, at))
+        if took or time.time() >= deadline:
+            break
+        time.sleep(POLL_S)
+    if not took and time.time() < float(until):
+        return None  # the child is still at it: the next prompt looks again
+    try:  # noqa: SIM105 (contextlib costs the hook an import)
+        os.unlink(note_path)
+    except OSError:
+        pass
+    if not took or doc is None:
+        return None
+    apply = [i for i in doc.get("apply") or () if isinstance(i, dict) and i.get("id") not in shown]
+    recall = [i for i in doc.get("recall") or () if isinstance(i, dict)]
+    recall = [i for i in recall if i.get("id") not in shown]
+    room = note.get("room")
+    return brief_render.render_late(apply, recall, room if isinstance(room, int) else 0)
+
+
+def _after(doc: dict[str, object], at: object) -> bool:
+    stamp = doc.get("at")
+    return isinstance(stamp, (int, float)) and isinstance(at, (int, float)) and stamp >= at
+
+
 def run(event: Event, out: Output) -> None:
-    """The handler: pointers as the model's additional context; nothing without one."""
-    if not may_name(event.prompt):
-        return
+    """The handler: the brief's late part, if any, then pointers, as additional context."""
     from . import served
 
     if not served.carries_context(event):
@@ -121,6 +169,22 @@ def run(event: Event, out: Output) -> None:
     started = time.monotonic()
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
+    from .brief_pending import waiting
+
+    if waiting(out.home, event.host, event.session_id):
+        late = _late(out.home, event, shown)
+        if late is not None:
+            out.context(late.text)
+            shown |= set(late.shown)
+            if folder:
+                served.mark(folder, late.shown)
+                recall = [i for i in late.shown if i not in {f["id"] for f in late.fired}]
+                entry = served.entry(BRIEF, event, late.text, started, fired=late.fired,
+                                     shown=recall, cut=late.cut, late=True)  # fmt: skip
+                served.account(folder, entry)
+            started = time.monotonic()
+    if not may_name(event.prompt):
+        return
     text, ids = render(pointers(out.home, event.cwd, event.prompt, shown))
     if text:
         out.context(text)

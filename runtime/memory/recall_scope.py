@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import os
 
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .brief_where import Where
+
 __all__ = ["Scope", "account_name", "resolve"]
 
 
@@ -104,15 +109,22 @@ def _regular(mode: int) -> bool:
 MAX_REGISTRY = 16 * 1024 * 1024
 
 
-def resolve(home: str, cwd: str | None) -> Scope | None:
-    """The memory a hook running in `cwd` sees; None without an index or a folder."""
+def resolve(home: str, cwd: str | None, found: Where | bool | None = None) -> Scope | None:
+    """The memory a hook running in `cwd` sees; None without an index or a folder.
+    `found`: its checkout as brief_where found it without git (a `Where`, or False for
+    none); git is asked otherwise."""
     root = os.path.join(home, "memory")
     if not cwd or not os.path.isfile(os.path.join(root, "index.sqlite")):
         return None
-    from .gitcheckout import checkout_of
+    from .gitcheckout import Checkout, checkout_of
 
     registry_file = os.path.join(root, "projects.json")
-    checkout = checkout_of(cwd)
+    if found is False:
+        checkout = None
+    elif found is not None and found is not True:
+        checkout = Checkout(found.toplevel, found.common_dir)
+    else:
+        checkout = checkout_of(cwd)
     toplevel = checkout.toplevel if checkout is not None else None
     common = checkout.common_dir if checkout is not None else None
     quick = _quick(registry_file, common) if common is not None else None

@@ -37,13 +37,14 @@ class Remote:
 def path(home: str) -> str:
     """The settings file this runtime reads: beside the vendored copy in a bundle, under
     `home` in an install."""
-    import os
+    from ..lowos import dirname, join  # not `os`: the hook's hot path has not imported it
 
     # a bundle imports its copy as `memhub_runtime`; an install as `memhub.runtime` (the
-    # console script) or `runtime` (its hook.py run as a script)
+    # console script) or `runtime` (its hook.py run as a script). The import system gives
+    # __file__ absolute (hook.py puts the vendored copy's parent on sys.path absolute).
     if (__package__ or "").partition(".")[0] == VENDORED:
-        return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), FILE)
-    return os.path.join(home, FILE)
+        return join(dirname(dirname(__file__)), FILE)
+    return join(home, FILE)
 
 
 def _is_name(value: str) -> bool:

@@ -83,11 +83,11 @@ def inside(path: str, root: str) -> bool:
 
 def run(event: Event, out: Output) -> None:
     """The handler: decide, render, record. Expected failures are logged, never raised."""
-    from . import books_dir
+    from . import books_present
 
     mode = when(event)
     home = out.home
-    if mode is None or not event.cwd or not _has_books(books_dir(home)):
+    if mode is None or not event.cwd or not books_present(home):
         return
     from . import store
 
@@ -141,13 +141,6 @@ def could_fire(books: Sequence[Book], mode: str, event: Event, who: str) -> bool
                 if not key or key in text:
                     return True
     return False
-
-
-def _has_books(folder: str) -> bool:
-    try:
-        return any(n.endswith(".json") and not n.startswith(".") for n in os.listdir(folder))
-    except OSError:
-        return False
 
 
 def _state_file(home: str, event: Event) -> str:

@@ -304,6 +304,35 @@ def test_gemini_failed_tool_is_after_tool_failure() -> None:
     assert (event.name, event.failed) == ("after_tool_failure", True)
 
 
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ("<untrusted_context>\nOutput: boom\nExit Code: 2\nProcess Group PGID: 9\n"
+         "</untrusted_context>", True),  # 0.61: the line only when not 0
+        ("Command: ls /x\nDirectory: /tmp\nOutput: ls: /x: No such file or directory\n"
+         "Error: (none)\nExit Code: 1\nSignal: 0\nBackground PIDs: (none)\n"
+         "Process Group PGID: 12346", True),  # the older layout (shared material)
+        ("Command: true\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: 0", False),
+        ("Output: Error: quota\nProcess Group PGID: 7", False),  # 0.61, exit 0: no line
+        # an `Exit Code:` line the command printed (a `cat` of a log) is output, not the tail
+        ("Output: Exit Code: 1\nstill running\nProcess Group PGID: 7", False),
+        ("Output: log\nExit Code: 1\nnext line of the log\nProcess Group PGID: 7", False),
+    ],
+)  # fmt: skip
+def test_gemini_shell_result_naming_an_exit_code_is_a_failure(text: str, failed: bool) -> None:
+    payload = {**PAYLOADS["gemini", "AfterTool"], "tool_response": {"llmContent": text}}
+    event = normalise("gemini", "AfterTool", payload)
+    assert event.tool_class == "shell" and event.failed is failed
+    assert event.name == ("after_tool_failure" if failed else "after_tool")
+
+
+def test_gemini_exit_code_counts_only_for_shell_tools() -> None:
+    text = "Output: x\nExit Code: 1\nProcess Group PGID: 7"  # a read_file of a saved result
+    payload = {"tool_name": "read_file", "tool_input": {"absolute_path": "/tmp/r.txt"},
+               "tool_response": {"llmContent": text}}  # fmt: skip
+    assert normalise("gemini", "AfterTool", payload).failed is False
+
+
 def test_codex_structured_response_exit_code() -> None:
     payload = {**PAYLOADS["codex", "PostToolUse"], "tool_response": {"exit_code": 1}}
     assert normalise("codex", "PostToolUse", payload).failed is True

@@ -45,6 +45,9 @@ def indexed(m: Memory) -> None:
 def m(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Memory:
     monkeypatch.setenv("HOME", str(tmp_path / "jane"))
     monkeypatch.delenv("MEMHUB_BRIEF_TOKEN_BUDGET", raising=False)
+    # the brief's content, worked out in the hook: the detached child's path is
+    # test_brief_child.py's
+    monkeypatch.setenv("MEMHUB_BRIEF_POINTERS", "0")
     mem = make_memory(tmp_path)
     commit(mem.app, "README.md", "init")
     git(mem.app, "branch", "-M", "main")
@@ -200,7 +203,7 @@ def test_a_prompt_naming_nothing_opens_nothing(m: Memory, monkeypatch: pytest.Mo
 
 def test_a_prompt_naming_nothing_imports_nothing(m: Memory, tmp_path: Path) -> None:
     """In a fresh process: the hook answers a plain prompt with no memory module beyond the
-    extractor loaded, no SQLite, no git."""
+    extractor and the pending-brief check (one stat) loaded, no SQLite, no git."""
     put(m.home, record("r-fact", "project", m.pid))
     indexed(m)
     payload = json.dumps({"session_id": "s", "cwd": str(m.app), "prompt": "fix the tests"})
@@ -219,7 +222,9 @@ def test_a_prompt_naming_nothing_imports_nothing(m: Memory, tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     answer, modules = done.stdout.strip().splitlines()
     assert answer == "{}"
-    assert modules == ("['memhub.runtime.memory.recall_ids'] False False")
+    assert modules == (
+        "['memhub.runtime.memory.brief_pending', 'memhub.runtime.memory.recall_ids'] False False"
+    )
 
 
 def test_cursor_prompts_get_no_pointers_and_mark_nothing(m: Memory) -> None:

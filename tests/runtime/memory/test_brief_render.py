@@ -87,3 +87,25 @@ def test_budget_from_the_environment() -> None:
 
 def test_counts_line_without_records() -> None:
     assert counts_line({"session": 1}) == "no active records · 1 captured session"
+
+
+def test_the_late_part_cuts_recall_first_then_apply_within_its_room() -> None:
+    from memhub.runtime.memory.brief_render import apply_item, recall_item, render_late
+
+    apply = [apply_item(hit(i)) for i in range(5)]
+    recall = [recall_item(named(i)) for i in range(5)]
+    whole = render_late(apply, recall, 100_000)
+    assert whole is not None and not whole.cut and len(whole.shown) == 10
+    assert [f["id"] for f in whole.fired] == [f"r-dir{i}" for i in range(5)]
+    seen_apply_only = False
+    for room in range(200, len(whole.text), 40):
+        late = render_late(apply, recall, room)
+        if late is None:
+            continue
+        assert len(late.text) <= room and late.cut and late.text.endswith(TRIMMED)
+        if any(s.startswith("r-rec") for s in late.shown):
+            assert len([s for s in late.shown if s.startswith("r-dir")]) == 5  # Apply whole
+        else:
+            seen_apply_only = True
+    assert seen_apply_only
+    assert render_late([], [], 1000) is None and render_late(apply, recall, 10) is None

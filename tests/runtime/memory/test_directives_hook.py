@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -20,6 +21,8 @@ from memhub.runtime.memory.directives_render import HEADER
 
 from .svchelp import Memory, make_memory, put
 from .test_directives_read import lesson
+
+IGNORE = shutil.ignore_patterns("__pycache__")
 
 
 @pytest.fixture
@@ -158,13 +161,13 @@ def test_a_read_only_command_loads_none_of_recall(tmp_path: Path) -> None:
         " 'tool_input': {'command': 'git log --oneline'}}\n"
         "dispatch.run(['claude', 'PreToolUse', 'recall.directives=edit,shell'],"
         " io.StringIO(json.dumps(p)), io.StringIO())\n"
-        "print(' '.join(m for m in sys.modules if 'directives_' in m or 'sqlite' in m"
-        " or m.endswith('shellcmd')))\n"
+        "print(' '.join(m for m in sys.modules if 'directives' in m or 'sqlite' in m"
+        " or m.endswith(('shellcmd', 'shellmutate'))))\n"
     )
     env = {**os.environ, "MEMHUB_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["memhub.runtime.memory.directives_hook"]
+    assert done.stdout.split() == []  # the handler answered before importing its module
 
 
 def test_a_recall_past_its_time_fails_open_and_is_logged(
@@ -188,6 +191,15 @@ def test_gemini_reports_a_failed_command_as_output_and_it_is_matched(m: Memory) 
     assert call(m, "AfterTool", {**tool, **calm}, host="gemini").contexts == []  # read-only
 
 
+def test_a_successful_gemini_call_whose_output_names_an_error_is_not_a_failure(m: Memory) -> None:
+    """`grep -r "exceeded quota" logs/` succeeds and prints the error words: output, not a
+    failure (only the result's own `Exit Code:` line, or its error field, says it failed)."""
+    tool = {"tool_name": "run_shell_command", "tool_input": {"command": "terraform plan"}}
+    text = "<untrusted_context>\nOutput: Error: exceeded quota for project\nProcess Group PGID: 7"
+    done = call(m, "AfterTool", {**tool, "tool_response": {"llmContent": text}}, host="gemini")
+    assert done.contexts == []
+
+
 def test_an_apply_patch_run_through_the_shell_is_an_edit(m: Memory) -> None:
     patch = (
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: app/models.py\n+x\n*** End Patch\nEOF"
@@ -205,3 +217,29 @@ def test_a_new_session_removes_sessions_untouched_for_a_week(m: Memory) -> None:
     os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
     assert fired(edit(m, f"{m.app}/app/models.py", sid="new")) == ["r-models"]
     assert not old.exists() and recent.exists()
+
+
+def test_a_mutating_command_in_a_hook_process_loads_no_os(m: Memory, tmp_path: Path) -> None:
+    """What a hook process runs (`python -S`, the vendored runtime): once the session knows
+    its project, a mutating command, a miss or a hit, is recalled without importing `os`."""
+    root = Path(dispatch.__file__).resolve().parent
+    shutil.copytree(root, tmp_path / "vendored" / "memhub_runtime", ignore=IGNORE)
+    assert fired(bash(m, "helm upgrade prod . && touch a.txt")) == ["r-helm"]  # memo, cache
+    code = (
+        f"import io, json, sys; sys.path.append({str(tmp_path / 'vendored')!r})\n"
+        "from memhub_runtime import dispatch\n"
+        "for command in sys.argv[1:]:\n"
+        "    p = {'session_id': 's1', 'cwd': sys.stdin.readline().strip(), 'tool_name': 'Bash',"
+        " 'tool_input': {'command': command}}\n"
+        "    out = io.StringIO()\n"
+        "    dispatch.run(['claude', 'PreToolUse', 'recall.directives=edit,shell',"
+        " 'rules.advise=edit,shell'], io.StringIO(json.dumps(p)), out)\n"
+        "    print('os' in sys.modules, 'title of r-models' in out.getvalue())\n"
+    )
+    env = {**os.environ, "MEMHUB_HOME": str(m.home), "HOME": str(tmp_path / "jane")}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code, "rm -rf build && make", "touch app/models.py"],
+        input=f"{m.app}\n{m.app}\n", capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["False False", "False True"], done.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from memhub.runtime.memory import directives_state as S
 
 
@@ -57,3 +58,44 @@ def test_a_line_break_in_a_folder_name_cannot_forge_an_entry(tmp_path: Path) -> 
     key = S.handle_key("/r\nfired r-forged", "Bash", "ls")
     S.remember(tmp_path, key)
     assert S.seen(tmp_path, key) and S.already_fired(tmp_path) == []
+
+
+def test_entries_are_appended_and_replaced_bounded_at_twice_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(S, "MAX_ENTRIES", 4)
+    state = tmp_path / S.STATE_FILE
+    for i in range(8):
+        S.remember(tmp_path, f"k{i}")
+    inode = state.stat().st_ino
+    assert state.read_text().splitlines() == [f"handle k{i}" for i in range(8)]  # appended
+    assert not S.seen(tmp_path, "k3") and S.seen(tmp_path, "k4")  # a reader keeps the last 4
+    S.remember(tmp_path, "k3")  # dropped already: answered anew
+    assert state.read_text().splitlines() == ["handle k5", "handle k6", "handle k7", "handle k3"]
+    assert state.stat().st_ino != inode  # replaced whole, bounded
+    S.mark_fired(tmp_path, ["r-a"])
+    assert state.read_text().splitlines()[-1] == "fired r-a"
+    assert S.already_fired(tmp_path) == ["r-a"] and S.seen(tmp_path, "k3")
+
+
+def test_an_unfinished_last_line_is_replaced_not_appended_to(tmp_path: Path) -> None:
+    (tmp_path / S.STATE_FILE).write_text("fired r-a\nhandle k-cut-sho")
+    S.remember(tmp_path, "k2")
+    assert (tmp_path / S.STATE_FILE).read_text().splitlines() == [
+        "fired r-a", "handle k-cut-sho", "handle k2",
+    ]  # fmt: skip
+
+
+def test_a_file_changed_by_another_writer_is_read_again(tmp_path: Path) -> None:
+    S.remember(tmp_path, "k1")
+    assert S.seen(tmp_path, "k1")  # parsed once, then kept while the file is unchanged
+    (tmp_path / "new").write_text("handle k2\n")
+    (tmp_path / "new").replace(tmp_path / S.STATE_FILE)  # another process's rewrite
+    assert S.seen(tmp_path, "k2") and not S.seen(tmp_path, "k1")
+    other = tmp_path / "other"
+    S.mark_fired(other, ["r-a"])
+    with (other / S.STATE_FILE).open("a") as f:
+        f.write("fired r-b\n")  # another process's append
+    assert S.already_fired(other) == ["r-a", "r-b"]
+    (other / S.STATE_FILE).unlink()
+    assert S.already_fired(other) == []

@@ -154,7 +154,7 @@ def test_no_books_costs_one_listdir_and_writes_nothing(tmp_path: Path, home: Pat
     done = subprocess.run([sys.executable, "-c", code],
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['memhub.runtime.rules.hook']"
+    assert done.stdout.strip() == "[]"  # the handler asked `books_present` and stopped
 
 
 def test_a_call_no_rule_can_fire_on_parses_nothing_and_asks_no_git(

@@ -1,0 +1,140 @@
+"""The session brief's Apply and Recall & Consult, worked out away from the session start.
+
+`refresh` is the job the brief hands to the dispatcher's detached child (`out.detach`): it
+runs git (brief_git.py) and reads the index (directives, brief_read.naming), then writes
+the pointer cache (brief_cache.py) whole. The first prompt of a session whose start found
+the cache stale delivers what it holds (prompt_recall.py). `compute` is the same work
+in-process, for `MEMHUB_BRIEF_POINTERS=0` and checkouts whose cache key git alone can give.
+`rewarm` is recall.refresh's job at turn_end (brief_refresh.py): both caches, where stale.
+
+Where the pointers come from is decided in one place, `pointer_source`: the local index
+today; a MemHub-compatible remote (`recall_directives`, `search_memory`) plugs in there.
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from . import brief_cache, brief_render
+
+# typing.TYPE_CHECKING without importing typing (a hook imports this)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .brief_git import Branch
+    from .brief_read import Named
+    from .directives import Hit
+    from .recall_scope import Scope
+
+__all__ = ["KEEP", "compute", "pointer_source", "refresh", "rewarm"]
+
+KEEP = 2 * brief_render.MAX_APPLY  # items kept per checkpoint: a resumed session skips some
+NICE = 10
+DEFER_S = 0.03  # the hook prints its answer and exits within this (its fork is its last act)
+RECALL_PATHS = 100  # of the branch's files, the ones Recall & Consult looks for by name
+
+
+def _idents(branch: Branch) -> list[Any]:
+    from .recall_ids import Ident, extract
+
+    named = [Ident("path", f) for f in branch.files[:RECALL_PATHS]]
+    # a branch is often named in lower case (`jane/eng-42-models`): its keys read upper
+    for text in (branch.name.replace("/", " ").upper(), *branch.subjects):
+        named += extract(text, 50, ("pr", "ticket"))
+    return list(dict.fromkeys(named))
+
+
+def _local(scope: Scope, branch: Branch, limit: int) -> tuple[list[Hit], list[Named]]:
+    """Apply and Recall from the local index (the directives and `naming`)."""
+    from . import brief_read, directives, directives_read
+    from .recall_scope import account_name
+
+    apply: list[Hit] = []
+    if branch.files:
+        call = directives.Call(paths=branch.files)
+        stop = directives.blocked(account_name(), os.path.basename(scope.toplevel or ""))
+        found = directives_read.candidates(scope.index, scope.allowed, call)
+        apply = directives.select(found, call, stop, (), limit=limit)
+    db = brief_read.connect(scope.index)
+    try:
+        skip = {h.directive.id for h in apply}
+        recall = brief_read.naming(db, scope.allowed, _idents(branch), exclude=skip, limit=limit)
+    finally:
+        db.close()
+    return apply, recall
+
+
+def pointer_source(scope: Scope, branch: Branch, limit: int) -> tuple[list[Hit], list[Named]]:
+    """Where Apply and Recall & Consult come from: (directives meeting the branch's files,
+    records and sessions naming its identifiers), at most `limit` of each. The local index
+    today; the one place a remote MemHub source is chosen instead."""
+    return _local(scope, branch, limit)
+
+
+def compute(scope: Scope, key: str) -> dict[str, Any]:
+    """The pointer cache document for `scope`'s checkout (git and index reads)."""
+    from .brief_git import branch_of
+
+    if scope.toplevel is None:
+        return {"key": key, "at": time.time(), "apply": [], "recall": []}
+    branch = branch_of(scope.toplevel, scope.common_dir)
+    apply, recall = pointer_source(scope, branch, KEEP)
+    return {
+        "key": key,
+        "at": time.time(),
+        "branch": branch.name,
+        "apply": [brief_render.apply_item(h) for h in apply],
+        "recall": [brief_render.recall_item(n) for n in recall],
+    }
+
+
+def _yield() -> None:
+    """Let the hook that forked this child answer first: it still has its reply to print,
+    and on a busy machine this work would compete with it for the CPU."""
+    try:  # noqa: SIM105 (contextlib costs an import)
+        os.nice(NICE)
+    except (AttributeError, OSError):
+        pass
+    time.sleep(DEFER_S)
+
+
+def refresh(home: str, cwd: str, path: str, key: str) -> bool:
+    """The detached child's job: recompute the pointers of `cwd`'s checkout into `path`
+    (`key`: what the session start saw). False when there is no memory to read there."""
+    from .brief_where import checkout
+    from .recall_scope import resolve
+
+    _yield()
+    brief_cache.sweep(os.path.dirname(path), time.time())
+    scope = resolve(home, cwd, checkout(cwd))
+    if scope is None:
+        return False
+    return brief_cache.save(path, compute(scope, key))
+
+
+def rewarm(home: str, cwd: str) -> bool:
+    """recall.refresh's job (turn_end): rebuild the map and the branch's pointer caches of
+    `cwd`'s checkout where their keys moved. False when there is nothing to keep warm."""
+    from .brief_where import Where, checkout
+    from .recall_scope import account_name, resolve
+
+    _yield()
+    where = checkout(cwd)
+    scope = resolve(home, cwd, where) if isinstance(where, Where) else None
+    if scope is None or not isinstance(where, Where):
+        return False
+    path = brief_cache.map_path(home, where.common_dir)
+    doc = brief_cache.load(path)
+    if doc is None or not brief_cache.valid_map(scope.root, doc, where.common_dir):
+        doc = brief_cache.build_map(scope)
+        brief_cache.save(brief_cache.map_path(home, scope.common_dir), doc)
+    if not any(doc["counts"].values()):
+        return False
+    state = brief_cache.pointers_of(home, where, str(doc.get("signature")), account_name())
+    if state.fresh:
+        return True
+    brief_cache.sweep(os.path.dirname(state.path), time.time())
+    return brief_cache.save(state.path, compute(scope, state.key))
