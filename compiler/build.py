@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from memhub.compiler import rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
-from memhub.compiler.hosts import ADAPTERS, CoverageRow
+from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings
 from memhub.compiler.hosts.common import (
     icon_artifacts,
     plugin_dir,
@@ -61,7 +61,7 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         if any(a.shows_icon for a in hosts_here):
             produced += icon_artifacts(hub, root)
         if any(a.runs_hooks for a in hosts_here):
-            produced += runtime_artifacts(hub, root)
+            produced += runtime_artifacts(hub, root) + recall_settings.bundle_artifacts(hub, root)
             produced += rulebooks.bundle_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:

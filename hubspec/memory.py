@@ -8,6 +8,9 @@ cannot. The server serves the project of the folder it runs in, which is the ses
 for Claude Code, Codex and Gemini CLI; a host that starts servers elsewhere passes
 `--project ${project_dir}` in its own terms (Cursor: `${workspaceFolder}`), see
 StdioServer.project_option.
+
+`memory.recall.remote` sends the recall hooks to a MemHub-compatible server instead of the
+local memory; compiler/hosts/recall_settings.py writes it where the runtime reads it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .checks import Checker
-from .model import Instructions, McpServer, Memory, StdioServer
+from .model import Instructions, McpServer, Memory, RemoteRecall, StdioServer
 from .vocabulary import BLOCK_MARKER
 
 SERVER_NAME = "memhub-memory"
@@ -66,7 +69,29 @@ class MemoryChecks(Checker):
             instructions=raw.get("instructions", True),
             scopes=tuple(raw.get("scopes", DEFAULT_SCOPES)),
             origin=self.positions.of_value(("memory",)),
+            recall=self._remote_recall((raw.get("recall") or {}).get("remote")),
         )
+
+    def _remote_recall(self, raw: dict[str, Any] | None) -> RemoteRecall | None:
+        """`memory.recall.remote`, checked as the runtime checks it (remote_settings.check):
+        a usable URL with no secret in it."""
+        if raw is None:
+            return None
+        from memhub.runtime.memory.remote_settings import check
+
+        path = ("memory", "recall", "remote")
+        url, key_env, timeout_ms = raw["url"], raw.get("key_env", ""), raw.get("timeout_ms")
+        self._check_token((*path, "url"), url)
+        problem = check(url, key_env, timeout_ms)
+        if problem:
+            field, _, why = problem.partition(": ")
+            self.problem(
+                (*path, field), why,
+                "give the server's MCP endpoint, e.g. https://memhub.example.com/mcp (the key"
+                " goes in the variable key_env names)",
+            )  # fmt: skip
+            return None
+        return RemoteRecall(url=url, key_env=key_env, timeout_ms=timeout_ms)
 
     def _memory_server(
         self, memory: Memory | None, servers: tuple[McpServer, ...]

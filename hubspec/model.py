@@ -196,6 +196,17 @@ class Runtime:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteRecall:
+    """`memory.recall.remote`: the MemHub-compatible MCP server recall hooks ask instead of
+    the local memory. No secret: `key_env` names the variable holding the key (else the
+    capture credential, `MEMHUB_API_KEY` or `memhub login`'s)."""
+
+    url: str
+    key_env: str = ""
+    timeout_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Memory:
     """The hub's `memory:` section: memhub's own memory server and its guidance.
 
@@ -206,6 +217,7 @@ class Memory:
     instructions: bool = True
     scopes: tuple[str, ...] = ("shared", "project")
     origin: Origin = Origin("hub.yaml")
+    recall: RemoteRecall | None = None  # None: recall answers from the local memory
 
 
 @dataclass(frozen=True, slots=True)

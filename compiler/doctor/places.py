@@ -35,9 +35,11 @@ class Places:
 
 def places(host: str, scope: Scope) -> Places:
     """Where `host` reads in `scope`, from the adapter's own `locations`."""
+    from memhub.compiler.hosts.recall_settings import settings_path
+
     where = INSTALLERS[host].locations(scope)
     return Places(
-        where.files,
+        where.files | {str(settings_path(scope))},  # the runtime its hooks run reads it
         frozenset({str(where.skills)}),
         frozenset({str(where.hooks_file)}),
         (str(where.mcp_file), where.mcp_kind, (where.mcp_key,)),

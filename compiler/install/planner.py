@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.digest import file_digest
-from memhub.compiler.hosts import INSTALLERS, CoverageRow
+from memhub.compiler.hosts import INSTALLERS, CoverageRow, recall_settings
 from memhub.compiler.install.changes import (
     Claim,
     InstallPlan,
@@ -62,7 +62,7 @@ def gather_entries(
     folder = rulebooks.install_folder(hub, scope, home or Path("$MEMHUB_HOME"))
     for host in hosts:
         found, rows = INSTALLERS[host].install_entries(hub, scope)
-        entries += found
+        entries += found + recall_settings.install_entries(hub, scope, host)
         coverage += rows + rulebooks.coverage_rows(hub, host, rows, f"{folder}/{{}}")
     if home is not None:
         entries += rulebooks.install_entries(hub, scope, hosts, home)

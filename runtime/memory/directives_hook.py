@@ -166,14 +166,27 @@ def _recall(
         return  # answered already: not even the project is resolved
     if not is_dir(folder):  # this session's first lookup: old sessions go
         injections.prune(out.home)
-    index = directives_project.index_path(out.home)
-    scope = directives_project.resolve(out.home, cwd, folder)
-    if not scope.allowed:
-        return
-    got = directives_answer.answer(
-        index, scope.allowed, tool, tool_input, cwd=cwd, session_dir=folder, output=output,
-        account=directives_project.account(), repo=scope.name, budget=_budget(directives_answer.DEFAULT_BUDGET),
-    )  # fmt: skip
+    from .remote_settings import configured
+
+    remote = configured(out.home)  # the hub's memory.recall.remote: one small read
+    if remote is not None:  # the server decides the project; the gate and rendering are ours
+        from . import remote_recall
+
+        got = remote_recall.answer(
+            out.home, remote, tool, tool_input, cwd=cwd, session_dir=folder, output=output,
+            deadline=started + TIME_BUDGET_S, account=directives_project.account(),
+            session_id=remote_recall.wire_session(event.host, event.session_id or ""),
+            budget=_budget(directives_answer.DEFAULT_BUDGET),
+        )  # fmt: skip
+    else:
+        index = directives_project.index_path(out.home)
+        scope = directives_project.resolve(out.home, cwd, folder)
+        if not scope.allowed:
+            return
+        got = directives_answer.answer(
+            index, scope.allowed, tool, tool_input, cwd=cwd, session_dir=folder, output=output,
+            account=directives_project.account(), repo=scope.name, budget=_budget(directives_answer.DEFAULT_BUDGET),
+        )  # fmt: skip
     injection = got.injection
     if not injection.text:
         return

@@ -1,0 +1,312 @@
+"""Recall from a MemHub-compatible remote server, when the hub says so (`remote_settings`).
+
+- `answer(...)`: `recall.directives` asks the server's `recall_directives` with the call's
+  handles instead of the local index; the answer then goes through the local code exactly as
+  a local lookup does: the precision gate (`directives.select`), once per session
+  (`directives_state`), the budget and the rendering (`directives_render`). The published
+  plugin's call: `{tool, args, [output], [repo], [already_fired], [session_id]}`, and once
+  more with `{tool, args, [output]}` when a server refuses the extra arguments.
+- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`)
+  for the brief's pointer cache, which a detached child refreshes.
+
+Fail open: no key, a server down, slow, refusing the key or answering garbage gives no
+directives (None from the two helpers), one line in `hook.log` (the key never in it) and
+nothing cached, so the next call asks again. Stdlib; imported only when recall is remote.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ..dispatch import log
+from ..lowos import getenv
+from . import directives, directives_state
+from .directives_answer import Answer, handle_of
+from .directives_render import DEFAULT_BUDGET, Injection, render
+from .remote_client import Client, RemoteFailure, redact
+from .remote_settings import Remote, configured
+
+# typing.TYPE_CHECKING without importing typing
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = [
+    "answer", "configured", "directive_of", "items_of", "remote_overview", "remote_pointers",
+    "repo_of", "wire_session",
+]  # fmt: skip
+
+WHERE = "recall.remote"
+ARG_CAP = 500  # a string of a whole tool input sent as args is cut here (the plugin's)
+RETRY_MARKS = ("unexpected", "repo", "already_fired", "session_id", "validation")
+OVERVIEW_TIMEOUT_S = 20.0  # the brief's detached child: the plugin's get_brain_overview budget
+POINTERS_TIMEOUT_S = 10.0
+RENDER_MARGIN_S = 0.15  # of the hook's time, kept for the gate, the rendering and the state
+_WILD = "*?["
+
+
+def repo_of(cwd: str) -> str:
+    """The name the gate blocks as the repository's: the folder of `cwd`'s checkout (the
+    nearest folder holding `.git`), else `cwd`'s own name. No git process: stats only."""
+    import os
+
+    folder = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return os.path.basename(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.basename(os.path.abspath(cwd))
+        folder = parent
+
+
+def wire_session(host: str, session_id: str) -> str:
+    """The session id as capture sends it: Claude's bare, the other hosts' prefixed."""
+    return session_id if host == "claude" or not session_id else f"{host}-{session_id}"
+
+
+def _key(remote: Remote) -> str | None:
+    if remote.key_env:
+        return (getenv(remote.key_env) or "").strip() or None
+    from ..backends.credential import load_credential  # capture's: MEMHUB_API_KEY, the file
+
+    credential = load_credential()
+    return credential["api_key"] if credential else None
+
+
+def _call(
+    home: str, remote: Remote, name: str, arguments: dict[str, Any], *, deadline: float,
+    session_dir: str | None = None, fallback: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:  # fmt: skip
+    """The tool's result, or None (logged: why, never the key)."""
+    key = _key(remote)
+    if not key:
+        where = f"${remote.key_env}" if remote.key_env else "MEMHUB_API_KEY or `memhub login`"
+        log(home, WHERE, f"{name}: no key for {remote.url} ({where}): nothing recalled")
+        return None
+    client = Client(remote.url, key, deadline, session_dir)
+    started = time.monotonic()
+    try:
+        result = client.call(name, arguments)
+        if result.get("isError") and fallback is not None and _refused_extras(result):
+            result = client.call(name, fallback)
+    except RemoteFailure as exc:
+        spent = time.monotonic() - started
+        log(home, WHERE, f"{name} at {remote.url} failed after {spent:.2f}s, {exc}: fail open")
+        return None
+    if result.get("isError"):
+        text = _text(result)[:200]
+        log(home, WHERE, f"{name} at {remote.url}: tool error {redact(text, key)}: fail open")
+        return None
+    return result
+
+
+def _text(result: Mapping[str, Any]) -> str:
+    blocks = result.get("content") or []
+    return " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+
+
+def _refused_extras(result: Mapping[str, Any]) -> bool:
+    text = _text(result).lower()
+    return any(mark in text for mark in RETRY_MARKS)
+
+
+def _structured(result: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The tool's structured answer: `structuredContent` (or its `result`), else JSON text."""
+    found = result.get("structuredContent")
+    if not isinstance(found, dict):
+        try:
+            found = json.loads(_text(result))
+        except ValueError:
+            return None
+    if isinstance(found, dict) and isinstance(found.get("result"), dict):
+        found = found["result"]
+    return found if isinstance(found, dict) else None
+
+
+def items_of(result: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A tool result's `items` ([] when it names none); None when it is not an answer."""
+    found = _structured(result)
+    if found is None:
+        return None
+    items = found.get("items", [])
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else None
+
+
+# --- recall_directives --------------------------------------------------------------------
+
+
+def _kind_of(trigger: str) -> tuple[str, ...]:
+    """How a trigger of a flat list is matched: a path-like one as a path, several words as
+    a command or an error, one word as an identifier."""
+    t = trigger.strip()
+    if any(ch in t for ch in _WILD) or "/" in t or "\\" in t:
+        return ("paths",)
+    stem, dot, ext = t.rpartition(".")
+    if dot and stem and ext.isalnum() and len(ext) <= 8 and not any(c.isspace() for c in t):
+        return ("paths",)
+    if len(t.split()) > 1:
+        return ("commands", "errors")
+    return ("identifiers",)
+
+
+def _triggers(raw: object) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {k: [] for k in directives.KINDS}
+    if isinstance(raw, dict):  # memhub's own shape: triggers by kind
+        for kind, values in raw.items():
+            if kind in kinds and isinstance(values, list):
+                kinds[kind] += [v for v in values if isinstance(v, str) and v.strip()]
+    elif isinstance(raw, list):
+        for value in raw:
+            if isinstance(value, str) and value.strip():
+                for kind in _kind_of(value):
+                    kinds[kind].append(value)
+    return kinds
+
+
+def directive_of(item: Mapping[str, Any]) -> directives.Directive | None:
+    """The matcher's view of one `recall_directives` item; None without an id."""
+    rid = item.get("id")
+    if not isinstance(rid, str) or not rid:
+        return None
+    content = str(item.get("content") or item.get("title") or "")
+    title, _, body = content.strip().partition("\n")
+    seen = item.get("seen")
+    return directives.Directive(
+        rid, str(item.get("type") or "directive").lower(), title, body.strip(),
+        _triggers(item.get("triggers")), str(item.get("as_of") or ""),
+        seen if isinstance(seen, int) and not isinstance(seen, bool) else 1,
+    )  # fmt: skip
+
+
+def _args(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """The call's handles as the server's tool takes them: paths and command, else the whole
+    input with its strings cut to ARG_CAP."""
+    args: dict[str, Any] = {}
+    for k in directives.PATH_KEYS:
+        if isinstance(v := tool_input.get(k), str):
+            args[k] = v[: directives.MAX_HANDLE]
+    for k in directives.COMMAND_KEYS:
+        v = tool_input.get(k)
+        if isinstance(v, list):
+            v = " ".join(str(w) for w in v)
+        if isinstance(v, str):
+            args["command"] = v[: directives.MAX_HANDLE]
+            break
+    if args:
+        return args
+    return {k: v[:ARG_CAP] if isinstance(v, str) else v for k, v in tool_input.items()}
+
+
+def _hits(
+    items: list[dict[str, Any]], call: directives.Call, stop: frozenset[str], fired: list[str]
+) -> list[directives.Hit]:
+    """The local gate over the server's items: matched ones by the local matcher, then those
+    declaring no trigger (kept, as the published plugin keeps them), at most MAX_DIRECTIVES."""
+    matched, bare = [], []
+    for item in items:
+        d = directive_of(item)
+        if d is None or d.id in fired:
+            continue
+        if d.all_triggers():
+            matched.append(d)
+        else:
+            bare.append(directives.Hit(d, str(item.get("match") or "the server's match"), ""))
+    hits = directives.select(matched, call, stop, fired)
+    return (hits + bare)[: directives.MAX_DIRECTIVES]
+
+
+def answer(
+    home: str, remote: Remote, tool: str, tool_input: Mapping[str, Any], *, cwd: str,
+    session_dir: str, deadline: float, output: str | None = None, account: str = "",
+    repo: str | None = None, session_id: str = "", budget: int = DEFAULT_BUDGET,
+) -> Answer:  # fmt: skip
+    """`directives_answer.answer`, asking the server instead of the local index: the hook's
+    `deadline` (less RENDER_MARGIN_S) or the remote's own timeout, whichever comes first."""
+    deadline = min(deadline - RENDER_MARGIN_S, time.monotonic() + remote.timeout_s)
+    repo = repo_of(cwd) if repo is None else repo
+    empty = Injection("", [], False, 0)
+    handle = handle_of(tool_input)
+    if not handle:
+        return Answer(empty, "", "no handle")
+    key = directives_state.handle_key(cwd, tool, handle)
+    reactive = output is not None
+    if not reactive and directives_state.seen(session_dir, key):
+        return Answer(empty, key, "handle already answered")
+    fired = directives_state.already_fired(session_dir)
+    call = directives.call_of(tool_input, output)
+    plain: dict[str, Any] = {"tool": tool, "args": _args(tool_input)}
+    if output is not None:  # the failing output's tail, as the host gave it
+        plain["output"] = output[-directives.OUTPUT_TAIL :]
+    arguments = dict(plain)
+    if repo:
+        arguments["repo"] = repo
+    if fired:
+        arguments["already_fired"] = fired
+    if session_id:
+        arguments["session_id"] = session_id
+    result = _call(
+        home, remote, "recall_directives", arguments, deadline=deadline,
+        session_dir=session_dir, fallback=plain,
+    )  # fmt: skip
+    items = items_of(result) if result is not None else None
+    if items is None:
+        if result is not None:
+            log(home, WHERE, f"recall_directives at {remote.url}: no items in the answer")
+        return Answer(empty, key, "remote failed")  # not remembered: the next call asks again
+    if not reactive:
+        directives_state.remember(session_dir, key)
+    hits = _hits(items, call, directives.blocked(account, repo), fired)
+    return Answer(render(hits, budget, reactive=reactive), key)
+
+
+# --- the brief's pointer cache ---------------------------------------------------------------
+
+
+def _home() -> str:
+    from ..lowos import memhub_home
+
+    return memhub_home()
+
+
+def remote_overview(
+    home: str | None = None, *, agent_brain_id: str | None = None,
+    timeout_s: float = OVERVIEW_TIMEOUT_S, remote: Remote | None = None,
+) -> str | None:  # fmt: skip
+    """The server's `get_brain_overview` text; None when recall is local or the call failed
+    (logged)."""
+    home = home or _home()
+    remote = remote or configured(home)
+    if remote is None:
+        return None
+    arguments = {"agent_brain_id": agent_brain_id} if agent_brain_id else {}
+    result = _call(
+        home, remote, "get_brain_overview", arguments, deadline=time.monotonic() + timeout_s
+    )
+    if result is None:
+        return None
+    found = _structured(result)
+    text = _text(result) if found is None else found.get("overview") or found.get("text")
+    return (text.strip() or None) if isinstance(text, str) else None
+
+
+def remote_pointers(
+    query: str, home: str | None = None, *, top_k: int = 3, memory_type: str | None = None,
+    timeout_s: float = POINTERS_TIMEOUT_S, remote: Remote | None = None,
+) -> list[dict[str, Any]] | None:  # fmt: skip
+    """The server's `search_memory` items for `query` (at most `top_k`); None when recall is
+    local or the call failed (logged)."""
+    home = home or _home()
+    remote = remote or configured(home)
+    if remote is None or not query.strip():
+        return None
+    arguments: dict[str, Any] = {"query": query, "top_k": top_k}
+    if memory_type:
+        arguments["memory_type"] = memory_type
+    result = _call(home, remote, "search_memory", arguments, deadline=time.monotonic() + timeout_s)
+    items = items_of(result) if result is not None else None
+    if items is None and result is not None:
+        log(home, WHERE, f"search_memory at {remote.url}: no items in the answer")
+    return items[:top_k] if items is not None else None

@@ -1,0 +1,421 @@
+"""Recall from a remote server: `recall.directives` against a real `memhub mcp serve --http`.
+
+One server per module, in its own throwaway home, serving a project with directives; the
+hook runs in each test's own home (which holds no memory at all), configured by the
+`recall.json` the compiler writes. Failures use real sockets: nothing listening, a server
+that never answers, a wrong key, a server answering HTML.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from memhub.runtime import dispatch
+from memhub.runtime.dispatch import Output
+from memhub.runtime.events import normalise
+from memhub.runtime.memory import directives_hook as H
+from memhub.runtime.memory import injections, remote_recall, remote_settings
+from memhub.runtime.memory.directives_render import HEADER
+from memhub.runtime.memory.records import Triggers
+
+from tests.runtime.server import kit
+
+KEY_ENV = "MEMHUB_TEST_RECALL_KEY"
+
+
+class Served:
+    def __init__(self, server: kit.HttpServer, folder: Path) -> None:
+        self.server, self.folder = server, folder
+        self.url, self.key = server.url, server.key
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A real HTTP memory server for the project `app`, in a home of its own."""
+    base = tmp_path_factory.mktemp("remote")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(base / "server-user"))
+        mp.setenv("MEMHUB_HOME", str(base / "server-home"))
+        folder = kit.repo(base / "app")
+        pid = kit.connect(folder, "app")
+        for rid, triggers in (
+            ("r-models", Triggers(paths=("app/models.py",))),
+            ("r-helm", Triggers(commands=("helm upgrade",))),
+            ("r-quota", Triggers(errors=("exceeded quota",))),
+            ("r-app", Triggers(identifiers=("app",))),  # the repo's own name: never fires
+        ):
+            kit.seed(rid, f"title of {rid}", f"body of {rid}", project=pid, kind="lesson",
+                     triggers=triggers)  # fmt: skip
+        server = kit.start_http(folder)
+    try:
+        yield Served(server, folder)
+    finally:
+        server.stop()
+
+
+def configure(url: str, key_env: str = KEY_ENV, timeout_ms: int | None = None) -> Path:
+    """What `memhub apply` leaves for an install: `$MEMHUB_HOME/recall.json`."""
+    home = Path(os.environ["MEMHUB_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / remote_settings.FILE
+    path.write_text(remote_settings.render(url, key_env, timeout_ms))
+    return path
+
+
+@pytest.fixture
+def remote(served: Served, monkeypatch: pytest.MonkeyPatch) -> Served:
+    monkeypatch.setenv(KEY_ENV, served.key)
+    monkeypatch.delenv(H.BUDGET_ENV, raising=False)
+    configure(served.url)
+    return served
+
+
+def call(cwd: Path, host_event: str, payload: dict[str, object], sid: str = "s1") -> Output:
+    event = normalise("claude", host_event, {"session_id": sid, "cwd": str(cwd), **payload})
+    out = Output(os.environ["MEMHUB_HOME"])
+    H.run(event, out)
+    return out
+
+
+def edit(cwd: Path, path: str, sid: str = "s1") -> Output:
+    return call(cwd, "PreToolUse", {"tool_name": "Edit", "tool_input": {"file_path": path}}, sid)
+
+
+def bash(cwd: Path, command: str, host_event: str = "PreToolUse", **kw: object) -> Output:
+    return call(cwd, host_event, {"tool_name": "Bash", "tool_input": {"command": command}, **kw})
+
+
+def fired(out: Output) -> list[str]:
+    text = "\n".join(out.contexts)
+    return sorted(r for r in ("r-models", "r-helm", "r-quota", "r-app") if f"title of {r}" in text)
+
+
+def hook_log() -> str:
+    path = Path(os.environ["MEMHUB_HOME"]) / "logs" / "hook.log"
+    return path.read_text() if path.exists() else ""
+
+
+# --- a remote hit reaches the context ---------------------------------------------------------
+
+
+def test_a_remote_directive_reaches_the_context_once_per_session(remote: Served) -> None:
+    app = remote.folder
+    first = edit(app, f"{app}/app/models.py")
+    assert first.contexts[0].startswith(HEADER) and fired(first) == ["r-models"]
+    assert (
+        "body of r-models" in first.contexts[0] and "fired on: app/models.py" in first.contexts[0]
+    )
+    assert fired(edit(app, f"{app}/app/models.py")) == []  # the same file: not asked again
+    assert fired(edit(app, f"{app}/lib/models_test.py")) == []  # fired already this session
+    assert fired(edit(app, f"{app}/app/models.py", sid="s2")) == ["r-models"]
+    [entry] = dict(injections.sessions(os.environ["MEMHUB_HOME"]))["claude-s1"]
+    assert entry["handler"] == "recall.directives" and entry["fired"][0]["id"] == "r-models"
+    assert not (Path(os.environ["MEMHUB_HOME"]) / "memory").exists()  # no local memory read
+
+
+def test_commands_and_failures_are_asked_remotely_and_the_gate_stays_local(
+    remote: Served,
+) -> None:
+    app = remote.folder
+    assert bash(app, "grep -rn 'helm upgrade' .").contexts == []  # read-only: nothing asked
+    assert fired(bash(app, "cd chart && helm upgrade prod .")) == ["r-helm"]
+    error = "Traceback (most recent call last):\n  ...\nRuntimeError: exceeded quota for prod"
+    out = bash(app, "python run.py", "PostToolUseFailure", error=error)
+    assert fired(out) == ["r-quota"] and "failure you just hit" in out.contexts[0]
+    assert bash(app, "touch app && rm -rf app/tmp", sid="s3").contexts == []  # `app`: the repo
+
+
+def test_the_session_is_kept_and_a_forgotten_one_is_made_again(remote: Served) -> None:
+    app = remote.folder
+    assert fired(edit(app, f"{app}/app/models.py")) == ["r-models"]
+    folder = injections.session_dir(os.environ["MEMHUB_HOME"], "claude", "s1")
+    kept = Path(folder, "remote.session").read_text().split("\n")
+    assert kept[0] == remote.url and kept[1]
+    Path(folder, "remote.session").write_text(f"{remote.url}\nno-such-session\n2025-06-18\n")
+    assert fired(bash(app, "helm upgrade prod .")) == ["r-helm"]  # 404: a new handshake
+    assert Path(folder, "remote.session").read_text().split("\n")[1] not in ("", "no-such-session")
+    assert remote.key not in Path(folder, "remote.session").read_text()
+
+
+def test_the_hook_process_answers_from_the_remote(remote: Served) -> None:
+    payload = {
+        "session_id": "p1", "cwd": str(remote.folder), "hook_event_name": "PreToolUse",
+        "tool_name": "Edit", "tool_input": {"file_path": f"{remote.folder}/app/models.py"},
+    }  # fmt: skip
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "memhub-hook"), "claude", "PreToolUse",
+         "recall.directives=edit,shell"],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=60,
+        env={**os.environ},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(HEADER) and "title of r-models" in context
+
+
+# --- fail open ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def broken(served: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Servers that do not answer as they should: down, slow, refusing the key, garbage."""
+    monkeypatch.setenv(KEY_ENV, served.key)
+    monkeypatch.delenv(H.BUDGET_ENV, raising=False)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
+    servers = {name: _fake(name) for name in ("slow", "garbage")}
+    try:
+        yield {
+            "down": down,
+            "slow": _url(servers["slow"]),
+            "garbage": _url(servers["garbage"]),
+            "unauthorized": served.url,
+        }
+    finally:
+        for server in servers.values():
+            server.shutdown()
+            server.server_close()
+
+
+def _url(server: http.server.HTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}/mcp"
+
+
+def _fake(kind: str) -> http.server.ThreadingHTTPServer:
+    hold = threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            if kind == "slow":
+                hold.wait(30)  # longer than any hook may take
+            body = b"<html><body>gateway says hello</body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [("down", "unreachable"), ("slow", "timeout"), ("unauthorized", "auth"),
+     ("garbage", "garbage")],
+)  # fmt: skip
+def test_a_failing_remote_fails_open_logged_in_time_without_the_key(
+    broken: dict[str, str], served: Served, monkeypatch: pytest.MonkeyPatch, case: str,
+    reason: str,
+) -> None:  # fmt: skip
+    if case == "unauthorized":
+        monkeypatch.setenv(KEY_ENV, "mhk_" + "w" * 43)  # a key, not the server's
+    configure(broken[case], timeout_ms=500)
+    started = time.monotonic()
+    out = edit(served.folder, f"{served.folder}/app/models.py")
+    spent = time.monotonic() - started
+    assert out.contexts == []
+    assert spent < dispatch.BUDGET_S  # the slow server holds for 30 s
+    log = hook_log()
+    assert f"recall_directives at {broken[case]} failed" in log and f"{reason}:" in log, log
+    assert served.key not in log and "w" * 43 not in log
+    # not remembered: the next call asks again (and fails open again)
+    assert edit(served.folder, f"{served.folder}/app/models.py").contexts == []
+    assert hook_log().count("recall_directives at") == 2
+
+
+@pytest.mark.parametrize("case", ["down", "slow", "unauthorized", "garbage"])
+def test_the_hook_process_exits_0_with_valid_output_when_the_remote_fails(
+    broken: dict[str, str], served: Served, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    if case == "unauthorized":
+        monkeypatch.setenv(KEY_ENV, "mhk_" + "w" * 43)
+    configure(broken[case])  # the default timeout: 1.5 s
+    payload = {
+        "session_id": "p2", "cwd": str(served.folder), "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "helm upgrade prod ."},
+    }  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "memhub-hook"), "claude", "PreToolUse",
+         "recall.directives=edit,shell"],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=60,
+        env={**os.environ},
+    )  # fmt: skip
+    assert time.monotonic() - started < 30  # the server holds for 30 s
+    assert done.returncode == 0 and json.loads(done.stdout) == {}
+    assert "fail open" in hook_log() and served.key not in hook_log()
+    assert "w" * 43 not in hook_log()
+
+
+def test_no_key_no_call(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    configure(served.url)
+    assert edit(served.folder, f"{served.folder}/app/models.py").contexts == []
+    assert f"no key for {served.url} (${KEY_ENV})" in hook_log()
+
+
+def test_the_capture_credential_is_the_default_key(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMHUB_API_KEY", served.key)
+    configure(served.url, key_env="")
+    assert fired(edit(served.folder, f"{served.folder}/app/models.py")) == ["r-models"]
+
+
+def test_an_unusable_settings_file_is_logged_and_recall_stays_local(served: Served) -> None:
+    path = configure(served.url)
+    path.write_text(json.dumps({"version": 1, "remote": {"url": "http://example.com/mcp"}}))
+    assert edit(served.folder, f"{served.folder}/app/models.py").contexts == []
+    assert "plain http is refused" in hook_log() and "recalling locally" in hook_log()
+
+
+# --- the brief's pointer cache helpers -----------------------------------------------------
+
+
+def test_remote_overview_and_pointers(remote: Served) -> None:
+    overview = remote_recall.remote_overview()
+    assert overview is not None and overview.startswith("app: 4 lesson")
+    items = remote_recall.remote_pointers("title of r-helm", top_k=2)
+    assert items is not None and items[0]["id"] == "r-helm" and len(items) <= 2
+
+
+def test_remote_helpers_say_none_when_local_or_failing(
+    broken: dict[str, str], served: Served
+) -> None:
+    assert remote_recall.remote_overview() is None  # no recall.json: local
+    assert remote_recall.remote_pointers("helm") is None
+    configure(broken["garbage"])
+    assert remote_recall.remote_overview(timeout_s=2) is None
+    assert remote_recall.remote_pointers("helm", timeout_s=2) is None
+    assert hook_log().count("garbage:") == 2
+
+
+# --- the settings ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "key_env", "timeout_ms", "problem"),
+    [
+        ("https://memhub.example.com/mcp", "MEMHUB_KEY", 800, ""),
+        ("http://127.0.0.1:7717/mcp", "", None, ""),
+        ("http://example.com/mcp", "", None, "plain http"),
+        ("https://user:pw@example.com/mcp", "", None, "no credentials"),
+        ("https://example.com/mcp?key=mhk_x", "", None, "no credentials"),
+        ("ftp://example.com/mcp", "", None, "not an http(s) URL"),
+        ("https://example.com/mcp", "1BAD", None, "key_env"),
+        ("https://example.com/mcp", "", 5000, "timeout_ms"),
+    ],
+)
+def test_settings_are_checked(url: str, key_env: str, timeout_ms: int | None, problem: str) -> None:
+    found = remote_settings.check(url, key_env, timeout_ms)
+    assert (problem in found) if problem else found == ""
+    remote, why = remote_settings.parse(remote_settings.render(url, key_env, timeout_ms))
+    assert (remote is None and problem in why) if problem else (remote is not None and not why)
+
+
+def test_flat_trigger_lists_are_read_by_their_shape() -> None:
+    item = {"id": "x", "type": "LESSON", "content": "T\n\nB", "seen": 3,
+            "triggers": ["app/models.py", "*.tf", "Makefile.am", "helm upgrade", "prisma"]}  # fmt: skip
+    d = remote_recall.directive_of(item)
+    assert d is not None and d.kind == "lesson" and (d.title, d.body, d.seen) == ("T", "B", 3)
+    assert d.triggers["paths"] == ("app/models.py", "*.tf", "Makefile.am")
+    assert d.triggers["commands"] == ("helm upgrade",) == d.triggers["errors"]
+    assert d.triggers["identifiers"] == ("prisma",)
+
+
+def test_dispatch_output_is_valid_for_the_host_when_the_remote_is_down(
+    broken: dict[str, str], served: Served
+) -> None:
+    configure(broken["down"])
+    payload = {"session_id": "d1", "cwd": str(served.folder), "tool_name": "Edit",
+               "hook_event_name": "PreToolUse",
+               "tool_input": {"file_path": f"{served.folder}/app/models.py"}}  # fmt: skip
+    stdout = io.StringIO()
+    code = dispatch.run(
+        ["claude", "PreToolUse", "recall.directives"], io.StringIO(json.dumps(payload)), stdout
+    )
+    assert code == 0 and json.loads(stdout.getvalue()) == {}
+
+
+# --- a MemHub server that takes fewer arguments, and answers in SSE -------------------------
+
+
+def _picky() -> tuple[http.server.ThreadingHTTPServer, list[dict[str, object]]]:
+    """A server answering the published plugin's minimal call only (`{tool, args, output}`),
+    in SSE, without an MCP session: what a MemHub deployment may be."""
+    seen: list[dict[str, object]] = []
+    item = {"id": "m-1", "type": "procedure", "content": "Run the migration check\n\nfirst.",
+            "triggers": ["alembic upgrade"], "as_of": "2026-02-03T00:00:00Z", "seen": 4}  # fmt: skip
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            message = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            if "id" not in message:  # a notification
+                self.send_response(202)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            seen.append(message)
+            if message["method"] == "initialize":
+                result: dict[str, object] = {"protocolVersion": "2025-06-18", "capabilities": {}}
+            elif set(message["params"]["arguments"]) - {"tool", "args", "output"}:
+                text = "validation error: unexpected keyword argument 'repo'"
+                result = {"isError": True, "content": [{"type": "text", "text": text}]}
+            else:
+                result = {"content": [{"type": "text", "text": json.dumps({"items": [item]})}]}
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            body = f"event: message\ndata: {json.dumps(reply)}\n\n".encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, seen
+
+
+def test_a_server_refusing_the_extra_arguments_is_asked_again_without_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "mhk_" + "p" * 43)
+    server, seen = _picky()
+    try:
+        configure(_url(server))
+        app = kit.repo(tmp_path / "shop")
+        out = bash(app, "alembic upgrade head")
+    finally:
+        server.shutdown()
+        server.server_close()
+    calls = [m["params"]["arguments"] for m in seen if m["method"] == "tools/call"]  # type: ignore[index]
+    assert [sorted(c) for c in calls] == [["args", "repo", "session_id", "tool"], ["args", "tool"]]
+    assert calls[1] == {"tool": "Bash", "args": {"command": "alembic upgrade head"}}
+    assert out.contexts[0].startswith(HEADER)
+    assert "**[PROCEDURE]** Run the migration check first." in out.contexts[0]
+    assert "fired on: alembic upgrade; as of 2026-02-03; seen 4×" in out.contexts[0]
+    assert hook_log() == ""
