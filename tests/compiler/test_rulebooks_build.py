@@ -95,8 +95,8 @@ def test_the_coverage_table_says_where_a_book_cannot_fire(tmp_path: Path) -> Non
     rows = _rows(tmp_path)
     assert rows["claude"][0] == "caveat" and "its bash rules do not fire" in rows["claude"][1]
     assert "binds no rules.advise hook for bash rules" in rows["claude"][1]
-    assert rows["cursor"][0] == "unsupported"
-    assert "cannot reach the model there" in rows["cursor"][1]
+    # Cursor's sessionStart reaches the model (additional_context): like the others here
+    assert rows["cursor"][0] == "caveat" and "its bash rules do not fire" in rows["cursor"][1]
     # bound on every event: mapped where the host shows the model the hook's output
     hooks += "  - {id: rules-tool, event: after_tool, tools: [shell], handler: rules.advise}\n"
     (tmp_path / "hub.yaml").write_text(HEAD + hooks, "utf-8")
@@ -104,6 +104,8 @@ def test_the_coverage_table_says_where_a_book_cannot_fire(tmp_path: Path) -> Non
     assert [h for h, (status, _) in rows.items() if status == "mapped"] == [
         "claude", "codex", "gemini"
     ]  # fmt: skip
+    # Cursor's tool events show the model nothing: its bash rule still cannot fire there
+    assert rows["cursor"][0] == "caveat" and "cannot reach the model there" in rows["cursor"][1]
     assert rows["agent-plugins"][0] == "unsupported"
 
 
