@@ -296,8 +296,10 @@ def workflow_pr_babysit(event: "Event", out: "Output") -> None:
 def workflow_spec_owner(event: "Event", out: "Output") -> None:
     """after_tool on edit: names the spec owning the edited path (once per session);
     before_tool on shell: before a push or PR, names specs whose code changed unrevised."""
-    if event.tool_class == "shell" and not _command_has(event, "push", "pr"):
-        return  # neither a push nor `gh pr create`
+    if event.tool_class == "shell" and not (
+        _command_has(event, "push") or (_command_has(event, "gh") and _command_has(event, "create"))
+    ):
+        return  # neither a push nor `gh pr create` (`--prod`, `printf`: nothing imported)
     from .workflows.spechooks import run
 
     run(event, out)

@@ -240,3 +240,28 @@ def test_before_a_push_names_specs_whose_code_changed_without_a_spec_edit(repo: 
     (repo / "docs" / "specs" / "auth.md").write_text(SPEC + "\nrevised\n")
     _git(repo, "commit", "-q", "-am", "revise the spec")
     assert _push(repo, "git push") == {}  # the spec was edited on the branch
+
+
+@pytest.mark.parametrize(
+    ("command", "looked"),
+    [
+        ("deploy-svc7 --prod", False),
+        ("printf 'x' > notes.txt", False),
+        ("pre-commit run --all-files", False),
+        ("git push origin main", True),
+        ("gh pr create --fill", True),
+    ],
+)
+def test_spec_owner_looks_only_at_a_push_or_a_create(
+    command: str, looked: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The before-push reminder's prefilter: a command that can be neither a push nor `gh pr
+    create` does not even import the spec code (a mutating hook's hot path)."""
+    import sys
+
+    monkeypatch.delitem(sys.modules, "memhub.runtime.workflows.spechooks", raising=False)
+    payload = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
+               "tool_name": "Bash", "tool_input": {"command": command}}  # fmt: skip
+    event = normalise("claude", "PreToolUse", payload)
+    handlers.HANDLERS["workflow.spec_owner"](event, dispatch.Output(str(tmp_path / "home")))
+    assert ("memhub.runtime.workflows.spechooks" in sys.modules) is looked
