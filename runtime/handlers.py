@@ -225,6 +225,17 @@ def capture_health(event: "Event", out: "Output") -> None:
         out.system_message(str(message))
 
 
+def _read_only_command(event: "Event") -> bool:
+    """A plain shell command that is read-only at a glance (`shellglance`); an `apply_patch`
+    envelope is an edit, whatever it runs."""
+    command = event.command
+    if not isinstance(command, str) or not command or "*** Begin Patch" in command:
+        return False
+    from .shellglance import read_only
+
+    return read_only(command)
+
+
 @handler("rules.advise")
 def rules_advise(event: "Event", out: "Output") -> None:
     """Rulebook rules as advisories: edit rules on the files a call writes, bash rules on
@@ -232,10 +243,16 @@ def rules_advise(event: "Event", out: "Output") -> None:
 
     An edit through a shell command is seen after it, from what it left changed on disk;
     caps and budgets are spent widest book first (runtime/rules/hook.py)."""
-    from .rules import books_present
+    from .rules import active_events, books_present
 
-    if not books_present(out.home):  # no rulebook: one listdir, nothing else of rules loaded
+    if not books_present(out.home):  # no rulebook: a few failed opens, nothing else loaded
         return
+    if event.tool_class == "shell" and _read_only_command(event):
+        # a read-only command writes no file (no edit rule) and, with no active bash rule in
+        # any book (the books cache says, when current), nothing can fire: rules not loaded
+        events = active_events(out.home)
+        if events is not None and "bash" not in events:
+            return
     from .rules.hook import run
 
     run(event, out)
@@ -318,15 +335,8 @@ def recall_directives(event: "Event", out: "Output") -> None:
     procedures whose triggers the file or (mutating) command names, once per session.
 
     A read-only shell command costs no lookup; the body is imported on call."""
-    if event.name == "before_tool" and event.tool_class == "shell":
-        command = event.command
-        # what directives_hook decides for it, without importing it: a plain command that
-        # is read-only at a glance (an `apply_patch` envelope is an edit, whatever it runs)
-        if isinstance(command, str) and command and "*** Begin Patch" not in command:
-            from .shellglance import read_only
-
-            if read_only(command):
-                return
+    if event.name == "before_tool" and event.tool_class == "shell" and _read_only_command(event):
+        return  # what directives_hook decides for it, without importing it
     from .memory.directives_hook import run
 
     run(event, out)

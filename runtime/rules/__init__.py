@@ -29,6 +29,7 @@ else:  # pragma: no cover - Windows
 MEMORY = "memory"  # the origin of a book held in memory
 BUNDLED = "memhub_rulebooks"  # a bundle's books: a folder beside its memhub_runtime/
 PROJECT_MARK = ".project"  # in a project-scope hub folder: the project's path
+CACHE_FORMAT = 2  # 2: every folder of book_folders, each book's origin and project
 
 
 def books_dir(home: str) -> str:
@@ -90,3 +91,53 @@ def books_present(home: str) -> bool:
     return any(
         is_book_file(name) for _origin, folder in book_folders(home) for name in _names(folder)
     )
+
+
+def listing_key(home: str) -> tuple | None:
+    """What every books folder holds, by stat: the books cache is good while this is
+    unchanged. None when no folder holds a book file (nothing to read, nothing to cache)."""
+    folders = []
+    any_book = False
+    for _origin, folder in book_folders(home):
+        names = sorted(n for n in _names(folder) if is_book_file(n) or n == PROJECT_MARK)
+        marks = []
+        try:
+            for name in names:
+                info = _os.stat(join(folder, name), follow_symlinks=False)
+                marks.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
+            top = _os.stat(folder, follow_symlinks=False)
+        except OSError:
+            continue  # gone while listed: the next call sees the new listing
+        any_book = any_book or any(is_book_file(n) for n in names)
+        folders.append((folder, top.st_mtime_ns, top.st_ino, tuple(marks)))
+    return (CACHE_FORMAT, tuple(folders)) if any_book else None
+
+
+def cache_file(home: str) -> str:
+    """The books cache of this runtime's view: one per bundle folder, so two plugins'
+    runtimes (each seeing its own bundle's books) do not rewrite one cache in turn."""
+    bundled = bundled_books_dir() or ""
+    tag = "".join(c if c.isalnum() else "_" for c in bundled)[-120:]
+    return join(home, "rules", f"books.{tag}.cache" if tag else "books.cache")
+
+
+def active_events(home: str) -> frozenset[str] | None:
+    """The events of every active rule of every book (whoever they bind), from the books
+    cache while it is current; None when it cannot say (no cache yet, or stale): then the
+    caller reads the books. Marshal is built in: nothing is imported."""
+    import marshal
+
+    key = listing_key(home)
+    if key is None:
+        return frozenset()
+    try:
+        with open(cache_file(home), "rb") as handle:
+            cached_key, mappings = marshal.loads(handle.read())
+        if cached_key != key:
+            return None
+        return frozenset(
+            rule["event"] for book in mappings for rule in book["rules"]
+            if rule["state"] == "active"
+        )  # fmt: skip
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        return None

@@ -17,10 +17,11 @@ from . import (
     _names,
     book_folders,
     books_dir,
-    bundled_books_dir,
     hub_books_dir,
     is_book_file,
 )
+from . import cache_file as _cache_file
+from . import listing_key as _listing_key
 from .book import Book, RuleError, book_of
 
 TYPE_CHECKING = False
@@ -222,37 +223,6 @@ def iter_rules(books: Sequence[Book]) -> Iterator[tuple[Book, Any]]:
     for book in books:
         for rule in book.rules:
             yield book, rule
-
-
-CACHE_FORMAT = 2  # 2: every folder of book_folders, each book's origin and project
-
-
-def _cache_file(home: str) -> str:
-    """The cache of this runtime's view: one per bundle folder, so two plugins' runtimes
-    (each seeing its own bundle's books) do not rewrite one cache in turn."""
-    bundled = bundled_books_dir() or ""
-    tag = "".join(c if c.isalnum() else "_" for c in bundled)[-120:]
-    return os.path.join(home, "rules", f"books.{tag}.cache" if tag else "books.cache")
-
-
-def _listing_key(home: str) -> tuple | None:
-    """What every books folder holds, by stat: the cache is good while this is unchanged.
-    None when no folder holds a book file (nothing to read, nothing to cache)."""
-    folders = []
-    any_book = False
-    for _origin, folder in book_folders(home):
-        names = sorted(n for n in _names(folder) if is_book_file(n) or n == PROJECT_MARK)
-        marks = []
-        try:
-            for name in names:
-                info = os.stat(os.path.join(folder, name), follow_symlinks=False)
-                marks.append((name, info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
-            top = os.stat(folder, follow_symlinks=False)
-        except OSError:
-            continue  # gone while listed: the next call sees the new listing
-        any_book = any_book or any(is_book_file(n) for n in names)
-        folders.append((folder, top.st_mtime_ns, top.st_ino, tuple(marks)))
-    return (CACHE_FORMAT, tuple(folders)) if any_book else None
 
 
 def _racy(key: tuple, now: int) -> bool:

@@ -157,10 +157,10 @@ def test_no_books_costs_one_listdir_and_writes_nothing(tmp_path: Path, home: Pat
     assert hook("claude", "PreToolUse", claude("PreToolUse", top, **edit), home) == {}
     assert not (home / "rules").exists() and not (home / "logs").exists()
     code = (
-        "import os, sys\n"
+        "import json, os, sys\n"
         "from memhub.runtime import dispatch, handlers\n"
         "from memhub.runtime.events import normalise\n"
-        f"e = normalise('claude', 'PreToolUse', {json.dumps(claude('PreToolUse', top, **edit))!r})\n"
+        f"e = normalise('claude', 'PreToolUse', json.loads({json.dumps(claude('PreToolUse', top, **edit))!r}))\n"
         "handlers.HANDLERS['rules.advise'](e, dispatch.Output(os.environ['MEMHUB_HOME']))\n"
         "print(sorted(m for m in sys.modules if m.startswith('memhub.runtime.rules.')))\n"
     )
@@ -212,3 +212,57 @@ def test_the_books_cache_follows_every_change(tmp_path: Path, home: Path) -> Non
     assert again.rules[0].text == "Edited in an editor." != first[0].rules[0].text
     (folder / "org.json").unlink()
     assert store.cached_books(str(home)) == []
+
+
+def _loaded_rules(top: Path, command: str) -> str:
+    """The rules modules a real process loads answering one read-only PreToolUse call."""
+    payload = claude("PreToolUse", top, tool_name="Bash", tool_input={"command": command})
+    code = (
+        "import json, os, sys\n"
+        "from memhub.runtime import dispatch, handlers\n"
+        "from memhub.runtime.events import normalise\n"
+        f"e = normalise('claude', 'PreToolUse', json.loads({json.dumps(payload)!r}))\n"
+        "handlers.HANDLERS['rules.advise'](e, dispatch.Output(os.environ['MEMHUB_HOME']))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('memhub.runtime.rules.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_read_only_command_loads_no_rules_when_no_book_has_a_bash_rule(
+    tmp_path: Path, home: Path
+) -> None:
+    """`git status` writes no file (no edit rule can fire) and no book has a bash rule: once
+    the books cache is current, the handler stops before importing the rule code."""
+    folder = Path(store.books_dir(str(home)))
+    folder.mkdir(parents=True)
+    edit_only = {**BOOK, "rules": [r for r in BOOK["rules"] if r["event"] != "bash"]}
+    (folder / "org.json").write_text(json.dumps(edit_only))
+    os.utime(folder / "org.json", (time.time() - 10, time.time() - 10))  # not racy: cached
+    top = repo(tmp_path / "app")
+    assert _loaded_rules(top, "git status") != "[]"  # no cache yet: the books are read
+    loaded = _loaded_rules(top, "git status")
+    assert loaded == "[]", loaded  # the cache says: no bash rule
+    assert _loaded_rules(top, "rm -rf build") != "[]"  # a mutating command: edit rules
+    # a book with a bash rule, added later: the stale cache cannot say, the books are read
+    (folder / "bash.json").write_text(json.dumps({**BOOK, "name": "bash-rules"}))
+    os.utime(folder / "bash.json", (time.time() - 10, time.time() - 10))
+    assert _loaded_rules(top, "git status") != "[]"
+    assert _loaded_rules(top, "git status") != "[]"  # current again, and it has a bash rule
+
+
+def test_a_bash_rule_still_fires_on_a_read_only_command(tmp_path: Path, home: Path) -> None:
+    book = {"name": "reads", "members": "all", "rules": [
+        {"id": "status", "event": "bash", "triggers": {"commands": ["git status"]},
+         "text": "Prefer git status --short here."}]}  # fmt: skip
+    folder = Path(store.books_dir(str(home)))
+    folder.mkdir(parents=True)
+    (folder / "reads.json").write_text(json.dumps(book))
+    os.utime(folder / "reads.json", (time.time() - 10, time.time() - 10))
+    top = repo(tmp_path / "app")
+    shell = {"tool_name": "Bash", "tool_input": {"command": "git status"}}
+    hook("claude", "PreToolUse", claude("PreToolUse", top, session_id="s-0", **shell), home)
+    answer = hook("claude", "PreToolUse", claude("PreToolUse", top, **shell), home)
+    assert "Prefer git status --short" in context(answer)
