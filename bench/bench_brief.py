@@ -33,6 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_recall import index_as_scanned
+
 REPO = Path(__file__).resolve().parent.parent
 SESSION_START = "SessionStart"
 PROMPT = "UserPromptSubmit"
@@ -63,11 +66,8 @@ def make_checkout(root: Path) -> Path:
 
 def make_memory(home: Path, repo: Path, directives: int) -> None:
     """A registry binding `repo`, and an index as a scan would leave it."""
-    from memhub.runtime.memory import layout, projects, scan
-    from memhub.runtime.memory.catalog import fields_json
+    from memhub.runtime.memory import layout, projects
     from memhub.runtime.memory.gitcheckout import checkout_of
-    from memhub.runtime.memory.index import MemoryIndex
-    from memhub.runtime.memory.recordfile import record_doc
     from memhub.runtime.memory.records import Record, Source, Triggers
 
     root = layout.memory_root(home)
@@ -94,18 +94,7 @@ def make_memory(home: Path, repo: Path, directives: int) -> None:
         for i in range(200)
     ]
     root.mkdir(parents=True, exist_ok=True)
-    with MemoryIndex(layout.index_file(root)) as index:
-        docs = [record_doc(r, f"/m/{r.id}.md", r.id) for r in made]
-        index.rebuild(docs)
-        scan._make_table(index.db)
-        index.db.executemany(
-            "INSERT INTO scan_files (path, scope, project, mtime_ns, size, inode, checked_ns,"
-            " revision, state, line, message, fix, fields, content)"
-            " VALUES (?, ?, ?, 0, 0, 0, 0, ?, 'record', NULL, '', '', ?, '')",
-            [(d.path, d.scope, d.project or "", d.revision, fields_json(r))
-             for d, r in zip(docs, made, strict=True)],
-        )  # fmt: skip
-        index.db.commit()
+    index_as_scanned(layout.index_file(root), made, lambda r: f"/m/{r.id}.md")
 
 
 def payload(event: str, repo: Path, session: str, prompt: str | None = None) -> dict:

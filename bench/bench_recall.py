@@ -63,12 +63,9 @@ def _record(i: int, pid: str) -> Any:
 
 def memory(root: Path) -> tuple[Path, Path]:
     """A memhub home with a connected checkout and N directives indexed: (home, checkout)."""
-    from memhub.runtime.memory import layout, scan
+    from memhub.runtime.memory import layout
     from memhub.runtime.memory import projects as P
-    from memhub.runtime.memory.catalog import fields_json
     from memhub.runtime.memory.gitcheckout import checkout_of
-    from memhub.runtime.memory.index import MemoryIndex
-    from memhub.runtime.memory.recordfile import record_doc
 
     home, app = root / "home", root / "app"
     app.mkdir()
@@ -81,8 +78,20 @@ def memory(root: Path) -> tuple[Path, Path]:
     records = [_record(i, pid) for i in range(N)]
     index_path = layout.index_file(layout.memory_root(home))
     index_path.parent.mkdir(parents=True, exist_ok=True)
+    index_as_scanned(index_path, records, lambda r: f"/m/{r.scope}/{r.project or ''}/{r.id}.md")
+    return home, app
+
+
+def index_as_scanned(index_path: Path, records: list[Any], path_of: Any) -> None:
+    """Index `records` as a scan of their files leaves them (the FTS index and the scan
+    table), without writing the files: `path_of(record)` names each one."""
+    from memhub.runtime.memory import scan
+    from memhub.runtime.memory.catalog import fields_json
+    from memhub.runtime.memory.index import MemoryIndex
+    from memhub.runtime.memory.recordfile import record_doc
+
     with MemoryIndex(index_path) as index:
-        docs = [record_doc(r, f"/m/{r.scope}/{r.project or ''}/{r.id}.md", r.id) for r in records]
+        docs = [record_doc(r, path_of(r), r.id) for r in records]
         index.rebuild(docs)
         scan._make_table(index.db)
         index.db.executemany(
@@ -92,7 +101,7 @@ def memory(root: Path) -> tuple[Path, Path]:
             [(d.path, d.scope, d.project or "", d.revision, fields_json(r))
              for d, r in zip(docs, records, strict=True)],
         )  # fmt: skip
-    return home, app
+        index.db.commit()
 
 
 def _letters(i: int) -> str:
@@ -176,6 +185,13 @@ def processes(root: Path, home: Path, app: Path, runs: int) -> dict[str, dict[st
             if r >= 0:
                 wall[name].append((time.perf_counter() - started) * 1000)
                 cpu[name].append((_children_cpu() - before) * 1000)
+    return medians(wall, cpu, names)
+
+
+def medians(
+    wall: dict[str, list[float]], cpu: dict[str, list[float]], names: list[str]
+) -> dict[str, dict[str, float]]:
+    """Each row's median wall and CPU ms, and its ratios to the first row's (the bare start)."""
     base, base_cpu = statistics.median(wall[names[0]]), statistics.median(cpu[names[0]])
     return {
         n: {

@@ -22,7 +22,6 @@ import os
 import re
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_recall import REPO, N, _children_cpu, _record, memory, payload
+from bench_recall import REPO, N, _children_cpu, _record, medians, memory, payload
 
 KEY_ENV = "MEMHUB_BENCH_RECALL_KEY"
 HIT = "mutating, a hit"
@@ -139,16 +138,7 @@ def rounds(rows: dict[str, Row], app: Path, runs: int) -> dict[str, dict[str, fl
             if r >= 0:
                 wall[name].append((time.perf_counter() - started) * 1000)
                 cpu[name].append((_children_cpu() - before) * 1000)
-    base, base_cpu = statistics.median(wall[names[0]]), statistics.median(cpu[names[0]])
-    return {
-        n: {
-            "median_ms": statistics.median(wall[n]),
-            "ratio": statistics.median(wall[n]) / base,
-            "cpu_ms": statistics.median(cpu[n]),
-            "cpu_ratio": statistics.median(cpu[n]) / base_cpu,
-        }
-        for n in names
-    }
+    return medians(wall, cpu, names)
 
 
 def main(argv: list[str] | None = None) -> int:
