@@ -24,6 +24,7 @@ from .scan import Scanner, all_pairs
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    from .directives import Directive
     from .planner import Planner
     from .plans import Candidate, Draft, MemoryPlan
     from .watcher import Watcher
@@ -266,22 +267,36 @@ class MemoryService:
         """Active directives whose triggers match a tool call (at most 2, none already fired),
         past the hook's precision gate (the account's, the project's and `repo`'s names never
         fire): [{id, type, content, triggers, as_of, seen, match}]."""
-        self.refresh_index()
-        while True:
-            directives = catalog.select(
-                self._db, self.workspace.allowed(), kinds=DIRECTIVES, statuses=("active",)
-            )
-            if self._checked([stored.path for stored in directives]):
-                break
-        from . import recall
+        from . import directives, directives_read
         from .directives_project import account
 
+        self.refresh_index()
         names = [n for n in (self.workspace.project_name, repo) if n]
-        fired = recall.recall(
-            [s.record for s in directives], args, output, already_fired,
-            account=account(), repo=" ".join(names),
+        call = directives.call_of(args, output)
+        stop = directives.blocked(account(), " ".join(names))
+        allowed = self.workspace.allowed()
+        while True:
+            # the hook's read: only directives one of whose trigger keys is in the call are
+            # decoded (directives_read's derived cache), not every active one
+            found = directives_read.candidates(index_path(self.workspace.home), allowed, call)
+            hits = directives.select(found, call, stop, tuple(already_fired))
+            stored = [self._stored(hit.directive) for hit in hits]
+            if self._checked([s.path for s in stored if s is not None]):
+                break
+        return [
+            _directive(s.record, hit.trigger)
+            for hit, s in zip(hits, stored, strict=True)
+            if s is not None
+        ]
+
+    def _stored(self, directive: Directive) -> catalog.Stored | None:
+        """The indexed record a directive was read from (its scope's grant, its id)."""
+        pairs = [pair for pair in self.workspace.allowed() if pair[0] == directive.scope]
+        found = catalog.select(
+            self._db, pairs, record_id=directive.id, kinds=DIRECTIVES, statuses=("active",),
+            limit=1,
         )  # fmt: skip
-        return [_directive(record, trigger) for record, trigger in fired]
+        return found[0] if found else None
 
     # -- plans --
 
