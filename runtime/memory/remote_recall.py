@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "answer", "configured", "directive_of", "items_of", "remote_overview", "remote_pointers",
+    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "remote_overview", "remote_pointers",
     "repo_of", "wire_session",
 ]  # fmt: skip
 
@@ -79,14 +79,14 @@ def _key(remote: Remote) -> str | None:
 def _call(
     home: str, remote: Remote, name: str, arguments: dict[str, Any], *, deadline: float,
     session_dir: str | None = None, fallback: dict[str, Any] | None = None,
+    client: Client | None = None,
 ) -> dict[str, Any] | None:  # fmt: skip
-    """The tool's result, or None (logged: why, never the key)."""
-    key = _key(remote)
-    if not key:
-        where = f"${remote.key_env}" if remote.key_env else "MEMHUB_API_KEY or `memhub login`"
-        log(home, WHERE, f"{name}: no key for {remote.url} ({where}): nothing recalled")
+    """The tool's result, or None (logged: why, never the key). `client`: one already made
+    (`client_of`), so that several calls share one MCP session."""
+    client = client or client_of(home, remote, deadline, session_dir, name)
+    if client is None:
         return None
-    client = Client(remote.url, key, deadline, session_dir)
+    key = client.key
     started = time.monotonic()
     try:
         result = client.call(name, arguments)
@@ -101,6 +101,18 @@ def _call(
         log(home, WHERE, f"{name} at {remote.url}: tool error {redact(text, key)}: fail open")
         return None
     return result
+
+
+def client_of(
+    home: str, remote: Remote, deadline: float, session_dir: str | None = None, name: str = ""
+) -> Client | None:
+    """A client for `remote` with its key; None (logged) when there is no key."""
+    key = _key(remote)
+    if not key:
+        where = f"${remote.key_env}" if remote.key_env else "MEMHUB_API_KEY or `memhub login`"
+        log(home, WHERE, f"{name or 'recall'}: no key for {remote.url} ({where}): nothing recalled")
+        return None
+    return Client(remote.url, key, deadline, session_dir)
 
 
 def _text(result: Mapping[str, Any]) -> str:
@@ -200,11 +212,12 @@ def _args(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v[:ARG_CAP] if isinstance(v, str) else v for k, v in tool_input.items()}
 
 
-def _hits(
-    items: list[dict[str, Any]], call: directives.Call, stop: frozenset[str], fired: list[str]
-) -> list[directives.Hit]:
+def gate(
+    items: list[dict[str, Any]], call: directives.Call, stop: frozenset[str], fired: list[str],
+    limit: int = directives.MAX_DIRECTIVES,
+) -> list[directives.Hit]:  # fmt: skip
     """The local gate over the server's items: matched ones by the local matcher, then those
-    declaring no trigger (kept, as the published plugin keeps them), at most MAX_DIRECTIVES."""
+    declaring no trigger (kept, as the published plugin keeps them), at most `limit`."""
     matched, bare = [], []
     for item in items:
         d = directive_of(item)
@@ -214,8 +227,8 @@ def _hits(
             matched.append(d)
         else:
             bare.append(directives.Hit(d, str(item.get("match") or "the server's match"), ""))
-    hits = directives.select(matched, call, stop, fired)
-    return (hits + bare)[: directives.MAX_DIRECTIVES]
+    hits = directives.select(matched, call, stop, fired, limit=limit)
+    return (hits + bare)[:limit]
 
 
 def answer(
@@ -258,7 +271,7 @@ def answer(
         return Answer(empty, key, "remote failed")  # not remembered: the next call asks again
     if not reactive:
         directives_state.remember(session_dir, key)
-    hits = _hits(items, call, directives.blocked(account, repo), fired)
+    hits = gate(items, call, directives.blocked(account, repo), fired)
     return Answer(render(hits, budget, reactive=reactive), key)
 
 
