@@ -203,7 +203,8 @@ def render_items(
     lines_a, lines_r = [str(i["line"]) for i in apply], [str(i["line"]) for i in recall]
     n_md, n_a, n_r = len(md_top), len(lines_a), len(lines_r)
     total = counts_line(counts) if total is None else total
-    overview = clip(overview)
+    bare = len(_assemble(list(head), total, (), (), ())) + len(OVERVIEW_HEAD) + len(TRIMMED) + 3
+    overview = clip(overview, min(OVERVIEW_CHARS, share - bare)) if share > bare + 1 else ""
     text = _assemble(list(head), total, md_top, lines_a, lines_r, overview)
     cut = len(text) > share
     while cut and (n_r or n_a or n_md):

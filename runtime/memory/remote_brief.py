@@ -41,6 +41,7 @@ __all__ = ["Found", "for_branch", "for_prompt", "named_of"]
 MAX_APPLY_CALLS = 8
 MAX_SEARCH_CALLS = 8
 CHILD_BUDGET_S = 10.0  # the child's whole conversation with the server
+CALL_S = 4.0  # one call of it: a server holding a request does not take the whole budget
 PROMPT_BUDGET_S = 2.0  # of the prompt hook's 3 s: the rest is for the brief's late part
 PROMPT_TOP_K = 3
 BRANCH_TOP_K = 3
@@ -57,6 +58,11 @@ class Found:
         self, apply: list[Any], recall: list[Named], overview: str, ok: bool
     ) -> None:  # fmt: skip
         self.apply, self.recall, self.overview, self.ok = apply, recall, overview, ok
+
+
+def _within(deadline: float) -> float:
+    """One call's deadline: CALL_S from now, within the whole `deadline`."""
+    return min(deadline, time.monotonic() + CALL_S)
 
 
 def _names(hay: str, text: str) -> bool:
@@ -103,7 +109,8 @@ def _search(
         if time.monotonic() >= deadline:
             break
         args = {"query": ident.text, "top_k": top_k, "memory_type": "all"}
-        result = _call(home, remote, "search_memory", args, deadline=deadline, client=client)
+        result = _call(home, remote, "search_memory", args, deadline=_within(deadline),
+                       client=client)  # fmt: skip
         items = _items(home, remote, result, "search_memory")
         if items is None:
             ok = False
@@ -136,8 +143,8 @@ def _apply(
         if fired:
             arguments["already_fired"] = list(fired)
         plain = {"tool": TOOL, "args": {"file_path": path}}
-        result = _call(home, remote, "recall_directives", arguments, deadline=deadline,
-                       fallback=plain, client=client)  # fmt: skip
+        result = _call(home, remote, "recall_directives", arguments,
+                       deadline=_within(deadline), fallback=plain, client=client)  # fmt: skip
         found = _items(home, remote, result, "recall_directives")
         if found is None:
             ok = False
@@ -161,7 +168,8 @@ def _items(
 
 
 def _overview(home: str, remote: Remote, client: Client, deadline: float) -> str | None:
-    result = _call(home, remote, "get_brain_overview", {}, deadline=deadline, client=client)
+    result = _call(home, remote, "get_brain_overview", {}, deadline=_within(deadline),
+                   client=client)  # fmt: skip
     if result is None:
         return None
     found = _structured(result)

@@ -83,6 +83,8 @@ def _call(
 ) -> dict[str, Any] | None:  # fmt: skip
     """The tool's result, or None (logged: why, never the key). `client`: one already made
     (`client_of`), so that several calls share one MCP session."""
+    if client is not None:
+        client.deadline = deadline  # this call's share of the client's conversation
     client = client or client_of(home, remote, deadline, session_dir, name)
     if client is None:
         return None
