@@ -22,8 +22,8 @@ import time
 from ..dispatch import log
 from ..lowos import getenv
 from . import directives, directives_state
-from .directives_answer import Answer, handle_of
-from .directives_render import DEFAULT_BUDGET, Injection, render
+from .directives_answer import Answer, empty, opening
+from .directives_render import DEFAULT_BUDGET, render
 from .remote_client import Client, RemoteFailure, redact
 from .remote_settings import Remote, configured
 
@@ -242,14 +242,10 @@ def answer(
     `deadline` (less RENDER_MARGIN_S) or the remote's own timeout, whichever comes first."""
     deadline = min(deadline - RENDER_MARGIN_S, time.monotonic() + remote.timeout_s)
     repo = repo_of(cwd) if repo is None else repo
-    empty = Injection("", [], False, 0)
-    handle = handle_of(tool_input)
-    if not handle:
-        return Answer(empty, "", "no handle")
-    key = directives_state.handle_key(cwd, tool, handle)
     reactive = output is not None
-    if not reactive and directives_state.seen(session_dir, key):
-        return Answer(empty, key, "handle already answered")
+    key, skip = opening(tool, tool_input, cwd, session_dir, reactive)
+    if skip is not None:
+        return skip
     fired = directives_state.already_fired(session_dir)
     call = directives.call_of(tool_input, output)
     plain: dict[str, Any] = {"tool": tool, "args": _args(tool_input)}
@@ -270,7 +266,7 @@ def answer(
     if items is None:
         if result is not None:
             log(home, WHERE, f"recall_directives at {remote.url}: no items in the answer")
-        return Answer(empty, key, "remote failed")  # not remembered: the next call asks again
+        return Answer(empty(), key, "remote failed")  # not remembered: the next call asks again
     if not reactive:
         directives_state.remember(session_dir, key)
     hits = gate(items, call, directives.blocked(account, repo), fired)

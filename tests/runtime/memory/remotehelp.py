@@ -83,17 +83,26 @@ def fake(kind: str) -> http.server.ThreadingHTTPServer:
             self.rfile.read(int(self.headers.get("content-length") or 0))
             if kind == "slow":
                 hold.wait(30)  # longer than any hook may take
-            body = b"<html><body>gateway says hello</body></html>"
-            self.send_response(200)
-            self.send_header("content-type", "text/html")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply(self, b"<html><body>gateway says hello</body></html>", "text/html")
 
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    return serve(Handler)
+
+
+def reply(handler: http.server.BaseHTTPRequestHandler, body: bytes, ctype: str) -> None:
+    """A 200 answer of `body`."""
+    handler.send_response(200)
+    handler.send_header("content-type", ctype)
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> http.server.ThreadingHTTPServer:
+    """`handler` serving on a free loopback port, in a daemon thread."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

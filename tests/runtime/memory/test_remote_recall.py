@@ -12,7 +12,6 @@ import http.server
 import io
 import json
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +36,9 @@ from .remotehelp import (
     configure,
     failing,
     hook_log,
+    reply,
     run_hook,
+    serve,
     serving,
     url_of,
 )  # fmt: skip
@@ -310,21 +311,14 @@ def _picky() -> tuple[http.server.ThreadingHTTPServer, list[dict[str, object]]]:
                 result = {"isError": True, "content": [{"type": "text", "text": text}]}
             else:
                 result = {"content": [{"type": "text", "text": json.dumps({"items": [item]})}]}
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-            body = f"event: message\ndata: {json.dumps(reply)}\n\n".encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            body = f"event: message\ndata: {json.dumps(answer)}\n\n".encode()
+            reply(self, body, "text/event-stream")
 
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, seen
+    return serve(Handler), seen
 
 
 def test_a_server_refusing_the_extra_arguments_is_asked_again_without_them(
