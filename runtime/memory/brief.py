@@ -217,16 +217,15 @@ def run(event: Event, out: Output) -> None:
     root = os.path.join(out.home, "memory")
     if not event.cwd:
         return
-    if not os.path.isfile(os.path.join(root, "index.sqlite")):
+    doc = scope = where = None
+    if os.path.isfile(os.path.join(root, "index.sqlite")):
+        where = checkout(event.cwd)
+        doc, scope = _map(out.home, root, where, event.cwd)
+    if doc is None or not any(doc["counts"].values()):  # no local memory: a remote's brief?
         doc, where = _remote_only(out.home, event.cwd)
         if doc is None:
             return  # no memory here, and recall is not remote: silent
         scope = None
-    else:
-        where = checkout(event.cwd)
-        doc, scope = _map(out.home, root, where, event.cwd)
-    if doc is None or not (any(doc["counts"].values()) or doc.get("remote")):
-        return
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
     budget = brief_render.budget_chars(os.environ.get(BUDGET_ENV))

@@ -262,6 +262,16 @@ def test_a_failing_remote_leaves_the_brief_and_the_prompt_silent_and_logged(
     assert start(app, "f-2", child=False).jobs  # the next start asks again
 
 
+def test_an_empty_local_memory_still_gets_the_remote_brief(remote: Served, app: Path) -> None:
+    memhub = Path(sys.executable).parent / "memhub"
+    subprocess.run([str(memhub), "memory", "list"], check=True, capture_output=True,
+                   env={**os.environ})  # fmt: skip
+    assert (Path(home()) / "memory" / "index.sqlite").is_file()  # an index, holding nothing
+    start(app, "e-1")
+    (text,) = start(app, "e-2", child=False).contexts
+    assert f"the remote server at {remote.url}" in text and "Models need a migration" in text
+
+
 def test_no_remote_and_no_memory_is_silent(app: Path) -> None:
     out = start(app, "n-1")
     assert out.contexts == [] and out.jobs == [] and out.messages == []
