@@ -94,8 +94,11 @@ def _real(found: list[Named], toplevel: str | None) -> list[Named]:
     return out
 
 
-def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) -> list[Named]:
-    """The documents to point at for `prompt` (at most MAX_POINTERS), none of `shown`."""
+def pointers(
+    home: str, cwd: str | None, prompt: str | None, shown: set[str], session_dir: str = ""
+) -> list[Named]:
+    """The documents to point at for `prompt` (at most MAX_POINTERS), none of `shown`
+    (`session_dir`: where a remote's MCP session is kept between prompts)."""
     idents = extract(prompt)
     if not idents:
         return []
@@ -106,7 +109,7 @@ def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) ->
     where = checkout(cwd) if cwd else None
     remote = configured(home)
     if remote is not None:
-        found = _remote(home, remote, where, idents, shown)
+        found = _remote(home, remote, where, idents, shown, session_dir)
         if found is not None:
             return found
     scope = resolve(home, cwd, where) if cwd else None
@@ -133,14 +136,16 @@ def _relative(idents: list[Ident], toplevel: str | None) -> list[Ident]:
 
 
 def _remote(
-    home: str, remote: Remote, where: object, idents: list[Ident], shown: set[str]
-) -> list[Named] | None:
+    home: str, remote: Remote, where: object, idents: list[Ident], shown: set[str],
+    session_dir: str,
+) -> list[Named] | None:  # fmt: skip
     """The pointers from the remote server; None when it failed (logged): local recall."""
     from .brief_where import Where
     from .remote_brief import for_prompt
 
     toplevel = where.toplevel if isinstance(where, Where) else None
-    found = for_prompt(home, remote, _relative(idents, toplevel), shown, 3 * MAX_POINTERS)
+    found = for_prompt(home, remote, _relative(idents, toplevel), shown, 3 * MAX_POINTERS,
+                       session_dir or None)  # fmt: skip
     return None if found is None else _real(found, toplevel)[:MAX_POINTERS]
 
 
@@ -214,7 +219,7 @@ def run(event: Event, out: Output) -> None:
             started = time.monotonic()
     if not may_name(event.prompt):
         return
-    text, ids = render(pointers(out.home, event.cwd, event.prompt, shown))
+    text, ids = render(pointers(out.home, event.cwd, event.prompt, shown, folder))
     if text:
         out.context(text)
         if folder:

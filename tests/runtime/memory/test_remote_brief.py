@@ -20,7 +20,13 @@ import pytest
 from memhub.runtime import dispatch, handlers
 from memhub.runtime.dispatch import Output
 from memhub.runtime.events import normalise
-from memhub.runtime.memory import brief_cache, brief_render, brief_where, remote_brief
+from memhub.runtime.memory import (
+    brief_cache,
+    brief_render,
+    brief_where,
+    injections,
+    remote_brief,
+)
 from memhub.runtime.memory.recall_ids import Ident
 from memhub.runtime.memory.records import Triggers
 
@@ -173,6 +179,8 @@ def test_a_prompt_naming_a_file_gets_its_pointer_from_the_remote(remote: Served,
     (text,) = out.contexts
     assert "Where the schema lives" in text and "`r-fact`" in text and len(text) <= 600
     assert "Models in general" not in text  # the server's full-text hit, not an exact one
+    kept = Path(injections.session_dir(home(), "claude", "p-1"), "remote.session")
+    assert kept.read_text().startswith(remote.url) and remote.key not in kept.read_text()
     assert prompt(app, f"and {app}/app/models.py again?", "p-1").contexts == []  # shown once
     assert prompt(app, "nothing named here", "p-2").contexts == []
     assert hook_log() == ""
