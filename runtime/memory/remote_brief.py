@@ -23,7 +23,7 @@ import time
 
 from ..dispatch import log
 from . import directives
-from .remote_recall import WHERE, _call, _structured, _text, client_of, gate, items_of
+from .remote_recall import WHERE, _call, client_of, gate, items_of, overview_of
 
 # typing.TYPE_CHECKING without importing typing
 TYPE_CHECKING = False
@@ -171,12 +171,10 @@ def _overview(home: str, remote: Remote, client: Client, deadline: float) -> str
     result = _call(home, remote, "get_brain_overview", {}, deadline=_within(deadline),
                    client=client)  # fmt: skip
     if result is None:
-        return None
-    found = _structured(result)
-    text = _text(result) if found is None else found.get("overview") or found.get("text")
+        return None  # failed (logged)
     from .brief_render import clip
 
-    return clip(text) if isinstance(text, str) else None
+    return clip(overview_of(result) or "")  # answered: an empty overview is still an answer
 
 
 def for_branch(

@@ -6,8 +6,9 @@
   (`directives_state`), the budget and the rendering (`directives_render`). The published
   plugin's call: `{tool, args, [output], [repo], [already_fired], [session_id]}`, and once
   more with `{tool, args, [output]}` when a server refuses the extra arguments.
-- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`)
-  for the brief's pointer cache, which a detached child refreshes.
+- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`):
+  one call each; the brief's child and the prompt ask through remote_brief.py, which shares
+  `_call`, `gate`, `items_of` and `overview_of` with this module.
 
 Fail open: no key, a server down, slow, refusing the key or answering garbage gives no
 directives (None from the two helpers), one line in `hook.log` (the key never in it) and
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "remote_overview", "remote_pointers",
+    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "overview_of", "remote_overview", "remote_pointers",
     "repo_of", "wire_session",
 ]  # fmt: skip
 
@@ -296,8 +297,11 @@ def remote_overview(
     result = _call(
         home, remote, "get_brain_overview", arguments, deadline=time.monotonic() + timeout_s
     )
-    if result is None:
-        return None
+    return overview_of(result) if result is not None else None
+
+
+def overview_of(result: Mapping[str, Any]) -> str | None:
+    """A `get_brain_overview` result's text (`overview`, else `text`, else the content)."""
     found = _structured(result)
     text = _text(result) if found is None else found.get("overview") or found.get("text")
     return (text.strip() or None) if isinstance(text, str) else None
