@@ -8,8 +8,10 @@ Each row runs the bundle's PreToolUse hook process on a mutating command that fi
 directive, side by side with `python3 -S -c pass` in interleaved, rotated rounds: medians of
 wall and CPU time and their ratio to the bare start. The remote rows: a session's first
 lookup (a new session each call: the MCP handshake, then the call) and a later one (the
-session kept: one request). Loopback, so the figures are memhub's cost, not a network's.
-A report, not a test.
+session kept: one request). The prompt row runs the UserPromptSubmit hook (`recall.prompt`)
+on a prompt naming a file that a served fact names (a new session each round, so the
+pointer is shown each time) from the server (`search_memory`, a handshake each time). Loopback, so the figures are memhub's cost, not a network's. A report, not a
+test.
 
     python bench/bench_remote_recall.py [--runs 21] [--json]
 """
@@ -27,12 +29,26 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_recall import REPO, N, _children_cpu, _record, medians, memory, payload
 
 KEY_ENV = "MEMHUB_BENCH_RECALL_KEY"
 HIT = "mutating, a hit"
+FACTS = 50  # facts naming a runbook each: what a prompt's pointer finds
+MARKS = {"PreToolUse": b"Relevant team directives",
+         "UserPromptSubmit": b"memhub memory names what this prompt names"}  # fmt: skip
+
+
+def _fact(i: int, pid: str) -> Any:
+    from memhub.runtime.memory.records import Record, Source
+
+    return Record(
+        id=f"f-{i:05d}", title=f"runbook {i}", kind="fact", scope="project", project=pid,
+        created="2026-01-01T00:00:00Z", updated="2026-01-01T00:00:00Z",
+        source=Source(kind="user"), body=f"docs/runbook_{i}.md says how service {i} ships\n",
+    )  # fmt: skip
 
 
 def served_memory(root: Path, count: int = N) -> tuple[Path, Path]:
@@ -51,8 +67,7 @@ def served_memory(root: Path, count: int = N) -> tuple[Path, Path]:
     assert found is not None
     registry, pid, _ = P.connect(P.load_registry(registry_file), found, "app")
     P.save_registry(registry_file, registry)
-    for i in range(count):
-        record = _record(i, pid)
+    for record in [_record(i, pid) for i in range(count)] + [_fact(i, pid) for i in range(FACTS)]:
         path = layout.record_path(layout.memory_root(home), record.scope, record.project, record.id)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(render_record(record))
@@ -92,8 +107,10 @@ def remote_hub(root: Path, url: str) -> Path:
     return hub
 
 
-def bundle_command(hub: Path, out: Path) -> list[str]:
-    """The PreToolUse recall command of `hub` built for Claude Code into `out`."""
+def bundle_command(
+    hub: Path, out: Path, event: str = "PreToolUse", handler: str = "recall.directives"
+) -> list[str]:
+    """The `event` command of `hub` running `handler`, built for Claude Code into `out`."""
     from memhub.compiler.build import build
     from memhub.hubspec import load
 
@@ -104,8 +121,7 @@ def bundle_command(hub: Path, out: Path) -> list[str]:
     plugin = out / "plugins" / "team-memory"
     hooks = json.loads((plugin / "hooks" / "claude-hooks.json").read_text("utf-8"))
     (command,) = [
-        h["command"] for g in hooks["hooks"]["PreToolUse"] for h in g["hooks"]
-        if "recall.directives" in h["command"]
+        h["command"] for g in hooks["hooks"][event] for h in g["hooks"] if handler in h["command"]
     ]  # fmt: skip
     argv = shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))
     return [sys.executable, *argv[1:]]
@@ -122,15 +138,16 @@ def rounds(rows: dict[str, Row], app: Path, runs: int) -> dict[str, dict[str, fl
         order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
             argv, env, session = rows[name]
+            event = "UserPromptSubmit" if session.startswith("prompt") else "PreToolUse"
             if argv is None:
                 argv, data = [sys.executable, "-S", "-c", "pass"], b"{}"
             else:
-                body = payload(app, HIT, r + 10)
+                body = _payload(app, event, r)
                 body["session_id"] = f"{session}-{r}" if session.endswith("new") else session
                 data = json.dumps(body).encode()
             before, started = _children_cpu(), time.perf_counter()
             done = subprocess.run(argv, input=data, capture_output=True, env=env, check=True)
-            hit = b"Relevant team directives" in done.stdout
+            hit = MARKS[event] in done.stdout
             if r >= 0 and argv[1:3] != ["-S", "-c"] and not hit:  # warm-up builds caches
                 log = Path(env["MEMHUB_HOME"], "logs", "hook.log")
                 why = log.read_text()[-600:] if log.exists() else "no log"
@@ -139,6 +156,13 @@ def rounds(rows: dict[str, Row], app: Path, runs: int) -> dict[str, dict[str, fl
                 wall[name].append((time.perf_counter() - started) * 1000)
                 cpu[name].append((_children_cpu() - before) * 1000)
     return medians(wall, cpu, names)
+
+
+def _payload(app: Path, event: str, r: int) -> dict[str, Any]:
+    if event == "PreToolUse":
+        return payload(app, HIT, r + 10)
+    text = f"what does docs/runbook_{(r + 10) % FACTS}.md say about shipping?"
+    return {"cwd": str(app), "hook_event_name": event, "prompt": text}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,12 +184,16 @@ def main(argv: list[str] | None = None) -> int:
             local_env = {**base, "MEMHUB_HOME": str(home)}
             remote_env = {**base, "MEMHUB_HOME": str(root / "client-home"), KEY_ENV: key}
             local = bundle_command(REPO / "examples" / "team-memory", root / "local")
-            remote = bundle_command(remote_hub(root, url), root / "remote")
+            hub = remote_hub(root, url)
+            remote = bundle_command(hub, root / "remote")
+            prompt = ("UserPromptSubmit", "recall.prompt")
+            remote_prompt = bundle_command(hub, root / "rp", *prompt)
             rows = {
                 "python3 -S -c pass": (None, base, ""),
                 "local, a hit": (local, local_env, "bench-local"),
                 "remote, first in session": (remote, remote_env, "bench-new"),
                 "remote, session kept": (remote, remote_env, "bench-kept"),
+                "prompt, remote pointer": (remote_prompt, remote_env, "prompt-remote-new"),
             }
             result = rounds(rows, app, args.runs)
         finally:
@@ -174,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.as_json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"recall.directives as a hook process (PreToolUse, a directive fires; {N} directives"
-          f" local, {max(args.served, 110)} served), medians:")  # fmt: skip
+    print(f"recall as a hook process (PreToolUse, a directive fires; UserPromptSubmit, a"
+          f" pointer; {N} directives local, {max(args.served, 110)} served), medians:")  # fmt: skip
     for name, row in result.items():
         print(f"  {name:26} {row['median_ms']:6.1f} ms {row['ratio']:5.2f}x"
               f"   cpu {row['cpu_ms']:6.1f} ms {row['cpu_ratio']:5.2f}x")  # fmt: skip

@@ -14,7 +14,10 @@ from the branch's pointer cache. When that one is stale or missing the brief sho
 held, if anything, and hands the work to ONE detached child (brief_pointers.refresh via
 `out.detach`); the session's first prompt then delivers what the child found and the
 brief did not show (prompt_recall.py, brief_pending.py). `MEMHUB_BRIEF_POINTERS=0` turns
-the child off: a stale cache is then recomputed here, in the hook. No network. Stdlib only.
+the child off: a stale cache is then recomputed here, in the hook, locally. No network:
+with remote recall (remote_brief.py) the child asks the server, the Map shows the overview
+it cached, and a checkout with no local memory still gets a brief naming the remote.
+Stdlib only.
 """
 
 from __future__ import annotations
@@ -45,7 +48,9 @@ JOB = "memory.brief_pointers.refresh"
 
 
 def _head(doc: dict[str, Any]) -> list[str]:
-    if not doc.get("project_id"):
+    if doc.get("remote"):
+        where = f"the remote server at {doc['remote']}"
+    elif not doc.get("project_id"):
         where = "shared memory only (this checkout is not connected: `memhub project connect`)"
     else:
         seen = " + ".join(str(pair[0]) for pair in doc.get("allowed") or ())
@@ -64,12 +69,18 @@ def rulebook_block(scope: Scope | None) -> str:
 
 
 class Pointers:
-    """Apply and Recall items for the brief, and the cache the child is refreshing (if)."""
+    """Apply and Recall items for the brief, the remote's overview (if), and the cache the
+    child is refreshing (if)."""
 
-    __slots__ = ("apply", "key", "path", "recall")
+    __slots__ = ("apply", "key", "overview", "path", "recall")
 
-    def __init__(self, apply: list[Any], recall: list[Any], path: str = "", key: str = "") -> None:
-        self.apply, self.recall, self.path, self.key = apply, recall, path, key
+    def __init__(
+        self, document: dict[str, Any] | None, path: str = "", key: str = ""
+    ) -> None:  # fmt: skip
+        self.apply, self.recall = _items(document)
+        overview = (document or {}).get("overview")
+        self.overview = overview if isinstance(overview, str) else ""
+        self.path, self.key = path, key
 
 
 def _map(home: str, root: str, where: Where | bool | None, cwd: str) -> tuple[Any, Any]:
@@ -89,6 +100,21 @@ def _map(home: str, root: str, where: Where | bool | None, cwd: str) -> tuple[An
     return doc, scope
 
 
+def _remote_only(home: str, cwd: str) -> tuple[dict[str, Any] | None, Any]:
+    """The map of a checkout with no local memory when recall is remote: it names the
+    remote (what it holds is the overview the child caches); (None, None) otherwise."""
+    from .remote_settings import configured
+
+    remote = configured(home)
+    where = checkout(cwd) if remote is not None else None
+    if remote is None or not isinstance(where, Where):
+        return None, None
+    doc = {"remote": remote.url, "counts": {}, "signature": f"remote:{remote.url}",
+           "toplevel": where.toplevel, "total": "what the remote server holds: its overview"
+           " below, or with the first prompt once fetched"}  # fmt: skip
+    return doc, where
+
+
 def _items(document: dict[str, Any] | None) -> tuple[list[Any], list[Any]]:
     if not document:
         return [], []
@@ -106,21 +132,21 @@ def _pointers(out: Output, event: Event, where: Any, doc: dict[str, Any], scope:
         if where is UNSURE and scope is not None and scope.toplevel:  # git alone knows: here
             from .brief_pointers import compute
 
-            return Pointers(*_items(compute(scope, "")))
-        return Pointers([], [])
+            return Pointers(compute(scope, ""))
+        return Pointers(None)
     state = brief_cache.pointers_of(out.home, where, str(doc.get("signature")), account_name())
     if state.fresh:
-        return Pointers(*_items(state.cached))
-    if os.environ.get(POINTERS_ENV, "").strip() == "0":
+        return Pointers(state.cached)
+    if os.environ.get(POINTERS_ENV, "").strip() == "0":  # here, so local: no network
         scope = scope or resolve(out.home, cwd, where)
         if scope is None:
-            return Pointers([], [])
+            return Pointers(None)
         from .brief_pointers import compute
 
         cached = compute(scope, state.key)
         brief_cache.save(state.path, cached)
-        return Pointers(*_items(cached))
-    return Pointers(*_items(state.cached), path=state.path, key=state.key)
+        return Pointers(cached)
+    return Pointers(state.cached, path=state.path, key=state.key)
 
 
 def _pending(out: Output, event: Event, pointers: Pointers, room: int) -> None:
@@ -133,7 +159,7 @@ def _pending(out: Output, event: Event, pointers: Pointers, room: int) -> None:
         out.detach({"call": JOB, "args": [out.home, event.cwd, pointers.path, pointers.key]})
         return
     note = {"cache": pointers.path, "key": pointers.key, "room": room, "at": time.time(),
-            "until": time.time() + WAIT_S}  # fmt: skip
+            "until": time.time() + WAIT_S, "overview": not pointers.overview}  # fmt: skip
     from .brief_pending import path
 
     target = path(out.home, event.host, event.session_id)
@@ -158,6 +184,8 @@ def _announce(home: str, key: str, doc: dict[str, Any], counts_text: str) -> str
     known.pop(key, None)
     known[key] = signature
     _save(path, [f"{k}\t{v}" for k, v in known.items()][-MAX_ANNOUNCED:])
+    if doc.get("remote") and not doc.get("project_id"):
+        return f"🧠 memhub: memory in this repo is the remote server at {doc['remote']}"
     if not doc.get("project_id"):
         return f"🧠 memhub: shared memory only in this checkout ({counts_text})"
     name, pid = doc.get("project_name"), doc.get("project_id")
@@ -187,12 +215,17 @@ def run(event: Event, out: Output) -> None:
 
     started = time.monotonic()
     root = os.path.join(out.home, "memory")
-    if not event.cwd or not os.path.isfile(os.path.join(root, "index.sqlite")):
+    if not event.cwd:
         return
-    where = checkout(event.cwd)
-    doc, scope = _map(out.home, root, where, event.cwd)
-    if doc is None or not any(doc["counts"].values()):
-        return
+    doc = scope = where = None
+    if os.path.isfile(os.path.join(root, "index.sqlite")):
+        where = checkout(event.cwd)
+        doc, scope = _map(out.home, root, where, event.cwd)
+    if doc is None or not any(doc["counts"].values()):  # no local memory: a remote's brief?
+        doc, where = _remote_only(out.home, event.cwd)
+        if doc is None:
+            return  # no memory here, and recall is not remote: silent
+        scope = None
     folder = served.folder(out.home, event.host, event.session_id) if event.session_id else ""
     shown = served.shown(folder) if folder else set()
     budget = brief_render.budget_chars(os.environ.get(BUDGET_ENV))
@@ -201,8 +234,9 @@ def run(event: Event, out: Output) -> None:
     recall = [i for i in recall if i.get("id") not in {a.get("id") for a in apply[:5]}]
     md_top = [str(line) for line in doc.get("md_top") or ()]
     brief = brief_render.render_items(
-        _head(doc), doc["counts"], md_top, apply, recall, budget, rulebook_block(scope)
-    )
+        _head(doc), doc["counts"], md_top, apply, recall, budget, rulebook_block(scope),
+        pointers.overview, doc.get("total"),
+    )  # fmt: skip
     out.context(brief.text)
     if pointers.path:
         _pending(out, event, pointers, budget - budget // 3 - len(brief.text))

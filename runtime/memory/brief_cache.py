@@ -15,6 +15,9 @@ half of one; a writer killed midway leaves only its temporary file, swept later)
   (brief_pointers.py). Valid while its key holds (`pointer_key`: HEAD, refs and the
   checkout's index file from brief_where, the memory index, the scopes, the account) and
   it is younger than `MAX_AGE_S` (the key cannot see an edit git has not looked at yet).
+  With remote recall the key names the remote, and the document also holds the server's
+  overview (`overview`, clipped), which the Map shows; a child whose remote failed writes
+  an empty key, so the next session start asks again.
 
 Stdlib only; JSON through the hook's own codec (events.py), no `json` import.
 """
@@ -45,6 +48,7 @@ __all__ = [
     "pointer_key",
     "pointer_path",
     "pointers_of",
+    "remote_mark",
     "save",
     "sweep",
     "valid_map",
@@ -183,6 +187,15 @@ def pointer_key(where: Where, root: str, signature: str, account: str) -> str:
     return "\t".join((branch_key(where), index, signature, account, where.toplevel))
 
 
+def remote_mark(home: str) -> str:
+    """The remote recall asks, as part of the pointer key: pointers found locally are stale
+    once a remote is configured, and the other way round (one small read, no network)."""
+    from .remote_settings import load
+
+    remote, _ = load(home)
+    return f"\tremote:{remote.url}" if remote is not None else ""
+
+
 class PointerState:
     """A branch's pointer cache: where it is, the key it must carry, what it holds (if
     anything), and whether that is current."""
@@ -197,7 +210,7 @@ def pointers_of(home: str, where: Where, signature: str, account: str) -> Pointe
     """The pointer cache of `where`'s branch and whether it is current (its key, its age)."""
     from .brief_where import head
 
-    key = pointer_key(where, os.path.join(home, "memory"), signature, account)
+    key = pointer_key(where, os.path.join(home, "memory"), signature, account) + remote_mark(home)
     path = pointer_path(home, where, head(where))
     cached = load(path)
     at = cached.get("at") if cached else None

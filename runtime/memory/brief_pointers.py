@@ -7,9 +7,10 @@ the cache stale delivers what it holds (prompt_recall.py). `compute` is the same
 in-process, for `MEMHUB_BRIEF_POINTERS=0` and checkouts whose cache key git alone can give.
 `rewarm` is recall.refresh's job at turn_end (brief_refresh.py): both caches, where stale.
 
-Where the pointers come from is decided in one place, `pointer_source`: the local index
-today; a MemHub-compatible remote (`recall_directives`, `search_memory`) plugs in there.
-Stdlib only.
+Where the pointers come from is decided in one place, `pointer_source`: the local index,
+or, when recall is remote (remote_settings.py), the server's `recall_directives` and
+`search_memory` and its `get_brain_overview` for the Map (remote_brief.py), asked by the
+detached child only: the session start itself never opens a socket. Stdlib only.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
 
     from .brief_git import Branch
     from .brief_read import Named
+    from .brief_where import Where
     from .directives import Hit
     from .recall_scope import Scope
+    from .remote_settings import Remote
 
-__all__ = ["KEEP", "compute", "pointer_source", "refresh", "rewarm"]
+__all__ = ["KEEP", "Source", "compute", "pointer_source", "refresh", "rewarm"]
 
 KEEP = 2 * brief_render.MAX_APPLY  # items kept per checkpoint: a resumed session skips some
 NICE = 10
@@ -67,28 +70,65 @@ def _local(scope: Scope, branch: Branch, limit: int) -> tuple[list[Hit], list[Na
     return apply, recall
 
 
-def pointer_source(scope: Scope, branch: Branch, limit: int) -> tuple[list[Hit], list[Named]]:
+def pointer_source(
+    scope: Scope | None, branch: Branch, limit: int, remote: Remote | None = None,
+    home: str = "", repo: str = "",
+) -> Source:  # fmt: skip
     """Where Apply and Recall & Consult come from: (directives meeting the branch's files,
-    records and sessions naming its identifiers), at most `limit` of each. The local index
-    today; the one place a remote MemHub source is chosen instead."""
-    return _local(scope, branch, limit)
+    records and sessions naming its identifiers), at most `limit` of each. The local index,
+    or the remote server when recall is remote (`remote`: only the detached child passes
+    it; its overview comes along). A remote that failed gives the local answer (if there is
+    a local memory), marked not ok: it is not cached as current."""
+    if remote is None:
+        return Source(*_local(scope, branch, limit)) if scope else Source([], [])
+    from .recall_scope import account_name
+    from .remote_brief import for_branch
+
+    found = for_branch(home, remote, branch.files, _idents(branch), repo=repo,
+                       account=account_name(), limit=limit)  # fmt: skip
+    if found.ok:
+        return Source(found.apply, found.recall, found.overview)
+    local = _local(scope, branch, limit) if scope and os.path.isfile(scope.index) else ([], [])
+    return Source(*local, found.overview, ok=False)
 
 
-def compute(scope: Scope, key: str) -> dict[str, Any]:
-    """The pointer cache document for `scope`'s checkout (git and index reads)."""
+class Source:
+    """What `pointer_source` found: Apply hits, Recall documents, the remote's overview
+    ("" when local) and whether it is the whole answer (False: a remote failed)."""
+
+    __slots__ = ("apply", "ok", "overview", "recall")
+
+    def __init__(
+        self, apply: list[Hit], recall: list[Named], overview: str = "", ok: bool = True
+    ) -> None:
+        self.apply, self.recall, self.overview, self.ok = apply, recall, overview, ok
+
+
+def compute(
+    scope: Scope | None, key: str, remote: Remote | None = None, home: str = "",
+    where: Where | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The pointer cache document for `scope`'s checkout (git and index reads; the remote's
+    tools when `remote` is given: the detached child only). `where`: the checkout when
+    there is no local memory (`scope` None) but a remote."""
     from .brief_git import branch_of
 
-    if scope.toplevel is None:
+    toplevel = scope.toplevel if scope else where.toplevel if where else None
+    if toplevel is None:
         return {"key": key, "at": time.time(), "apply": [], "recall": []}
-    branch = branch_of(scope.toplevel, scope.common_dir)
-    apply, recall = pointer_source(scope, branch, KEEP)
-    return {
-        "key": key,
+    common = scope.common_dir if scope else where.common_dir if where else None
+    branch = branch_of(toplevel, common)
+    found = pointer_source(scope, branch, KEEP, remote, home, os.path.basename(toplevel))
+    doc = {
+        "key": key if found.ok else "",  # a failed remote: stale, so the next start asks again
         "at": time.time(),
         "branch": branch.name,
-        "apply": [brief_render.apply_item(h) for h in apply],
-        "recall": [brief_render.recall_item(n) for n in recall],
+        "apply": [brief_render.apply_item(h) for h in found.apply],
+        "recall": [brief_render.recall_item(n) for n in found.recall],
     }
+    if found.overview:
+        doc["overview"] = found.overview
+    return doc
 
 
 def _yield() -> None:
@@ -104,15 +144,19 @@ def _yield() -> None:
 def refresh(home: str, cwd: str, path: str, key: str) -> bool:
     """The detached child's job: recompute the pointers of `cwd`'s checkout into `path`
     (`key`: what the session start saw). False when there is no memory to read there."""
-    from .brief_where import checkout
+    from .brief_where import Where, checkout
     from .recall_scope import resolve
+    from .remote_settings import configured
 
     _yield()
     brief_cache.sweep(os.path.dirname(path), time.time())
-    scope = resolve(home, cwd, checkout(cwd))
-    if scope is None:
+    where = checkout(cwd)
+    scope = resolve(home, cwd, where)
+    remote = configured(home)
+    if scope is None and (remote is None or not isinstance(where, Where)):
         return False
-    return brief_cache.save(path, compute(scope, key))
+    place = where if isinstance(where, Where) else None
+    return brief_cache.save(path, compute(scope, key, remote, home, place))
 
 
 def rewarm(home: str, cwd: str) -> bool:
@@ -137,4 +181,6 @@ def rewarm(home: str, cwd: str) -> bool:
     if state.fresh:
         return True
     brief_cache.sweep(os.path.dirname(state.path), time.time())
-    return brief_cache.save(state.path, compute(scope, state.key))
+    from .remote_settings import configured
+
+    return brief_cache.save(state.path, compute(scope, state.key, configured(home), home))

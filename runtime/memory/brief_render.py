@@ -37,6 +37,7 @@ __all__ = [
     "Brief",
     "apply_item",
     "budget_chars",
+    "clip",
     "recall_item",
     "render",
     "render_items",
@@ -132,18 +133,33 @@ def recall_item(named: Named) -> Item:
 
 APPLY_HEAD = "### Apply: directives for the files this branch touches"
 RECALL_HEAD = "### Recall & Consult: memory naming what this branch names"
+OVERVIEW_HEAD = "The remote server's overview:"
+OVERVIEW_CHARS = 1800  # the published plugin's clip of get_brain_overview
 LATE_HEAD = "memhub memory: the rest of this session's brief (worked out after it started):"
 
 
 def _assemble(
-    head: list[str], counts: str, md: Sequence[str], apply: Sequence[str], recall: Sequence[str]
-) -> str:
+    head: list[str], counts: str, md: Sequence[str], apply: Sequence[str], recall: Sequence[str],
+    overview: str = "",
+) -> str:  # fmt: skip
     lines = [*head, "", "### Map", counts, *md]
+    if overview:
+        lines += [OVERVIEW_HEAD, overview]
     if apply:
         lines += ["", APPLY_HEAD, *apply]
     if recall:
         lines += ["", RECALL_HEAD, *recall]
     return "\n".join(lines)
+
+
+def clip(text: str, limit: int = OVERVIEW_CHARS) -> str:
+    """`text` in at most `limit` characters, cut at a line end where one is near."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rfind("\n")
+    return (head[:cut] if cut > limit // 2 else head).rstrip() + "…"
 
 
 def _cut_block(text: str, room: int) -> str:
@@ -176,14 +192,20 @@ def render_items(
     recall: Sequence[Item],
     budget: int,
     rulebook: str = "",
+    overview: str = "",
+    total: str | None = None,
 ) -> Brief:
-    """`render` of items (the pointer cache's): the brief in at most `budget` characters."""
+    """`render` of items (the pointer cache's): the brief in at most `budget` characters.
+    `overview`: the remote server's, part of the Map (never left out: clipped to
+    OVERVIEW_CHARS); `total`: the Map's first line when not the local counts."""
     share = budget - budget // 3  # the brief's two thirds; the rulebook block's third
     apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
     lines_a, lines_r = [str(i["line"]) for i in apply], [str(i["line"]) for i in recall]
     n_md, n_a, n_r = len(md_top), len(lines_a), len(lines_r)
-    total = counts_line(counts)
-    text = _assemble(list(head), total, md_top, lines_a, lines_r)
+    total = counts_line(counts) if total is None else total
+    bare = len(_assemble(list(head), total, (), (), ())) + len(OVERVIEW_HEAD) + len(TRIMMED) + 3
+    overview = clip(overview, min(OVERVIEW_CHARS, share - bare)) if share > bare + 1 else ""
+    text = _assemble(list(head), total, md_top, lines_a, lines_r, overview)
     cut = len(text) > share
     while cut and (n_r or n_a or n_md):
         if n_r:
@@ -192,7 +214,7 @@ def render_items(
             n_a -= 1
         else:
             n_md -= 1
-        text = _assemble(list(head), total, md_top[:n_md], lines_a[:n_a], lines_r[:n_r])
+        text = _assemble(list(head), total, md_top[:n_md], lines_a[:n_a], lines_r[:n_r], overview)
         if len(text) + 1 + len(TRIMMED) <= share:
             break
     if cut and len(text) + 1 + len(TRIMMED) > share:  # a tiny budget: the title line alone
@@ -205,15 +227,21 @@ def render_items(
     return Brief(text + ("\n\n" + block if block else ""), shown, cut, fired)
 
 
-def render_late(apply: Sequence[Item], recall: Sequence[Item], room: int) -> Brief | None:
+def render_late(
+    apply: Sequence[Item], recall: Sequence[Item], room: int, overview: str = ""
+) -> Brief | None:
     """Apply and Recall that missed the session start, for the first prompt, in `room`
-    characters (what the brief left of its share): Recall cut first, then Apply. None when
-    there is nothing to say or no room for one line."""
+    characters (what the brief left of its share): Recall cut first, then Apply; the
+    remote's `overview` (when the start had none to show) first, clipped to what is left.
+    None when there is nothing to say or no room for one line."""
     apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
     n_a, n_r = len(apply), len(recall)
+    overview = clip(overview, min(OVERVIEW_CHARS, room - len(LATE_HEAD) - len(OVERVIEW_HEAD) - 2))
+    if len(overview) < 2:
+        overview = ""
 
     def text_of(n_a: int, n_r: int, cut: bool) -> str:
-        lines = [LATE_HEAD]
+        lines = [LATE_HEAD] + ([OVERVIEW_HEAD, overview] if overview else [])
         if n_a:
             lines += [APPLY_HEAD, *(str(i["line"]) for i in apply[:n_a])]
         if n_r:
@@ -224,7 +252,7 @@ def render_late(apply: Sequence[Item], recall: Sequence[Item], room: int) -> Bri
     while (n_a or n_r) and len(text) > room:
         n_r, n_a = (n_r - 1, n_a) if n_r else (0, n_a - 1)
         text, cut = text_of(n_a, n_r, True), True
-    if not (n_a or n_r):
+    if not (n_a or n_r or overview) or len(text) > room:
         return None
     shown = [str(i["id"]) for i in apply[:n_a]] + [str(i["id"]) for i in recall[:n_r]]
     return Brief(text, shown, cut, [dict(i["fired"]) for i in apply[:n_a]])

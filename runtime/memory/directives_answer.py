@@ -21,7 +21,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["Answer", "answer", "delivered", "handle_of"]
+__all__ = ["Answer", "answer", "delivered", "empty", "handle_of", "opening"]
+
+
+def empty() -> Injection:
+    """No directive: nothing to say (a new one each time: its lists are the caller's)."""
+    return Injection("", [], False, 0)
 
 
 class Answer:
@@ -39,6 +44,21 @@ def handle_of(tool_input: Mapping[str, Any]) -> str:
     return "\n".join(call.paths) or call.raw_command
 
 
+def opening(
+    tool: str, tool_input: Mapping[str, Any], cwd: str, session_dir: str | os.PathLike[str],
+    reactive: bool,
+) -> tuple[str, Answer | None]:  # fmt: skip
+    """(the call's handle key, the empty answer when there is nothing to look up: no handle,
+    or a proactive call whose handle this session already answered). Local and remote alike."""
+    handle = handle_of(tool_input)
+    if not handle:
+        return "", Answer(empty(), "", "no handle")
+    key = directives_state.handle_key(cwd, tool, handle)
+    if not reactive and directives_state.seen(session_dir, key):
+        return key, Answer(empty(), key, "handle already answered")
+    return key, None
+
+
 def answer(
     index: str | os.PathLike[str],
     allowed: Sequence[tuple[str, str | None]],
@@ -53,14 +73,10 @@ def answer(
     budget: int = DEFAULT_BUDGET,
 ) -> Answer:
     """The directives this call fires, rendered within `budget` characters."""
-    empty = Injection("", [], False, 0)
-    handle = handle_of(tool_input)
-    if not handle:
-        return Answer(empty, "", "no handle")
-    key = directives_state.handle_key(cwd, tool, handle)
     reactive = output is not None
-    if not reactive and directives_state.seen(session_dir, key):
-        return Answer(empty, key, "handle already answered")
+    key, skip = opening(tool, tool_input, cwd, session_dir, reactive)
+    if skip is not None:
+        return skip
     call = directives.call_of(tool_input, output)
     stop = directives.blocked(account, repo)
     fired = directives_state.already_fired(session_dir)

@@ -2,7 +2,9 @@
 
 The prompt's identifiers (recall_ids.py: file paths, `PR #N`, `ENG-N`, quoted error strings,
 symbols) are looked up as exact tokens in the records and captured sessions the checkout
-sees; at most `MAX_POINTERS` pointers in `MAX_CHARS` characters, none the session was already
+sees, or, when recall is remote (remote_settings.py), asked of the server's `search_memory`
+(remote_brief.for_prompt: exact queries, within 2 s, the local exactness check; a server
+that fails gives the local answer, logged); at most `MAX_POINTERS` pointers in `MAX_CHARS` characters, none the session was already
 shown (the served list the brief and directive recall share). A symbol counts only when the
 repository holds it (`git grep`, only for a symbol some document names). No semantic search on
 the prompt's text: a prompt naming no identifier costs the `may_name` scan and nothing else
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from ..events import Event
     from .brief_read import Named
     from .brief_render import Brief
+    from .remote_settings import Remote
 
 __all__ = ["MAX_CHARS", "MAX_POINTERS", "pointers", "render", "run"]
 
@@ -91,30 +94,59 @@ def _real(found: list[Named], toplevel: str | None) -> list[Named]:
     return out
 
 
-def pointers(home: str, cwd: str | None, prompt: str | None, shown: set[str]) -> list[Named]:
-    """The documents to point at for `prompt` (at most MAX_POINTERS), none of `shown`."""
+def pointers(
+    home: str, cwd: str | None, prompt: str | None, shown: set[str], session_dir: str = ""
+) -> list[Named]:
+    """The documents to point at for `prompt` (at most MAX_POINTERS), none of `shown`
+    (`session_dir`: where a remote's MCP session is kept between prompts)."""
     idents = extract(prompt)
     if not idents:
         return []
-    from . import brief_read
     from .brief_where import checkout
-    from .recall_ids import relative
     from .recall_scope import resolve
+    from .remote_settings import configured
 
-    scope = resolve(home, cwd, checkout(cwd)) if cwd else None
+    where = checkout(cwd) if cwd else None
+    remote = configured(home)
+    if remote is not None:
+        found = _remote(home, remote, where, idents, shown, session_dir)
+        if found is not None:
+            return found
+    scope = resolve(home, cwd, where) if cwd else None
     if scope is None:
         return []
-    if scope.toplevel:
-        idents = [
-            Ident("path", relative(i.text, scope.toplevel)) if i.kind == "path" else i
-            for i in idents
-        ]
+    idents = _relative(idents, scope.toplevel)
+    from . import brief_read
+
     db = brief_read.connect(scope.index)
     try:
         found = brief_read.naming(db, scope.allowed, idents, exclude=shown, limit=3 * MAX_POINTERS)
     finally:
         db.close()
     return _real(found, scope.toplevel)[:MAX_POINTERS]
+
+
+def _relative(idents: list[Ident], toplevel: str | None) -> list[Ident]:
+    """Paths as the memory names them: relative to the checkout's top level."""
+    if not toplevel:
+        return idents
+    from .recall_ids import relative
+
+    return [Ident("path", relative(i.text, toplevel)) if i.kind == "path" else i for i in idents]
+
+
+def _remote(
+    home: str, remote: Remote, where: object, idents: list[Ident], shown: set[str],
+    session_dir: str,
+) -> list[Named] | None:  # fmt: skip
+    """The pointers from the remote server; None when it failed (logged): local recall."""
+    from .brief_where import Where
+    from .remote_brief import for_prompt
+
+    toplevel = where.toplevel if isinstance(where, Where) else None
+    found = for_prompt(home, remote, _relative(idents, toplevel), shown, 3 * MAX_POINTERS,
+                       session_dir or None)  # fmt: skip
+    return None if found is None else _real(found, toplevel)[:MAX_POINTERS]
 
 
 def _late(home: str, event: Event, shown: set[str]) -> Brief | None:
@@ -149,7 +181,9 @@ def _late(home: str, event: Event, shown: set[str]) -> Brief | None:
     recall = [i for i in doc.get("recall") or () if isinstance(i, dict)]
     recall = [i for i in recall if i.get("id") not in shown]
     room = note.get("room")
-    return brief_render.render_late(apply, recall, room if isinstance(room, int) else 0)
+    overview = doc.get("overview") if note.get("overview") else ""
+    return brief_render.render_late(apply, recall, room if isinstance(room, int) else 0,
+                                    overview if isinstance(overview, str) else "")  # fmt: skip
 
 
 def _after(doc: dict[str, object], at: object) -> bool:
@@ -185,7 +219,7 @@ def run(event: Event, out: Output) -> None:
             started = time.monotonic()
     if not may_name(event.prompt):
         return
-    text, ids = render(pointers(out.home, event.cwd, event.prompt, shown))
+    text, ids = render(pointers(out.home, event.cwd, event.prompt, shown, folder))
     if text:
         out.context(text)
         if folder:

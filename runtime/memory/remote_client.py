@@ -60,6 +60,11 @@ class Client:
         self._protocol: str | None = None
         self._next = 0
 
+    @property
+    def key(self) -> str:
+        """The key this client sends (for redacting what a server echoes)."""
+        return self._key
+
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The tool's result object (`content`, `structuredContent`, `isError`)."""
         try:

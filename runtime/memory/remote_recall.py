@@ -6,8 +6,9 @@
   (`directives_state`), the budget and the rendering (`directives_render`). The published
   plugin's call: `{tool, args, [output], [repo], [already_fired], [session_id]}`, and once
   more with `{tool, args, [output]}` when a server refuses the extra arguments.
-- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`)
-  for the brief's pointer cache, which a detached child refreshes.
+- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`):
+  one call each; the brief's child and the prompt ask through remote_brief.py, which shares
+  `_call`, `gate`, `items_of` and `overview_of` with this module.
 
 Fail open: no key, a server down, slow, refusing the key or answering garbage gives no
 directives (None from the two helpers), one line in `hook.log` (the key never in it) and
@@ -22,8 +23,8 @@ import time
 from ..dispatch import log
 from ..lowos import getenv
 from . import directives, directives_state
-from .directives_answer import Answer, handle_of
-from .directives_render import DEFAULT_BUDGET, Injection, render
+from .directives_answer import Answer, empty, opening
+from .directives_render import DEFAULT_BUDGET, render
 from .remote_client import Client, RemoteFailure, redact
 from .remote_settings import Remote, configured
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "answer", "configured", "directive_of", "items_of", "remote_overview", "remote_pointers",
+    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "overview_of", "remote_overview", "remote_pointers",
     "repo_of", "wire_session",
 ]  # fmt: skip
 
@@ -79,14 +80,16 @@ def _key(remote: Remote) -> str | None:
 def _call(
     home: str, remote: Remote, name: str, arguments: dict[str, Any], *, deadline: float,
     session_dir: str | None = None, fallback: dict[str, Any] | None = None,
+    client: Client | None = None,
 ) -> dict[str, Any] | None:  # fmt: skip
-    """The tool's result, or None (logged: why, never the key)."""
-    key = _key(remote)
-    if not key:
-        where = f"${remote.key_env}" if remote.key_env else "MEMHUB_API_KEY or `memhub login`"
-        log(home, WHERE, f"{name}: no key for {remote.url} ({where}): nothing recalled")
+    """The tool's result, or None (logged: why, never the key). `client`: one already made
+    (`client_of`), so that several calls share one MCP session."""
+    if client is not None:
+        client.deadline = deadline  # this call's share of the client's conversation
+    client = client or client_of(home, remote, deadline, session_dir, name)
+    if client is None:
         return None
-    client = Client(remote.url, key, deadline, session_dir)
+    key = client.key
     started = time.monotonic()
     try:
         result = client.call(name, arguments)
@@ -101,6 +104,18 @@ def _call(
         log(home, WHERE, f"{name} at {remote.url}: tool error {redact(text, key)}: fail open")
         return None
     return result
+
+
+def client_of(
+    home: str, remote: Remote, deadline: float, session_dir: str | None = None, name: str = ""
+) -> Client | None:
+    """A client for `remote` with its key; None (logged) when there is no key."""
+    key = _key(remote)
+    if not key:
+        where = f"${remote.key_env}" if remote.key_env else "MEMHUB_API_KEY or `memhub login`"
+        log(home, WHERE, f"{name or 'recall'}: no key for {remote.url} ({where}): nothing recalled")
+        return None
+    return Client(remote.url, key, deadline, session_dir)
 
 
 def _text(result: Mapping[str, Any]) -> str:
@@ -200,11 +215,12 @@ def _args(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v[:ARG_CAP] if isinstance(v, str) else v for k, v in tool_input.items()}
 
 
-def _hits(
-    items: list[dict[str, Any]], call: directives.Call, stop: frozenset[str], fired: list[str]
-) -> list[directives.Hit]:
+def gate(
+    items: list[dict[str, Any]], call: directives.Call, stop: frozenset[str], fired: list[str],
+    limit: int = directives.MAX_DIRECTIVES,
+) -> list[directives.Hit]:  # fmt: skip
     """The local gate over the server's items: matched ones by the local matcher, then those
-    declaring no trigger (kept, as the published plugin keeps them), at most MAX_DIRECTIVES."""
+    declaring no trigger (kept, as the published plugin keeps them), at most `limit`."""
     matched, bare = [], []
     for item in items:
         d = directive_of(item)
@@ -214,8 +230,8 @@ def _hits(
             matched.append(d)
         else:
             bare.append(directives.Hit(d, str(item.get("match") or "the server's match"), ""))
-    hits = directives.select(matched, call, stop, fired)
-    return (hits + bare)[: directives.MAX_DIRECTIVES]
+    hits = directives.select(matched, call, stop, fired, limit=limit)
+    return (hits + bare)[:limit]
 
 
 def answer(
@@ -227,14 +243,10 @@ def answer(
     `deadline` (less RENDER_MARGIN_S) or the remote's own timeout, whichever comes first."""
     deadline = min(deadline - RENDER_MARGIN_S, time.monotonic() + remote.timeout_s)
     repo = repo_of(cwd) if repo is None else repo
-    empty = Injection("", [], False, 0)
-    handle = handle_of(tool_input)
-    if not handle:
-        return Answer(empty, "", "no handle")
-    key = directives_state.handle_key(cwd, tool, handle)
     reactive = output is not None
-    if not reactive and directives_state.seen(session_dir, key):
-        return Answer(empty, key, "handle already answered")
+    key, skip = opening(tool, tool_input, cwd, session_dir, reactive)
+    if skip is not None:
+        return skip
     fired = directives_state.already_fired(session_dir)
     call = directives.call_of(tool_input, output)
     plain: dict[str, Any] = {"tool": tool, "args": _args(tool_input)}
@@ -255,10 +267,10 @@ def answer(
     if items is None:
         if result is not None:
             log(home, WHERE, f"recall_directives at {remote.url}: no items in the answer")
-        return Answer(empty, key, "remote failed")  # not remembered: the next call asks again
+        return Answer(empty(), key, "remote failed")  # not remembered: the next call asks again
     if not reactive:
         directives_state.remember(session_dir, key)
-    hits = _hits(items, call, directives.blocked(account, repo), fired)
+    hits = gate(items, call, directives.blocked(account, repo), fired)
     return Answer(render(hits, budget, reactive=reactive), key)
 
 
@@ -285,8 +297,11 @@ def remote_overview(
     result = _call(
         home, remote, "get_brain_overview", arguments, deadline=time.monotonic() + timeout_s
     )
-    if result is None:
-        return None
+    return overview_of(result) if result is not None else None
+
+
+def overview_of(result: Mapping[str, Any]) -> str | None:
+    """A `get_brain_overview` result's text (`overview`, else `text`, else the content)."""
     found = _structured(result)
     text = _text(result) if found is None else found.get("overview") or found.get("text")
     return (text.strip() or None) if isinstance(text, str) else None

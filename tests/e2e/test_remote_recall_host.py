@@ -7,10 +7,17 @@ into the isolated HOME, whose own memory is empty: no project is connected there
 scripted model edits the file, runs the command, repeats both, then runs a read-only command
 that fails; each lesson must reach the model in the request right after the call that fired
 it, once, exactly as with local recall, and the hook log stays empty.
+
+The brief and the prompt ask the same server: the branch's commit touches the lesson's
+file, so the brief's detached child finds the lesson under Apply (the server's
+`recall_directives`) and the server's overview; the first prompt's hook delivers them with
+the pointer to a fact naming the prompt's file (the server's `search_memory`), all in the
+first request.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -23,7 +30,7 @@ from typing import Any
 import pytest
 
 from .fake_responses import FakeResponses
-from .fake_tools import Call, ToolsAnthropic, _claude_results, _responses_results
+from .fake_tools import Call, ToolsAnthropic, ToolsResponses, _claude_results, _responses_results
 from .harness import describe, run
 from .test_capture_hosts import _trust_user_hooks, write_codex_fake
 from .test_recall_hosts import (
@@ -38,6 +45,7 @@ from .test_recall_hosts import (
     _assert_accounted,
     _assert_recalled,
     _env,
+    _memhub,
     _project,
 )
 
@@ -161,3 +169,86 @@ def test_codex_recalls_lessons_from_a_remote_server_once(
     assert (git_repo / FILE).read_text() == "MODEL = 2\n"
     _assert_accounted(env, git_repo, "codex", ids, list(fired_by))
     _assert_session_kept(env, "codex", key)
+
+
+PROMPT = "What does docs/deploy.md say about releases?"
+DEPLOY_FACT = "Deploy checklist"  # a fact on the server naming docs/deploy.md
+LATE = "the rest of this session's brief"  # brief_render.LATE_HEAD
+
+
+def _brief_world(env: dict[str, str], server_env: dict[str, str], repo: Path) -> None:
+    """The lessons and a fact naming docs/deploy.md on the server; a commit touching the
+    file lesson's path in the checkout (the branch's files)."""
+    _project(server_env, repo)
+    _memhub(["memory", "add", "--kind", "fact", "--title", DEPLOY_FACT, "--body",
+             "docs/deploy.md lists the release steps.", "--yes"], server_env, repo)  # fmt: skip
+    (repo / FILE).write_text("MODEL = 0\n")
+    ident = ["-c", "user.name=e2e", "-c", "user.email=e2e@example.org"]
+    for args in (["add", FILE], [*ident, "commit", "-q", "-m", "billing: models"]):
+        run(["git", "-C", str(repo), *args], env=env, check=True, timeout=30)
+
+
+def _assert_remote_brief(sent: str, url: str, home: Path) -> None:
+    assert f"the remote server at {url}" in sent, sent[:3000]
+    rest = sent.split(LATE, 1)
+    assert len(rest) == 2, f"the brief's rest did not reach the first request: {sent[:4000]}"
+    assert "The remote server's overview:" in rest[1], rest[1][:3000]
+    apply = rest[1].split("### Apply", 1)
+    assert len(apply) == 2 and FILE_LESSON in apply[1], rest[1][:3000]
+    pointer = sent.split("memhub memory names what this prompt names", 1)
+    assert len(pointer) == 2 and DEPLOY_FACT in pointer[1], sent[:4000]
+    log = home / "logs" / "hook.log"
+    assert not log.exists(), log.read_text()[-3000:]
+
+
+def _first_request(bodies: list[Any]) -> str:
+    texts = [json.dumps(body) for body in bodies]
+    found = [text for text in texts if "docs/deploy.md say about releases" in text]
+    assert found, f"no request carried the prompt; {len(texts)} requests"
+    return found[0]
+
+
+def test_claude_gets_the_brief_and_the_pointer_from_a_remote_server(
+    claude_cli: Path, isolated_home: Any, git_repo: Path
+) -> None:
+    env = _env(isolated_home)
+    server_env = {**env, "MEMHUB_HOME": str(isolated_home.root / "server-home")}
+    _brief_world(env, server_env, git_repo)
+    served = _serve(server_env, git_repo)
+    url, key = next(served)
+    try:
+        _apply(env, isolated_home.root, url, "claude")
+        with ToolsAnthropic([], final_text="Noted.") as fake:
+            run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url, KEY_ENV: key,
+                       "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
+            proc = run([claude_cli, "-p", PROMPT, "--output-format", "json"], env=run_env,
+                       cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
+            assert proc.returncode == 0, describe(proc)
+            sent = _first_request([r.body for r in fake.requests])
+    finally:
+        served.close()
+    _assert_remote_brief(sent, url, Path(env["MEMHUB_HOME"]))
+
+
+def test_codex_gets_the_brief_and_the_pointer_from_a_remote_server(
+    codex_cli: Path, isolated_home: Any, git_repo: Path
+) -> None:
+    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
+    server_env = {**env, "MEMHUB_HOME": str(isolated_home.root / "server-home")}
+    _brief_world(env, server_env, git_repo)
+    served = _serve(server_env, git_repo)
+    url, key = next(served)
+    try:
+        with ToolsResponses([], final_text="Noted.") as fake:
+            write_codex_fake(isolated_home.codex_home, fake.base_url)
+            _apply(env, isolated_home.root, url, "codex")
+            hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
+            assert {"sessionStart", "userPromptSubmit"} <= {h["eventName"] for h in hooks}
+            flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
+            proc = run([codex_cli, "exec", *flags, PROMPT], env={**env, KEY_ENV: key},
+                       cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
+            assert proc.returncode == 0, describe(proc)
+            sent = _first_request([r.body for r in fake.requests])
+    finally:
+        served.close()
+    _assert_remote_brief(sent, url, Path(env["MEMHUB_HOME"]))

@@ -12,10 +12,6 @@ import http.server
 import io
 import json
 import os
-import socket
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,46 +27,38 @@ from memhub.runtime.memory.records import Triggers
 
 from tests.runtime.server import kit
 
-KEY_ENV = "MEMHUB_TEST_RECALL_KEY"
+from .remotehelp import (
+    FAILURES,
+    KEY_ENV,
+    WRONG_KEY,
+    Seed,
+    Served,
+    configure,
+    failing,
+    hook_log,
+    reply,
+    run_hook,
+    serve,
+    serving,
+    url_of,
+)  # fmt: skip
 
-
-class Served:
-    def __init__(self, server: kit.HttpServer, folder: Path) -> None:
-        self.server, self.folder = server, folder
-        self.url, self.key = server.url, server.key
+SEEDS: list[Seed] = [
+    (rid, "lesson", f"title of {rid}", f"body of {rid}", triggers)
+    for rid, triggers in (
+        ("r-models", Triggers(paths=("app/models.py",))),
+        ("r-helm", Triggers(commands=("helm upgrade",))),
+        ("r-quota", Triggers(errors=("exceeded quota",))),
+        ("r-app", Triggers(identifiers=("app",))),  # the repo's own name: never fires
+    )
+]
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A real HTTP memory server for the project `app`, in a home of its own."""
-    base = tmp_path_factory.mktemp("remote")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(base / "server-user"))
-        mp.setenv("MEMHUB_HOME", str(base / "server-home"))
-        folder = kit.repo(base / "app")
-        pid = kit.connect(folder, "app")
-        for rid, triggers in (
-            ("r-models", Triggers(paths=("app/models.py",))),
-            ("r-helm", Triggers(commands=("helm upgrade",))),
-            ("r-quota", Triggers(errors=("exceeded quota",))),
-            ("r-app", Triggers(identifiers=("app",))),  # the repo's own name: never fires
-        ):
-            kit.seed(rid, f"title of {rid}", f"body of {rid}", project=pid, kind="lesson",
-                     triggers=triggers)  # fmt: skip
-        server = kit.start_http(folder)
-    try:
-        yield Served(server, folder)
-    finally:
-        server.stop()
-
-
-def configure(url: str, key_env: str = KEY_ENV, timeout_ms: int | None = None) -> Path:
-    """What `memhub apply` leaves for an install: `$MEMHUB_HOME/recall.json`."""
-    home = Path(os.environ["MEMHUB_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / remote_settings.FILE
-    path.write_text(remote_settings.render(url, key_env, timeout_ms))
-    return path
+    with serving(tmp_path_factory.mktemp("remote"), "app", SEEDS) as found:
+        yield found
 
 
 @pytest.fixture
@@ -99,11 +87,6 @@ def bash(cwd: Path, command: str, host_event: str = "PreToolUse", **kw: object) 
 def fired(out: Output) -> list[str]:
     text = "\n".join(out.contexts)
     return sorted(r for r in ("r-models", "r-helm", "r-quota", "r-app") if f"title of {r}" in text)
-
-
-def hook_log() -> str:
-    path = Path(os.environ["MEMHUB_HOME"]) / "logs" / "hook.log"
-    return path.read_text() if path.exists() else ""
 
 
 # --- a remote hit reaches the context ---------------------------------------------------------
@@ -153,12 +136,7 @@ def test_the_hook_process_answers_from_the_remote(remote: Served) -> None:
         "session_id": "p1", "cwd": str(remote.folder), "hook_event_name": "PreToolUse",
         "tool_name": "Edit", "tool_input": {"file_path": f"{remote.folder}/app/models.py"},
     }  # fmt: skip
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "memhub-hook"), "claude", "PreToolUse",
-         "recall.directives=edit,shell"],
-        input=json.dumps(payload), capture_output=True, text=True, timeout=60,
-        env={**os.environ},
-    )  # fmt: skip
+    done = run_hook("PreToolUse", "recall.directives=edit,shell", payload)
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     context = answer["hookSpecificOutput"]["additionalContext"]
@@ -173,62 +151,17 @@ def broken(served: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str
     """Servers that do not answer as they should: down, slow, refusing the key, garbage."""
     monkeypatch.setenv(KEY_ENV, served.key)
     monkeypatch.delenv(H.BUDGET_ENV, raising=False)
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        down = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
-    servers = {name: _fake(name) for name in ("slow", "garbage")}
-    try:
-        yield {
-            "down": down,
-            "slow": _url(servers["slow"]),
-            "garbage": _url(servers["garbage"]),
-            "unauthorized": served.url,
-        }
-    finally:
-        for server in servers.values():
-            server.shutdown()
-            server.server_close()
+    with failing(served) as urls:
+        yield urls
 
 
-def _url(server: http.server.HTTPServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/mcp"
-
-
-def _fake(kind: str) -> http.server.ThreadingHTTPServer:
-    hold = threading.Event()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            if kind == "slow":
-                hold.wait(30)  # longer than any hook may take
-            body = b"<html><body>gateway says hello</body></html>"
-            self.send_response(200)
-            self.send_header("content-type", "text/html")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-@pytest.mark.parametrize(
-    ("case", "reason"),
-    [("down", "unreachable"), ("slow", "timeout"), ("unauthorized", "auth"),
-     ("garbage", "garbage")],
-)  # fmt: skip
+@pytest.mark.parametrize(("case", "reason"), FAILURES)
 def test_a_failing_remote_fails_open_logged_in_time_without_the_key(
     broken: dict[str, str], served: Served, monkeypatch: pytest.MonkeyPatch, case: str,
     reason: str,
 ) -> None:  # fmt: skip
     if case == "unauthorized":
-        monkeypatch.setenv(KEY_ENV, "mhk_" + "w" * 43)  # a key, not the server's
+        monkeypatch.setenv(KEY_ENV, WRONG_KEY)
     configure(broken[case], timeout_ms=500)
     started = time.monotonic()
     out = edit(served.folder, f"{served.folder}/app/models.py")
@@ -248,19 +181,14 @@ def test_the_hook_process_exits_0_with_valid_output_when_the_remote_fails(
     broken: dict[str, str], served: Served, monkeypatch: pytest.MonkeyPatch, case: str
 ) -> None:
     if case == "unauthorized":
-        monkeypatch.setenv(KEY_ENV, "mhk_" + "w" * 43)
+        monkeypatch.setenv(KEY_ENV, WRONG_KEY)
     configure(broken[case])  # the default timeout: 1.5 s
     payload = {
         "session_id": "p2", "cwd": str(served.folder), "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "helm upgrade prod ."},
     }  # fmt: skip
     started = time.monotonic()
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "memhub-hook"), "claude", "PreToolUse",
-         "recall.directives=edit,shell"],
-        input=json.dumps(payload), capture_output=True, text=True, timeout=60,
-        env={**os.environ},
-    )  # fmt: skip
+    done = run_hook("PreToolUse", "recall.directives=edit,shell", payload)
     assert time.monotonic() - started < 30  # the server holds for 30 s
     assert done.returncode == 0 and json.loads(done.stdout) == {}
     assert "fail open" in hook_log() and served.key not in hook_log()
@@ -383,21 +311,14 @@ def _picky() -> tuple[http.server.ThreadingHTTPServer, list[dict[str, object]]]:
                 result = {"isError": True, "content": [{"type": "text", "text": text}]}
             else:
                 result = {"content": [{"type": "text", "text": json.dumps({"items": [item]})}]}
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-            body = f"event: message\ndata: {json.dumps(reply)}\n\n".encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            body = f"event: message\ndata: {json.dumps(answer)}\n\n".encode()
+            reply(self, body, "text/event-stream")
 
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, seen
+    return serve(Handler), seen
 
 
 def test_a_server_refusing_the_extra_arguments_is_asked_again_without_them(
@@ -406,7 +327,7 @@ def test_a_server_refusing_the_extra_arguments_is_asked_again_without_them(
     monkeypatch.setenv(KEY_ENV, "mhk_" + "p" * 43)
     server, seen = _picky()
     try:
-        configure(_url(server))
+        configure(url_of(server))
         app = kit.repo(tmp_path / "shop")
         out = bash(app, "alembic upgrade head")
     finally:
