@@ -6,12 +6,11 @@
   (`directives_state`), the budget and the rendering (`directives_render`). The published
   plugin's call: `{tool, args, [output], [repo], [already_fired], [session_id]}`, and once
   more with `{tool, args, [output]}` when a server refuses the extra arguments.
-- `remote_overview(...)` (`get_brain_overview`) and `remote_pointers(...)` (`search_memory`):
-  one call each; the brief's child and the prompt ask through remote_brief.py, which shares
-  `_call`, `gate`, `items_of` and `overview_of` with this module.
+- The brief's child and the prompt ask `get_brain_overview` and `search_memory` through
+  remote_brief.py, which shares `_call`, `gate`, `items_of` and `overview_of` with this module.
 
 Fail open: no key, a server down, slow, refusing the key or answering garbage gives no
-directives (None from the two helpers), one line in `hook.log` (the key never in it) and
+directives, one line in `hook.log` (the key never in it) and
 nothing cached, so the next call asks again. Stdlib; imported only when recall is remote.
 """
 
@@ -35,15 +34,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "overview_of", "remote_overview", "remote_pointers",
+    "answer", "client_of", "configured", "directive_of", "gate", "items_of", "overview_of",
     "repo_of", "wire_session",
 ]  # fmt: skip
 
 WHERE = "recall.remote"
 ARG_CAP = 500  # a string of a whole tool input sent as args is cut here (the plugin's)
 RETRY_MARKS = ("unexpected", "repo", "already_fired", "session_id", "validation")
-OVERVIEW_TIMEOUT_S = 20.0  # the brief's detached child: the plugin's get_brain_overview budget
-POINTERS_TIMEOUT_S = 10.0
 RENDER_MARGIN_S = 0.15  # of the hook's time, kept for the gate, the rendering and the state
 _WILD = "*?["
 
@@ -277,51 +274,8 @@ def answer(
 # --- the brief's pointer cache ---------------------------------------------------------------
 
 
-def _home() -> str:
-    from ..lowos import memhub_home
-
-    return memhub_home()
-
-
-def remote_overview(
-    home: str | None = None, *, agent_brain_id: str | None = None,
-    timeout_s: float = OVERVIEW_TIMEOUT_S, remote: Remote | None = None,
-) -> str | None:  # fmt: skip
-    """The server's `get_brain_overview` text; None when recall is local or the call failed
-    (logged)."""
-    home = home or _home()
-    remote = remote or configured(home)
-    if remote is None:
-        return None
-    arguments = {"agent_brain_id": agent_brain_id} if agent_brain_id else {}
-    result = _call(
-        home, remote, "get_brain_overview", arguments, deadline=time.monotonic() + timeout_s
-    )
-    return overview_of(result) if result is not None else None
-
-
 def overview_of(result: Mapping[str, Any]) -> str | None:
     """A `get_brain_overview` result's text (`overview`, else `text`, else the content)."""
     found = _structured(result)
     text = _text(result) if found is None else found.get("overview") or found.get("text")
     return (text.strip() or None) if isinstance(text, str) else None
-
-
-def remote_pointers(
-    query: str, home: str | None = None, *, top_k: int = 3, memory_type: str | None = None,
-    timeout_s: float = POINTERS_TIMEOUT_S, remote: Remote | None = None,
-) -> list[dict[str, Any]] | None:  # fmt: skip
-    """The server's `search_memory` items for `query` (at most `top_k`); None when recall is
-    local or the call failed (logged)."""
-    home = home or _home()
-    remote = remote or configured(home)
-    if remote is None or not query.strip():
-        return None
-    arguments: dict[str, Any] = {"query": query, "top_k": top_k}
-    if memory_type:
-        arguments["memory_type"] = memory_type
-    result = _call(home, remote, "search_memory", arguments, deadline=time.monotonic() + timeout_s)
-    items = items_of(result) if result is not None else None
-    if items is None and result is not None:
-        log(home, WHERE, f"search_memory at {remote.url}: no items in the answer")
-    return items[:top_k] if items is not None else None

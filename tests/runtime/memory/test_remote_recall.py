@@ -217,27 +217,6 @@ def test_an_unusable_settings_file_is_logged_and_recall_stays_local(served: Serv
     assert "plain http is refused" in hook_log() and "recalling locally" in hook_log()
 
 
-# --- the brief's pointer cache helpers -----------------------------------------------------
-
-
-def test_remote_overview_and_pointers(remote: Served) -> None:
-    overview = remote_recall.remote_overview()
-    assert overview is not None and overview.startswith("app: 4 lesson")
-    items = remote_recall.remote_pointers("title of r-helm", top_k=2)
-    assert items is not None and items[0]["id"] == "r-helm" and len(items) <= 2
-
-
-def test_remote_helpers_say_none_when_local_or_failing(
-    broken: dict[str, str], served: Served
-) -> None:
-    assert remote_recall.remote_overview() is None  # no recall.json: local
-    assert remote_recall.remote_pointers("helm") is None
-    configure(broken["garbage"])
-    assert remote_recall.remote_overview(timeout_s=2) is None
-    assert remote_recall.remote_pointers("helm", timeout_s=2) is None
-    assert hook_log().count("garbage:") == 2
-
-
 # --- the settings ---------------------------------------------------------------------------
 
 
