@@ -59,9 +59,7 @@ def run(event: Event, out: Output) -> None:
 def after_edit(event: Event, out: Output) -> None:
     if event.failed is True:
         return
-    base = event.cwd or os.getcwd()
-    for path in edited_paths(event):
-        full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+    for full in edited_paths(event):  # inside the session's folder: path fields or a patch's
         root = repo_root(os.path.dirname(full))
         specs = _specs_of(root)
         if specs is None or root is None:
