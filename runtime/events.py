@@ -120,6 +120,9 @@ TOOLS: dict[str, dict[str, str]] = {
     },
 }
 CODEX_PATCH = ("apply_patch", "applypatch")  # the command words Codex runs as a patch
+# hosts that send an edit's before-tool event but no after-tool one (Codex 0.171 reports an
+# `apply_patch` on PreToolUse only): what follows an edit is said before it there
+EDIT_BEFORE_ONLY = frozenset({"codex"})
 MCP_PREFIX = {"claude": "mcp__", "codex": "mcp__", "cursor": "MCP:", "gemini": "mcp_"}
 # Cursor's specialised events name no tool: their class (and a tool name for matchers)
 CURSOR_EVENT_TOOLS = {

@@ -216,12 +216,11 @@ def test_an_owned_edit_names_its_spec_once_per_session(repo: Path) -> None:
 
 def _codex_patch(repo: Path, *heads: str, cwd: Path | None = None) -> dict[str, Any]:
     """Codex's `apply_patch <<'EOF'` as the real CLI reports it: Bash, the envelope its
-    command, a plain-text result."""
+    command, on PreToolUse only (no PostToolUse follows a patch)."""
     body = "".join(f"*** {head}\n+x = 2\n" for head in heads)
     command = f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
-    payload = {"tool_name": "Bash", "tool_input": {"command": command},
-               "tool_response": "Success. Updated the following files:\n", "cwd": str(cwd or repo)}  # fmt: skip
-    return _run(repo.parent / "home", "codex", "PostToolUse", payload, ("workflow.spec_owner",))
+    payload = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(cwd or repo)}
+    return _run(repo.parent / "home", "codex", "PreToolUse", payload, ("workflow.spec_owner",))
 
 
 def test_a_codex_apply_patch_names_the_owning_spec_once(repo: Path) -> None:
@@ -229,6 +228,12 @@ def test_a_codex_apply_patch_names_the_owning_spec_once(repo: Path) -> None:
     assert text.count("owned by spec **Authentication**") == 1, text  # one spec, named once
     assert "`src/auth/a.py`" in text
     assert _codex_patch(repo, "Update File: src/auth/a.py") == {}  # once per session
+
+
+def test_a_before_tool_edit_names_nothing_where_an_after_tool_follows(repo: Path) -> None:
+    payload = {"tool_name": "Edit", "tool_input": {"file_path": "src/auth/a.py"}, "cwd": str(repo)}
+    home = repo.parent / "home"
+    assert _run(home, "claude", "PreToolUse", payload, ("workflow.spec_owner",)) == {}
 
 
 def test_a_codex_patch_deleting_an_owned_file_names_its_spec(repo: Path) -> None:
