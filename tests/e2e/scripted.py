@@ -101,10 +101,18 @@ def gemini_settings(iso: Any) -> None:
 
 
 def claude(
-    cli: Path, env: dict[str, str], cwd: Path, prompt: str, calls: list[Call], *args: str
+    cli: Path,
+    env: dict[str, str],
+    cwd: Path,
+    prompt: str,
+    calls: list[Call],
+    *args: str,
+    final_text: str | None = None,
 ) -> Session:
-    """Claude Code headless (`-p`, JSON output; `args` after, e.g. --allowedTools)."""
-    with ToolsAnthropic(calls) as fake:
+    """Claude Code headless (`-p`, JSON output; `args` after, e.g. --allowedTools); the fake
+    ends with `final_text` once the calls are made."""
+    extra = {} if final_text is None else {"final_text": final_text}
+    with ToolsAnthropic(calls, **extra) as fake:
         run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url,
                    "ANTHROPIC_API_KEY": FAKE_KEY, "IS_SANDBOX": "1"}  # fmt: skip
         argv = [cli, "-p", prompt, "--output-format", "json", *args]
@@ -141,11 +149,18 @@ def codex(
 
 
 def gemini(
-    cli: Path, env: dict[str, str], cwd: Path, prompt: str, calls: list[Call], *args: str
+    cli: Path,
+    env: dict[str, str],
+    cwd: Path,
+    prompt: str,
+    calls: list[Call],
+    *args: str,
+    final_text: str | None = None,
 ) -> Session:
     """Gemini CLI headless (`--yolo`, JSON output; `args` before the prompt); the user
     settings (`gemini_settings`) go in before the hub is applied."""
-    with ToolsGemini(calls) as fake:
+    extra = {} if final_text is None else {"final_text": final_text}
+    with ToolsGemini(calls, **extra) as fake:
         run_env = {**env, "GEMINI_API_KEY": "memhub-e2e-fake",
                    "GOOGLE_GEMINI_BASE_URL": fake.base_url}  # fmt: skip
         argv = [cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json", *args,

@@ -26,7 +26,7 @@ import pytest
 
 from . import scripted
 from .fake_tools import Call
-from .harness import CodexAppServer, describe, read_hub, run
+from .harness import codex_trust_hooks, describe, read_hub, run
 from .test_capture_hosts import _trust_user_hooks
 from .test_gemini_extension import install_extension
 from .test_recall_hosts import HUB, _env, _memhub
@@ -89,16 +89,7 @@ def _trust_plugin_hooks(codex: Path, env: dict[str, str], cwd: Path) -> list[dic
     def ours(listed: dict[str, Any]) -> list[dict[str, Any]]:
         return [h for e in listed["data"] for h in e["hooks"] if h.get("source") == "plugin"]
 
-    with CodexAppServer(codex, env=env, cwd=cwd) as server:
-        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
-        edits = [
-            {"keyPath": f"hooks.state.{json.dumps(hook['key'])}", "mergeStrategy": "upsert",
-             "value": {"trusted_hash": hook["currentHash"]}}
-            for hook in hooks if hook["trustStatus"] in ("untrusted", "modified")
-        ]  # fmt: skip
-        if edits:
-            server.call("config/batchWrite", {"edits": edits})
-        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+    return codex_trust_hooks(codex, env, cwd, ours)
 
 
 def _install_codex(env: dict[str, str], isolated_home: Any, git_repo: Path, codex: Path) -> None:
