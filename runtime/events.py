@@ -119,6 +119,10 @@ TOOLS: dict[str, dict[str, str]] = {
         "invoke_agent": "agent",
     },
 }
+CODEX_PATCH = ("apply_patch", "applypatch")  # the command words Codex runs as a patch
+# hosts that send an edit's before-tool event but no after-tool one (Codex 0.171 reports an
+# `apply_patch` on PreToolUse only): what follows an edit is said before it there
+EDIT_BEFORE_ONLY = frozenset({"codex"})
 MCP_PREFIX = {"claude": "mcp__", "codex": "mcp__", "cursor": "MCP:", "gemini": "mcp_"}
 # Cursor's specialised events name no tool: their class (and a tool name for matchers)
 CURSOR_EVENT_TOOLS = {
@@ -269,6 +273,8 @@ def _tool(event: Event, payload: dict) -> None:
             isinstance(command, list) and all(isinstance(w, str) for w in command)
         ):
             event.command = command
+        if host == "codex" and _codex_patch(event.command):
+            event.tool_class, event.command = "edit", None  # an edit, whatever the tool
     if event.name == "after_tool_failure":
         event.failed = True
     elif event.name == "after_tool":
@@ -277,6 +283,20 @@ def _tool(event: Event, payload: dict) -> None:
             event.name = "after_tool_failure"
     else:
         event.failed = None
+
+
+def _codex_patch(command: str | list | None) -> bool:
+    """A Codex shell call that is `apply_patch` (`apply_patch <<'EOF' ...`, as a line or an
+    argv): Codex applies the patch itself and reports the call as Bash, so the handlers see
+    an edit of the envelope's files."""
+    if isinstance(command, list):  # `[apply_patch, PATCH]`, `[bash, -lc, "apply_patch <<..."]`
+        if len(command) == 2 and command[0] in CODEX_PATCH:
+            return True
+        shell = len(command) == 3 and command[1] in ("-lc", "-c")
+        command = command[2] if shell else None
+    if not isinstance(command, str) or not command.lstrip().startswith(CODEX_PATCH):
+        return False
+    return "*** Begin Patch" in command
 
 
 def _failed(host: str, host_event: str, payload: dict, shell: bool) -> bool | None:

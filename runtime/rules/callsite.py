@@ -9,6 +9,7 @@ import os
 import time
 
 from ..memory import directives
+from ..workflows.hookdata import edited_paths
 from . import fire
 
 TYPE_CHECKING = False
@@ -49,20 +50,6 @@ def checkout_near(path: str) -> Checkout | None:
         parent = os.path.dirname(folder)
         folder = "" if parent == folder else parent
     return checkout_of(folder) if folder else None
-
-
-def edited_paths(event: Event) -> list[str]:
-    """The absolute paths an edit tool names that stay inside the session's directory."""
-    from .hook import inside
-
-    cwd = event.cwd or ""
-    raw = [v for k in directives.PATH_KEYS if isinstance(v := event.tool_input.get(k), str)]
-    out = []
-    for path in raw:
-        full = path if os.path.isabs(path) else os.path.join(cwd, path)
-        if inside(full, cwd):
-            out.append(os.path.normpath(full))
-    return out
 
 
 def touched_by_shell(checkout: Checkout, cwd: str, since_ns: int) -> list[str]:
@@ -122,7 +109,7 @@ def decide(
     found: list[fire.Fire] = []
     fired_event = "edit"
     if mode == "edit":
-        paths = edited_paths(event)
+        paths = edited_paths(event)  # path fields, or an `apply_patch` envelope's files
         if paths:
             checkout = checkout_near(paths[0]) or checkout_near(cwd)
             found = _fires(books, "edit", directives.Call(paths=paths), person, checkout, already)

@@ -22,6 +22,7 @@ import time
 
 from ..dispatch import CONTEXT_EVENTS, carries, log
 from ..lowos import getenv
+from ..workflows.hookdata import inside, named_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,12 +69,6 @@ def when(event: Event) -> str | None:
         if event.name == "after_tool":
             return "shell-edits" if before else "bash+shell-edits"
     return None
-
-
-def inside(path: str, root: str) -> bool:
-    """Whether `path` (resolved) stays inside the folder `root` (resolved)."""
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def run(event: Event, out: Output) -> None:
@@ -126,7 +121,7 @@ def could_fire(books: Sequence[Book], mode: str, event: Event, who: str) -> bool
         or ("shell-edits" in mode and any(r.event == "edit" for r in rules))
     ):
         return bool(rules)  # the session block, or files git must name first
-    paths = [v for k in directives.PATH_KEYS if isinstance(v := event.tool_input.get(k), str)]
+    paths = named_paths(event) if event.tool_class == "edit" else []
     call = directives.Call(paths=paths, command=event.command or "")
     text = directives.haystack(call)
     for rule in rules:

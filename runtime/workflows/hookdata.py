@@ -1,8 +1,11 @@
-"""What the workflow hooks read from one tool event, per host payload: the call's output as
-the model got it (stdout for a shell call), whether it succeeded, the paths an edit wrote,
-and where the session's state lives. Stdlib only; never raises on odd payloads."""
+"""What the workflow and rules hooks read from one tool event, per host payload: the call's
+output as the model got it (stdout for a shell call), whether it succeeded, the paths an edit
+writes (an edit tool's path fields or a Codex `apply_patch` envelope's files), and where the
+session's state lives. Stdlib only; never raises on odd payloads."""
 
 from __future__ import annotations
+
+import os
 
 from ..events import dumps
 
@@ -11,8 +14,11 @@ if TYPE_CHECKING:
     from ..events import Event
 
 MAX_TEXT = 200_000  # characters of output read; gh prints the URL last, so the tail is kept
-_PATH_KEYS = ("file_path", "notebook_path", "path", "absolute_path", "filePath")
-_PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Move to: ")
+# the path fields of every host's edit/write/notebook tools (directives.PATH_KEYS and more)
+PATH_KEYS = ("file_path", "notebook_path", "path", "absolute_path", "filePath", "target_file")
+PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+PATCH_KEYS = ("patch", "input", "command")  # where Codex puts the envelope
+MAX_PATHS = 20
 
 
 _GEMINI_TAILS = ("\nError: ", "\nExit Code: ", "\nSignal: ", "\nBackground PIDs: ",
@@ -93,27 +99,51 @@ def succeeded(event: Event) -> bool:
     return True
 
 
-def _patch_paths(patch: str) -> list[str]:
-    """The files an `apply_patch` patch adds, updates or moves to."""
+def patch_paths(patch: str) -> list[str]:
+    """The files an `apply_patch` envelope adds, updates, deletes or moves to."""
     found = []
     for line in patch.split("\n"):
-        for head in _PATCH_HEADS:
+        for head in PATCH_HEADS:
             if line.startswith(head) and line[len(head) :].strip():
                 found.append(line[len(head) :].strip())
     return found
 
 
-def edited_paths(event: Event) -> list[str]:
-    """The paths an edit/write call names (absolute, or relative to the session's folder)."""
+def named_paths(event: Event) -> list[str]:
+    """The paths an edit call names as given (absolute, or relative to the session's folder):
+    its tool's path fields, else the files of the `apply_patch` envelope it carries."""
     data = event.tool_input
-    found = [data[key] for key in _PATH_KEYS if isinstance(data.get(key), str) and data[key]]
-    if not found:
-        for key in ("patch", "input", "command"):
-            value = data.get(key)
-            if isinstance(value, str) and "*** Begin Patch" in value:
-                found = _patch_paths(value)
-                break
-    return found[:20]
+    found = [data[key] for key in PATH_KEYS if isinstance(data.get(key), str) and data[key]]
+    if found:
+        return found[:MAX_PATHS]
+    for key in PATCH_KEYS:
+        value = data.get(key)
+        if isinstance(value, list) and all(isinstance(word, str) for word in value):
+            value = "\n".join(value)  # an argv: `["apply_patch", "*** Begin Patch ..."]`
+        if isinstance(value, str) and "*** Begin Patch" in value:
+            return patch_paths(value)[:MAX_PATHS]
+    return []
+
+
+def edited_paths(event: Event) -> list[str]:
+    """The absolute, normalised paths this edit call writes that stay inside the session's
+    folder: the one list the rules, spec-ownership and recall hooks follow (a path that
+    leaves the folder, `../..` or a symlink out, is not followed)."""
+    cwd = event.cwd or ""
+    if not cwd:
+        return []
+    out = []
+    for path in named_paths(event):
+        full = os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+        if inside(full, cwd):
+            out.append(full)
+    return out
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether `path` (resolved) stays inside the folder `root` (resolved)."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def session_key(event: Event) -> str:

@@ -1,5 +1,6 @@
-"""The spec ownership hook (`workflow.spec_owner`): after an edit/write to a path a spec owns,
-name the owning spec (once per spec per session); before a shell call that pushes or opens a
+"""The spec ownership hook (`workflow.spec_owner`): after an edit/write to a path a spec owns
+(on Codex, which reports no after-tool event for an `apply_patch`, before it), name the owning
+spec (once per spec per session); before a shell call that pushes or opens a
 PR, name the specs whose code changed on the branch (against the default branch) without a
 spec edit. A repository without a spec directory costs a few `stat` calls."""
 
@@ -49,8 +50,14 @@ def _specs_of(root: str | None) -> SpecSet | None:
 
 
 def run(event: Event, out: Output) -> None:
-    """after_tool on edit: name the owning spec; before_tool on shell: the push reminder."""
-    if event.name == "after_tool" and event.tool_class == "edit":
+    """after_tool on edit: name the owning spec (before_tool on a host that sends no
+    after-tool event for an edit); before_tool on shell: the push reminder."""
+    from ..events import EDIT_BEFORE_ONLY
+
+    if event.tool_class == "edit" and (
+        event.name == "after_tool"
+        or (event.name == "before_tool" and event.host in EDIT_BEFORE_ONLY)
+    ):
         after_edit(event, out)
     elif event.name == "before_tool" and event.tool_class == "shell":
         before_push(event, out)
@@ -59,9 +66,7 @@ def run(event: Event, out: Output) -> None:
 def after_edit(event: Event, out: Output) -> None:
     if event.failed is True:
         return
-    base = event.cwd or os.getcwd()
-    for path in edited_paths(event):
-        full = os.path.normpath(os.path.join(base, os.path.expanduser(path)))
+    for full in edited_paths(event):  # inside the session's folder: path fields or a patch's
         root = repo_root(os.path.dirname(full))
         specs = _specs_of(root)
         if specs is None or root is None:

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -338,25 +339,38 @@ class CodexAppServer:
         self.close()
 
 
-def codex_trust_plugin_hooks(
-    codex: Path, *, env: dict[str, str], cwd: Path, plugin_id: str
+def codex_trust_hooks(
+    codex: Path,
+    env: dict[str, str],
+    cwd: Path,
+    ours: Callable[[dict[str, Any]], list[dict[str, Any]]],
 ) -> list[dict[str, Any]]:
-    """Trust the plugin's hooks the supported way: app-server `hooks/list`, then
-    `config/batchWrite` of each hook's `trusted_hash`. Returns the plugin hooks as listed
-    after the write (each must then be `trusted`)."""
+    """Trust hooks as a person does in /hooks: app-server `hooks/list`, then
+    `config/batchWrite` of each untrusted or modified hook's `trusted_hash`. `ours` picks the
+    hooks meant from a `hooks/list` answer; returns them as listed after the write."""
     with CodexAppServer(codex, env=env, cwd=cwd) as server:
-        listed = server.call("hooks/list", {"cwds": [str(cwd)]})
-        hooks = [h for e in listed["data"] for h in e["hooks"] if h.get("pluginId") == plugin_id]
+        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
         edits = [
             {
-                "keyPath": f"hooks.state.{json.dumps(h['key'])}",
+                "keyPath": f"hooks.state.{json.dumps(hook['key'])}",
                 "mergeStrategy": "upsert",
-                "value": {"trusted_hash": h["currentHash"]},
+                "value": {"trusted_hash": hook["currentHash"]},
             }
-            for h in hooks
-            if h["trustStatus"] in ("untrusted", "modified")
+            for hook in hooks
+            if hook["trustStatus"] in ("untrusted", "modified")
         ]
         if edits:
             server.call("config/batchWrite", {"edits": edits})
-        listed = server.call("hooks/list", {"cwds": [str(cwd)]})
-    return [h for e in listed["data"] for h in e["hooks"] if h.get("pluginId") == plugin_id]
+        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+
+
+def codex_trust_plugin_hooks(
+    codex: Path, *, env: dict[str, str], cwd: Path, plugin_id: str
+) -> list[dict[str, Any]]:
+    """Trust the plugin's hooks the supported way (`codex_trust_hooks`). Returns the plugin
+    hooks as listed after the write (each must then be `trusted`)."""
+
+    def ours(listed: dict[str, Any]) -> list[dict[str, Any]]:
+        return [h for e in listed["data"] for h in e["hooks"] if h.get("pluginId") == plugin_id]
+
+    return codex_trust_hooks(codex, env, cwd, ours)

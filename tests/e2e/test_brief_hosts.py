@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from .fake_tools import ToolsAnthropic, ToolsGemini, ToolsResponses
+from . import scripted
+from .fake_tools import ToolsResponses
 from .harness import REPO_ROOT, describe, run
 from .test_capture_hosts import _trust_user_hooks
 from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
@@ -119,14 +120,8 @@ def test_claude_gets_the_brief_and_the_pointer(
     claude_cli: Path, world: tuple[dict[str, str], Path]
 ) -> None:
     env, repo = world
-    with ToolsAnthropic([], final_text="Noted.") as fake:
-        env = {**env, "ANTHROPIC_BASE_URL": fake.base_url,
-               "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
-        proc = run([claude_cli, "-p", PROMPT, "--output-format", "json"], env=env, cwd=repo,
-                   timeout=TIMEOUT_S)  # fmt: skip
-        assert proc.returncode == 0, describe(proc)
-        sent = first_request([r.body for r in fake.requests])
-    assert_brief_and_pointer(sent, Path(env["MEMHUB_HOME"]))
+    session = scripted.claude(claude_cli, env, repo, PROMPT, [], final_text="Noted.")
+    assert_brief_and_pointer(first_request(session.bodies()), Path(env["MEMHUB_HOME"]))
 
 
 def test_codex_gets_the_brief_and_the_pointer(
@@ -155,12 +150,5 @@ def test_gemini_gets_the_brief_and_the_pointer(
     env, repo = world
     trusted = Path(env["HOME"]) / ".gemini" / "trustedFolders.json"
     trusted.write_text(json.dumps({str(repo): "TRUST_FOLDER"}))
-    with ToolsGemini([], final_text="Noted.") as fake:
-        env = {**env, "GEMINI_API_KEY": "memhub-e2e-fake",
-               "GOOGLE_GEMINI_BASE_URL": fake.base_url}  # fmt: skip
-        argv = [gemini_cli, "-m", "fake-model", "-p", PROMPT, "--yolo", "--skip-trust",
-                "-o", "json"]  # fmt: skip
-        proc = run(argv, env=env, cwd=repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        sent = first_request([r.body for r in fake.requests])
-    assert_brief_and_pointer(sent, Path(env["MEMHUB_HOME"]))
+    session = scripted.gemini(gemini_cli, env, repo, PROMPT, [], final_text="Noted.")
+    assert_brief_and_pointer(first_request(session.bodies()), Path(env["MEMHUB_HOME"]))

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from .harness import REPO_ROOT, CodexAppServer, describe, run
+from .harness import REPO_ROOT, codex_trust_hooks, describe, run
 
 pytestmark = pytest.mark.e2e
 
@@ -223,20 +223,7 @@ def _trust_user_hooks(codex: Path, env: dict[str, str], home: Path, cwd: Path) -
     def ours(listed: dict[str, Any]) -> list[dict[str, Any]]:
         return [h for e in listed["data"] for h in e["hooks"] if h.get("sourcePath") == source]
 
-    with CodexAppServer(codex, env=env, cwd=cwd) as server:
-        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
-        edits = [
-            {
-                "keyPath": f"hooks.state.{json.dumps(hook['key'])}",
-                "mergeStrategy": "upsert",
-                "value": {"trusted_hash": hook["currentHash"]},
-            }
-            for hook in hooks
-            if hook["trustStatus"] in ("untrusted", "modified")
-        ]
-        if edits:
-            server.call("config/batchWrite", {"edits": edits})
-        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+    return codex_trust_hooks(codex, env, cwd, ours)
 
 
 def test_codex_session_is_captured(

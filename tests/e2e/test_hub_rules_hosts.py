@@ -24,19 +24,12 @@ from typing import Any
 
 import pytest
 
-from .fake_responses import FakeResponses
-from .fake_tools import (
-    Call,
-    ToolsAnthropic,
-    ToolsGemini,
-    _claude_results,
-    _gemini_results,
-    _responses_results,
-)
-from .harness import CodexAppServer, describe, read_hub, run
-from .test_capture_hosts import _trust_user_hooks, write_codex_fake, write_gemini_settings
+from . import scripted
+from .fake_tools import Call
+from .harness import codex_trust_hooks, describe, read_hub, run
+from .test_capture_hosts import _trust_user_hooks
 from .test_gemini_extension import install_extension
-from .test_recall_hosts import HUB, TIMEOUT_S, _env, _memhub
+from .test_recall_hosts import HUB, _env, _memhub
 
 pytestmark = pytest.mark.e2e
 
@@ -46,17 +39,13 @@ MIGRATION = "migrations/0002_add_invoices.py"
 PROMPT = "add the invoices migration"
 
 
-def _assert_advised(fake: Any, results: Any) -> None:
-    requests = [r.body for r in fake.requests if isinstance(r.body, dict)]
-    sent = [json.dumps(body) for body in requests]
-    answered = [len(results(body)) for body in requests]
-    last = max(range(len(sent)), key=lambda i: (answered[i], len(sent[i])))
-    first = next((i for i, text in enumerate(sent) if RULE in text), None)
-    assert first is not None, f"the hub's rule never reached the model\n{sent[last][-4000:]}"
-    assert answered[first] == 1, (answered, first)  # right after the first write
-    assert (
-        sent[last].count(f"{BOOK} \\u00b7 {RULE_ID}") + sent[last].count(f"{BOOK} · {RULE_ID}") == 1
-    ), sent[last][-6000:]
+def _assert_advised(session: scripted.Session) -> None:
+    sent = session.sent()
+    scripted.first_after(sent, RULE, 0)  # right after the first write
+    final = scripted.last(sent)
+    assert final.count(f"{BOOK} \\u00b7 {RULE_ID}") + final.count(f"{BOOK} · {RULE_ID}") == 1, (
+        final[-6000:]
+    )
 
 
 def _assert_recorded(env: dict[str, str], repo: Path, host: str) -> None:
@@ -88,14 +77,9 @@ def test_claude_fires_the_hubs_rule_from_the_built_bundle(
         Call("Write", {"file_path": path, "content": "UP = 1\n"}),
         Call("Write", {"file_path": path, "content": "UP = 2\n"}),
     ]
-    with ToolsAnthropic(calls) as fake:
-        run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url,
-                   "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
-        argv = [claude_cli, "-p", PROMPT, "--output-format", "json", "--allowedTools", "Write"]
-        proc = run(argv, env=run_env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        assert [r.is_error for r in fake.results()] == [False] * 2, fake.results()
-        _assert_advised(fake, _claude_results)
+    session = scripted.claude(claude_cli, env, git_repo, PROMPT, calls, "--allowedTools", "Write")
+    assert [r.is_error for r in session.fake.results()] == [False] * 2, session.fake.results()
+    _assert_advised(session)
     _assert_recorded(env, git_repo, "claude")
 
 
@@ -105,16 +89,7 @@ def _trust_plugin_hooks(codex: Path, env: dict[str, str], cwd: Path) -> list[dic
     def ours(listed: dict[str, Any]) -> list[dict[str, Any]]:
         return [h for e in listed["data"] for h in e["hooks"] if h.get("source") == "plugin"]
 
-    with CodexAppServer(codex, env=env, cwd=cwd) as server:
-        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
-        edits = [
-            {"keyPath": f"hooks.state.{json.dumps(hook['key'])}", "mergeStrategy": "upsert",
-             "value": {"trusted_hash": hook["currentHash"]}}
-            for hook in hooks if hook["trustStatus"] in ("untrusted", "modified")
-        ]  # fmt: skip
-        if edits:
-            server.call("config/batchWrite", {"edits": edits})
-        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+    return codex_trust_hooks(codex, env, cwd, ours)
 
 
 def _install_codex(env: dict[str, str], isolated_home: Any, git_repo: Path, codex: Path) -> None:
@@ -155,17 +130,15 @@ def _codex_session(
     codex_cli: Path, env: dict[str, str], isolated_home: Any, git_repo: Path, setup: Any
 ) -> None:
     commands = [f"printf 'UP = 1\\n' > {MIGRATION}", f"printf 'UP = 2\\n' > {MIGRATION}"]
-    with FakeResponses(commands) as fake:
-        write_codex_fake(isolated_home.codex_home, fake.base_url)
-        setup(env, isolated_home, git_repo, codex_cli)
+
+    def install() -> None:
+        setup(env, isolated_home, git_repo, codex_cli)  # trusts the hooks it installed
         _migrations(git_repo)
-        flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
-        proc = run([codex_cli, "exec", *flags, PROMPT], env=env, cwd=git_repo,
-                   timeout=TIMEOUT_S)  # fmt: skip
-        assert proc.returncode == 0, describe(proc)
-        assert fake.issued == len(commands), fake.answers()
-        # Codex writes through the shell: the edit rule sees the file after the command
-        _assert_advised(fake, _responses_results)
+
+    session = scripted.codex(codex_cli, isolated_home, env, git_repo, PROMPT, commands, install,
+                             trust=False)  # fmt: skip
+    # Codex writes through the shell: the edit rule sees the file after the command
+    _assert_advised(session)
     _assert_recorded(env, git_repo, "codex")
 
 
@@ -173,7 +146,7 @@ def test_gemini_fires_the_hubs_rule_from_the_install(
     gemini_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home)
-    write_gemini_settings(isolated_home.home)
+    scripted.gemini_settings(isolated_home)
     _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "gemini"], env, isolated_home.root)
     _gemini_session(gemini_cli, env, git_repo)
 
@@ -182,7 +155,7 @@ def test_gemini_fires_the_hubs_rule_from_the_built_extension(
     gemini_cli: Path, isolated_home: Any, git_repo: Path, bundle_for: Any
 ) -> None:
     env = _env(isolated_home)
-    write_gemini_settings(isolated_home.home)
+    scripted.gemini_settings(isolated_home)
     extension = bundle_for(HUB) / "gemini" / read_hub(HUB).plugin
     install_extension(gemini_cli, extension, env, isolated_home.root)
     assert not (Path(env["MEMHUB_HOME"]) / "rules").exists()  # nothing installed, nothing held
@@ -195,13 +168,5 @@ def _gemini_session(gemini_cli: Path, env: dict[str, str], git_repo: Path) -> No
         Call("write_file", {"file_path": path, "content": "UP = 1\n"}),
         Call("write_file", {"file_path": path, "content": "UP = 2\n"}),
     ]
-    with ToolsGemini(calls) as fake:
-        run_env = {**env, "GEMINI_API_KEY": "memhub-e2e-fake",
-                   "GOOGLE_GEMINI_BASE_URL": fake.base_url}  # fmt: skip
-        argv = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json",
-                "-p", PROMPT]  # fmt: skip
-        proc = run(argv, env=run_env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        assert len(fake.results()) == 2, (fake.results(), sorted(fake.offered))
-        _assert_advised(fake, _gemini_results)
+    _assert_advised(scripted.gemini(gemini_cli, env, git_repo, PROMPT, calls))
     _assert_recorded(env, git_repo, "gemini")

@@ -40,7 +40,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .harness import REPO_ROOT, CodexAppServer, describe, run
+from .harness import REPO_ROOT, codex_trust_hooks, describe, run
 from .refusing_proxy import RefusingProxy
 
 pytestmark = pytest.mark.e2e
@@ -286,20 +286,7 @@ def trust_user_hooks(codex: Path, h: Home, cwd: Path) -> list[dict[str, Any]]:
         assert not problems, f"Codex reported problems loading hooks: {problems}"
         return [h for e in listed["data"] for h in e["hooks"] if h.get("sourcePath") == source]
 
-    with CodexAppServer(codex, env=h.env, cwd=cwd) as server:
-        hooks = ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
-        edits = [
-            {
-                "keyPath": f"hooks.state.{json.dumps(hook['key'])}",
-                "mergeStrategy": "upsert",
-                "value": {"trusted_hash": hook["currentHash"]},
-            }
-            for hook in hooks
-            if hook["trustStatus"] in ("untrusted", "modified")
-        ]
-        if edits:
-            server.call("config/batchWrite", {"edits": edits})
-        return ours(server.call("hooks/list", {"cwds": [str(cwd)]}))
+    return codex_trust_hooks(codex, h.env, cwd, ours)
 
 
 # ------------------------------------------------------------------ snapshots

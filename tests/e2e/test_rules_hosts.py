@@ -6,7 +6,9 @@ rules: a session-start rule, an edit rule on `billing/*.py`, a bash rule on `mkd
 and an edit rule on `reports/*.csv` that only a shell command writes (a redirect: the hook
 sees it after the command, from what git says changed and the file's mtime). The scripted
 model writes the billing file, makes the folder, writes the report through the shell, then
-writes the billing file again.
+writes the billing file again. Codex edits through the shell: its first billing edit is an
+`apply_patch <<'EOF'` deleting a committed billing file (Codex reports it as Bash; the hook
+reads it as an edit of the patch's files, before it is applied), the second a redirect.
 
 What the model saw is what the host sent the fake: the session rule is in the first request;
 each other rule first appears in the request right after the call that fired it, and exactly
@@ -22,22 +24,10 @@ from typing import Any
 
 import pytest
 
-from .fake_responses import FakeResponses
-from .fake_tools import (
-    Call,
-    ToolsAnthropic,
-    ToolsGemini,
-    _claude_results,
-    _gemini_results,
-    _responses_results,
-)
-from .harness import describe, run
-from .test_capture_hosts import (
-    _trust_user_hooks,
-    write_codex_fake,
-    write_gemini_settings,
-)
-from .test_recall_hosts import HUB, TIMEOUT_S, _env, _memhub
+from . import scripted
+from .fake_tools import Call
+from .scripted import first_after, once_in_last
+from .test_recall_hosts import _env, _memhub
 
 pytestmark = pytest.mark.e2e
 
@@ -48,6 +38,7 @@ SHELL_EDIT = "RULE-SHELL reports are generated, never hand-written"
 BILLING = "billing/models.py"
 MKDIR = "mkdir -p dist"
 REPORT = "printf 'q,total\\n' > reports/q1.csv"
+PROMPT = "update the billing models"
 
 
 def _book(env: dict[str, str], repo: Path) -> None:
@@ -64,19 +55,14 @@ def _book(env: dict[str, str], repo: Path) -> None:
     (repo / "reports").mkdir()
 
 
-def _assert_advised(fake: Any, results: Any, fired_by: dict[str, int]) -> None:
-    requests = [r.body for r in fake.requests if isinstance(r.body, dict)]
-    sent = [json.dumps(body) for body in requests]
-    answered = [len(results(body)) for body in requests]
-    last = max(range(len(sent)), key=lambda i: (answered[i], len(sent[i])))
-    prompted = [i for i, text in enumerate(sent) if "update the billing models" in text]
-    assert START in sent[prompted[0]], sent[prompted[0]][:3000]  # the first turn's request
-    assert sent[last].count(START) == 1, sent[last][:3000]
+def _assert_advised(run: scripted.Session, fired_by: dict[str, int]) -> None:
+    sent = run.sent()
+    prompted = [body for _, body in sent if PROMPT in body]
+    assert START in prompted[0], prompted[0][:3000]  # the first turn's request
+    once_in_last(sent, START)
     for text, call in fired_by.items():
-        first = next((i for i, s in enumerate(sent) if text in s), None)
-        assert first is not None, f"{text!r} never reached the model\n{sent[last][-4000:]}"
-        assert answered[first] == call + 1, (text, answered, first)
-        assert sent[last].count(text) == 1, (text, sent[last][-6000:])
+        first_after(sent, text, call)
+        once_in_last(sent, text)
 
 
 def _assert_recorded(env: dict[str, str], repo: Path, host: str) -> None:
@@ -94,7 +80,7 @@ def test_claude_gets_each_rule_once_in_the_next_request(
     claude_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home)
-    _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "claude"], env, isolated_home.root)
+    scripted.apply("claude", env, isolated_home.root)
     _book(env, git_repo)
     path = str(git_repo / BILLING)
     calls = [
@@ -103,15 +89,10 @@ def test_claude_gets_each_rule_once_in_the_next_request(
         Call("Bash", {"command": REPORT, "description": "e2e step"}),
         Call("Write", {"file_path": path, "content": "MODEL = 2\n"}),
     ]
-    with ToolsAnthropic(calls) as fake:
-        run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url,
-                   "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
-        argv = [claude_cli, "-p", "update the billing models", "--output-format", "json",
-                "--allowedTools", "Write,Edit,Bash"]  # fmt: skip
-        proc = run(argv, env=run_env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        assert [r.is_error for r in fake.results()] == [False] * 4, fake.results()
-        _assert_advised(fake, _claude_results, FIRED_BY)
+    run = scripted.claude(claude_cli, env, git_repo, PROMPT, calls,
+                          "--allowedTools", "Write,Edit,Bash")  # fmt: skip
+    assert [r.is_error for r in run.fake.results()] == [False] * 4, run.fake.results()
+    _assert_advised(run, FIRED_BY)
     assert (git_repo / "reports" / "q1.csv").read_text() == "q,total\n"
     _assert_recorded(env, git_repo, "claude")
 
@@ -119,22 +100,26 @@ def test_claude_gets_each_rule_once_in_the_next_request(
 def test_codex_gets_each_rule_once_in_the_next_request(
     codex_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
-    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
-    commands = [f"printf 'MODEL = 1\\n' > {BILLING}", MKDIR, REPORT,
-                f"printf 'MODEL = 2\\n' > {BILLING}"]  # fmt: skip
-    with FakeResponses(commands) as fake:
-        write_codex_fake(isolated_home.codex_home, fake.base_url)
-        _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "codex"], env,
-                isolated_home.root)  # fmt: skip
+    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY=scripted.FAKE_KEY)
+    # a patch that deletes a billing file: only the patch names it (git's view after the
+    # command has nothing on disk to read), so the rule fires only if the hook reads the patch
+    patch = ("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: billing/legacy.py\n"
+             "*** End Patch\nEOF\n")  # fmt: skip
+    commands = [patch, MKDIR, REPORT, f"printf 'MODEL = 2\\n' > {BILLING}"]
+
+    def setup() -> None:
+        scripted.apply("codex", env, isolated_home.root)
         _book(env, git_repo)
-        _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
-        flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
-        proc = run([codex_cli, "exec", *flags, "update the billing models"], env=env,
-                   cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
-        assert proc.returncode == 0, describe(proc)
-        assert fake.issued == len(commands), fake.answers()
-        # Codex edits through the shell here: the billing write is seen after the command
-        _assert_advised(fake, _responses_results, FIRED_BY)
+        (git_repo / "billing" / "legacy.py").write_text("OLD = 1\n")
+        for argv in (["add", "billing"], ["commit", "-q", "-m", "billing"]):
+            scripted.run(["git", "-C", git_repo, *argv], env=env, check=True, timeout=30)
+
+    run = scripted.codex(codex_cli, isolated_home, env, git_repo, PROMPT, commands, setup)
+    # the apply_patch is an edit of its files: the billing rule comes with its result
+    _assert_advised(run, FIRED_BY)
+    assert not (git_repo / "billing" / "legacy.py").exists()
+    assert (git_repo / BILLING).read_text() == "MODEL = 2\n"
+    assert (git_repo / "reports" / "q1.csv").read_text() == "q,total\n"
     _assert_recorded(env, git_repo, "codex")
 
 
@@ -142,8 +127,8 @@ def test_gemini_gets_each_rule_once_in_the_next_request(
     gemini_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     env = _env(isolated_home)
-    write_gemini_settings(isolated_home.home)
-    _memhub(["apply", str(HUB), "--scope", "user", "--hosts", "gemini"], env, isolated_home.root)
+    scripted.gemini_settings(isolated_home)
+    scripted.apply("gemini", env, isolated_home.root)
     _book(env, git_repo)
     path = str(git_repo / BILLING)
     calls = [
@@ -152,13 +137,6 @@ def test_gemini_gets_each_rule_once_in_the_next_request(
         Call("run_shell_command", {"command": REPORT, "description": "e2e step"}),
         Call("write_file", {"file_path": path, "content": "MODEL = 2\n"}),
     ]
-    with ToolsGemini(calls) as fake:
-        run_env = {**env, "GEMINI_API_KEY": "memhub-e2e-fake",
-                   "GOOGLE_GEMINI_BASE_URL": fake.base_url}  # fmt: skip
-        argv = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json",
-                "-p", "update the billing models"]  # fmt: skip
-        proc = run(argv, env=run_env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        assert len(fake.results()) == 4, (fake.results(), sorted(fake.offered))
-        _assert_advised(fake, _gemini_results, FIRED_BY)
+    run = scripted.gemini(gemini_cli, env, git_repo, PROMPT, calls)
+    _assert_advised(run, FIRED_BY)
     _assert_recorded(env, git_repo, "gemini")

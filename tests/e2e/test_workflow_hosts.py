@@ -25,7 +25,6 @@ babysit instruction, the same self-link.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -33,18 +32,13 @@ from typing import Any
 
 import pytest
 
-from .fake_tools import Call, ToolsAnthropic, ToolsGemini, ToolsResponses
-from .harness import REPO_ROOT, describe, run
-from .test_capture_hosts import (
-    _trust_user_hooks,
-    write_codex_fake,
-    write_gemini_settings,
-)
+from . import scripted
+from .fake_tools import Call
+from .harness import describe, run
+from .scripted import memhub
 
 pytestmark = pytest.mark.e2e
 
-HUB = REPO_ROOT / "examples" / "team-memory"
-TIMEOUT_S = 150
 URL = "https://github.com/acme/app/pull/42"
 EXISTING = "https://github.com/acme/app/pull/41"
 FAIL = "gh pr create --title fail --body e2e"
@@ -71,24 +65,13 @@ SPEC = "---\ntitle: Authentication\nowns:\n  - src/auth/**\n---\n# Authenticatio
 
 
 def _env(iso: Any, **extra: str) -> dict[str, str]:
-    """The isolated environment with memhub's scripts and the fake `gh` first on PATH."""
+    """The isolated environment with the fake `gh`, then memhub's scripts, first on PATH."""
     tools = iso.root / "fake-bin"
     tools.mkdir(exist_ok=True)
     gh = tools / "gh"
     gh.write_text(FAKE_GH)
     gh.chmod(0o755)
-    env = iso.with_env(**extra)
-    env["PATH"] = os.pathsep.join([str(tools), os.path.dirname(sys.executable), env["PATH"]])
-    return env
-
-
-def _memhub(env: dict[str, str], cwd: Path, *args: str) -> Any:
-    return run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=env, cwd=cwd)
-
-
-def _apply(host: str, env: dict[str, str], cwd: Path) -> None:
-    proc = _memhub(env, cwd, "apply", str(HUB), "--scope", "user", "--hosts", host)
-    assert proc.returncode == 0, describe(proc)
+    return scripted.host_env(iso, tools, **extra)
 
 
 def _checkout(repo: Path, env: dict[str, str]) -> None:
@@ -107,8 +90,7 @@ def _shown(sent: list[str], after: int) -> str:
 
 
 def _links(env: dict[str, str], cwd: Path) -> list[tuple[str, str, str]]:
-    proc = _memhub(env, cwd, "sessions", "prs", "--json")
-    assert proc.returncode == 0, describe(proc)
+    proc = memhub(["sessions", "prs", "--json"], env, cwd)
     return [
         (x["host"], x["session_id"], x["url"]) for x in json.loads(proc.stdout)["data"]["links"]
     ]
@@ -126,7 +108,7 @@ def _assert_pr_flow(requests: list[tuple[int, str]], fail_at: int, create_at: in
 
 
 # ------------------------------------------------------------------ Claude Code
-def _claude_requests(fake: ToolsAnthropic) -> list[tuple[int, str]]:
+def _claude_requests(fake: Any) -> list[tuple[int, str]]:
     out = []
     for request in fake.requests:
         body = request.body if isinstance(request.body, dict) else {}
@@ -148,22 +130,18 @@ def test_claude_pr_create_babysit_link_and_spec_owner(
         Call("Bash", {"command": COMMIT, "description": "e2e"}),
         Call("Bash", {"command": PUSH, "description": "e2e"}),
     ]
-    with ToolsAnthropic(calls) as fake:
-        env = _env(isolated_home, ANTHROPIC_BASE_URL=fake.base_url,
-                   ANTHROPIC_API_KEY="sk-memhub-e2e-fake", IS_SANDBOX="1")  # fmt: skip
-        _checkout(git_repo, env)
-        _apply("claude", env, isolated_home.root)
-        argv = [claude_cli, "-p", "open the PR", "--output-format", "json",
-                "--allowedTools", "Bash,Write"]  # fmt: skip
-        proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        session = json.loads(proc.stdout)["session_id"]
-        results = fake.results()
-        requests = _claude_requests(fake)
+    env = _env(isolated_home)
+    _checkout(git_repo, env)
+    scripted.apply("claude", env, isolated_home.root)
+    session = scripted.claude(claude_cli, env, git_repo, "open the PR", calls,
+                              "--allowedTools", "Bash,Write")  # fmt: skip
+    proc, results = session.proc, session.fake.results()
+    requests = _claude_requests(session.fake)
+    session_id = json.loads(proc.stdout)["session_id"]
     assert len(results) == len(calls), (results, describe(proc))
     assert [r.is_error for r in results] == [True, False, False, False, False, True], results
     _assert_pr_flow(requests, 1, 2)
-    assert _links(env, git_repo) == [("claude", session, URL)]
+    assert _links(env, git_repo) == [("claude", session_id, URL)]
     assert OWNED not in _shown(requests, 2)
     assert "`src/auth/a.py` " + OWNED in _shown(requests, 3)
     assert _shown(requests, 4).count(OWNED) == 1  # named once, not again for b.py
@@ -175,7 +153,14 @@ def test_claude_pr_create_babysit_link_and_spec_owner(
 
 
 # ------------------------------------------------------------------ Codex
-def test_codex_pr_create_babysit_and_link(
+def _patch(path: str, line: str) -> str:
+    """Codex's edit as its model writes it through the shell: an `apply_patch` envelope."""
+    return (
+        f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\nEOF\n"
+    )
+
+
+def test_codex_pr_create_babysit_link_and_spec_owner(
     codex_cli: Path, isolated_home: Any, git_repo: Path
 ) -> None:
     # Codex runs commands in a login shell, whose profile resets PATH: the fake by its path
@@ -183,39 +168,34 @@ def test_codex_pr_create_babysit_and_link(
     calls = [
         Call("exec_command", {"cmd": gh + FAIL[2:]}),
         Call("exec_command", {"cmd": gh + CREATE[2:]}),
-        Call(
-            "exec_command",
-            {"cmd": f"mkdir -p src/auth && echo 'a = 1' > src/auth/a.py && {COMMIT}"},
-        ),
+        Call("exec_command", {"cmd": _patch("src/auth/a.py", "a = 1")}),
+        Call("exec_command", {"cmd": _patch("src/auth/b.py", "b = 1")}),
+        Call("exec_command", {"cmd": COMMIT}),
         Call("exec_command", {"cmd": PUSH}),
     ]
-    with ToolsResponses(calls) as fake:
-        env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
-        write_codex_fake(isolated_home.codex_home, fake.base_url)
+    env = _env(isolated_home, MEMHUB_E2E_FAKE_KEY=scripted.FAKE_KEY)
+
+    def setup() -> None:
         _checkout(git_repo, env)
-        _apply("codex", env, isolated_home.root)
-        hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
-        assert all(h["trustStatus"] == "trusted" for h in hooks), hooks
-        argv = [codex_cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "pr"]
-        proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
-        thread = next(e["thread_id"] for e in lines if e.get("type") == "thread.started")
-        requests = []
-        for request in fake.requests:
-            body = request.body if isinstance(request.body, dict) else {}
-            items = body.get("input") if isinstance(body.get("input"), list) else []
-            done = sum(
-                1 for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"
-            )
-            requests.append((done, json.dumps(body)))
-    assert fake.issued == len(calls), describe(proc)
+        scripted.apply("codex", env, isolated_home.root)
+
+    session = scripted.codex(codex_cli, isolated_home, env, git_repo, "pr", calls, setup)
+    assert all(h["trustStatus"] == "trusted" for h in session.hooks), session.hooks
+    lines = [json.loads(x) for x in session.proc.stdout.splitlines() if x.startswith("{")]
+    thread = next(e["thread_id"] for e in lines if e.get("type") == "thread.started")
+    requests = session.sent()
     _assert_pr_flow(requests, 1, 2)
     assert _links(env, git_repo) == [("codex", thread, URL)]
-    assert PUSH_TEXT not in _shown(requests, 3)
-    after_push = _shown(requests, 4)
+    # apply_patch is an edit (Codex reports it as Bash): the owning spec is named once
+    assert (git_repo / "src/auth/b.py").read_text() == "b = 1\n"
+    assert OWNED not in _shown(requests, 2)
+    assert "`src/auth/a.py` " + OWNED in _shown(requests, 3)
+    assert _shown(requests, 4).count(OWNED) == 1  # named once, not again for b.py
+    assert PUSH_TEXT not in _shown(requests, 5)
+    after_push = _shown(requests, 6)
     assert after_push.count(PUSH_TEXT) == 1, after_push[-3000:]
-    assert "**Authentication** (`docs/specs/auth.md`): `src/auth/a.py`" in after_push
+    owned = "**Authentication** (`docs/specs/auth.md`): `src/auth/a.py`, `src/auth/b.py`"
+    assert owned in after_push
 
 
 # ------------------------------------------------------------------ Gemini CLI
@@ -228,26 +208,18 @@ def test_gemini_pr_create_babysit_link_and_spec_owner(
         Call("write_file", {"file_path": str(git_repo / "src/auth/a.py"), "content": "a = 1\n"}),
         Call("write_file", {"file_path": str(git_repo / "src/auth/b.py"), "content": "b = 1\n"}),
     ]
-    write_gemini_settings(isolated_home.home)
-    with ToolsGemini(calls) as fake:
-        env = _env(isolated_home, GEMINI_API_KEY="memhub-e2e-fake",
-                   GOOGLE_GEMINI_BASE_URL=fake.base_url)  # fmt: skip
-        _checkout(git_repo, env)
-        _apply("gemini", env, isolated_home.root)
-        session = str(uuid.uuid4())
-        argv = [gemini_cli, "-m", "fake-model", "--yolo", "--skip-trust", "-o", "json",
-                "--session-id", session, "-p", "open the PR"]  # fmt: skip
-        proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        results = fake.results()
-        requests = []
-        for request in fake.requests:
-            body = request.body if isinstance(request.body, dict) else {}
-            done = json.dumps(body.get("contents")).count('"functionResponse"')
-            requests.append((done, json.dumps(body)))
+    scripted.gemini_settings(isolated_home)
+    env = _env(isolated_home)
+    _checkout(git_repo, env)
+    scripted.apply("gemini", env, isolated_home.root)
+    session_id = str(uuid.uuid4())
+    session = scripted.gemini(gemini_cli, env, git_repo, "open the PR", calls,
+                              "--session-id", session_id)  # fmt: skip
+    proc, results = session.proc, session.fake.results()
+    requests = session.sent()
     assert len(results) == len(calls), (results, describe(proc))
     _assert_pr_flow(requests, 1, 2)
-    assert _links(env, git_repo) == [("gemini", session, URL)]
+    assert _links(env, git_repo) == [("gemini", session_id, URL)]
     assert "`src/auth/a.py` " + OWNED in _shown(requests, 3)
     assert _shown(requests, 4).count(OWNED) == 1
 
@@ -265,18 +237,14 @@ def test_claude_github_mcp_create_self_links(
     config.write_text(json.dumps({"mcpServers": {"github": spec}}))
     args = {"owner": "acme", "repo": "app", "title": "e2e", "head": "x", "base": "main"}
     calls = [Call("create_pull_request", args)]
-    with ToolsAnthropic(calls) as fake:
-        env = _env(isolated_home, ANTHROPIC_BASE_URL=fake.base_url,
-                   ANTHROPIC_API_KEY="sk-memhub-e2e-fake", IS_SANDBOX="1")  # fmt: skip
-        _apply("claude", env, isolated_home.root)
-        argv = [claude_cli, "-p", "open the PR", "--output-format", "json", "--mcp-config",
-                str(config), "--allowedTools", "mcp__github__create_pull_request"]  # fmt: skip
-        proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
-        assert proc.returncode == 0, describe(proc)
-        session = json.loads(proc.stdout)["session_id"]
-        results = fake.results()
-        sent = json.dumps([r.body for r in fake.requests])
+    env = _env(isolated_home)
+    scripted.apply("claude", env, isolated_home.root)
+    session = scripted.claude(claude_cli, env, git_repo, "open the PR", calls, "--mcp-config",
+                              str(config), "--allowedTools", "mcp__github__create_pull_request")  # fmt: skip
+    proc, results = session.proc, session.fake.results()
+    session_id = json.loads(proc.stdout)["session_id"]
+    sent = json.dumps(session.bodies())
     assert len(results) == 1 and not results[0].is_error, (results, describe(proc))
     assert MCP_URL in results[0].text
     assert f"{PR_TEXTS[0]} pull request acme/app#43" in sent, sent[-3000:]
-    assert _links(env, git_repo) == [("claude", session, MCP_URL)]
+    assert _links(env, git_repo) == [("claude", session_id, MCP_URL)]

@@ -266,3 +266,36 @@ def test_a_bash_rule_still_fires_on_a_read_only_command(tmp_path: Path, home: Pa
     hook("claude", "PreToolUse", claude("PreToolUse", top, session_id="s-0", **shell), home)
     answer = hook("claude", "PreToolUse", claude("PreToolUse", top, **shell), home)
     assert "Prefer git status --short" in context(answer)
+
+
+def _codex_patch(top: Path, *heads: str, event: str = "PreToolUse") -> dict:
+    """A Codex call as the real CLI reports `apply_patch <<'EOF'`: Bash, the envelope as
+    its command."""
+    body = "".join(f"*** {head}\n+x = 1\n" for head in heads)
+    command = f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
+    return claude(event, top, tool_name="Bash", tool_input={"command": command})
+
+
+@pytest.mark.parametrize("head", ["Update File: db/migrations/3_b.py", "Add File: db/migrations/4.py",
+                                  "Delete File: db/migrations/2_old.py"])  # fmt: skip
+def test_a_codex_apply_patch_fires_the_edit_rule_on_its_files(
+    tmp_path: Path, home: Path, head: str
+) -> None:
+    with_book(home)
+    top = repo(tmp_path / "app")
+    answer = context(hook("codex", "PreToolUse", _codex_patch(top, head), home))
+    assert "[memhub rule · org · migrations]" in answer and "down step" in answer
+    (fired,) = list(ledger.read(str(home)))
+    assert (fired["rule"], fired["event"], fired["host"]) == ("migrations", "edit", "codex")
+    assert hook("codex", "PreToolUse", _codex_patch(top, head), home) == {}  # once
+
+
+def test_a_codex_patch_leaving_the_session_directory_is_not_followed(
+    tmp_path: Path, home: Path
+) -> None:
+    with_book(home)
+    top, other = repo(tmp_path / "app"), repo(tmp_path / "other")
+    outside = f"Update File: {other / 'db/migrations/1.py'}"
+    for head in (outside, "Update File: ../other/db/migrations/1.py"):
+        assert context(hook("codex", "PreToolUse", _codex_patch(top, head), home)) == ""
+    assert list(ledger.read(str(home))) == []

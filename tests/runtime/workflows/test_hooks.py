@@ -214,6 +214,39 @@ def test_an_owned_edit_names_its_spec_once_per_session(repo: Path) -> None:
     assert "Authentication" in _context(_edit(repo, "src/auth/a.py", host="gemini"))
 
 
+def _codex_patch(repo: Path, *heads: str, cwd: Path | None = None) -> dict[str, Any]:
+    """Codex's `apply_patch <<'EOF'` as the real CLI reports it: Bash, the envelope its
+    command, on PreToolUse only (no PostToolUse follows a patch)."""
+    body = "".join(f"*** {head}\n+x = 2\n" for head in heads)
+    command = f"apply_patch <<'EOF'\n*** Begin Patch\n{body}*** End Patch\nEOF\n"
+    payload = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(cwd or repo)}
+    return _run(repo.parent / "home", "codex", "PreToolUse", payload, ("workflow.spec_owner",))
+
+
+def test_a_codex_apply_patch_names_the_owning_spec_once(repo: Path) -> None:
+    text = _context(_codex_patch(repo, "Update File: src/auth/a.py", "Add File: src/auth/b.py"))
+    assert text.count("owned by spec **Authentication**") == 1, text  # one spec, named once
+    assert "`src/auth/a.py`" in text
+    assert _codex_patch(repo, "Update File: src/auth/a.py") == {}  # once per session
+
+
+def test_a_before_tool_edit_names_nothing_where_an_after_tool_follows(repo: Path) -> None:
+    payload = {"tool_name": "Edit", "tool_input": {"file_path": "src/auth/a.py"}, "cwd": str(repo)}
+    home = repo.parent / "home"
+    assert _run(home, "claude", "PreToolUse", payload, ("workflow.spec_owner",)) == {}
+
+
+def test_a_codex_patch_deleting_an_owned_file_names_its_spec(repo: Path) -> None:
+    text = _context(_codex_patch(repo, "Delete File: src/auth/a.py"))
+    assert "`src/auth/a.py` is owned by spec **Authentication**" in text
+
+
+def test_a_codex_patch_leaving_the_session_directory_is_not_followed(repo: Path) -> None:
+    inner = repo / "docs"  # a session in a subfolder: the owned code is outside it
+    for head in ("Update File: ../src/auth/a.py", f"Update File: {repo / 'src/auth/a.py'}"):
+        assert _codex_patch(repo, head, cwd=inner) == {}
+
+
 def test_a_repo_without_specs_is_silent(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     payload = {"tool_name": "Write", "tool_input": {"file_path": "x.py"}, "cwd": str(tmp_path)}
@@ -265,3 +298,27 @@ def test_spec_owner_looks_only_at_a_push_or_a_create(
     event = normalise("claude", "PreToolUse", payload)
     handlers.HANDLERS["workflow.spec_owner"](event, dispatch.Output(str(tmp_path / "home")))
     assert ("memhub.runtime.workflows.spechooks" in sys.modules) is looked
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\nEOF\n",
+        ["apply_patch", "*** Begin Patch\n*** Update File: a.py\n*** End Patch\n"],
+        ["bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.py\nEOF"],
+    ],
+)
+def test_a_codex_shell_apply_patch_is_an_edit_of_its_files(tmp_path: Path, command: Any) -> None:
+    from memhub.runtime import shellglance
+    from memhub.runtime.workflows.hookdata import edited_paths
+
+    payload = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(tmp_path)}
+    event = normalise("codex", "PreToolUse", payload)
+    assert (event.tool_class, event.command) == ("edit", None)
+    assert edited_paths(event) == [str(tmp_path / "a.py")]
+    if isinstance(command, str):  # never the read-only fast path either
+        assert not shellglance.read_only(command)
+    plain = normalise("codex", "PreToolUse", {**payload, "tool_input": {"command": "ls"}})
+    assert plain.tool_class == "shell"  # any other command stays a shell call
+    claude = normalise("claude", "PreToolUse", payload)
+    assert claude.tool_class == "shell"  # a Codex convention: other hosts run it as a command
