@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 
 from ..dispatch import CONTEXT_EVENTS, carries, log
+from ..events import patch_paths
 from ..lowos import getenv
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from ..dispatch import Output
     from ..events import Event
 
-__all__ = ["NAME", "failing_output", "looks_failed", "patch_paths", "run"]
+__all__ = ["NAME", "failing_output", "looks_failed", "run"]
 
 NAME = "recall.directives"
 TIME_BUDGET_S = 2.0  # within dispatch.BUDGET_S: past it the text is dropped, and logged
@@ -43,7 +44,6 @@ ERROR_MARKS = (
     "FAILED", "fatal:", "Exception", "command not found", "No such file or directory",
 )  # fmt: skip
 RESPONSE_FIELDS = ("stderr", "stdout", "output", "error", "text", "llmContent", "returnDisplay")
-PATCH_MARKS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
 def mode(event: Event) -> str | None:
@@ -63,16 +63,6 @@ def mode(event: Event) -> str | None:
     # a host that does not say whether the call failed (Codex, a plain-text response): the
     # reactive prefilter decides from the output; a call known to have succeeded is skipped
     return "reactive" if event.failed is None else None
-
-
-def patch_paths(patch: str) -> list[str]:
-    """The files an `apply_patch` envelope adds, updates, deletes or moves to."""
-    out = []
-    for line in patch.splitlines():
-        for mark in PATCH_MARKS:
-            if line.startswith(mark):
-                out.append(line[len(mark) :].strip())
-    return out
 
 
 def _patch(event: Event) -> dict[str, Any] | None:

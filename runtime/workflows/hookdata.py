@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..events import dumps
+from ..events import dumps, patch_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 MAX_TEXT = 200_000  # characters of output read; gh prints the URL last, so the tail is kept
 # the path fields of every host's edit/write/notebook tools (directives.PATH_KEYS and more)
 PATH_KEYS = ("file_path", "notebook_path", "path", "absolute_path", "filePath", "target_file")
-PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 PATCH_KEYS = ("patch", "input", "command")  # where Codex puts the envelope
 MAX_PATHS = 20
 
@@ -97,16 +96,6 @@ def succeeded(event: Event) -> bool:
         if event.host == "gemini" and event.tool_class == "shell":
             return _gemini_shell(_gemini_text(response))[1] in (None, 0)
     return True
-
-
-def patch_paths(patch: str) -> list[str]:
-    """The files an `apply_patch` envelope adds, updates, deletes or moves to."""
-    found = []
-    for line in patch.split("\n"):
-        for head in PATCH_HEADS:
-            if line.startswith(head) and line[len(head) :].strip():
-                found.append(line[len(head) :].strip())
-    return found
 
 
 def named_paths(event: Event) -> list[str]:
