@@ -249,22 +249,10 @@ class Rulebook:
         return frozenset(r.event for r in self.rules if r.state == "active")
 
     def mapping(self) -> dict[str, Any]:
-        """The book as runtime/rules/store.py reads it (its file's content)."""
-        return {
-            "name": self.name,
-            "members": "all" if self.members is None else list(self.members),
-            "rules": [
-                {
-                    "id": r.id,
-                    "event": r.event,
-                    "text": r.text,
-                    "triggers": {k: list(v) for k, v in r.triggers.items() if v},
-                    "scope": "all" if r.scope is None else list(r.scope),
-                    "state": r.state,
-                }
-                for r in self.rules
-            ],
-        }
+        """The book as its compiled file holds it (the runtime's one writer of the format)."""
+        from memhub.runtime.rules.book import document
+
+        return document(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,34 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any
+    from typing import Any, Protocol
+
+    class RuleLike(Protocol):
+        """A rule as a book file holds it (this module's Rule, or the hub's RulebookRule)."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def event(self) -> str: ...
+        @property
+        def text(self) -> str: ...
+        @property
+        def triggers(self) -> Mapping[str, Sequence[str]]: ...
+        @property
+        def scope(self) -> Sequence[str] | None: ...
+        @property
+        def state(self) -> str: ...
+
+    class BookLike(Protocol):
+        """A book as its file holds it (this module's Book, or the hub's Rulebook)."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def members(self) -> Sequence[str] | None: ...
+        @property
+        def rules(self) -> Sequence[RuleLike]: ...
+
 
 EVENTS = ("edit", "bash", "session_start")
 STATES = ("active", "proposed")
@@ -171,3 +198,23 @@ def books_of(raw: object) -> list[Book]:
     if twice:
         raise RuleError(f"rulebook name {twice[0]!r} is used twice")
     return books
+
+
+def document(book: BookLike) -> dict[str, Any]:
+    """A book as its file holds it: what `book_of` reads back (the one writer of the format,
+    for memory's books and for the ones a hub compiles)."""
+    return {
+        "name": book.name,
+        "members": EVERYONE if book.members is None else list(book.members),
+        "rules": [
+            {
+                "id": r.id,
+                "event": r.event,
+                "text": r.text,
+                "triggers": {k: list(v) for k, v in r.triggers.items() if v},
+                "scope": EVERYONE if r.scope is None else list(r.scope),
+                "state": r.state,
+            }
+            for r in book.rules
+        ],
+    }

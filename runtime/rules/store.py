@@ -22,7 +22,7 @@ from . import (
 )
 from . import cache_file as _cache_file
 from . import listing_key as _listing_key
-from .book import Book, RuleError, book_of
+from .book import Book, RuleError, book_of, document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,24 +132,6 @@ def hub_book(home: str, name: str) -> Book | None:
     )
 
 
-def _mapping(book: Book) -> dict[str, Any]:
-    return {
-        "name": book.name,
-        "members": "all" if book.members is None else list(book.members),
-        "rules": [
-            {
-                "id": r.id,
-                "event": r.event,
-                "text": r.text,
-                "triggers": {k: list(v) for k, v in r.triggers.items() if v},
-                "scope": "all" if r.scope is None else list(r.scope),
-                "state": r.state,
-            }
-            for r in book.rules
-        ],
-    }
-
-
 def planned_book(
     home: str, name: str, rule: Mapping[str, Any], members: Sequence[str] | None
 ) -> tuple[Book, bool]:
@@ -166,7 +148,7 @@ def planned_book(
         )
     existing: Mapping[str, Any] | None = None
     if os.path.lexists(path):
-        existing = _mapping(book_of(_read(path)))
+        existing = document(book_of(_read(path)))
     base = existing or {"name": name, "members": "all" if members is None else list(members)}
     rules = list(base.get("rules", []))
     if any(r.get("id") == rule.get("id") for r in rules):
@@ -204,7 +186,7 @@ def _write(home: str, book: Book) -> str:
 
     folder = books_dir(home)
     target = book_file(home, book.name)
-    data = (json.dumps(_mapping(book), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    data = (json.dumps(document(book), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=".book.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -263,7 +245,7 @@ def cached_books(home: str) -> list[Book]:
 
 
 def _cached(book: Book) -> dict[str, Any]:
-    return {**_mapping(book), "origin": book.origin, "within": book.within}
+    return {**document(book), "origin": book.origin, "within": book.within}
 
 
 def _from_mapping(raw: Mapping[str, Any]) -> Book:
