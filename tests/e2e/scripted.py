@@ -133,10 +133,10 @@ def codex(
     trust: bool = True,
 ) -> Session:
     """`codex exec` against a fake that runs `script`: shell commands (FakeResponses) or
-    tool calls (ToolsResponses). `setup` installs the hub once the fake's config is written;
+    tool calls (ToolsResponses; none: it only answers). `setup` installs the hub once the fake's config is written;
     the user hooks are then trusted as in /hooks unless `trust` is False (a plugin's setup
     trusts its own). The fake's key is MEMHUB_E2E_FAKE_KEY in `env`."""
-    tools = bool(script) and isinstance(script[0], Call)
+    tools = not script or isinstance(script[0], Call)  # no calls: the model only answers
     fake_of = ToolsResponses(list(script)) if tools else FakeResponses(list(script))  # type: ignore[arg-type]
     with fake_of as fake:
         write_codex_fake(iso.codex_home, fake.base_url)

@@ -29,10 +29,9 @@ from typing import Any
 
 import pytest
 
-from .fake_responses import FakeResponses
-from .fake_tools import Call, ToolsAnthropic, ToolsResponses, _claude_results, _responses_results
-from .harness import describe, run
-from .test_capture_hosts import _trust_user_hooks, write_codex_fake
+from . import scripted
+from .fake_tools import Call
+from .harness import run
 from .test_recall_hosts import (
     COMMAND,
     COMMAND_LESSON,
@@ -41,7 +40,6 @@ from .test_recall_hosts import (
     FILE,
     FILE_LESSON,
     HUB,
-    TIMEOUT_S,
     _assert_accounted,
     _assert_recalled,
     _env,
@@ -90,13 +88,8 @@ def _remote_hub(root: Path, url: str) -> Path:
 
 
 def _apply(env: dict[str, str], root: Path, url: str, host: str) -> None:
-    hub = _remote_hub(root, url)
-    proc = run(
-        [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub),
-         "--scope", "user", "--hosts", host],
-        env=env, cwd=root,
-    )  # fmt: skip
-    assert proc.returncode == 0, describe(proc)
+    scripted.memhub(["apply", str(_remote_hub(root, url)), "--scope", "user", "--hosts", host],
+                    env, root)  # fmt: skip
     assert (Path(env["MEMHUB_HOME"]) / "recall.json").is_file()
     assert not (Path(env["MEMHUB_HOME"]) / "memory" / "projects.json").exists()
 
@@ -124,16 +117,13 @@ def test_claude_recalls_lessons_from_a_remote_server_once(
             Call("Bash", {"command": COMMAND, "description": "e2e step"}),
             Call("Bash", {"command": FAILING, "description": "e2e step"}),  # fails: reactive
         ]
-        with ToolsAnthropic(calls) as fake:
-            run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url, KEY_ENV: key,
-                       "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
-            argv = [claude_cli, "-p", "update the billing models", "--output-format", "json",
-                    "--allowedTools", "Write,Edit,Bash"]  # fmt: skip
-            proc = run(argv, env=run_env, cwd=git_repo, timeout=TIMEOUT_S)
-            assert proc.returncode == 0, describe(proc)
-            assert [r.is_error for r in fake.results()] == [False] * 4 + [True], fake.results()
-            fired_by = {FILE_LESSON: 0, COMMAND_LESSON: 1, ERROR_LESSON: 4}
-            _assert_recalled(fake, _claude_results, fired_by)
+        session = scripted.claude(claude_cli, {**env, KEY_ENV: key}, git_repo,
+                                  "update the billing models", calls,
+                                  "--allowedTools", "Write,Edit,Bash")  # fmt: skip
+        results = session.fake.results()
+        assert [r.is_error for r in results] == [False] * 4 + [True], results
+        fired_by = {FILE_LESSON: 0, COMMAND_LESSON: 1, ERROR_LESSON: 4}
+        _assert_recalled(session.fake, session.results, fired_by)
     finally:
         served.close()
     assert (git_repo / FILE).read_text() == "MODEL = 2\n"
@@ -152,18 +142,14 @@ def test_codex_recalls_lessons_from_a_remote_server_once(
     patch = f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {FILE}\n+MODEL = 1\n*** End Patch\nEOF\n"
     commands = [patch, COMMAND, f"printf 'MODEL = 2\\n' > {FILE}", COMMAND, FAILING]
     try:
-        with FakeResponses(commands) as fake:
-            write_codex_fake(isolated_home.codex_home, fake.base_url)
-            _apply(env, isolated_home.root, url, "codex")
-            hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
-            assert "preToolUse" in {h["eventName"] for h in hooks}, hooks
-            flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
-            proc = run([codex_cli, "exec", *flags, "update the billing models"],
-                       env={**env, KEY_ENV: key}, cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
-            assert proc.returncode == 0, describe(proc)
-            assert fake.issued == len(commands), fake.answers()
-            fired_by = {FILE_LESSON: 0, COMMAND_LESSON: 1, ERROR_LESSON: 4}
-            _assert_recalled(fake, _responses_results, fired_by)
+        session = scripted.codex(
+            codex_cli, isolated_home, {**env, KEY_ENV: key}, git_repo,
+            "update the billing models", commands,
+            lambda: _apply(env, isolated_home.root, url, "codex"),
+        )  # fmt: skip
+        assert "preToolUse" in {h["eventName"] for h in session.hooks}, session.hooks
+        fired_by = {FILE_LESSON: 0, COMMAND_LESSON: 1, ERROR_LESSON: 4}
+        _assert_recalled(session.fake, session.results, fired_by)
     finally:
         served.close()
     assert (git_repo / FILE).read_text() == "MODEL = 2\n"
@@ -218,13 +204,9 @@ def test_claude_gets_the_brief_and_the_pointer_from_a_remote_server(
     url, key = next(served)
     try:
         _apply(env, isolated_home.root, url, "claude")
-        with ToolsAnthropic([], final_text="Noted.") as fake:
-            run_env = {**env, "ANTHROPIC_BASE_URL": fake.base_url, KEY_ENV: key,
-                       "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
-            proc = run([claude_cli, "-p", PROMPT, "--output-format", "json"], env=run_env,
-                       cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
-            assert proc.returncode == 0, describe(proc)
-            sent = _first_request([r.body for r in fake.requests])
+        session = scripted.claude(claude_cli, {**env, KEY_ENV: key}, git_repo, PROMPT, [],
+                                  final_text="Noted.")  # fmt: skip
+        sent = _first_request(session.bodies())
     finally:
         served.close()
     _assert_remote_brief(sent, url, Path(env["MEMHUB_HOME"]))
@@ -239,16 +221,12 @@ def test_codex_gets_the_brief_and_the_pointer_from_a_remote_server(
     served = _serve(server_env, git_repo)
     url, key = next(served)
     try:
-        with ToolsResponses([], final_text="Noted.") as fake:
-            write_codex_fake(isolated_home.codex_home, fake.base_url)
-            _apply(env, isolated_home.root, url, "codex")
-            hooks = _trust_user_hooks(codex_cli, env, isolated_home.codex_home, git_repo)
-            assert {"sessionStart", "userPromptSubmit"} <= {h["eventName"] for h in hooks}
-            flags = ["--json", "--dangerously-bypass-approvals-and-sandbox"]
-            proc = run([codex_cli, "exec", *flags, PROMPT], env={**env, KEY_ENV: key},
-                       cwd=git_repo, timeout=TIMEOUT_S)  # fmt: skip
-            assert proc.returncode == 0, describe(proc)
-            sent = _first_request([r.body for r in fake.requests])
+        session = scripted.codex(
+            codex_cli, isolated_home, {**env, KEY_ENV: key}, git_repo, PROMPT, [],
+            lambda: _apply(env, isolated_home.root, url, "codex"),
+        )  # fmt: skip
+        assert {"sessionStart", "userPromptSubmit"} <= {h["eventName"] for h in session.hooks}
+        sent = _first_request(session.bodies())
     finally:
         served.close()
     _assert_remote_brief(sent, url, Path(env["MEMHUB_HOME"]))
