@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
 from .components import ComponentChecks
 from .content import ContentChecks
@@ -157,6 +158,9 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
+        bad_path = bundle_path_problem(raw["path"]) if "path" in raw else None
+        if bad_path is not None:
+            self.problem(("plugin", "path"), *bad_path)
         return Plugin(
             name=raw["name"],
             version=raw["version"],
@@ -171,6 +175,7 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
+            path=raw.get("path"),
         )
 
     def _icon(self, value: str | None) -> Icon | None:

@@ -56,7 +56,8 @@ from memhub.compiler.hosts.launcher import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.marketplace import PluginSource
+from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
 from memhub.hubspec.refs import substitute
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
 MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
+MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -177,6 +179,59 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
+    """The entry's `source` (`relative` is a local plugin's `./folder`); Claude Code takes
+    every kind memhub has."""
+    if source.is_local:
+        return relative, ""
+    pin = compact({"ref": source.ref, "sha": source.sha})
+    if source.kind == "github":
+        return {"source": "github", "repo": source.repo, **pin}, ""
+    if source.kind == "git":
+        return {"source": "url", "url": source.url, **pin}, ""
+    return {"source": "git-subdir", "url": source.url, "path": source.path, **pin}, ""
+
+
+def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
+    """A built plugin's marketplace entry, its `overrides.claude.marketplace_entry` merged in."""
+    plugin = hub.plugin
+    entry = compact(
+        {
+            "name": plugin.name,
+            "source": source,
+            "description": plugin.description,
+            "version": plugin.version,
+            "author": plugin.author.as_dict() if plugin.author else None,
+            "homepage": plugin.homepage,
+            "repository": plugin.repository,
+            "license": plugin.license,
+            "keywords": list(plugin.keywords),
+            "category": plugin.category,
+        }
+    )
+    return deep_merge(entry, hub.override(name, "marketplace_entry"))
+
+
+def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
+    """The entry of a plugin published from elsewhere (no hub here to describe it)."""
+    return compact({"name": plugin, "source": source, "description": description})
+
+
+def marketplace_document(
+    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """.claude-plugin/marketplace.json listing `entries` in order."""
+    return compact(
+        {
+            "$schema": MARKETPLACE_SCHEMA,
+            "name": market.name,
+            "description": description,
+            "owner": market.owner.as_dict(),
+            "plugins": entries,
+        }
+    )
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -191,34 +246,13 @@ def build(hub: Hub) -> HostBuild:
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
         }
     )
-    entry = compact(
-        {
-            "name": plugin.name,
-            "source": f"./{base}",
-            "description": plugin.description,
-            "version": plugin.version,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
-            "category": plugin.category,
-        }
-    )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "$schema": MARKETPLACE_SCHEMA,
-            "name": market.name,
-            "description": market.description or plugin.description,
-            "owner": market.owner.as_dict(),
-            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".claude-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.claude-plugin/plugin.json", manifest, override="manifest"
         ),

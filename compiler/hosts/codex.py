@@ -54,7 +54,8 @@ from memhub.compiler.hosts.launcher import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.marketplace import PluginSource
+from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -73,6 +74,7 @@ runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
 DEFAULT_CATEGORY = "Productivity"
+MARKETPLACE_FILE = ".agents/plugins/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -156,19 +158,48 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
     return servers
 
 
-def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
-    """.agents/plugins/marketplace.json: the marketplace with this one plugin in it."""
-    market, plugin = hub.marketplace, hub.plugin
-    entry = {
-        "name": plugin.name,
-        "source": {"source": "local", "path": f"./{base}"},
+def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
+    """The entry's `source`: `local` for a folder of the marketplace, `url` for a git
+    repository (a GitHub one by its clone URL), `git-subdir` for a folder of one."""
+    if source.is_local:
+        return {"source": "local", "path": relative}, ""
+    pin = compact({"ref": source.ref, "sha": source.sha})
+    if source.kind == "github":
+        return {"source": "url", "url": f"https://github.com/{source.repo}.git", **pin}, ""
+    if source.kind == "git":
+        return {"source": "url", "url": source.url, **pin}, ""
+    return {"source": "git-subdir", "url": source.url, "path": source.path, **pin}, ""
+
+
+def _entry(plugin: str, source: Any, category: str | None) -> dict[str, Any]:
+    return {
+        "name": plugin,
+        "source": source,
         "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-        "category": plugin.category or DEFAULT_CATEGORY,
+        "category": category or DEFAULT_CATEGORY,
     }
+
+
+def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
+    """A built plugin's marketplace entry, its `overrides.codex.marketplace_entry` merged in."""
+    entry = _entry(hub.plugin.name, source, hub.plugin.category)
+    return deep_merge(entry, hub.override(name, "marketplace_entry"))
+
+
+def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
+    """The entry of a plugin published from elsewhere (Codex entries carry no description)."""
+    return _entry(plugin, source, None)
+
+
+def marketplace_document(
+    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """.agents/plugins/marketplace.json listing `entries` in order (Codex has no
+    marketplace description)."""
     return {
         "name": market.name,
         "interface": {"displayName": market.display_name or market.name},
-        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
+        "plugins": entries,
     }
 
 
@@ -204,11 +235,11 @@ def build(hub: Hub) -> HostBuild:
             ),
         }
     )
-    marketplace = _marketplace(hub, base)
+    marketplace = marketplace_document(
+        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": f"./{base}"})]
+    )
     artifacts = [
-        json_artifact(
-            hub, name, ".agents/plugins/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),

@@ -56,7 +56,8 @@ from memhub.compiler.importing.shapes import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+from memhub.hubspec.marketplace import PluginSource
+from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
@@ -76,6 +77,7 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
+MARKETPLACE_FILE = ".cursor-plugin/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("sessionStart"),
@@ -218,6 +220,41 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
+    """The entry's `source`: a folder of the marketplace; (None, why) for any other kind."""
+    if source.is_local:
+        return relative, ""
+    return None, (
+        "Cursor's marketplace entries name a folder of the marketplace repository; it fetches "
+        f"no plugin from another git repository ({source.kind} source), so the entry is left out"
+    )
+
+
+def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
+    """A built plugin's marketplace entry, its `overrides.cursor.marketplace_entry` merged in."""
+    entry = {"name": hub.plugin.name, "source": source, "description": hub.plugin.description}
+    return deep_merge(entry, hub.override(name, "marketplace_entry"))
+
+
+def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
+    """The entry of a plugin published from elsewhere."""
+    return compact({"name": plugin, "source": source, "description": description})
+
+
+def marketplace_document(
+    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """.cursor-plugin/marketplace.json listing `entries` in order."""
+    return compact(
+        {
+            "name": market.name,
+            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
+            "metadata": compact({"description": description}),
+            "plugins": entries,
+        }
+    )
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -250,24 +287,13 @@ def build(hub: Hub) -> HostBuild:
             "mcpServers": servers,
         }
     )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": {"description": market.description or plugin.description},
-            "plugins": [
-                deep_merge(
-                    {"name": plugin.name, "source": f"./{base}", "description": plugin.description},
-                    hub.override(name, "marketplace_entry"),
-                )
-            ],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".cursor-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
         ),
