@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memhub.compiler import build as building
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.build import Build, _merge, build, select_hosts
+from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
 from memhub.compiler.hosts.common import deep_merge, json_bytes
 from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS, MarketplaceWriter
@@ -53,7 +54,8 @@ def build_marketplace(
         wanted = [h for h in selected if h in entry.hub.hosts]
         if wanted:
             # the plugin's README names the marketplace it is installed from: this one
-            builds.append(build(replace(entry.hub, marketplace=market.marketplace), wanted))
+            plugin_hub = replace(entry.hub, marketplace=market.marketplace)
+            builds.append(building.build(plugin_hub, wanted))
     produced = [a for b in builds for a in b.artifacts if a.path not in ROOT_FILES]
     coverage = [row for b in builds for row in b.coverage]
     built = {b.hub.plugin.name: b.hosts for b in builds}
@@ -117,4 +119,4 @@ def compile_any(hub_path: Path, hosts: Sequence[str]) -> Build | MarketplaceBuil
     loaded = load_any(hub_path)
     if isinstance(loaded, MarketplaceHub):
         return build_marketplace(loaded, hosts or None)
-    return build(loaded, hosts or None)
+    return building.build(loaded, hosts or None)
