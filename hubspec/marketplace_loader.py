@@ -227,7 +227,12 @@ class _MarketChecker(Checker):
     def _hub_folder(self, at: KeyPath, value: str) -> Path | None:
         """`value` as a folder inside this hub's folder that holds a hub.yaml."""
         bad = bundle_path_problem(value, what="the plugin hub's folder")
-        if bad is not None and value != ".":
+        if value.rstrip("/") == ".":
+            bad = (
+                "a plugin hub cannot be the marketplace hub's own folder",
+                "move the plugin hub into a folder of its own and name that folder",
+            )
+        if bad is not None:
             self.problem(at, *bad)
             return None
         target = self.root / value
@@ -294,11 +299,11 @@ class _MarketChecker(Checker):
     def _remote(self, at: KeyPath, raw: dict[str, Any]) -> PluginSource | None:
         sub = raw.get("path")
         if sub is not None:
-            bad = bundle_path_problem(sub.strip("/"), what="the repository folder")
+            bad = bundle_path_problem(sub.rstrip("/"), what="the repository folder")
             if bad is not None and not bad[0].endswith("another host's plugin folders"):
                 self.problem((*at, "path"), *bad)
                 return None
-            sub = sub.strip("/")
+            sub = sub.rstrip("/")
         pin = {"ref": raw.get("ref"), "sha": raw.get("sha")}
         if "github" in raw and sub is None:
             return PluginSource("github", repo=raw["github"], **pin)
@@ -342,7 +347,7 @@ class _MarketChecker(Checker):
         taken: dict[tuple[str, str], int] = {}
         for index, item in enumerate(items):
             at: KeyPath = ("marketplaces", index)
-            path = item.get("path", "").strip("/")
+            path = item.get("path", "").rstrip("/")
             bad = bundle_path_problem(path, what="the marketplace's folder") if path else None
             if bad is not None:
                 self.problem((*at, "path"), *bad)
