@@ -188,7 +188,7 @@ def check_output_dir(out: Path) -> None:
     if out.is_dir() and existing_files(out) and not (out / BUILD_MARKER).is_file():
         raise OutputError(
             f"{out}: folder holds files memhub did not build (no {BUILD_MARKER}). "
-            "Fix: choose an empty or new --out folder; memhub replaces its output folder whole"
+            "Fix: choose an empty or new --out folder; memhub owns the folders it builds into"
         )
 
 

@@ -256,3 +256,30 @@ def test_validate_a_marketplace_hub(capsys) -> None:
 
 def test_examples_still_build_as_plugin_hubs() -> None:
     assert all(not isinstance(built(name), MarketplaceBuild) for name in HUBS)
+
+
+@pytest.mark.parametrize(
+    ("path", "schema"),
+    [
+        (".claude-plugin/marketplace.json", "claude-code/schemastore/claude-code-marketplace.json"),
+        (
+            "internal/.claude-plugin/marketplace.json",
+            "claude-code/schemastore/claude-code-marketplace.json",
+        ),
+        (
+            ".cursor-plugin/marketplace.json",
+            "cursor/cursor-plugins-official/schemas/marketplace.schema.json",
+        ),
+    ],
+)
+def test_marketplace_files_match_the_published_schemas(
+    path: str, schema: str, material: Path
+) -> None:
+    import jsonschema
+
+    published = json.loads((material / schema).read_text("utf-8"))
+    validator = jsonschema.validators.validator_for(published)(
+        published, format_checker=jsonschema.FormatChecker()
+    )
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(_json(path))]
+    assert errors == []
