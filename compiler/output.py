@@ -86,8 +86,8 @@ class Layout:
 
 def layout(build: AnyBuild, out: Path) -> Layout:
     """This build laid over what the other builds recorded in `out` left there."""
-    records = read_records(out)
     mine = own_record(build)
+    records = [r for r in read_records(out) if _key(r) not in _superseded(build)]
     others = [r for r in records if _key(r) != _key(mine)]
     claimed: dict[str, str] = {}
     for record in others:
@@ -115,6 +115,14 @@ def layout(build: AnyBuild, out: Path) -> Layout:
             files = [p for p in record["files"] if p in kept or p in mine_paths]
             builds.append({**record, "files": files})
     return Layout(tuple(artifacts), kept, _dump({"generator": "memhub", "builds": builds}))
+
+
+def _superseded(build: AnyBuild) -> set[str]:
+    """Records this build takes over: a marketplace hub builds its plugins itself, so their
+    earlier lone builds in the folder are its files now."""
+    if isinstance(build, Build):
+        return set()
+    return {f"plugin:{e.name}" for e in build.market.entries if e.hub is not None}
 
 
 def _shared(artifact: Artifact, out: Path, owner: str, is_plugin: bool) -> Artifact:

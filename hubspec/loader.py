@@ -81,6 +81,8 @@ def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:
                 )
             ]
         )
+    if "plugins" in data and "plugin" not in data:
+        raise HubError([_marketplace_hub_problem(positions)])
     problems = schema_problems(data, positions)
     if problems:
         raise HubError(problems)
@@ -97,6 +99,17 @@ def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:
     if skill_cache is not None:
         skill_cache.save()
     return hub
+
+
+def _marketplace_hub_problem(positions: Any) -> Problem:
+    """A marketplace hub where one plugin hub is wanted (`memhub apply`, `plan`, ...)."""
+    return Problem(
+        positions.of_key(("plugins",)),
+        "plugins",
+        "this is a marketplace hub (a `plugins:` list); this command takes one plugin hub",
+        "pass the folder of one of its plugin hubs (a `hub:` of its `plugins:`); "
+        "memhub build, diff and validate take the marketplace hub itself",
+    )
 
 
 # Far above any real hub (400,000 MCP servers are about 120 MB), and refused from its size

@@ -24,6 +24,7 @@ from .yamlsrc import KeyPath, Positions, YamlProblems, parse_yaml
 
 SCHEMA_FILE = "marketplace-hub.schema.json"
 _MARKETPLACE_HUB = re.compile(r"^plugins[ \t]*:", re.MULTILINE)
+_PLUGIN_HUB = re.compile(r"^plugin[ \t]*:", re.MULTILINE)
 _HINTS: dict[str, tuple[str, str]] = {
     "^\\./": ("is not a ./folder", "write the plugin's folder as ./some/folder"),
     "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": (
@@ -43,8 +44,9 @@ _HINTS: dict[str, tuple[str, str]] = {
 
 
 def is_marketplace_text(text: str) -> bool:
-    """Whether hub.yaml text is a marketplace hub (a top-level `plugins:` key)."""
-    return _MARKETPLACE_HUB.search(text) is not None
+    """Whether hub.yaml text is a marketplace hub (a top-level `plugins:` key and no
+    `plugin:`: a plugin hub with a stray `plugins:` is told about its typo instead)."""
+    return _MARKETPLACE_HUB.search(text) is not None and _PLUGIN_HUB.search(text) is None
 
 
 def load_any(path: str | os.PathLike[str], *, cache: Path | None = None) -> Hub | MarketplaceHub:

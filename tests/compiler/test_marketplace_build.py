@@ -283,3 +283,18 @@ def test_marketplace_files_match_the_published_schemas(
     )
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(_json(path))]
     assert errors == []
+
+
+def test_a_marketplace_hub_takes_over_its_plugins_lone_builds(tmp_path: Path) -> None:
+    """A folder where a plugin hub was built alone can become the marketplace hub's: the
+    plugin's files are the marketplace hub's now, and nothing is refused."""
+    from memhub.compiler.build import build
+    from memhub.hubspec import load
+
+    out = tmp_path / "out"
+    write_build(build(load(FIXTURE / "alpha")), out)
+    assert (out / "gemini/alpha/gemini-extension.json").is_file()
+    write_build(market(), out)
+    marker = json.loads((out / ".memhub-build.json").read_text())
+    assert marker["marketplace"] == "acme-tools"  # the only build left
+    assert not (out / "gemini").exists()  # alpha's gemini files were its lone build's

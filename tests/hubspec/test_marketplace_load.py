@@ -57,6 +57,7 @@ def test_load_any_tells_the_kinds_apart() -> None:
     assert not isinstance(load_any(FIXTURE / "alpha"), MarketplaceHub)
     assert is_marketplace_text("version: 1\nplugins:\n  - hub: a\n")
     assert not is_marketplace_text("version: 1\nplugin:\n  name: a\n  # plugins: no\n")
+    assert not is_marketplace_text("version: 1\nplugin:\n  name: a\nplugins: x\n")
 
 
 def test_default_marketplace_lists_every_plugin_for_every_host(tmp_path: Path) -> None:
@@ -238,3 +239,20 @@ def test_malformed_plugin_path_is_refused(value: str, expected: str, tmp_path: P
         load(folder)
     assert expected in str(caught.value) and "plugin.path" in str(caught.value)
     assert "hub.yaml:8:" in str(caught.value)
+
+
+def test_a_marketplace_hub_where_a_plugin_hub_is_wanted_says_so() -> None:
+    from memhub.hubspec import load
+
+    with pytest.raises(HubError) as caught:
+        load(FIXTURE)
+    text = str(caught.value)
+    assert "this is a marketplace hub" in text and "hub.yaml:11:1:" in text, text
+
+
+def test_a_fifo_as_a_plugin_hubs_hub_yaml_is_refused(tmp_path: Path) -> None:
+    hub = _copy(tmp_path, lambda d: None)
+    (hub / "alpha" / "hub.yaml").unlink()
+    os.mkfifo(hub / "alpha" / "hub.yaml")
+    with pytest.raises(HubError, match=r"holds no hub\.yaml"):
+        load_marketplace(hub)
