@@ -86,15 +86,14 @@ def _marketplace_file(
         entry = market.entry(name)
         if entry.hub is not None and writer.name not in built.get(name, ()):
             continue  # the plugin has no files for this host: nothing to list
+        kind = entry.source_for(writer.name)
         relative = relative_to(entry.folder, file.path) if entry.folder else None
-        source, reason = writer.marketplace_source(entry.source, relative)
+        source, reason = writer.marketplace_source(kind, relative)
         if source is None:
             rows.append(CoverageRow(writer.name, "marketplace", name, "unsupported", "-", reason))
             continue
         entries.append(_entry(entry, writer, source))
-        rows.append(
-            CoverageRow(writer.name, "marketplace", name, "mapped", f"{path} {entry.source.kind}")
-        )
+        rows.append(CoverageRow(writer.name, "marketplace", name, "mapped", f"{path} {kind.kind}"))
     if not entries:
         return None, rows
     document = writer.marketplace_document(market.market_of(file), file.description, entries)

@@ -45,6 +45,12 @@ class MarketEntry:
     # `overrides.<host>.marketplace_entry`)
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     origin: Origin = Origin("hub.yaml")
+    # host -> the source that host's marketplace files give instead of `source` (e.g. a
+    # pinned release for Claude Code while Codex and Cursor list the folder)
+    host_sources: Mapping[str, PluginSource] = field(default_factory=frozen_map)
+
+    def source_for(self, host: str) -> PluginSource:
+        return self.host_sources.get(host, self.source)
 
     @property
     def folder(self) -> str | None:

@@ -101,7 +101,10 @@ def _schema_problems(data: Any, positions: Positions) -> list[Problem]:
 
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
-        if error.validator == "oneOf" and tuple(error.absolute_path)[-1:] == ("source",):
+        where = tuple(error.absolute_path)
+        if error.validator == "oneOf" and (
+            where[-1:] == ("source",) or where[-2:-1] == ("sources",)
+        ):
             problems.extend(_source_problems(error, positions))
             continue
         if error.validator == "pattern" and error.validator_value in _HINTS:
@@ -123,17 +126,30 @@ def _key(error: Any) -> str:
 def _source_problems(error: Any, positions: Positions) -> list[Problem]:
     """A `source:` that fits no shape: the closest shape's own errors, else what shapes exist."""
     value = error.instance
-    shape = 0 if isinstance(value, str) else 1 if "github" in value else 2 if "git" in value else -1
-    if isinstance(value, dict | str) and shape >= 0:
+    shape = next(
+        (
+            index
+            for index, option in enumerate(error.validator_value)
+            if (isinstance(value, str) and option.get("type") == "string")
+            or (isinstance(value, dict) and set(option.get("required", ())) & set(value))
+        ),
+        -1,
+    )
+    if shape >= 0:
         branch = [e for e in error.context if e.schema_path and e.schema_path[0] == shape]
         if branch:
             return _schema_problems_of(branch, positions)
+    if tuple(error.absolute_path)[-2:-1] == ("sources",):
+        message = "a git source is {github: owner/repo} or {git: URL} (per host, only these)"
+    else:
+        message = "a source is ./folder, {github: owner/repo} or {git: URL}"
     return [
         Problem(
             positions.of_value(tuple(error.absolute_path)),
             _key(error),
-            "a source is ./folder, {github: owner/repo} or {git: URL}",
-            "write one of them (with `path:` for a folder of the repository, `ref:`/`sha:` to pin)",
+            message,
+            "write one of them (with `path:` for a folder of the repository, `ref:`/`sha:` to "
+            "pin); a plugin with no source is listed by its folder",
         )
     ]
 
@@ -204,6 +220,12 @@ class _MarketChecker(Checker):
         source, hub = self._source((*at, "source"), raw.get("source"), hub)
         if source is None:
             return None
+        host_sources = {}
+        for host, item in raw.get("sources", {}).items():
+            found = self._remote((*at, "sources", host), item)
+            if found is None:
+                return None
+            host_sources[host] = found
         self._check_overrides((*at, "overrides"), raw.get("overrides", {}))
         return MarketEntry(
             name=name,
@@ -212,6 +234,7 @@ class _MarketChecker(Checker):
             description=raw.get("description") or (hub.plugin.description if hub else None),
             overrides=frozen_map(raw.get("overrides", {})),
             origin=self.positions.of_value(at),
+            host_sources=frozen_map(host_sources),
         )
 
     def _plugin_hub(self, at: KeyPath, value: str, cache: Path | None) -> Hub | None:
@@ -379,7 +402,8 @@ class _MarketChecker(Checker):
                         "give one of them another `path:` or other `hosts:`",
                     )
                 taken[(path, host)] = index
-            self._check_relative(at, path, [e for e in entries if e.name in listed])
+            chosen_entries = [e for e in entries if e.name in listed]
+            self._check_relative(at, path, chosen_entries, chosen)
             files.append(
                 MarketplaceFile(
                     name=item.get("name", market.name),
@@ -393,11 +417,14 @@ class _MarketChecker(Checker):
             )
         return tuple(files)
 
-    def _check_relative(self, at: KeyPath, path: str, entries: list[MarketEntry]) -> None:
+    def _check_relative(
+        self, at: KeyPath, path: str, entries: list[MarketEntry], hosts: tuple[str, ...]
+    ) -> None:
         """Hosts resolve a ./ source from the marketplace's folder and refuse '..'."""
         for entry in entries:
             folder = entry.folder
-            if entry.source.is_local and folder and relative_to(folder, path) is None:
+            local = any(entry.source_for(h).is_local for h in hosts)
+            if local and folder and relative_to(folder, path) is None:
                 self.problem(
                     (*at, "path"),
                     f"plugin {entry.name!r} (folder {folder!r}) is not inside this marketplace's "

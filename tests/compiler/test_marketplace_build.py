@@ -84,13 +84,17 @@ def test_each_source_kind_in_each_hosts_shape() -> None:
     }
     assert codex["epsilon"] == claude["epsilon"]
     cursor = {p["name"]: p["source"] for p in _json(".cursor-plugin/marketplace.json")["plugins"]}
-    assert cursor == {"alpha": "./plugins/alpha", "beta": "./tools/beta"}
+    # gamma's per-host sources pin Claude Code and Codex; Cursor lists its folder
+    assert cursor == {
+        "alpha": "./plugins/alpha",
+        "beta": "./tools/beta",
+        "gamma": "./plugins/gamma",
+    }
 
 
 def test_a_kind_a_host_cannot_express_is_a_coverage_row() -> None:
     rows = [r for r in market().warnings if r.component == "marketplace"]
     assert [(r.host, r.id) for r in rows] == [
-        ("cursor", "gamma"),
         ("cursor", "delta"),
         ("cursor", "epsilon"),
     ]

@@ -33,7 +33,9 @@ def test_fixture_loads_into_the_model() -> None:
     by_name = {e.name: e for e in market.entries}
     assert by_name["alpha"].source == PluginSource("path", path="plugins/alpha")
     assert by_name["beta"].folder == "tools/beta"  # its plugin.path
-    assert by_name["gamma"].source == PluginSource(
+    assert by_name["gamma"].source == PluginSource("path", path="plugins/gamma")
+    assert by_name["gamma"].source_for("codex") == by_name["gamma"].source_for("claude")
+    assert by_name["gamma"].source_for("claude") == PluginSource(
         "git-subdir",
         url="https://github.com/acme/tools.git",
         path="plugins/gamma",
@@ -95,9 +97,13 @@ def _set(path: tuple[Any, ...], value: Any) -> Any:
 
 
 CASES: list[tuple[str, Any, str]] = [
-    ("short-sha", _set(("plugins", 2, "source", "sha"), "abc123"), "is not a full commit sha"),
-    ("upper-sha", _set(("plugins", 2, "source", "sha"), SHA.upper()), "is not a full commit sha"),
-    ("empty-ref", _set(("plugins", 2, "source", "ref"), ""), "is not a git ref name"),
+    (
+        "short-sha",
+        _set(("plugins", 2, "sources", "claude"), {"git": "https://x.example/y.git", "sha": "abc"}),
+        "is not a full commit sha",
+    ),
+    ("upper-sha", _set(("plugins", 4, "source", "sha"), SHA.upper()), "is not a full commit sha"),
+    ("empty-ref", _set(("plugins", 4, "source", "ref"), ""), "is not a git ref name"),
     ("ref-space", _set(("plugins", 4, "source", "ref"), "v 2"), "is not a git ref name"),
     (
         "http-url",
@@ -121,8 +127,18 @@ CASES: list[tuple[str, Any, str]] = [
     ("reserved-folder", _set(("plugins", 3, "source"), "./gemini/x"), "another host's"),
     (
         "subdir-dotdot",
-        _set(("plugins", 2, "source", "path"), "../gamma"),
+        _set(("plugins", 4, "source", "path"), "../gamma"),
         "'.' or '..' segment",
+    ),
+    (
+        "host-source-folder",
+        _set(("plugins", 2, "sources", "cursor"), "./plugins/gamma"),
+        "a git source is",
+    ),
+    (
+        "host-source-host",
+        _set(("plugins", 2, "sources", "copilot"), {"github": "a/b"}),
+        "is not one of",
     ),
     ("listed-no-source", lambda d: d["plugins"][4].pop("source"), "needs a `source:`"),
     (
