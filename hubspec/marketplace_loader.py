@@ -101,16 +101,15 @@ def _schema_problems(data: Any, positions: Positions) -> list[Problem]:
 
     problems: list[Problem] = []
     for error in _validator().iter_errors(data):
-        where = tuple(error.absolute_path)
-        if error.validator == "oneOf" and (
-            where[-1:] == ("source",) or where[-2:-1] == ("sources",)
-        ):
+        at = tuple(error.absolute_path)
+        if error.validator == "oneOf" and (at[-1:] == ("source",) or at[-2:-1] == ("sources",)):
             problems.extend(_source_problems(error, positions))
             continue
         if error.validator == "pattern" and error.validator_value in _HINTS:
-            where, key = positions.of_value(tuple(error.absolute_path)), _key(error)
             what, fix = _HINTS[error.validator_value]
-            problems.append(Problem(where, key, f"{error.instance!r} {what}", fix))
+            problems.append(
+                Problem(positions.of_value(at), _key(error), f"{error.instance!r} {what}", fix)
+            )
             continue
         problems.extend(_explain(error, positions))
     unique = {(str(p.origin), p.key_path, p.message): p for p in problems}
