@@ -108,7 +108,15 @@ def _entry(entry: MarketEntry, writer: MarketplaceWriter, source: Any) -> dict[s
         item = writer.plugin_entry(entry.hub, source)
         if "description" in item and entry.description != entry.hub.plugin.description:
             item["description"] = entry.description
-    return deep_merge(item, thaw(entry.overrides.get(writer.name, {})))
+    return _without_nulls(deep_merge(item, thaw(entry.overrides.get(writer.name, {}))))
+
+
+def _without_nulls(value: Any) -> Any:
+    """An override's `key: null` takes the key out of the entry (a plugin's metadata the
+    published entry does not repeat, e.g. its version)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    return value
 
 
 def compile_any(hub_path: Path, hosts: Sequence[str]) -> Build | MarketplaceBuild:

@@ -51,6 +51,7 @@ def test_every_plugin_is_listed_in_hub_order() -> None:
     assert internal["name"] == "acme-internal"
     assert internal["plugins"][0]["source"] == "./gamma-staging"  # relative to internal/
     assert internal["plugins"][0]["description"].startswith("STAGING")
+    assert list(internal["plugins"][0]) == ["name", "source", "description"]  # nulls drop keys
     # the internal plugin is Claude-only: no other host's marketplace lists it
     assert market().artifact("internal/.agents/plugins/marketplace.json") is None
 
