@@ -97,7 +97,7 @@ def _marketplace_file(
     if not entries:
         return None, rows
     document = writer.marketplace_document(market.market_of(file), file.description, entries)
-    document = deep_merge(document, market.override(writer.name, "marketplace"))
+    document = _without_nulls(deep_merge(document, market.override(writer.name, "marketplace")))
     return Artifact(path, json_bytes(document), owners=(writer.name,)), rows
 
 

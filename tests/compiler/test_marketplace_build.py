@@ -303,3 +303,21 @@ def test_a_marketplace_hub_takes_over_its_plugins_lone_builds(tmp_path: Path) ->
     marker = json.loads((out / ".memhub-build.json").read_text())
     assert marker["marketplace"] == "acme-tools"  # the only build left
     assert not (out / "gemini").exists()  # alpha's gemini files were its lone build's
+
+
+def test_marketplace_override_null_drops_a_key(tmp_path: Path) -> None:
+    """`overrides.<host>.marketplace` with `key: null` shapes the file as published (the
+    published MemHub Cursor marketplace names its owner without an e-mail)."""
+    import yaml
+
+    hub = tmp_path / "hub"
+    shutil.copytree(FIXTURE, hub)
+    data = yaml.safe_load((hub / "hub.yaml").read_text())
+    data["overrides"]["cursor"] = {"marketplace": {"owner": {"email": None}}}
+    data["overrides"]["claude"]["marketplace"]["$schema"] = None
+    (hub / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    result = build_marketplace(load_marketplace(hub))
+    cursor = json.loads(result.artifact(".cursor-plugin/marketplace.json").content)  # type: ignore[union-attr]
+    assert cursor["owner"] == {"name": "Acme"}
+    claude = json.loads(result.artifact(".claude-plugin/marketplace.json").content)  # type: ignore[union-attr]
+    assert list(claude) == ["name", "description", "owner", "plugins", "metadata"]
