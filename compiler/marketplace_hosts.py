@@ -1,13 +1,14 @@
 """The hosts that read marketplace files, and the contract their adapters fill to write one.
 
-Each of these adapters (claude, codex, cursor) writes its own marketplace shapes; the
-marketplace build only asks them, in this one list."""
+Each of these hosts (Claude Code, Codex, Cursor) has a `<host>_marketplace` module beside its
+adapter that writes its own marketplace shapes (the adapter uses it for a one-plugin
+bundle); the marketplace build only asks them, in this one list."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from memhub.compiler.hosts import claude, codex, cursor
+from memhub.compiler.hosts import claude_marketplace, codex_marketplace, cursor_marketplace
 from memhub.hubspec.marketplace import PluginSource
 from memhub.hubspec.model import Hub, Marketplace
 
@@ -36,6 +37,8 @@ class MarketplaceWriter(Protocol):
         ...
 
 
-WRITERS: dict[str, MarketplaceWriter] = {w.name: w for w in (claude, codex, cursor)}
+WRITERS: dict[str, MarketplaceWriter] = {
+    w.name: w for w in (claude_marketplace, codex_marketplace, cursor_marketplace)
+}
 # where a plugin hub's own build writes its one-plugin marketplace files (the bundle root)
 ROOT_FILES: frozenset[str] = frozenset(w.MARKETPLACE_FILE for w in WRITERS.values())

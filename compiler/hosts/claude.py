@@ -17,6 +17,11 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.claude_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -56,8 +61,7 @@ from memhub.compiler.hosts.launcher import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.marketplace import PluginSource
-from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import substitute
 
 if TYPE_CHECKING:
@@ -78,8 +82,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
-MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
-MARKETPLACE_FILE = ".claude-plugin/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -177,59 +179,6 @@ def install_steps(hub: Hub) -> list[str]:
         "claude plugin marketplace add <this repository or folder>",
         f"claude plugin install {hub.plugin.name}@{hub.marketplace.name}",
     ]
-
-
-def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
-    """The entry's `source` (`relative` is a local plugin's `./folder`); Claude Code takes
-    every kind memhub has."""
-    if source.is_local:
-        return relative, ""
-    pin = compact({"ref": source.ref, "sha": source.sha})
-    if source.kind == "github":
-        return {"source": "github", "repo": source.repo, **pin}, ""
-    if source.kind == "git":
-        return {"source": "url", "url": source.url, **pin}, ""
-    return {"source": "git-subdir", "url": source.url, "path": source.path, **pin}, ""
-
-
-def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
-    """A built plugin's marketplace entry, its `overrides.claude.marketplace_entry` merged in."""
-    plugin = hub.plugin
-    entry = compact(
-        {
-            "name": plugin.name,
-            "source": source,
-            "description": plugin.description,
-            "version": plugin.version,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
-            "category": plugin.category,
-        }
-    )
-    return deep_merge(entry, hub.override(name, "marketplace_entry"))
-
-
-def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
-    """The entry of a plugin published from elsewhere (no hub here to describe it)."""
-    return compact({"name": plugin, "source": source, "description": description})
-
-
-def marketplace_document(
-    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """.claude-plugin/marketplace.json listing `entries` in order."""
-    return compact(
-        {
-            "$schema": MARKETPLACE_SCHEMA,
-            "name": market.name,
-            "description": description,
-            "owner": market.owner.as_dict(),
-            "plugins": entries,
-        }
-    )
 
 
 def build(hub: Hub) -> HostBuild:

@@ -19,6 +19,12 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.codex_marketplace import (
+    DEFAULT_CATEGORY,
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.codex_servers import DATA, ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -54,8 +60,7 @@ from memhub.compiler.hosts.launcher import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.marketplace import PluginSource
-from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -73,8 +78,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
-DEFAULT_CATEGORY = "Productivity"
-MARKETPLACE_FILE = ".agents/plugins/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -156,51 +159,6 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
             )
         )
     return servers
-
-
-def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
-    """The entry's `source`: `local` for a folder of the marketplace, `url` for a git
-    repository (a GitHub one by its clone URL), `git-subdir` for a folder of one."""
-    if source.is_local:
-        return {"source": "local", "path": relative}, ""
-    pin = compact({"ref": source.ref, "sha": source.sha})
-    if source.kind == "github":
-        return {"source": "url", "url": f"https://github.com/{source.repo}.git", **pin}, ""
-    if source.kind == "git":
-        return {"source": "url", "url": source.url, **pin}, ""
-    return {"source": "git-subdir", "url": source.url, "path": source.path, **pin}, ""
-
-
-def _entry(plugin: str, source: Any, category: str | None) -> dict[str, Any]:
-    return {
-        "name": plugin,
-        "source": source,
-        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-        "category": category or DEFAULT_CATEGORY,
-    }
-
-
-def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
-    """A built plugin's marketplace entry, its `overrides.codex.marketplace_entry` merged in."""
-    entry = _entry(hub.plugin.name, source, hub.plugin.category)
-    return deep_merge(entry, hub.override(name, "marketplace_entry"))
-
-
-def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
-    """The entry of a plugin published from elsewhere (Codex entries carry no description)."""
-    return _entry(plugin, source, None)
-
-
-def marketplace_document(
-    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """.agents/plugins/marketplace.json listing `entries` in order (Codex has no
-    marketplace description)."""
-    return {
-        "name": market.name,
-        "interface": {"displayName": market.display_name or market.name},
-        "plugins": entries,
-    }
 
 
 def build(hub: Hub) -> HostBuild:

@@ -25,6 +25,11 @@ from memhub.compiler.hosts.common import (
     plugin_dir,
     with_project,
 )
+from memhub.compiler.hosts.cursor_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.entries import (
     instruction_entries,
     instructions_row,
@@ -56,8 +61,7 @@ from memhub.compiler.importing.shapes import (
 )
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.marketplace import PluginSource
-from memhub.hubspec.model import Hub, Marketplace, RemoteServer, StdioServer
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.templates import fill
 
@@ -77,7 +81,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
-MARKETPLACE_FILE = ".cursor-plugin/marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("sessionStart"),
@@ -218,41 +221,6 @@ def install_steps(hub: Hub) -> list[str]:
         "cursor-agent plugin marketplace add <this repository>",
         f"then open Customize, find {hub.plugin.title} in {hub.marketplace.name}, select Add",
     ]
-
-
-def marketplace_source(source: PluginSource, relative: str | None) -> tuple[Any, str]:
-    """The entry's `source`: a folder of the marketplace; (None, why) for any other kind."""
-    if source.is_local:
-        return relative, ""
-    return None, (
-        "Cursor's marketplace entries name a folder of the marketplace repository; it fetches "
-        f"no plugin from another git repository ({source.kind} source), so the entry is left out"
-    )
-
-
-def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
-    """A built plugin's marketplace entry, its `overrides.cursor.marketplace_entry` merged in."""
-    entry = {"name": hub.plugin.name, "source": source, "description": hub.plugin.description}
-    return deep_merge(entry, hub.override(name, "marketplace_entry"))
-
-
-def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
-    """The entry of a plugin published from elsewhere."""
-    return compact({"name": plugin, "source": source, "description": description})
-
-
-def marketplace_document(
-    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """.cursor-plugin/marketplace.json listing `entries` in order."""
-    return compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": compact({"description": description}),
-            "plugins": entries,
-        }
-    )
 
 
 def build(hub: Hub) -> HostBuild:
