@@ -272,3 +272,16 @@ def test_a_fifo_as_a_plugin_hubs_hub_yaml_is_refused(tmp_path: Path) -> None:
     os.mkfifo(hub / "alpha" / "hub.yaml")
     with pytest.raises(HubError, match=r"holds no hub\.yaml"):
         load_marketplace(hub)
+
+
+def test_the_marketplace_schema_is_a_valid_schema_naming_every_host() -> None:
+    import json
+
+    import jsonschema
+    from memhub import schemas
+    from memhub.hubspec.marketplace_schema import SCHEMA_FILE, _validator
+    from memhub.hubspec.vocabulary import bundle_hosts
+
+    published = json.loads(Path(schemas.__file__).with_name(SCHEMA_FILE).read_text("utf-8"))
+    jsonschema.Draft202012Validator.check_schema(published)
+    assert _validator().schema["$defs"]["host"]["enum"] == list(bundle_hosts())
