@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import stat
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
@@ -102,18 +102,19 @@ def layout(build: AnyBuild, out: Path) -> Layout:
     mine_paths = {a.path for a in artifacts}
     kept: dict[str, tuple[bytes, int]] = {}
     for path in sorted(set(claimed) - mine_paths):
-        found = _read(out / path)
+        found = _read_inside(out, path)
         if found is not None:
             kept[path] = found
-    if not others:
-        return Layout(tuple(artifacts), kept, _dump(mine))
     builds = []
     for record in records if _key(mine) in map(_key, records) else [*records, mine]:
         if _key(record) == _key(mine):
             builds.append(mine)
-        else:
-            files = [p for p in record["files"] if p in kept or p in mine_paths]
+            continue
+        files = [p for p in record["files"] if p in kept or p in mine_paths]
+        if files:  # a build with nothing left here owns nothing
             builds.append({**record, "files": files})
+    if builds == [mine]:
+        return Layout(tuple(artifacts), kept, _dump(mine))
     return Layout(tuple(artifacts), kept, _dump({"generator": "memhub", "builds": builds}))
 
 
@@ -134,7 +135,7 @@ def _shared(artifact: Artifact, out: Path, owner: str, is_plugin: bool) -> Artif
             f"{out} too. Fix: build into another --out, or list both plugins in one marketplace "
             "hub"
         )
-    found = _read(out / artifact.path)
+    found = _read_inside(out, artifact.path)
     if found is None:
         return artifact
     try:
@@ -167,6 +168,23 @@ def _merged_entries(theirs: Any, ours: list[dict[str, Any]]) -> list[Any]:
         else:
             entries.append(entry)
     return entries
+
+
+def _read_inside(out: Path, relative: str) -> tuple[bytes, int] | None:
+    """A file another build recorded, read only if it is a plain file inside `out` reached
+    through no link: a marker is not trusted to name paths (a hostile one could name
+    `../x` or a link out, and the build would copy what it reached into the bundle)."""
+    pure = PurePosixPath(relative)
+    if not relative or "\\" in relative or pure.is_absolute() or ".." in pure.parts:
+        return None
+    if relative == BUILD_MARKER or pure.parts[0] in (".git",):
+        return None
+    folder = out
+    for part in pure.parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink() or not folder.is_dir():
+            return None
+    return _read(out / relative)
 
 
 def _read(path: Path) -> tuple[bytes, int] | None:

@@ -321,3 +321,34 @@ def test_marketplace_override_null_drops_a_key(tmp_path: Path) -> None:
     assert cursor["owner"] == {"name": "Acme"}
     claude = json.loads(result.artifact(".claude-plugin/marketplace.json").content)  # type: ignore[union-attr]
     assert list(claude) == ["name", "description", "owner", "plugins", "metadata"]
+
+
+def test_a_hostile_marker_cannot_reach_out_of_the_folder(tmp_path: Path) -> None:
+    """A marker naming `../x`, an absolute path or a file behind a link is not trusted: the
+    build neither reads nor copies those files, and leaves them where they are."""
+    import os
+
+    from memhub.compiler.build import build
+    from memhub.hubspec import load
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not yours")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.txt").write_text("outside")
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(outside, out / "linked")
+    hostile = {
+        "generator": "memhub",
+        "plugin": "other",
+        "hosts": ["claude"],
+        "files": ["../secret.txt", str(secret), "linked/x.txt", ".memhub-build.json"],
+    }
+    (out / ".memhub-build.json").write_text(json.dumps(hostile))
+    write_build(build(load(FIXTURE / "gamma")), out)
+    assert not (out / "secret.txt").exists() and secret.read_text() == "not yours"
+    assert (outside / "x.txt").read_text() == "outside"
+    assert not (out / "linked").exists()  # not this build's, and no build can keep it
+    marker = json.loads((out / ".memhub-build.json").read_text())
+    assert "builds" not in marker and marker["plugin"] == "gamma"
