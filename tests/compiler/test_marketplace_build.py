@@ -352,3 +352,13 @@ def test_a_hostile_marker_cannot_reach_out_of_the_folder(tmp_path: Path) -> None
     assert not (out / "linked").exists()  # not this build's, and no build can keep it
     marker = json.loads((out / ".memhub-build.json").read_text())
     assert "builds" not in marker and marker["plugin"] == "gamma"
+
+
+def test_build_then_diff_a_marketplace_hub(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["build", str(FIXTURE), "--out", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["data"]
+    assert data["summary"]["create"] == len(market().artifacts)
+    assert main(["diff", str(FIXTURE), "--against", str(out), "--exit-code"]) == 0
+    (out / "plugins/alpha/README.md").write_text("edited\n")
+    assert main(["diff", str(FIXTURE), "--against", str(out), "--exit-code"]) == 1
