@@ -79,6 +79,7 @@ class Plugin:
     icon: Icon | None = None
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
+    path: str | None = None  # the plugin folder in a bundle (None: plugins/<name>)
 
     @property
     def title(self) -> str:

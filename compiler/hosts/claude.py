@@ -17,6 +17,11 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.claude_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -77,7 +82,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
-MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -191,34 +195,13 @@ def build(hub: Hub) -> HostBuild:
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
         }
     )
-    entry = compact(
-        {
-            "name": plugin.name,
-            "source": f"./{base}",
-            "description": plugin.description,
-            "version": plugin.version,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
-            "category": plugin.category,
-        }
-    )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "$schema": MARKETPLACE_SCHEMA,
-            "name": market.name,
-            "description": market.description or plugin.description,
-            "owner": market.owner.as_dict(),
-            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".claude-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.claude-plugin/plugin.json", manifest, override="manifest"
         ),

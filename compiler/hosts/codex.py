@@ -19,6 +19,12 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.codex_marketplace import (
+    DEFAULT_CATEGORY,
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.codex_servers import DATA, ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -72,7 +78,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
-DEFAULT_CATEGORY = "Productivity"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -156,22 +161,6 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
     return servers
 
 
-def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
-    """.agents/plugins/marketplace.json: the marketplace with this one plugin in it."""
-    market, plugin = hub.marketplace, hub.plugin
-    entry = {
-        "name": plugin.name,
-        "source": {"source": "local", "path": f"./{base}"},
-        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-        "category": plugin.category or DEFAULT_CATEGORY,
-    }
-    return {
-        "name": market.name,
-        "interface": {"displayName": market.display_name or market.name},
-        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-    }
-
-
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -204,11 +193,11 @@ def build(hub: Hub) -> HostBuild:
             ),
         }
     )
-    marketplace = _marketplace(hub, base)
+    marketplace = marketplace_document(
+        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": f"./{base}"})]
+    )
     artifacts = [
-        json_artifact(
-            hub, name, ".agents/plugins/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),

@@ -25,6 +25,11 @@ from memhub.compiler.hosts.common import (
     plugin_dir,
     with_project,
 )
+from memhub.compiler.hosts.cursor_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.entries import (
     instruction_entries,
     instructions_row,
@@ -250,24 +255,13 @@ def build(hub: Hub) -> HostBuild:
             "mcpServers": servers,
         }
     )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": {"description": market.description or plugin.description},
-            "plugins": [
-                deep_merge(
-                    {"name": plugin.name, "source": f"./{base}", "description": plugin.description},
-                    hub.override(name, "marketplace_entry"),
-                )
-            ],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".cursor-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
         ),
