@@ -52,6 +52,7 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     relative_bundle_launcher,
 )
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -172,6 +173,14 @@ def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
     }
 
 
+SHIPPING = Shipping(
+    name,
+    NATIVE_ROOT,
+    agents="Codex plugins carry no agents",
+    commands="Codex plugins carry no slash commands",
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -225,7 +234,7 @@ def build(hub: Hub) -> HostBuild:
         "-",
         "Codex plugins carry no AGENTS.md; install it with an install target (memhub apply)",
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _codex_home(scope: Scope) -> Path:
