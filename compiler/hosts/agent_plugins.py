@@ -111,12 +111,8 @@ def install_steps(hub: Hub) -> list[str]:
     return [f"point an Agent Plugins client at {plugin_dir(hub, ROOT_DIR)} (its plugin.json)"]
 
 
-SHIPPING = Shipping(
-    name,
-    ROOT_DIR,
-    agents="Agent Plugins 1.0 carries skills and MCP servers only",
-    commands="Agent Plugins 1.0 carries skills and MCP servers only",
-)
+SKILLS_AND_SERVERS = "Agent Plugins 1.0 carries skills and MCP servers only"
+SHIPPING = Shipping(name, ROOT_DIR, agents=SKILLS_AND_SERVERS, commands=SKILLS_AND_SERVERS)
 
 
 def build(hub: Hub) -> HostBuild:

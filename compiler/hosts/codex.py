@@ -173,12 +173,8 @@ def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
     }
 
 
-SHIPPING = Shipping(
-    name,
-    NATIVE_ROOT,
-    agents="Codex plugins carry no agents",
-    commands="Codex plugins carry no slash commands",
-)
+CARRY_NONE = "Codex plugins carry no {}"
+SHIPPING = Shipping(name, NATIVE_ROOT, CARRY_NONE.format("agents"), CARRY_NONE.format("commands"))
 
 
 def build(hub: Hub) -> HostBuild:
