@@ -141,3 +141,36 @@ def test_generated_files_match_snapshot(result, owner: str, snapshot) -> None:
 
 def test_coverage_matches_snapshot(result, snapshot) -> None:
     assert [row.to_json() for row in result.coverage] == snapshot
+
+
+def _copy_fixture(tmp_path):
+    import shutil
+
+    hub = tmp_path / "hub"
+    shutil.copytree(FIXTURE, hub, symlinks=True)
+    return hub
+
+
+def test_the_shipped_bytes_and_mode_are_part_of_the_build(tmp_path) -> None:
+    hub = _copy_fixture(tmp_path)
+    before = build(load(hub)).artifact(f"{PLUGIN}/scripts/lib/helpers.py")
+    (hub / "scripts" / "lib" / "helpers.py").write_text("GREETING = 'changed'\n")
+    changed = build(load(hub)).artifact(f"{PLUGIN}/scripts/lib/helpers.py")
+    assert changed.fingerprint != before.fingerprint
+    (hub / "scripts" / "lib" / "helpers.py").chmod(0o755)
+    assert build(load(hub)).artifact(f"{PLUGIN}/scripts/lib/helpers.py").mode == EXEC_MODE
+
+
+def test_agents_and_commands_limited_to_hosts_go_nowhere_else(tmp_path) -> None:
+    hub = _copy_fixture(tmp_path)
+    data = yaml.safe_load((hub / "hub.yaml").read_text())
+    data["agents"] = {"from": "agents", "hosts": ["claude"]}
+    data["commands"] = {"from": "commands", "hosts": ["gemini"]}
+    (hub / "hub.yaml").write_text(yaml.safe_dump(data))
+    result = build(load(hub))
+    rows = {(r.host, r.component) for r in result.coverage if r.component in ("agent", "command")}
+    assert rows == {("claude", "agent"), ("gemini", "command")}
+    assert result.artifact(f"{PLUGIN}/agents/code-reviewer.md").owners == ("claude",)
+    assert result.artifact(f"{PLUGIN}/commands/review-pr.md") is None
+    assert result.artifact(f"{GEMINI}/agents/code-reviewer.md") is None
+    assert result.artifact(f"{GEMINI}/commands/review-pr.toml") is not None

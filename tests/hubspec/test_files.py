@@ -271,3 +271,23 @@ def test_modes_other_than_the_executable_bit_are_not_carried(tmp_path: Path) -> 
     (only,) = load(hub).files
     assert only.executable is True
     assert stat.S_IMODE((hub / "s" / "setuid").stat().st_mode) & stat.S_ISUID
+
+
+def test_a_link_to_the_hubs_env_is_never_shipped(tmp_path: Path) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "conf"}])
+    (hub / ".env").write_text("TOKEN=x\n")
+    (hub / "conf").mkdir()
+    (hub / "conf" / "settings").symlink_to("../.env")
+    (found,) = problems(hub)
+    assert "the hub's .env" in found and f"{hub / 'conf' / 'settings'}:1:1:" in found
+
+
+def test_the_total_size_is_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memhub.hubspec.files as files
+
+    monkeypatch.setattr(files, "MAX_TOTAL_BYTES", 10)
+    hub = write_hub(tmp_path / "hub", [{"from": "s"}])
+    script(hub, "s/a", "123456")
+    script(hub, "s/b", "123456")
+    (found,) = problems(hub)
+    assert "the shipped files hold 12 bytes, more than the 10" in found
