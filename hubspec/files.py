@@ -120,13 +120,14 @@ class FileChecks(Checker):
 
     def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[tuple[str, str, bytes, bool]]:
         """(source, destination, bytes, executable) of every file one entry ships."""
-        source, dest = spec["from"].rstrip("/") or ".", spec.get("to", spec["from"])
-        dest = dest.rstrip("/") or "."
-        for key, value in (("from", source), ("to", dest)):
+        raw = {"from": spec["from"], "to": spec.get("to", spec["from"])}
+        for key, value in raw.items():  # checked as written: "/" is no "." once stripped
             why = _bad_relative(value)
             if why:
                 self.problem((*path, key), why, "write a path relative to the hub folder")
                 return []
+        # normalised, so `./skills` or `hooks//hooks.json` meet the reserved paths too
+        source, dest = (PurePosixPath(raw[key]).as_posix() for key in ("from", "to"))
         top = self.root.resolve()
         start = self.root / source
         try:

@@ -107,6 +107,8 @@ def test_a_from_that_is_itself_a_link_inside_the_hub_is_followed(tmp_path: Path)
     [
         ({"from": "../outside"}, "climbs out with '..'"),
         ({"from": "/etc"}, "is an absolute path"),
+        ({"from": "/"}, "is an absolute path"),
+        ({"from": "scripts", "to": "/"}, "is an absolute path"),
         ({"from": "~/x"}, "is an absolute path"),
         ({"from": "scripts", "to": "../up"}, "climbs out with '..'"),
         ({"from": "scripts", "to": "/abs"}, "is an absolute path"),
@@ -211,6 +213,22 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
     script(hub, "x.txt", "x\n")
     (found,) = problems(hub)
     assert f"would land on {dest}" in found
+
+
+@pytest.mark.parametrize(
+    ("to", "lands"), [("./skills", "skills/x.txt"), ("hooks//", "hooks/x.txt")]
+)
+def test_a_destination_is_normalised_before_it_is_checked(
+    tmp_path: Path, to: str, lands: str
+) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "d", "to": to}, {"from": "d2/x.txt", "to": lands}])
+    script(hub, "d/x.txt", "x\n")
+    script(hub, "d2/x.txt", "x\n")
+    found = problems(hub)
+    if lands.startswith("skills"):
+        assert any("would land on skills/x.txt" in text for text in found), found
+    else:
+        assert any("lands on hooks/x.txt, as d/x.txt of files[0] does" in text for text in found)
 
 
 def test_hook_programs_beside_the_generated_hooks_files_are_fine(tmp_path: Path) -> None:
