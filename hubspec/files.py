@@ -190,6 +190,14 @@ class _Walk:
                 continue
             child_source = f"{source}/{name}" if source != "." else name
             child_dest = f"{dest}/{name}" if dest else name
+            if not _portable(name):
+                self.refuse(
+                    child_source,
+                    "has a name hosts cannot carry (a backslash, a control character or "
+                    "bytes that are not UTF-8)",
+                    "rename it",
+                )
+                continue
             target = self._inside(real / name, child_source)
             if target is None:
                 continue
@@ -239,6 +247,17 @@ class _Walk:
             )
             return
         self.found.append((source, dest, content, bool(mode & stat.S_IXUSR)))
+
+
+def _portable(name: str) -> bool:
+    """Whether a file name can be written into every host's plugin folder as it is."""
+    if "\\" in name or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+        return False
+    try:
+        name.encode("utf-8")  # undecodable bytes come back from os.listdir as surrogates
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _read_regular(real: Path) -> tuple[bytes | None, int] | str:

@@ -309,3 +309,15 @@ def test_the_total_size_is_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     script(hub, "s/b", "123456")
     (found,) = problems(hub)
     assert "the shipped files hold 12 bytes, more than the 10" in found
+
+
+@pytest.mark.parametrize(
+    "name", ["back\\slash", "new\nline", b"caf\xe9".decode("utf-8", "surrogateescape")]
+)
+def test_file_names_hosts_cannot_carry_are_refused(tmp_path: Path, name: str) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "s"}])
+    (hub / "s").mkdir()
+    with open(os.path.join(os.fsencode(hub / "s"), os.fsencode(name)), "wb") as handle:
+        handle.write(b"x")
+    (found,) = problems(hub)
+    assert "has a name hosts cannot carry" in found
