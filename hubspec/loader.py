@@ -10,11 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .agents import PromptChecks
 from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
 from .components import ComponentChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
+from .files import FileChecks
 from .memory import MemoryChecks
 from .model import (
     Hub,
@@ -135,7 +137,9 @@ def _hub_text(hub_file: Path, shown: str) -> str:
         raise refuse(f"cannot be read ({exc.strerror or exc})", "make it readable") from None
 
 
-class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
+class _Checker(
+    ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks, FileChecks, PromptChecks
+):
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
@@ -151,6 +155,9 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
         servers = self._memory_server(memory, servers)
         instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
+        files = self._shipped_files(data.get("files", []))
+        agents = self._prompts("agents", data.get("agents"))
+        commands = self._prompts("commands", data.get("commands"))
         if self.problems:
             return None
         return Hub(
@@ -168,6 +175,9 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
             id=data.get("id"),
             memory=memory,
             rulebooks=rulebooks,
+            files=files,
+            agents=agents,
+            commands=commands,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

@@ -59,6 +59,7 @@ from memhub.compiler.hosts.launcher import (
     launched,
     launcher_artifact,
 )
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -181,6 +182,11 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+SHIPPING = Shipping(
+    name, NATIVE_ROOT, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -227,7 +233,7 @@ def build(hub: Hub) -> HostBuild:
         "Claude Code does not load CLAUDE.md from plugins; install it with an install target "
         "(memhub apply) or ship the guidance as a skill",
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _user_files(scope: Scope) -> tuple[Path, Path]:

@@ -58,6 +58,7 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     relative_bundle_launcher,
 )
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -161,6 +162,10 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
     return servers
 
 
+CARRY_NONE = "Codex plugins carry no {}"
+SHIPPING = Shipping(name, NATIVE_ROOT, CARRY_NONE.format("agents"), CARRY_NONE.format("commands"))
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -214,7 +219,7 @@ def build(hub: Hub) -> HostBuild:
         "-",
         "Codex plugins carry no AGENTS.md; install it with an install target (memhub apply)",
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _codex_home(scope: Scope) -> Path:

@@ -50,6 +50,7 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     oauth_not_carried,
 )
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.importing.shapes import (
     extras_of,
     nonempty,
@@ -223,6 +224,11 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+SHIPPING = Shipping(
+    name, NATIVE_ROOT, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -284,7 +290,7 @@ def build(hub: Hub) -> HostBuild:
         rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def locations(scope: Scope) -> Locations:
