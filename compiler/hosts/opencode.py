@@ -108,7 +108,7 @@ def build(hub: Hub) -> HostBuild:
         if spec is not None:
             servers[server.name] = spec
     config = compact({"$schema": SCHEMA_URL, "mcp": servers})
-    artifacts = [json_artifact(hub, name, f"{base}/{CONFIG_FILE}", config, override="config")]
+    artifacts = [json_artifact(hub, name, f"{base}/{CONFIG_FILE}", config, override="manifest")]
     if hub.instructions:
         text = hub.instructions.text
         body = text if text.endswith("\n") else text + "\n"
