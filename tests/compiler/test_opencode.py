@@ -307,12 +307,15 @@ def test_doctor_after_an_apply_has_no_failure(
 ) -> None:
     hub = make_hub(tmp_path)
     assert run(capsys, "apply", str(hub.root), "--hosts", "opencode")[0] == 0
-    code, out, err = run(capsys, "doctor", "--hosts", "opencode", "--json")
-    report = json.loads(out)["data"] if "data" in json.loads(out) else json.loads(out)
+    code, out, _ = run(capsys, "doctor", "--hosts", "opencode", "--json")
+    report = json.loads(out)["data"]
     assert code == 0, report
     assert report["summary"]["fail"] == 0
+    drift = {Path(c["target"]).name for c in report["checks"] if c["name"] == "drift"}
+    assert drift == {"opencode.json", "AGENTS.md"}
     config = home / ".config/opencode/opencode.json"
     config.write_text(config.read_text().replace('"run"', '"ran"', 1))
     code, out, _ = run(capsys, "doctor", "--hosts", "opencode", "--json")
     assert code == 1
-    assert "drift" in out
+    failed = [c for c in json.loads(out)["data"]["checks"] if c["status"] == "fail"]
+    assert [c["name"] for c in failed] == ["drift"]
