@@ -3,8 +3,8 @@
 OpenCode has no plugin repository format: its plugins are JS/TS modules (npm packages or
 files in `.opencode/plugins`). The bundle is a config folder, `opencode/<plugin>/`, that
 OpenCode loads as it is with `OPENCODE_CONFIG_DIR` (its opencode.json, AGENTS.md and skills/).
-Hooks would need a generated JS plugin calling memhub's runtime; none is generated, so every
-hook is a coverage row.
+The bundle's `command:` hooks run from a generated plugin in that folder (opencode_plugin.py);
+an install carries no hooks (it would have to write a whole plugin file).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import opencode_plugin
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -30,13 +31,11 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.hosts.hooks import EventSupport, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE, install_launcher
 from memhub.compiler.hosts.opencode_servers import hub_spec, server_spec
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -48,7 +47,9 @@ executables: tuple[str, ...] = ("opencode",)
 # variables that move where this host keeps its user files (its global config folder)
 XDG_ENV = "XDG_CONFIG_HOME"
 placing_env: tuple[str, ...] = (XDG_ENV,)
-summary = "OpenCode config folder (opencode/<plugin>/: opencode.json mcp, AGENTS.md, skills/)"
+summary = (
+    "OpenCode config folder opencode/<plugin>/: opencode.json mcp, AGENTS.md, skills, hooks plugin"
+)
 
 BUNDLE_DIR = "opencode"
 bundle_root = BUNDLE_DIR
@@ -59,13 +60,12 @@ SCHEMA_URL = "https://opencode.ai/config.json"
 # Where a generated hooks plugin would live; memhub writes none (doctor finds none there).
 HOOKS_PLUGIN = "plugins/memhub-hooks.js"
 
-_NO_HOOKS = EventSupport(
-    None,
-    unsupported="OpenCode runs hooks only inside JS/TS plugins (.opencode/plugins); "
-    "memhub generates no OpenCode plugin",
+EVENTS = opencode_plugin.EVENTS  # what the bundle's generated plugin carries
+TOOLS = opencode_plugin.TOOLS
+NO_INSTALL_HOOKS = (
+    "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
+    "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"
 )
-EVENTS = dict.fromkeys(LOGICAL_EVENTS, _NO_HOOKS)
-TOOLS: dict[str, tuple[str, ...] | None] = {}  # no hooks, so no tool names to match
 
 
 def install_steps(hub: Hub) -> list[str]:
@@ -96,9 +96,7 @@ def _spec(
 
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub, BUNDLE_DIR)
-    _, rows = map_hooks(
-        hub, host=name, events=EVENTS, tools={}, matcher=lambda n: "", root=None, data=None
-    )
+    mapped, rows = opencode_plugin.plugin_hooks(hub, name)
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
         # A bundle has no path to memhub's launcher: OpenCode reads {env:NAME} itself.
@@ -109,6 +107,8 @@ def build(hub: Hub) -> HostBuild:
             servers[server.name] = spec
     config = compact({"$schema": SCHEMA_URL, "mcp": servers})
     artifacts = [json_artifact(hub, name, f"{base}/{CONFIG_FILE}", config, override="manifest")]
+    if mapped:
+        artifacts.append(opencode_plugin.plugin_artifact(base, name, mapped))
     if hub.instructions:
         text = hub.instructions.text
         body = text if text.endswith("\n") else text + "\n"
@@ -172,9 +172,10 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         entries.insert(
             0, Entry(name, str(where.mcp_file), "json-default", ("$schema",), SCHEMA_URL)
         )
-    _, hook_rows = map_install_hooks(
-        hub, scope, host=name, events=EVENTS, tools={}, matcher=lambda n: ""
-    )
+    hook_rows = [
+        CoverageRow(name, "hook", h.id, "unsupported", "-", NO_INSTALL_HOOKS, h.required)
+        for h in hub.hooks
+    ]
     entries += skill_entries(hub, name, where.skills)
     blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]

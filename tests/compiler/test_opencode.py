@@ -94,8 +94,8 @@ def test_bundle_coverage_names_what_opencode_cannot_carry(tmp_path: Path) -> Non
     assert rows["mcp", "in-plugin"].status == "unsupported"
     assert "${plugin_root}" in rows["mcp", "in-plugin"].reason
     assert rows["mcp", "remote"].status == "mapped"
-    assert rows["hook", "on-turn"].status == "unsupported"
-    assert "JS/TS plugins" in rows["hook", "on-turn"].reason
+    assert rows["hook", "on-turn"].status == "caveat"
+    assert rows["hook", "on-turn"].target == "session.idle"
     assert rows["instructions", "INSTRUCTIONS.md"].status == "caveat"
 
 
@@ -155,7 +155,7 @@ def test_install_entries_and_coverage(tmp_path: Path) -> None:
     assert [b.target for b in blocks] == [str(tmp_path / "home/.config/opencode/AGENTS.md")]
     by_id = {(r.component, r.id): r.status for r in rows}
     assert by_id["mcp", "in-plugin"] == "unsupported"
-    assert by_id["hook", "on-turn"] == "unsupported"
+    assert by_id["hook", "on-turn"] == "unsupported", "an install writes no plugin file"
     assert by_id["instructions", "INSTRUCTIONS.md"] == "mapped"
 
 
@@ -319,3 +319,67 @@ def test_doctor_after_an_apply_has_no_failure(
     assert code == 1
     failed = [c for c in json.loads(out)["data"]["checks"] if c["status"] == "fail"]
     assert [c["name"] for c in failed] == ["drift"]
+
+
+# --- the bundle's hooks plugin ----------------------------------------------------------
+
+HOOKS_YAML = """\
+hooks:
+  - {id: start, event: session_start, command: 'sh "${plugin_root}/bin/start.sh"', timeout: 5}
+  - {id: guard, event: before_tool, tools: [shell, edit], command: guard}
+  - {id: mcp-only, event: before_tool, tools: [mcp], command: x}
+  - {id: ended, event: session_end, command: x}
+  - {id: failed, event: after_tool_failure, command: x}
+  - {id: runtime, event: turn_end, handler: capture.turn_end}
+"""
+
+
+def hooks_hub(tmp_path: Path) -> Hub:
+    text = HUB_YAML[: HUB_YAML.index("hooks:")] + HOOKS_YAML
+    return make_hub(tmp_path, text)
+
+
+def test_command_hooks_become_one_generated_plugin(tmp_path: Path) -> None:
+    result = build(hooks_hub(tmp_path))
+    plugin = result.artifact("opencode/oc-probe/plugins/memhub-hooks.js")
+    assert plugin is not None and plugin.mode == 0o644 and plugin.owners == ("opencode",)
+    text = plugin.content.decode()
+    table = json.loads(text[text.index("const HOOKS = ") + 14 : text.index("\nconst FOLDER")])
+    assert table == [
+        {
+            "id": "start",
+            "on": "session.created",
+            "tools": None,
+            "command": 'sh "${OPENCODE_CONFIG_FOLDER}/bin/start.sh"',
+            "timeout": 5,
+        },
+        {
+            "id": "guard",
+            "on": "tool.execute.before",
+            "tools": "^(?:bash|edit|write|patch|multiedit)$",
+            "command": "guard",
+            "timeout": None,
+        },
+    ]
+    assert "export const MemhubHooks = async" in text
+
+
+def test_hooks_opencode_cannot_carry_are_rows(tmp_path: Path) -> None:
+    rows = {r.id: r for r in build(hooks_hub(tmp_path)).coverage if r.component == "hook"}
+    assert list(rows) == ["start", "guard", "mcp-only", "ended", "failed", "runtime"]
+    assert rows["start"].status == "caveat" and rows["start"].target == "session.created"
+    assert rows["guard"].target == "tool.execute.before [^(?:bash|edit|write|patch|multiedit)$]"
+    assert "exit code 2 blocks" in rows["guard"].reason
+    assert rows["mcp-only"].status == "unsupported"
+    assert rows["ended"].status == "unsupported" and "session-end" in rows["ended"].reason
+    assert rows["failed"].status == "unsupported"
+    assert rows["runtime"].status == "unsupported" and "handler" in rows["runtime"].reason
+
+
+def test_a_hub_without_command_hooks_has_no_plugin(tmp_path: Path) -> None:
+    text = (
+        HUB_YAML[: HUB_YAML.index("hooks:")]
+        + "hooks:\n  - {id: r, event: turn_end, handler: capture.turn_end}\n"
+    )
+    result = build(make_hub(tmp_path, text))
+    assert result.artifact("opencode/oc-probe/plugins/memhub-hooks.js") is None

@@ -16,7 +16,8 @@ an `${env:...}` reference), one skill and instructions, each carrying a marker.
 * `test_doctor_asks_opencode_to_load_its_config`: `memhub doctor` runs `opencode debug config`:
   ok after the apply; a key OpenCode's schema refuses fails with OpenCode's own words.
 
-Hooks are not proven: OpenCode runs hooks only in JS/TS plugins and memhub generates none.
+  The hub's `command:` hooks run from the bundle's generated plugins/memhub-hooks.js
+  (session start, prompt, turn end, a script named through `${plugin_root}`).
 Every CLI runs with HTTP(S)_PROXY at a loopback proxy that refuses everything.
 """
 
@@ -41,7 +42,8 @@ FAKE_MCP = REPO_ROOT / "tests" / "e2e" / "fake_github_mcp.py"
 PR_URL = "https://github.example/o/r/pull/7"
 INSTRUCTIONS_MARK = "oc-e2e-instructions-5k2w"
 SKILL_MARK = "oc-e2e-skill-8h1c"
-TOOL = "fakegh_create_pull_request"  # OpenCode names an MCP tool <server>_<tool>
+TOOL = "fakegh_create_pull_request"
+HOOK_LOG = "oc-hooks.log"  # the hub's hooks append to $HOME/oc-hooks.log  # OpenCode names an MCP tool <server>_<tool>
 SESSION_TIMEOUT_S = 180
 QUIET = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
 
@@ -57,6 +59,11 @@ mcp:
       args: [{json.dumps(str(FAKE_MCP))}, "${{env:OC_E2E_PR_URL}}"]
 skills: skills
 instructions: INSTRUCTIONS.md
+hooks:
+  - {{id: on-start, event: session_start, command: 'echo "start $OPENCODE_CONFIG_FOLDER" >> "$HOME/{HOOK_LOG}"'}}
+  - {{id: on-prompt, event: prompt_submit, command: 'echo prompt >> "$HOME/{HOOK_LOG}"'}}
+  - {{id: on-turn, event: turn_end, command: 'echo turn >> "$HOME/{HOOK_LOG}"'}}
+  - {{id: in-folder, event: turn_end, command: 'sh "${{plugin_root}}/skills/oc-e2e-skill/mark.sh"'}}
 """
 SKILL_MD = (
     f"---\nname: oc-e2e-skill\ndescription: Use for {SKILL_MARK}.\n---\n\nSay {SKILL_MARK}.\n"
@@ -74,6 +81,9 @@ def hub(tmp_path: Path) -> Path:
     (root / "skills" / "oc-e2e-skill").mkdir(parents=True)
     (root / "hub.yaml").write_text(HUB_YAML)
     (root / "skills" / "oc-e2e-skill" / "SKILL.md").write_text(SKILL_MD)
+    (root / "skills" / "oc-e2e-skill" / "mark.sh").write_text(
+        f'echo folder >> "$HOME/{HOOK_LOG}"\n'
+    )
     (root / "INSTRUCTIONS.md").write_text(f"# E2E\n\nThe marker is {INSTRUCTIONS_MARK}.\n")
     return root
 
@@ -152,6 +162,7 @@ def test_user_install_is_loaded_listed_and_reaches_the_model(
     assert listed.returncode == 0, describe(listed)
     assert "fakegh" in listed.stdout and "connected" in listed.stdout, describe(listed)
     body = session_request(opencode_cli, env, work, fake_model)
+    assert not (isolated_home.home / HOOK_LOG).exists(), "an install carries no hooks"
     assert INSTRUCTIONS_MARK in body, "AGENTS.md reaches the system prompt"
     assert SKILL_MARK in body, "the skill is offered"
     assert TOOL in body, "the MCP server's tool is offered"
@@ -191,6 +202,7 @@ def test_bundle_folder_loads_with_opencode_config_dir(
         "AGENTS.md",
         "README.md",
         "opencode.json",
+        "plugins",
         "skills",
     ]
     work = isolated_home.root / "work"
@@ -199,6 +211,9 @@ def test_bundle_folder_loads_with_opencode_config_dir(
     assert_loaded(opencode_cli, loaded, work, bundle / "skills")
     body = session_request(opencode_cli, loaded, work, fake_model)
     assert INSTRUCTIONS_MARK in body and SKILL_MARK in body and TOOL in body
+    # the generated plugins/memhub-hooks.js ran the hub's command hooks, in event order
+    fired = (isolated_home.home / HOOK_LOG).read_text().splitlines()
+    assert fired == [f"start {bundle}", "prompt", "turn", "folder"], fired
 
 
 def test_doctor_asks_opencode_to_load_its_config(
