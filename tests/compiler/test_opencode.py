@@ -383,3 +383,19 @@ def test_a_hub_without_command_hooks_has_no_plugin(tmp_path: Path) -> None:
     )
     result = build(make_hub(tmp_path, text))
     assert result.artifact("opencode/oc-probe/plugins/memhub-hooks.js") is None
+
+
+def test_an_opencode_json_with_comments_is_refused_naming_its_line(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OpenCode reads JSONC in opencode.json; memhub's editor keeps bytes, not comments."""
+    hub = make_hub(tmp_path)
+    config = home / ".config/opencode/opencode.json"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // mine\n  "theme": "x"\n}\n'
+    config.write_text(original)
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 2
+    assert f"{config}: line 2 col 3" in err
+    assert config.read_text() == original
+    assert not (home / ".config/opencode/AGENTS.md").exists(), "nothing written"
