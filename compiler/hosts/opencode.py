@@ -57,7 +57,7 @@ runs_hooks = False
 shows_icon = False
 CONFIG_FILE = "opencode.json"
 SCHEMA_URL = "https://opencode.ai/config.json"
-# Where a generated hooks plugin would live; memhub writes none (doctor finds none there).
+# Where an install's hooks plugin would live; an install writes none (doctor finds none there).
 HOOKS_PLUGIN = "plugins/memhub-hooks.js"
 
 EVENTS = opencode_plugin.EVENTS  # what the bundle's generated plugin carries
@@ -65,6 +65,13 @@ TOOLS = opencode_plugin.TOOLS
 NO_INSTALL_HOOKS = (
     "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
     "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"
+)
+
+
+# A bundle names no path to memhub's launcher: OpenCode has no reference to its config folder.
+NO_BUNDLE_LAUNCHER = (
+    "not started through memhub's launcher (runtime: secrets: launcher): a bundle cannot name "
+    "it; OpenCode expands {env:NAME} from its own environment"
 )
 
 
@@ -98,9 +105,11 @@ def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub, BUNDLE_DIR)
     mapped, rows = opencode_plugin.plugin_hooks(hub, name)
     servers: dict[str, Any] = {}
+    by_launcher = hub.runtime.secrets == "launcher"
     for server in hub.mcp_servers:
-        # A bundle has no path to memhub's launcher: OpenCode reads {env:NAME} itself.
         raw, reason = server_spec(hub, server, None)
+        if raw is not None and isinstance(server, StdioServer) and by_launcher:
+            reason = "; ".join(r for r in (reason, NO_BUNDLE_LAUNCHER) if r)
         spec = _spec(hub, server, raw)
         rows.append(_server_row(server, spec, reason, CONFIG_FILE))
         if spec is not None:

@@ -171,6 +171,17 @@ def test_launched_servers_take_their_cwd_as_a_launcher_argument(tmp_path: Path) 
     assert spec["command"][-4:] == ["--cwd", "./sub", "--", "run"]
 
 
+def test_a_bundle_cannot_name_the_launcher_and_says_so(tmp_path: Path) -> None:
+    text = HUB_YAML.replace(
+        "hosts: [opencode]\n", "hosts: [opencode]\nruntime: {secrets: launcher}\n"
+    )
+    result = build(make_hub(tmp_path, text))
+    rows = {r.id: r for r in result.coverage if r.component == "mcp"}
+    assert rows["local"].status == "caveat" and "launcher" in rows["local"].reason
+    config = result.artifact("opencode/oc-probe/opencode.json")
+    assert config is not None and json.loads(config.content)["mcp"]["local"] == LOCAL
+
+
 def test_apply_keeps_the_persons_config_and_uninstall_restores_it(
     tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
