@@ -17,7 +17,8 @@ an `${env:...}` reference), one skill and instructions, each carrying a marker.
   ok after the apply; a key OpenCode's schema refuses fails with OpenCode's own words.
 
   The hub's `command:` hooks run from the bundle's generated plugins/memhub-hooks.js
-  (session start, prompt, turn end, a script named through `${plugin_root}`).
+  (session start, prompt, before and after a shell call, turn end, a script named through
+  `${plugin_root}`), and a before-tool hook's exit code 2 blocks the shell call.
 Every CLI runs with HTTP(S)_PROXY at a loopback proxy that refuses everything.
 """
 
@@ -27,6 +28,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ import pytest
 
 from .conftest import IsolatedHome, _host_cli
 from .fake_anthropic import FakeAnthropic
+from .fakeserver import Reply
 from .harness import REPO_ROOT, describe, run
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +46,9 @@ PR_URL = "https://github.example/o/r/pull/7"
 INSTRUCTIONS_MARK = "oc-e2e-instructions-5k2w"
 SKILL_MARK = "oc-e2e-skill-8h1c"
 TOOL = "fakegh_create_pull_request"
-HOOK_LOG = "oc-hooks.log"  # the hub's hooks append to $HOME/oc-hooks.log  # OpenCode names an MCP tool <server>_<tool>
+HOOK_LOG = "oc-hooks.log"  # the hub's hooks append to $HOME/oc-hooks.log
+FORBIDDEN = "forbidden-9x"  # a shell command holding it is blocked by the hub's guard hook
+GUARD_SAYS = "memhub guard: no forbidden-9x"  # OpenCode names an MCP tool <server>_<tool>
 SESSION_TIMEOUT_S = 180
 QUIET = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
 
@@ -64,6 +69,9 @@ hooks:
   - {{id: on-prompt, event: prompt_submit, command: 'echo prompt >> "$HOME/{HOOK_LOG}"'}}
   - {{id: on-turn, event: turn_end, command: 'echo turn >> "$HOME/{HOOK_LOG}"'}}
   - {{id: in-folder, event: turn_end, command: 'sh "${{plugin_root}}/skills/oc-e2e-skill/mark.sh"'}}
+  - {{id: on-shell, event: before_tool, tools: [shell], command: 'echo before >> "$HOME/{HOOK_LOG}"'}}
+  - {{id: after-shell, event: after_tool, tools: [shell], command: 'echo after >> "$HOME/{HOOK_LOG}"'}}
+  - {{id: guard, event: before_tool, tools: [shell], command: 'if grep -q {FORBIDDEN}; then echo "{GUARD_SAYS}" >&2; exit 2; fi'}}
 """
 SKILL_MD = (
     f"---\nname: oc-e2e-skill\ndescription: Use for {SKILL_MARK}.\n---\n\nSay {SKILL_MARK}.\n"
@@ -88,9 +96,23 @@ def hub(tmp_path: Path) -> Path:
     return root
 
 
+class FakeOpenCodeModel(FakeAnthropic):
+    """The fake Anthropic API for OpenCode, whose shell tool is `bash` (Claude Code's `Bash`)."""
+
+    def answer(self, path: str, body: dict[str, Any]) -> Reply:
+        tools = [
+            {**t, "name": "Bash"} if isinstance(t, dict) and t.get("name") == "bash" else t
+            for t in body.get("tools") or []
+        ]
+        reply = super().answer(path, {**body, "tools": tools})
+        if reply.label != "tool_use":
+            return reply
+        return replace(reply, payload=reply.payload.replace(b'"name": "Bash"', b'"name": "bash"'))
+
+
 @pytest.fixture
 def fake_model() -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic([]).start()  # OpenCode offers `bash`, not `Bash`: it only answers
+    server = FakeOpenCodeModel([]).start()  # no shell call unless a test sets bash_commands
     try:
         yield server
     finally:
@@ -209,11 +231,19 @@ def test_bundle_folder_loads_with_opencode_config_dir(
     work.mkdir()
     loaded = {**env, "OPENCODE_CONFIG_DIR": str(bundle)}
     assert_loaded(opencode_cli, loaded, work, bundle / "skills")
+    home = isolated_home.home
+    fake_model.bash_commands = [
+        f'echo allowed > "{home}/allowed.txt"',
+        f'echo {FORBIDDEN} > "{home}/forbidden.txt"',
+    ]
     body = session_request(opencode_cli, loaded, work, fake_model)
     assert INSTRUCTIONS_MARK in body and SKILL_MARK in body and TOOL in body
     # the generated plugins/memhub-hooks.js ran the hub's command hooks, in event order
-    fired = (isolated_home.home / HOOK_LOG).read_text().splitlines()
-    assert fired == [f"start {bundle}", "prompt", "turn", "folder"], fired
+    fired = (home / HOOK_LOG).read_text().splitlines()
+    assert fired == [f"start {bundle}", "prompt", "before", "after", "before", "turn", "folder"]
+    assert (home / "allowed.txt").is_file()
+    assert not (home / "forbidden.txt").exists(), "the guard's exit code 2 blocked the call"
+    assert GUARD_SAYS in body, "the guard's stderr is the tool's error the model reads"
 
 
 def test_doctor_asks_opencode_to_load_its_config(
