@@ -410,3 +410,18 @@ def test_an_opencode_json_with_comments_is_refused_naming_its_line(
     assert f"{config}: line 2 col 3" in err
     assert config.read_text() == original
     assert not (home / ".config/opencode/AGENTS.md").exists(), "nothing written"
+
+
+def test_hook_commands_stay_data_in_the_generated_module(tmp_path: Path) -> None:
+    """A command holding quotes, backticks, `${`, `*/` and a line break cannot become code."""
+    command = 'echo "a\\" `b` ${HOME} */ </x>\nrm -rf /nope'
+    text = HUB_YAML[: HUB_YAML.index("hooks:")] + "hooks:\n"
+    text += f"  - id: odd\n    event: turn_end\n    command: {json.dumps(command)}\n"
+    result = build(make_hub(tmp_path, text))
+    plugin = result.artifact("opencode/oc-probe/plugins/memhub-hooks.js")
+    assert plugin is not None
+    module = plugin.content.decode()
+    start = module.index("const HOOKS = ") + len("const HOOKS = ")
+    table = json.loads(module[start : module.index("\nconst FOLDER")])
+    assert [h["command"] for h in table] == [command]
+    assert module.count("\nconst HOOKS = ") == 1 and "rm -rf /nope\n" not in module
