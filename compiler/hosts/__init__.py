@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memhub.compiler.hosts import agent_plugins, claude, codex, cursor, gemini
+from memhub.compiler.hosts import agent_plugins, claude, codex, cursor, gemini, opencode
 from memhub.compiler.hosts.base import BundleHost, CoverageRow, HostBuild, InstallHost
 
 # Add a host: one line in one of these tuples (an install host also builds a bundle).
-INSTALL_HOSTS: tuple[InstallHost, ...] = (claude, codex, cursor, gemini)
+INSTALL_HOSTS: tuple[InstallHost, ...] = (claude, codex, cursor, gemini, opencode)
 BUNDLE_ONLY_HOSTS: tuple[BundleHost, ...] = (agent_plugins,)
 
 
