@@ -79,6 +79,8 @@ class Plugin:
     icon: Icon | None = None
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
+    # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
+    per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 
     @property
     def title(self) -> str:
@@ -119,6 +121,7 @@ class StdioServer:
     # Elsewhere the server's working folder is the project and the option stays out, so a
     # folder that is no project is served as none (`memory:` sets it; hub.yaml has no key).
     project_option: str | None = None
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,7 @@ class RemoteServer:
     oauth: OAuth | None = None
     description: str | None = None
     origin: Origin = Origin("hub.yaml")
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
 
 
 McpServer = StdioServer | RemoteServer
@@ -152,6 +156,7 @@ class Skill:
     description: str
     files: tuple[SkillFile, ...]
     origin: Origin = Origin("SKILL.md")
+    hosts: tuple[str, ...] | None = None  # None: every host (`skill_hosts:`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +183,11 @@ class Hook:
     status_message: str | None = None
     origin: Origin = Origin("hub.yaml")
     key_origins: Mapping[str, Origin] = field(default_factory=frozen_map)
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
+    # host -> {field: value}: values that differ on that host, e.g. a native `event`
+    per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
+    matcher: str | None = None  # passed through as is (native events only)
+    options: Mapping[str, Any] = field(default_factory=frozen_map)  # `options:`, hub names
 
     def origin_of(self, key: str) -> Origin:
         """Where `key` of this hook is written (the hook's own position if it is not)."""

@@ -173,11 +173,23 @@ def _explain(error: Any, positions: Positions) -> list[Problem]:
     if kind == "pattern":
         what, fix = _pattern_hint(error, default=("has the wrong format", "see the hub reference"))
         return [Problem(where, key, f"{instance!r} {what}", fix)]
+    if kind == "oneOf" and _per_host_branch(schema):
+        # a value or its per-host mapping (hubspec/perhost.py): explain the form written
+        branch = 1 if isinstance(instance, dict) else 0
+        found = [e for e in error.context if e.relative_schema_path[0] == branch]
+        if found:
+            return [p for sub in found for p in _explain(sub, positions)]
     if kind == "oneOf":
         return [Problem(where, key, *_one_of_hint(path, instance))]
     if kind in ("minLength", "maxLength", "minimum", "maximum", "minItems", "uniqueItems", "not"):
         return [Problem(where, key, _bound_message(kind, error), _bound_fix(kind, error))]
     return [Problem(where, key, error.message, "see the hub reference in the README")]
+
+
+def _per_host_branch(schema: dict[str, Any]) -> bool:
+    """Whether a `oneOf` is a plain value or its `{default: ..., <host>: ...}` mapping."""
+    branches = schema.get("oneOf") or []
+    return len(branches) == 2 and str(branches[1].get("$ref", "")).startswith("#/$defs/perHost")
 
 
 def _bad_name(error: Any, path: KeyPath, positions: Positions) -> Problem:
