@@ -196,8 +196,14 @@ def _bad_name(error: Any, path: KeyPath, positions: Positions) -> Problem:
     """A mapping key that fails `propertyNames`, reported at the key itself."""
     name = str(error.instance)
     sub = (*path, name)
-    if error.validator == "enum":
-        options = [str(o) for o in error.validator_value]
+    if error.validator in ("enum", "anyOf"):
+        # anyOf: `default` or a host name (a per-host value, hubspec/perhost.py)
+        found = [error] if error.validator == "enum" else error.context
+        options = [
+            str(o)
+            for sub in found
+            for o in (sub.validator_value if sub.validator == "enum" else [sub.validator_value])
+        ]
         what = f"is not one of {', '.join(options)}{_suggest(name, options)}"
         fix = f"use one of: {', '.join(options)}"
     else:
