@@ -29,7 +29,9 @@ def _json(path: str) -> dict:
     return json.loads(artifact.content)
 
 
-@pytest.mark.parametrize("owner", ["claude", "codex", "cursor", "gemini", "agent-plugins", "shared"])
+@pytest.mark.parametrize(
+    "owner", ["claude", "codex", "cursor", "gemini", "agent-plugins", "shared"]
+)
 def test_perhost_files_match_snapshot(owner: str, snapshot) -> None:
     assert text_files(_built(), owner) == snapshot
 
@@ -79,8 +81,12 @@ def test_options_in_each_hosts_spelling() -> None:
 
 
 def test_per_host_descriptions() -> None:
-    assert _json(f"{PLUGIN}/.codex-plugin/plugin.json")["description"].endswith("Codex describes it.")
-    assert _json(f"{PLUGIN}/.cursor-plugin/plugin.json")["description"].endswith("Cursor describes it.")
+    assert _json(f"{PLUGIN}/.codex-plugin/plugin.json")["description"].endswith(
+        "Codex describes it."
+    )
+    assert _json(f"{PLUGIN}/.cursor-plugin/plugin.json")["description"].endswith(
+        "Cursor describes it."
+    )
     claude = _json(f"{PLUGIN}/.claude-plugin/plugin.json")
     assert claude["description"].startswith("Exercises per-host content")
     assert claude["keywords"] == ["probe", "claude-only"]

@@ -88,6 +88,7 @@ def test_native_event_per_host(tmp_path: Path) -> None:
         )
     )
     sub, edit = hub.hooks
+    assert edit.event == "after_tool"
     assert sub.event == NATIVE_ONLY
     assert view(hub, "claude").hooks[0].event == "SubagentStop"
     assert view(hub, "cursor").hooks[1].event == "afterFileEdit"
@@ -206,5 +207,7 @@ def test_a_host_variable_is_fine_when_limited(tmp_path: Path) -> None:
 
 
 def test_gemini_variable_in_the_default_command(tmp_path: Path) -> None:
-    text = _problems(tmp_path, "hooks:\n  - {id: y, event: turn_end, command: 'sh ${extensionPath}'}\n")
+    text = _problems(
+        tmp_path, "hooks:\n  - {id: y, event: turn_end, command: 'sh ${extensionPath}'}\n"
+    )
     assert "extensionPath, which claude does not set" in text
