@@ -22,6 +22,7 @@ from .harness import (
 pytestmark = pytest.mark.e2e
 
 HUB = Path(__file__).resolve().parent / "perhost_hub"
+DATA_HUB = Path(__file__).resolve().parents[1] / "data" / "perhost"
 ECHO, GIT = "echo memhub-perhost", "git status --short"
 TIMEOUT_S = 120
 
@@ -31,16 +32,22 @@ def _fired(out: Path, hook_id: str) -> list[dict]:
     return read_jsonl(path) if path.exists() else []
 
 
+# the e2e hub, and the build-test fixture: its hooks carry Claude's if, asyncRewake,
+# rewakeMessage and rewakeSummary, and native SubagentStop
+VALIDATED = [(HUB, "perhost-e2e"), (DATA_HUB, "perhost-probe")]
+
+
+@pytest.mark.parametrize(("hub", "plugin"), VALIDATED, ids=["e2e-hub", "data-hub"])
 def test_claude_validate_strict_accepts_the_perhost_bundle(
-    claude_cli: Path, isolated_home, bundle_for
+    hub: Path, plugin: str, claude_cli: Path, isolated_home, bundle_for
 ) -> None:
-    bundle = bundle_for(HUB)
-    for target in (bundle, bundle / "plugins" / "perhost-e2e"):
-        proc = run(
-            [claude_cli, "plugin", "validate", "--strict", "--json", target], env=isolated_home.env
-        )
+    bundle = bundle_for(hub)
+    for target in (bundle, bundle / "plugins" / plugin):
+        argv = [claude_cli, "plugin", "validate", "--strict", "--json", target]
+        proc = run(argv, env=isolated_home.env)
         report = json.loads(proc.stdout)
         assert report.get("success") is True, validation_problems(report) or describe(proc)
+        assert report.get("strict") is True
         assert not validation_problems(report), validation_problems(report)
 
 
