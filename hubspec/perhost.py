@@ -60,6 +60,7 @@ def resolved(item: T, host: str) -> T:
 
 
 _COMPONENTS = {"mcp_servers": "mcp", "skills": "skill", "hooks": "hook"}
+_IDENTS = ("id", "name", "path")  # how a component names itself in a coverage row
 
 
 def _limitable(hub: Hub) -> list[tuple[str, tuple[Any, ...]]]:
@@ -93,7 +94,7 @@ def limited(hub: Hub, host: str, folder_hosts: tuple[str, ...] = ()) -> list[Lim
     for name, items in _limitable(hub):
         for item in items:
             if not on_host(item, host):
-                ident = getattr(item, "id", None) or item.name
+                ident = next(str(getattr(item, k)) for k in _IDENTS if getattr(item, k, None))
                 both = (
                     tuple(h for h in folder_hosts if on_host(item, h)) if name == "skills" else ()
                 )
@@ -164,6 +165,12 @@ class PerHostChecks(Checker):
             per_host.setdefault(host, {})["options"] = frozen_map({**options, **values})
         if defaults.get("event") is None:
             defaults["event"] = NATIVE_ONLY
+        for host in sorted(set(per_host) - set(hosts or per_host)):
+            self.problem(
+                (*path, "hosts"),
+                f"a value is given for {host}, which this hook's `hosts` leaves out",
+                f"add {host} to `hosts`, or remove its value",
+            )
         reached = hook_hosts(hub_hosts, hosts)
         for host in reached:
             self._check_hook_on(path, spec, host, {**defaults, **per_host.get(host, {})})

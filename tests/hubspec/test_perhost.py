@@ -211,3 +211,11 @@ def test_gemini_variable_in_the_default_command(tmp_path: Path) -> None:
         tmp_path, "hooks:\n  - {id: y, event: turn_end, command: 'sh ${extensionPath}'}\n"
     )
     assert "extensionPath, which claude does not set" in text
+
+
+def test_a_value_for_a_host_the_hook_leaves_out(tmp_path: Path) -> None:
+    text = _problems(
+        tmp_path,
+        "hooks:\n  - {id: x, event: turn_end, hosts: [claude], command: {default: a, codex: b}}\n",
+    )
+    assert "a value is given for codex, which this hook's `hosts` leaves out" in text
