@@ -1,7 +1,8 @@
 """Per-host content through the real CLIs (tests/e2e/perhost_hub): `claude plugin validate
---strict` accepts the bundle (its unquoted `${plugin_root}` comes out quoted), real Claude Code
-fires a native event hook (PostToolBatch) and honours the `if` option, a hook limited to
-Claude stays out of the Codex and Cursor files, and a Codex-only hook fires in real Codex."""
+--strict` accepts the bundles (an unquoted `${plugin_root}` comes out quoted), real Claude Code
+fires a hook on its native PostToolBatch and honours the `if` option, a hook limited to Claude
+stays out of the Codex and Cursor files, a Codex-only hook fires in real Codex, and real Gemini
+CLI fires a hook on its native BeforeModel."""
 
 from __future__ import annotations
 
@@ -123,3 +124,29 @@ def test_codex_fires_its_own_hook_only(
     assert [p["hook_event_name"] for p in _fired(out, "codex-stop")] == ["Stop"]
     assert _fired(out, "rooted"), "the quoted ${PLUGIN_ROOT} hook did not run"
     assert not _fired(out, "claude-stop") and not _fired(out, "if-echo")
+
+
+def test_gemini_fires_its_native_event(
+    gemini_cli: Path, isolated_home, git_repo: Path, fake_gemini, bundle_for
+) -> None:
+    from .test_gemini_extension import GEMINI_REJECTS, gemini_home, install_extension
+
+    gemini_home(isolated_home.home)
+    folder = bundle_for(HUB) / "gemini" / "perhost-e2e"
+    install_extension(gemini_cli, folder, isolated_home.env, isolated_home.root)
+    out = isolated_home.root / "hook-out"
+    out.mkdir()
+    fake_gemini.shell_commands = [ECHO]
+    env = isolated_home.with_env(
+        GEMINI_API_KEY="memhub-e2e-fake",
+        GOOGLE_GEMINI_BASE_URL=fake_gemini.base_url,
+        MEMHUB_E2E_OUT=str(out),
+    )
+    argv = [gemini_cli, "-m", "fake-model", "-p", "probe", "--yolo", "--skip-trust", "-o", "json"]
+    proc = run(argv, env=env, cwd=git_repo, timeout=TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    assert GEMINI_REJECTS not in proc.stderr, describe(proc)
+    fired = _fired(out, "gemini-model")
+    assert fired and all(p["hook_event_name"] == "BeforeModel" for p in fired), fired
+    assert len(fired) == len(fake_gemini.requests), (len(fired), len(fake_gemini.requests))
+    assert not _fired(out, "claude-stop") and not _fired(out, "codex-stop")
