@@ -349,16 +349,32 @@ def grouped_hooks(
     *,
     order: Iterable[str],
 ) -> dict[str, list[dict[str, Any]]]:
-    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`."""
+    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`. Command
+    hooks that follow one another on an event with the same matcher share one group, as
+    published hooks files write them (the host runs a group's hooks as it runs separate
+    groups' hooks: every one that matches)."""
     by_event: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, MappedHook] = {}  # the item that made each event's last group
     for item in mapped:
+        groups = by_event.setdefault(item.host_event, [])
+        before = last.get(item.host_event)
+        last[item.host_event] = item
+        if before is not None and _shares_group(before, item):
+            groups[-1]["hooks"].append(handler(item))
+            continue
         group: dict[str, Any] = {}
         if item.matcher:
             group["matcher"] = item.matcher
         group["hooks"] = [handler(item)]
-        by_event.setdefault(item.host_event, []).append(group)
+        groups.append(group)
     ordered = [e for e in order if e in by_event]
     return {event: by_event[event] for event in ordered}
+
+
+def _shares_group(before: MappedHook, item: MappedHook) -> bool:
+    """Two command hooks (not the runtime's dispatcher entry) with one matcher."""
+    commands = before.hook.command is not None and item.hook.command is not None
+    return commands and before.matcher == item.matcher
 
 
 def hook_entries(

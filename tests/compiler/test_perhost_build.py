@@ -140,3 +140,25 @@ def test_unquoted_root_is_quoted_on_every_host() -> None:
         assert hooks[0]["hooks"][0]["command"] == command
     cursor = _json(f"{PLUGIN}/hooks/cursor-hooks.json")["hooks"]["sessionStart"]
     assert cursor[0]["command"] == 'python3 "${CURSOR_PLUGIN_ROOT}"/scripts/start.py'
+
+
+def test_consecutive_command_hooks_with_one_matcher_share_a_group(tmp_path: Path) -> None:
+    (tmp_path / "hub.yaml").write_text(
+        "version: 1\nplugin: {name: demo, version: 1.0.0, description: d}\n"
+        "marketplace: {name: m, owner: {name: o}}\nhosts: [claude]\n"
+        "hooks:\n"
+        "  - {id: a, event: turn_end, command: echo a}\n"
+        "  - {id: b, event: turn_end, command: echo b}\n"
+        "  - {id: c, event: turn_end, handler: capture.turn_end}\n"
+        "  - {id: d, event: before_tool, tools: [shell], command: echo d}\n"
+        "  - {id: e, event: before_tool, tools: [edit], command: echo e}\n"
+        "  - {id: f, event: before_tool, tools: [edit], command: echo f}\n"
+    )
+    result = build(load(tmp_path))
+    artifact = result.artifact("plugins/demo/hooks/claude-hooks.json")
+    assert artifact is not None
+    hooks = json.loads(artifact.content)["hooks"]
+    stop = [[h["command"] for h in g["hooks"]] for g in hooks["Stop"]]
+    assert stop[0] == ["echo a", "echo b"] and len(stop) == 2  # the dispatcher keeps its own
+    before = [[h["command"] for h in g["hooks"]] for g in hooks["PreToolUse"]]
+    assert before == [["echo d"], ["echo e", "echo f"]]
