@@ -118,8 +118,9 @@ class ComponentChecks(PerHostChecks):
             if "tools" in spec and event not in TOOL_EVENTS:
                 self.problem(
                     (*path, "tools"),
-                    f"`tools` only applies to tool events, not {event!r}",
-                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
+                    f"`tools` only applies to tool events, not {event or 'native events'!r}",
+                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))} "
+                    "(a native event takes `matcher: {<host>: ...}`)",
                     at_key=True,
                 )
             handler = spec.get("handler")

@@ -165,6 +165,13 @@ class PerHostChecks(Checker):
             per_host.setdefault(host, {})["options"] = frozen_map({**options, **values})
         if defaults.get("event") is None:
             defaults["event"] = NATIVE_ONLY
+        elif defaults["event"] not in EVENTS:
+            self.problem(
+                (*path, "event", DEFAULT),
+                f"`default:` takes a logical event, not {defaults['event']!r}",
+                f"use one of {', '.join(EVENTS)}, and name each host's own event under its "
+                "host: `event: {claude: SubagentStop}`",
+            )
         for host in sorted(set(per_host) - set(hosts or per_host)):
             self.problem(
                 (*path, "hosts"),

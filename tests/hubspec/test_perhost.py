@@ -219,3 +219,17 @@ def test_a_value_for_a_host_the_hook_leaves_out(tmp_path: Path) -> None:
         "hooks:\n  - {id: x, event: turn_end, hosts: [claude], command: {default: a, codex: b}}\n",
     )
     assert "a value is given for codex, which this hook's `hosts` leaves out" in text
+
+
+def test_a_native_default_event(tmp_path: Path) -> None:
+    text = _problems(
+        tmp_path, "hooks:\n  - {id: x, event: {default: SubagentStop}, command: echo}\n"
+    )
+    assert "`default:` takes a logical event, not 'SubagentStop'" in text
+
+
+def test_tools_on_a_native_only_hook(tmp_path: Path) -> None:
+    text = _problems(
+        tmp_path, "hooks:\n  - {id: x, event: {claude: PostToolUse}, tools: [shell], command: e}\n"
+    )
+    assert "not 'native events'" in text and "matcher: {<host>: ...}" in text
