@@ -16,6 +16,7 @@ from memhub.compiler.hosts.common import (
     runtime_artifacts,
     skill_artifacts,
 )
+from memhub.hubspec import perhost
 from memhub.hubspec.errors import HubError, Problem
 from memhub.hubspec.marketplace import MarketplaceHub
 from memhub.hubspec.model import Hub
@@ -57,7 +58,7 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
         hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
-        produced += skill_artifacts(hub, root)
+        produced += skill_artifacts(perhost.shared(hub, [a.name for a in hosts_here]), root)
         produced.append(readme_artifact(hub, root, installs))
         if any(a.shows_icon for a in hosts_here):
             produced += icon_artifacts(hub, root)
@@ -66,9 +67,11 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
             produced += rulebooks.bundle_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:
-        result = ADAPTERS[host].build(hub)
+        result = ADAPTERS[host].build(perhost.view(hub, host))
         produced.extend(result.artifacts)
         coverage.extend(result.coverage)
+        folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
+        coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
         books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
         vendored = hub.runtime.vendor != "never"
         coverage += rulebooks.coverage_rows(hub, host, result.coverage, books, vendored)
@@ -76,6 +79,14 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])
     return Build(hub, selected, _merge(produced), tuple(coverage))
+
+
+def _limited_row(host: str, item: perhost.Limited) -> CoverageRow:
+    """A component `hosts:` keeps away from `host`: said, not silently dropped."""
+    reason = f"limited to {', '.join(item.hosts)} (hosts:)"
+    if item.shared_by:  # one skills folder serves them all: this host finds it there too
+        reason += f"; but {host} reads the skills folder it shares with {', '.join(item.shared_by)}"
+    return CoverageRow(host, item.component, item.id, "caveat", "-", reason)
 
 
 def _required_problem(hub: Hub, row: CoverageRow) -> Problem:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .checks import Checker
 from .model import (
     Hook,
     OAuth,
@@ -12,12 +11,13 @@ from .model import (
     StdioServer,
     frozen_map,
 )
+from .perhost import PerHostChecks, split
 from .refs import reference_problems
 from .vocabulary import TOOL_EVENTS
 from .yamlsrc import KeyPath
 
 
-class ComponentChecks(Checker):
+class ComponentChecks(PerHostChecks):
     """`mcp.servers` and `hooks`."""
 
     def _servers(self, raw: dict[str, Any]) -> tuple[StdioServer | RemoteServer, ...]:
@@ -52,6 +52,7 @@ class ComponentChecks(Checker):
                         cwd=cwd,
                         description=spec.get("description"),
                         origin=origin,
+                        hosts=_hosts(spec),
                     )
                 )
             else:
@@ -93,11 +94,12 @@ class ComponentChecks(Checker):
                         else None,
                         description=spec.get("description"),
                         origin=origin,
+                        hosts=_hosts(spec),
                     )
                 )
         return tuple(servers)
 
-    def _hooks(self, raw: list[dict[str, Any]]) -> tuple[Hook, ...]:
+    def _hooks(self, raw: list[dict[str, Any]], hub_hosts: tuple[str, ...]) -> tuple[Hook, ...]:
         from memhub.runtime.handlers import HANDLERS
 
         seen: dict[str, int] = {}
@@ -112,11 +114,13 @@ class ComponentChecks(Checker):
                     "give every hook its own id",
                 )
             seen.setdefault(hook_id, index)
-            if "tools" in spec and spec["event"] not in TOOL_EVENTS:
+            event = split(spec["event"])[0]
+            if "tools" in spec and event not in TOOL_EVENTS:
                 self.problem(
                     (*path, "tools"),
-                    f"`tools` only applies to tool events, not {spec['event']!r}",
-                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))}",
+                    f"`tools` only applies to tool events, not {event or 'native events'!r}",
+                    f"remove `tools`, or use one of: {', '.join(sorted(TOOL_EVENTS))} "
+                    "(a native event takes `matcher: {<host>: ...}`)",
                     at_key=True,
                 )
             handler = spec.get("handler")
@@ -127,26 +131,30 @@ class ComponentChecks(Checker):
                     f"unknown runtime handler {handler!r}",
                     f"use a known handler ({known}) or a `command:`",
                 )
-            command = spec.get("command")
-            if command is not None:
-                self._check_token((*path, "command"), command)
+            default, commands = split(spec.get("command"))
+            for host, command in [(None, default), *commands.items()]:
+                if command is None:
+                    continue
+                where = (*path, "command") if host is None else (*path, "command", host)
+                self._check_token(where, command)
                 for why in reference_problems(command, allow_plugin=True, allow_unknown=True):
-                    self.problem((*path, "command"), why, "write ${env:NAME} or ${plugin_root}")
+                    self.problem(where, why, "write ${env:NAME} or ${plugin_root}")
             hooks.append(
                 Hook(
                     id=hook_id,
-                    event=spec["event"],
                     tools=tuple(spec.get("tools", ())),
                     handler=handler,
-                    command=command,
-                    timeout=spec.get("timeout"),
-                    is_async=spec.get("async", False),
                     required=spec.get("required", False),
-                    status_message=spec.get("status_message"),
                     origin=self.positions.of_value(path),
                     key_origins=frozen_map(
                         {key: self.positions.of_key((*path, key)) for key in spec}
                     ),
+                    **self._hook_per_host(path, spec, hub_hosts),
                 )
             )
         return tuple(hooks)
+
+
+def _hosts(spec: dict[str, Any]) -> tuple[str, ...] | None:
+    """A component's `hosts:` (None: every host)."""
+    return tuple(spec["hosts"]) if "hosts" in spec else None

@@ -148,7 +148,9 @@ class _Checker(
         servers = self._servers(data.get("mcp", {}).get("servers", {}))
         skills = self._skills(data.get("skills"))
         instructions = self._instructions(data.get("instructions"))
-        hooks = self._hooks(data.get("hooks", []))
+        hub_hosts = tuple(data["hosts"]) if "hosts" in data else bundle_hosts()
+        skills = self._skill_hosts(data.get("skill_hosts", {}), skills)
+        hooks = self._hooks(data.get("hooks", []), hub_hosts)
         rulebooks = self._rulebooks(data.get("rulebooks", []))
         runtime = Runtime(**data.get("runtime", {}))
         memory = self._memory(data.get("memory"))
@@ -184,21 +186,23 @@ class _Checker(
         bad_path = bundle_path_problem(raw["path"]) if "path" in raw else None
         if bad_path is not None:
             self.problem(("plugin", "path"), *bad_path)
+        values, per_host = self._plugin_per_host(raw)
         return Plugin(
             name=raw["name"],
             version=raw["version"],
-            description=raw["description"],
+            description=values["description"],
             author=_person(raw.get("author")),
-            display_name=raw.get("display_name"),
+            display_name=values.get("display_name"),
             homepage=raw.get("homepage"),
             repository=raw.get("repository"),
             license=raw.get("license"),
-            keywords=tuple(raw.get("keywords", ())),
+            keywords=tuple(values.get("keywords", ())),
             category=raw.get("category"),
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
             path=raw.get("path"),
+            per_host=per_host,
         )
 
     def _icon(self, value: str | None) -> Icon | None:

@@ -80,6 +80,8 @@ class Plugin:
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
     path: str | None = None  # the plugin folder in a bundle (None: plugins/<name>)
+    # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
+    per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 
     @property
     def title(self) -> str:
@@ -120,6 +122,7 @@ class StdioServer:
     # Elsewhere the server's working folder is the project and the option stays out, so a
     # folder that is no project is served as none (`memory:` sets it; hub.yaml has no key).
     project_option: str | None = None
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,7 @@ class RemoteServer:
     oauth: OAuth | None = None
     description: str | None = None
     origin: Origin = Origin("hub.yaml")
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
 
 
 McpServer = StdioServer | RemoteServer
@@ -153,6 +157,7 @@ class Skill:
     description: str
     files: tuple[SkillFile, ...]
     origin: Origin = Origin("SKILL.md")
+    hosts: tuple[str, ...] | None = None  # None: every host (`skill_hosts:`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +184,11 @@ class Hook:
     status_message: str | None = None
     origin: Origin = Origin("hub.yaml")
     key_origins: Mapping[str, Origin] = field(default_factory=frozen_map)
+    hosts: tuple[str, ...] | None = None  # None: every host (hubspec/perhost.py)
+    # host -> {field: value}: values that differ on that host, e.g. a native `event`
+    per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
+    matcher: str | None = None  # passed through as is (native events only)
+    options: Mapping[str, Any] = field(default_factory=frozen_map)  # `options:`, hub names
 
     def origin_of(self, key: str) -> Origin:
         """Where `key` of this hook is written (the hook's own position if it is not)."""

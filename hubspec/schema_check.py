@@ -173,6 +173,12 @@ def _explain(error: Any, positions: Positions) -> list[Problem]:
     if kind == "pattern":
         what, fix = _pattern_hint(error, default=("has the wrong format", "see the hub reference"))
         return [Problem(where, key, f"{instance!r} {what}", fix)]
+    if kind == "oneOf" and _per_host_branch(schema):
+        # a value or its per-host mapping (hubspec/perhost.py): explain the form written
+        branch = 1 if isinstance(instance, dict) else 0
+        found = [e for e in error.context if e.relative_schema_path[0] == branch]
+        if found:
+            return [p for sub in found for p in _explain(sub, positions)]
     if kind == "oneOf":
         return [Problem(where, key, *_one_of_hint(path, instance))]
     if kind in ("minLength", "maxLength", "minimum", "maximum", "minItems", "uniqueItems", "not"):
@@ -180,12 +186,24 @@ def _explain(error: Any, positions: Positions) -> list[Problem]:
     return [Problem(where, key, error.message, "see the hub reference in the README")]
 
 
+def _per_host_branch(schema: dict[str, Any]) -> bool:
+    """Whether a `oneOf` is a plain value or its `{default: ..., <host>: ...}` mapping."""
+    branches = schema.get("oneOf") or []
+    return len(branches) == 2 and str(branches[1].get("$ref", "")).startswith("#/$defs/perHost")
+
+
 def _bad_name(error: Any, path: KeyPath, positions: Positions) -> Problem:
     """A mapping key that fails `propertyNames`, reported at the key itself."""
     name = str(error.instance)
     sub = (*path, name)
-    if error.validator == "enum":
-        options = [str(o) for o in error.validator_value]
+    if error.validator in ("enum", "anyOf"):
+        # anyOf: `default` or a host name (a per-host value, hubspec/perhost.py)
+        found = [error] if error.validator == "enum" else error.context
+        options = [
+            str(o)
+            for sub in found
+            for o in (sub.validator_value if sub.validator == "enum" else [sub.validator_value])
+        ]
         what = f"is not one of {', '.join(options)}{_suggest(name, options)}"
         fix = f"use one of: {', '.join(options)}"
     else:

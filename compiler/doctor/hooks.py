@@ -32,6 +32,7 @@ def check_hook(run: Run, host: str, target: str, path: tuple[str, ...], digest: 
     item = items[index]
     event = path[-1]
     events = {s.host_event for s in module.EVENTS.values() if s.host_event}
+    events |= set(module.NATIVE_EVENTS)  # hooks bound to a host's own event (`event: {host: ...}`)
     if len(path) != 2 or event not in events:
         run.add(
             host,

@@ -37,6 +37,9 @@ DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")
 EVENTS = dict.fromkeys(LOGICAL_EVENTS, _NO_HOOKS)
 TOOLS: dict[str, tuple[str, ...] | None] = {}  # no hooks, so no tool names to match
+NATIVE_EVENTS: tuple[str, ...] = ()  # and no events of its own
+HOOK_OPTIONS: dict[str, str] = {}
+HOOK_ENV: frozenset[str] = frozenset()
 
 
 def _fixed(value: str) -> str:

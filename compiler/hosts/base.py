@@ -128,6 +128,9 @@ class BundleHost(Protocol):
     shows_icon: bool  # whether the manifest can reference the plugin's icon
     EVENTS: dict[str, EventSupport]  # logical event -> how this host carries it
     TOOLS: dict[str, tuple[str, ...] | None]  # tool class -> this host's tool names
+    NATIVE_EVENTS: tuple[str, ...]  # this host's own hook events (`event: {host: Name}`)
+    HOOK_OPTIONS: dict[str, str]  # hub hook option -> this host's key for it
+    HOOK_ENV: frozenset[str]  # variables this host sets for plugin hook commands
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

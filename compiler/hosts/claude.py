@@ -98,7 +98,29 @@ EVENTS = {
     "turn_end": EventSupport("Stop", handler_also=("SubagentStop",)),
     "pre_compact": EventSupport("PreCompact"),
 }
+# Every hook event of Claude Code (hosts.md 1.3): `event: {claude: <name>}` binds one natively.
+NATIVE_EVENTS: tuple[str, ...] = (
+    "SessionStart", "Setup", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion",
+    "MessageDisplay", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
+    "PostToolBatch", "PermissionDenied", "Notification", "SubagentStart", "SubagentStop",
+    "TaskCreated", "TaskCompleted", "Stop", "StopFailure", "TeammateIdle", "ConfigChange",
+    "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove",
+    "PreCompact", "PostCompact", "SessionEnd", "Elicitation", "ElicitationResult",
+)  # fmt: skip
 EVENT_ORDER = [e for s in EVENTS.values() for e in (s.host_event, *s.handler_also) if e]
+EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
+# hub option -> Claude Code's command handler key
+HOOK_OPTIONS: dict[str, str] = {
+    "if": "if",
+    "async_rewake": "asyncRewake",
+    "rewake_message": "rewakeMessage",
+    "rewake_summary": "rewakeSummary",
+    "shell": "shell",
+}
+# what Claude Code sets for a plugin's hook commands
+HOOK_ENV = frozenset(
+    {"CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}
+)
 
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("Bash",),

@@ -105,6 +105,20 @@ EVENT_ORDER = [
     "Stop",
     "SessionEnd",
 ]
+# Every hook event of Codex (hosts.md 2.2): `event: {codex: <name>}` binds one natively.
+NATIVE_EVENTS: tuple[str, ...] = (
+    "SessionStart", "SessionEnd", "SubagentStart", "SubagentStop", "UserPromptSubmit",
+    "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "Stop",
+    "Interrupt",
+)  # fmt: skip
+EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
+# hub option -> Codex's command handler key
+HOOK_OPTIONS: dict[str, str] = {
+    "command_windows": "commandWindows",
+    "additional_context_limit": "additionalContextLimit",
+}
+# what Codex sets for a plugin's hook commands (CLAUDE_* are its aliases)
+HOOK_ENV = frozenset({"PLUGIN_ROOT", "PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"})
 
 # Codex reports its shell tools as Bash (older builds: shell, local_shell); apply_patch
 # also matches Edit/Write. Reads, searches and hosted web tools are not hookable.

@@ -102,7 +102,22 @@ EVENTS = {
     "turn_end": EventSupport("stop"),
     "pre_compact": EventSupport("preCompact"),
 }
+# Every hook event of Cursor (hosts.md 3.2): `event: {cursor: <name>}` binds one natively.
+NATIVE_EVENTS: tuple[str, ...] = (
+    "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure",
+    "subagentStart", "subagentStop", "beforeShellExecution", "afterShellExecution",
+    "beforeMCPExecution", "afterMCPExecution", "beforeReadFile", "afterFileEdit",
+    "beforeSubmitPrompt", "preCompact", "stop", "afterAgentResponse", "afterAgentThought",
+    "beforeTabFileRead", "afterTabFileEdit", "workspaceOpen",
+)  # fmt: skip
 EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
+# hub option -> Cursor's hook key
+HOOK_OPTIONS: dict[str, str] = {"loop_limit": "loop_limit", "fail_closed": "failClosed"}
+# what Cursor sets for a plugin's hook commands
+HOOK_ENV = frozenset(
+    {"CURSOR_PLUGIN_ROOT", "CURSOR_PROJECT_DIR", "CURSOR_VERSION", "CURSOR_TRANSCRIPT_PATH"}
+)
 
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("Shell",),
@@ -214,6 +229,7 @@ def _handler(item: MappedHook) -> dict[str, Any]:
         handler["matcher"] = item.matcher
     if item.hook.timeout is not None:
         handler["timeout"] = item.hook.timeout
+    handler.update(item.options)  # HOOK_OPTIONS, in Cursor's spelling
     return handler
 
 

@@ -100,7 +100,16 @@ EVENTS = {
         "when it compresses",
     ),
 }
+# Every hook event of Gemini CLI (hosts.md 4.2): `event: {gemini: <name>}` binds one natively.
+NATIVE_EVENTS: tuple[str, ...] = (
+    "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
+)  # fmt: skip
 EVENT_ORDER = list(dict.fromkeys(s.host_event for s in EVENTS.values() if s.host_event))
+EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
+HOOK_OPTIONS: dict[str, str] = {}  # Gemini's command hooks take no more keys memhub writes
+# what Gemini CLI sets (extensionPath: written into an extension's files)
+HOOK_ENV = frozenset({"extensionPath", "GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID"})
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("run_shell_command",),
     "edit": ("replace", "write_file"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,8 @@ from memhub.compiler.hosts.common import RUNTIME_PACKAGE
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hook, Hub
-from memhub.hubspec.refs import substitute
+from memhub.hubspec.perhost import NATIVE_ONLY
+from memhub.hubspec.refs import PLUGIN_REFS, substitute
 
 RUNTIME_HOSTS = ("claude", "codex", "cursor", "gemini")  # hosts the runtime renders answers for
 
@@ -26,6 +27,7 @@ def command_handler(item: MappedHook) -> dict[str, Any]:
         handler["async"] = True
     if item.hook.status_message:
         handler["statusMessage"] = item.hook.status_message
+    handler.update(item.options)
     return handler
 
 
@@ -53,6 +55,7 @@ class MappedHook:
     host_event: str
     matcher: str | None
     command: str
+    options: Mapping[str, Any] = field(default_factory=dict)  # in the host's spelling
 
 
 HOOK_SCRIPT = "hook.py"
@@ -63,11 +66,40 @@ def hook_command(hub: Hub, hook: Hook, *, host: str, root: str | None, data: str
     """The shell command a host runs for a `command:` hook, in host reference syntax."""
     assert hook.command is not None, "handler hooks run through dispatcher_command"
     return substitute(
-        hook.command,
+        quote_plugin_refs(hook.command),
         env=lambda name: "${" + name + "}",
         plugin_root=root or "${plugin_root}",
         plugin_data=data or "${plugin_data}",
     )
+
+
+def quote_plugin_refs(command: str) -> str:
+    """`command` with every `${plugin_root}` / `${plugin_data}` outside shell quotes put in
+    double quotes: the host's folder variable may expand to a path with spaces, and
+    `claude plugin validate --strict` refuses an unquoted `${CLAUDE_PLUGIN_ROOT}`. Quoted
+    ones (in '...' or "...") are kept as they are."""
+    if "${plugin_" not in command:
+        return command
+    refs = tuple("${" + name + "}" for name in PLUGIN_REFS)
+    out: list[str] = []
+    quote = ""  # the open quote character, "" outside quotes
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if char == "\\" and quote != "'":
+            out.append(command[index : index + 2])
+            index += 2
+            continue
+        ref = next((r for r in refs if command.startswith(r, index)), None) if not quote else None
+        if ref is not None:
+            out.append(f'"{ref}"')
+            index += len(ref)
+            continue
+        if char in "'\"" and quote in ("", char):
+            quote = "" if quote else char
+        out.append(char)
+        index += 1
+    return "".join(out)
 
 
 def dispatcher_command(
@@ -197,6 +229,22 @@ def _unseen_context(host: str, hook: Hook, host_event: str) -> str:
     )
 
 
+def _blocked(
+    host: str, hook: Hook, host_event: str, dropped: str, root: str | None, data: str | None
+) -> str | None:
+    """Why `hook` cannot be placed on `host_event` of `host`, or None when it can."""
+    if dropped and hook.required:
+        return dropped
+    if unseen := _unseen_context(host, hook, host_event):
+        return unseen
+    command = hook.command or ""
+    if "${plugin_root}" in command and root is None:
+        return "an install has no plugin folder for ${plugin_root}"
+    if "${plugin_data}" in command and data is None:
+        return f"{host} has no plugin data folder for ${{plugin_data}}"
+    return None
+
+
 def map_hooks(
     hub: Hub,
     *,
@@ -217,7 +265,7 @@ def map_hooks(
     mapped: list[tuple[MappedHook, list[str]]] = []
     rows: list[CoverageRow] = []
     for hook in hub.hooks:
-        support = events[hook.event]
+        support = event_support(host, hook, events)
 
         def row(status: CoverageStatus, target: str, reason: str, hook: Hook = hook) -> None:
             rows.append(CoverageRow(host, "hook", hook.id, status, target, reason, hook.required))
@@ -225,33 +273,21 @@ def map_hooks(
         if support.host_event is None:
             row("unsupported", "-", support.unsupported)
             continue
-        if unseen := _unseen_context(host, hook, support.host_event):
-            row("unsupported", support.host_event, unseen)
+        options, dropped = host_options(host, hook)
+        if blocked := _blocked(host, hook, support.host_event, dropped, root, data):
+            row("unsupported", support.host_event, blocked)
             continue
-        if hook.command is not None and "${plugin_root}" in hook.command and root is None:
-            row(
-                "unsupported",
-                support.host_event,
-                "an install has no plugin folder for ${plugin_root}",
-            )
-            continue
-        if hook.command is not None and "${plugin_data}" in hook.command and data is None:
-            row(
-                "unsupported",
-                support.host_event,
-                f"{host} has no plugin data folder for ${{plugin_data}}",
-            )
-            continue
-        caveats = [support.caveat] if support.caveat else []
+        caveats = [c for c in (support.caveat, dropped) if c]
         names: list[str] = []
         missing = []
-        for tool_class in hook.tools:
+        native = hook.event not in events
+        for tool_class in () if native else hook.tools:
             host_names = tools.get(tool_class)
             if host_names is None:
                 missing.append(tool_class)
             else:
                 names.extend(host_names)
-        if hook.tools and not names:
+        if hook.tools and not names and not native:
             row(
                 "unsupported",
                 support.host_event,
@@ -263,7 +299,7 @@ def map_hooks(
                 f"no hookable tool for {', '.join(missing)}; matched only "
                 f"{', '.join(t for t in hook.tools if t not in missing)}"
             )
-        host_matcher = matcher(names) if names else None
+        host_matcher = hook.matcher if native else matcher(names) if names else None
         host_events = [support.host_event]
         if hook.handler is not None:
             host_events.extend(support.handler_also)
@@ -275,8 +311,35 @@ def map_hooks(
             else ""  # set by _dispatchers
         )
         for host_event in host_events:
-            mapped.append((MappedHook(hook, host_event, host_matcher, command), names))
+            mapped.append((MappedHook(hook, host_event, host_matcher, command, options), names))
     return _dispatchers(hub, host, mapped, matcher, root, executable), rows
+
+
+def event_support(host: str, hook: Hook, events: Mapping[str, EventSupport]) -> EventSupport:
+    """How `host` carries the event of `hook` (a logical event, or one of the host's own)."""
+    from memhub.compiler.hosts import ADAPTERS  # the adapters import this module
+
+    if hook.event in events:
+        return events[hook.event]
+    if hook.event == NATIVE_ONLY:
+        named = sorted(h for h, values in hook.per_host.items() if values.get("event"))
+        return EventSupport(
+            None, unsupported=f"no such event on {host}: bound natively for {', '.join(named)}"
+        )
+    if hook.event in ADAPTERS[host].NATIVE_EVENTS:
+        return EventSupport(hook.event)
+    return EventSupport(None, unsupported=f"{host} has no hook event {hook.event!r}")
+
+
+def host_options(host: str, hook: Hook) -> tuple[dict[str, Any], str]:
+    """The hook's `options:` in `host`'s spelling, and what the host drops (as a caveat)."""
+    from memhub.compiler.hosts import ADAPTERS
+
+    spelled = ADAPTERS[host].HOOK_OPTIONS
+    given = {k: v for k, v in hook.options.items() if v is not None}
+    dropped = sorted(k for k in given if k not in spelled)
+    carried = {spelled[k]: v for k, v in given.items() if k in spelled}
+    return carried, (f"{host} has no hook option {', '.join(dropped)}; left out" if dropped else "")
 
 
 def grouped_hooks(
@@ -285,16 +348,32 @@ def grouped_hooks(
     *,
     order: Iterable[str],
 ) -> dict[str, list[dict[str, Any]]]:
-    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`."""
+    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`. Command
+    hooks that follow one another on an event with the same matcher share one group, as
+    published hooks files write them (the host runs a group's hooks as it runs separate
+    groups' hooks: every one that matches)."""
     by_event: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, MappedHook] = {}  # the item that made each event's last group
     for item in mapped:
+        groups = by_event.setdefault(item.host_event, [])
+        before = last.get(item.host_event)
+        last[item.host_event] = item
+        if before is not None and _shares_group(before, item):
+            groups[-1]["hooks"].append(handler(item))
+            continue
         group: dict[str, Any] = {}
         if item.matcher:
             group["matcher"] = item.matcher
         group["hooks"] = [handler(item)]
-        by_event.setdefault(item.host_event, []).append(group)
+        groups.append(group)
     ordered = [e for e in order if e in by_event]
     return {event: by_event[event] for event in ordered}
+
+
+def _shares_group(before: MappedHook, item: MappedHook) -> bool:
+    """Two command hooks (not the runtime's dispatcher entry) with one matcher."""
+    commands = before.hook.command is not None and item.hook.command is not None
+    return commands and before.matcher == item.matcher
 
 
 def hook_entries(

@@ -63,6 +63,11 @@ HOOKS_PLUGIN = "plugins/memhub-hooks.js"
 
 EVENTS = opencode_plugin.EVENTS  # what the bundle's generated plugin carries
 TOOLS = opencode_plugin.TOOLS
+# The generated plugin binds logical events only: OpenCode's own events (`session.idle`,
+# `file.edited`, ...) and hook options are not bound natively yet
+NATIVE_EVENTS: tuple[str, ...] = ()
+HOOK_OPTIONS: dict[str, str] = {}
+HOOK_ENV: frozenset[str] = frozenset()  # ${plugin_root} is substituted, no variable is set
 NO_INSTALL_HOOKS = (
     "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
     "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"

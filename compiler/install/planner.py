@@ -33,6 +33,7 @@ from memhub.compiler.install.state import Owned, Owner, State
 from memhub.compiler.install.treecache import TreeCache
 from memhub.compiler.install.trees import plan_tree
 from memhub.compiler.safewrite import targetfs
+from memhub.hubspec import perhost
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
@@ -61,7 +62,7 @@ def gather_entries(
     coverage: list[CoverageRow] = []
     folder = rulebooks.install_folder(hub, scope, home or Path("$MEMHUB_HOME"))
     for host in hosts:
-        found, rows = INSTALLERS[host].install_entries(hub, scope)
+        found, rows = INSTALLERS[host].install_entries(perhost.view(hub, host), scope)
         entries += found + recall_settings.install_entries(hub, scope, host)
         coverage += rows + rulebooks.coverage_rows(hub, host, rows, f"{folder}/{{}}")
     if home is not None:

@@ -168,8 +168,13 @@ def test_agents_and_commands_limited_to_hosts_go_nowhere_else(tmp_path) -> None:
     data["commands"] = {"from": "commands", "hosts": ["gemini"]}
     (hub / "hub.yaml").write_text(yaml.safe_dump(data))
     result = build(load(hub))
-    rows = {(r.host, r.component) for r in result.coverage if r.component in ("agent", "command")}
-    assert rows == {("claude", "agent"), ("gemini", "command")}
+    prompts = [r for r in result.coverage if r.component in ("agent", "command")]
+    placed = {(r.host, r.component) for r in prompts if "(hosts:)" not in r.reason}
+    assert placed == {("claude", "agent"), ("gemini", "command")}
+    # every other host is told why it has none (perhost: limited, not silently dropped)
+    away = {(r.host, r.component) for r in prompts if "(hosts:)" in r.reason}
+    assert ("codex", "agent") in away and ("claude", "command") in away
+    assert not placed & away
     assert result.artifact(f"{PLUGIN}/agents/code-reviewer.md").owners == ("claude",)
     assert result.artifact(f"{PLUGIN}/commands/review-pr.md") is None
     assert result.artifact(f"{GEMINI}/agents/code-reviewer.md") is None

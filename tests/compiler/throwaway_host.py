@@ -40,6 +40,9 @@ executables: tuple[str, ...] = ("throwaway-cli",)
 placing_env: tuple[str, ...] = ()
 EVENTS = {e: EventSupport("SessionStart" if e == "session_start" else None) for e in LOGICAL_EVENTS}
 TOOLS: dict[str, tuple[str, ...] | None] = {}
+NATIVE_EVENTS: tuple[str, ...] = ("SessionStart",)
+HOOK_OPTIONS: dict[str, str] = {}
+HOOK_ENV: frozenset[str] = frozenset()
 hook_switches = HookSwitches()
 loader: Loader | None = None
 

@@ -579,7 +579,7 @@ UNKNOWN_KEYS: list[tuple[KeyPath, str, str | None]] = [
     ((*OAUTH,), "client_secret", "client_id"),
     ((*HOOK0,), "evnt", "event"),
     ((*HOOK0,), "handlr", "handler"),
-    ((*HOOK1,), "matcher", None),
+    ((*HOOK1,), "matchers", "matcher"),
     (("runtime",), "pyhton", "python"),
     (("overrides", "claude"), "manifst", "manifest"),
     (("overrides", "claude"), "mcp-servers", "mcp_servers"),
