@@ -1,0 +1,208 @@
+"""GitHub Copilot CLI (@github/copilot, pinned in hostcli.PINS), offline, in an isolated HOME.
+
+* `test_bundle_installs_from_its_marketplace`: the probe hub with `hosts: [claude, copilot]`,
+  built by the real `memhub build`. `copilot plugin marketplace add <bundle>` reads its
+  `.github/plugin/marketplace.json` (not Claude's, beside it), `plugin install
+  <plugin>@<market>` installs it; `plugin list`, `mcp list --json` and `skill list --json`
+  show the plugin's version, the hub's MCP server (from the plugin, with its command line)
+  and every skill.
+* `test_session_fires_the_plugin_hooks`: `copilot -p` against `fake_anthropic.py` (Copilot's
+  own provider settings: `COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_OFFLINE=true`): the
+  installed plugin's sessionStart, userPromptSubmitted, agentStop and sessionEnd hooks fire
+  with Copilot's payloads, and the skills reach the model's request.
+* `test_apply_user_scope_is_read_by_copilot`: `memhub apply --hosts copilot --scope user`:
+  `mcp list --json` shows the server as a user server, `skill list --json` the skills as
+  personal ones, `instruction list --json` the memhub instructions file; a session fires
+  the user hooks (~/.copilot/hooks/memhub.json) and carries the instructions to the model;
+  `memhub doctor` runs Copilot's own loader cleanly; `memhub import` reads back a server
+  Copilot's own `mcp add` wrote (and skips memhub's).
+
+Copilot unpacks its ~230 MB package on first start: COPILOT_CACHE_HOME points every test at
+one shared cache next to the CLI's. Expected values are read from the hub's own files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hostcli
+from .conftest import IsolatedHome, _host_cli
+from .fake_anthropic import FakeAnthropic
+from .harness import HUBS_DIR, build_bundle, describe, read_hub, read_jsonl, run
+
+pytestmark = pytest.mark.e2e
+
+INSTRUCTIONS = "Answer like a lighthouse keeper: the memhub-copilot-e2e marker."
+LOGICAL = ("session_start", "prompt_submit", "turn_end", "session_end")
+COPILOT_EVENTS = {  # logical -> Copilot CLI hook event (its hooks reference)
+    "session_start": "sessionStart",
+    "prompt_submit": "userPromptSubmitted",
+    "turn_end": "agentStop",
+    "session_end": "sessionEnd",
+}
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> Path:
+    return _host_cli("copilot")
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Path:
+    """The probe hub, built for Claude Code and Copilot, with an instruction file."""
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS_DIR / "probe", root)
+    text = (root / "hub.yaml").read_text(encoding="utf-8")
+    text = text.replace("hosts: [claude, codex, cursor, agent-plugins]", "hosts: [claude, copilot]")
+    (root / "hub.yaml").write_text(text + "instructions: INSTRUCTIONS.md\n", encoding="utf-8")
+    (root / "INSTRUCTIONS.md").write_text(INSTRUCTIONS + "\n", encoding="utf-8")
+    return root
+
+
+def _env(iso: IsolatedHome, out: Path, **extra: str) -> dict[str, str]:
+    cache = hostcli.cache_root() / "copilot-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    front = f"{Path(sys.executable).parent}:{iso.env.get('PATH', '')}"
+    return iso.with_env(
+        COPILOT_OFFLINE="true",
+        COPILOT_CACHE_HOME=str(cache),
+        COPILOT_AUTO_UPDATE="false",
+        MEMHUB_E2E_OUT=str(out),
+        PATH=front,
+        **extra,
+    )
+
+
+def _copilot(cli: Path, env: dict[str, str], cwd: Path, *args: str) -> Any:
+    proc = run([cli, *args], env=env, cwd=cwd)
+    assert proc.returncode == 0, describe(proc)
+    return proc
+
+
+def _json(cli: Path, env: dict[str, str], cwd: Path, *args: str) -> Any:
+    return json.loads(_copilot(cli, env, cwd, *args, "--json").stdout)
+
+
+def _memhub(env: dict[str, str], cwd: Path, *args: str) -> Any:
+    proc = run([sys.executable, "-m", "memhub.compiler.cli.main", *args], env=env, cwd=cwd)
+    assert proc.returncode == 0, describe(proc)
+    return proc
+
+
+def _install_bundle(cli: Path, env: dict[str, str], cwd: Path, hub: Path, out: Path) -> None:
+    info = read_hub(hub)
+    build_bundle(hub, out)
+    _copilot(cli, env, cwd, "plugin", "marketplace", "add", str(out))
+    _copilot(cli, env, cwd, "plugin", "install", f"{info.plugin}@{info.marketplace}")
+
+
+def _session(cli: Path, env: dict[str, str], cwd: Path, fake: FakeAnthropic) -> Any:
+    session = {
+        "COPILOT_PROVIDER_BASE_URL": fake.base_url,
+        "COPILOT_PROVIDER_TYPE": "anthropic",
+        "COPILOT_PROVIDER_API_KEY": "sk-memhub-e2e-fake",
+        "COPILOT_MODEL": "claude-sonnet-4.5",
+    }
+    args = ["-p", "say hello", "--allow-all-tools", "--trust-folder", "-s"]
+    return _copilot(cli, {**env, **session}, cwd, *args)
+
+
+def _requests_text(fake: FakeAnthropic) -> str:
+    return json.dumps([r.body for r in fake.requests if isinstance(r.body, dict)])
+
+
+def test_bundle_installs_from_its_marketplace(
+    copilot_cli: Path, isolated_home: IsolatedHome, git_repo: Path, hub: Path
+) -> None:
+    info = read_hub(hub)
+    env = _env(isolated_home, isolated_home.root / "out")
+    bundle = isolated_home.root / "bundle"
+    _install_bundle(copilot_cli, env, git_repo, hub, bundle)
+
+    listed = _copilot(copilot_cli, env, git_repo, "plugin", "list").stdout
+    assert f"{info.plugin}@{info.marketplace} (v0.1.0)" in listed, listed
+    servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
+    assert set(servers) >= info.mcp_servers
+    probe = servers["probe"]
+    assert (probe["source"], probe["sourcePlugin"]) == ("plugin", info.plugin)
+    assert (probe["command"], probe["args"]) == ("python3", ["-c", "pass"])
+    skills = {s["name"]: s for s in _json(copilot_cli, env, git_repo, "skill", "list")}
+    for skill in info.skills:
+        assert skills[skill]["source"] == "plugin"
+        assert f"/copilot/{info.plugin}/skills/" in skills[skill]["path"]
+
+
+def test_session_fires_the_plugin_hooks(
+    copilot_cli: Path,
+    isolated_home: IsolatedHome,
+    git_repo: Path,
+    hub: Path,
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    info = read_hub(hub)
+    out = isolated_home.root / "out"
+    env = _env(isolated_home, out)
+    _install_bundle(copilot_cli, env, git_repo, hub, isolated_home.root / "bundle")
+    _session(copilot_cli, env, git_repo, fake_anthropic)
+
+    for logical in LOGICAL:
+        assert logical in info.hook_events
+        payloads = read_jsonl(out / f"{logical}.jsonl")
+        assert len(payloads) == 1, (logical, payloads)
+        assert payloads[0]["cwd"] == str(git_repo), (COPILOT_EVENTS[logical], payloads)
+    assert read_jsonl(out / "prompt_submit.jsonl")[0]["prompt"] == "say hello"
+    assert read_jsonl(out / "session_start.jsonl")[0]["source"] == "new"
+    assert read_jsonl(out / "turn_end.jsonl")[0]["stopReason"] == "end_turn"
+    sent = _requests_text(fake_anthropic)
+    for skill in info.skills:
+        assert skill in sent, f"skill {skill} is not in the model's request"
+
+
+def test_apply_user_scope_is_read_by_copilot(
+    copilot_cli: Path,
+    isolated_home: IsolatedHome,
+    git_repo: Path,
+    hub: Path,
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    info = read_hub(hub)
+    out = isolated_home.root / "out"
+    env = _env(isolated_home, out)
+    _memhub(env, git_repo, "apply", str(hub), "--scope", "user", "--hosts", "copilot")
+
+    servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
+    assert servers["probe"]["source"] == "user"
+    assert (servers["probe"]["command"], servers["probe"]["args"]) == ("python3", ["-c", "pass"])
+    skills = {s["name"]: s["source"] for s in _json(copilot_cli, env, git_repo, "skill", "list")}
+    assert {skills.get(s) for s in info.skills} == {"personal-copilot"}, skills
+    sources = _json(copilot_cli, env, git_repo, "instruction", "list")
+    home_file = str(isolated_home.home / ".copilot" / "copilot-instructions.md")
+    assert home_file in [s["sourcePath"] for s in sources], sources
+
+    _session(copilot_cli, env, git_repo, fake_anthropic)
+    for logical in ("session_start", "prompt_submit", "turn_end", "session_end"):
+        assert len(read_jsonl(out / f"{logical}.jsonl")) == 1, logical
+    assert INSTRUCTIONS in _requests_text(fake_anthropic).replace("\\n", "\n")
+
+    on_path = {**env, "PATH": f"{copilot_cli.parent}:{env['PATH']}"}  # doctor finds `copilot`
+    args = ("doctor", str(hub), "--scope", "user", "--hosts", "copilot", "--json")
+    checks = json.loads(_memhub(on_path, git_repo, *args).stdout)
+    text = json.dumps(checks)
+    assert "copilot mcp list --json` loads the config" in text, text
+    assert checks["data"]["summary"]["fail"] == 0, text
+    # The person's own server (written by Copilot itself) is imported; memhub's are not.
+    add = ("mcp", "add", "own-server", "--env", "TOKEN=${OWN_TOKEN}", "--", "own-mcp", "--flag")
+    _copilot(copilot_cli, env, git_repo, *add)
+    into = isolated_home.root / "imported"
+    preview = _memhub(
+        env, git_repo, "import", "--hosts", "copilot", "--into", str(into), "--dry-run", "--json"
+    ).stdout
+    assert "own-server" in preview and "own-mcp" in preview, preview
+    assert '"probe"' not in preview, preview
