@@ -1,0 +1,174 @@
+"""The GitHub Copilot CLI adapter: bundle, install entries, import and doctor (compiler/hosts/
+copilot.py). The real CLI proves the formats in tests/e2e/test_copilot_host.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from memhub.compiler.build import build
+from memhub.compiler.hosts import ADAPTERS, INSTALLERS, OPT_IN_HOSTS, copilot, copilot_servers
+from memhub.compiler.install.scope import Scope
+from memhub.hubspec import load
+
+from tests.hubs import HUBS, REPO
+
+FULL = REPO / "tests" / "data" / "full"
+
+
+def _files(hub_dir: Path = FULL) -> dict[str, bytes]:
+    result = build(load(hub_dir), hosts=("copilot",))
+    return {a.path: a.content for a in result.artifacts}
+
+
+def _rows(hub_dir: Path = FULL) -> dict[tuple[str, str], tuple[str, str]]:
+    result = build(load(hub_dir), hosts=("copilot",))
+    return {(r.component, r.id): (r.status, r.reason) for r in result.coverage}
+
+
+def test_copilot_is_an_install_host_a_hub_names_to_get() -> None:
+    assert INSTALLERS["copilot"] is copilot and "copilot" in ADAPTERS
+    assert "copilot" in OPT_IN_HOSTS
+    for name in HUBS:
+        assert "copilot" not in load(HUBS[name]).hosts  # examples build as they did
+
+
+def test_bundle_has_its_own_folder_and_marketplace() -> None:
+    files = _files()
+    hub = load(FULL)
+    base = f"copilot/{hub.plugin.name}"
+    market = json.loads(files[".github/plugin/marketplace.json"])
+    assert market["name"] == hub.marketplace.name
+    assert market["plugins"][0]["source"] == f"./{base}"
+    manifest = json.loads(files[f"{base}/.github/plugin/plugin.json"])
+    assert manifest["name"] == hub.plugin.name and manifest["version"] == hub.plugin.version
+    assert manifest["skills"] == "./skills/" and manifest["hooks"] == "./hooks/hooks.json"
+    # nothing Copilot would read before its manifest's paths (Claude's .mcp.json, hooks.json)
+    assert f"{base}/.mcp.json" not in files
+    assert not any(p.startswith("plugins/") for p in files if ".github" in p)
+    for skill in hub.skills:
+        assert f"{base}/skills/{skill.name}/SKILL.md" in files
+
+
+def test_hooks_file_is_version_1_with_bash_and_timeout_sec() -> None:
+    files = _files()
+    hooks = json.loads(files[f"copilot/{load(FULL).plugin.name}/hooks/hooks.json"])
+    assert hooks["version"] == 1
+    start = hooks["hooks"]["sessionStart"][0]
+    assert start == {
+        "type": "command",
+        "bash": 'echo start >> "${COPILOT_PLUGIN_DATA}/log"',
+        "timeoutSec": 5,
+    }
+    assert hooks["hooks"]["agentStop"][0]["timeoutSec"] == 30
+
+
+def test_hooks_copilot_cannot_carry_are_unsupported_rows() -> None:
+    rows = _rows()
+    for hook in ("shell-guard", "edits", "mcp-fail"):  # limited to tools: no matcher there
+        assert rows[("hook", hook)] == ("unsupported", copilot.NO_MATCHER)
+    status, reason = rows[("hook", "turn")]  # async is not carried
+    assert status == "caveat" and "async" in reason
+    assert rows[("instructions", "instructions/AGENTS.md")][0] == "unsupported"
+
+
+def test_handler_hooks_are_unsupported_until_the_runtime_reads_copilot() -> None:
+    hub = load(REPO / "examples" / "memhub")
+    result = build(replace(hub, hosts=("copilot",)))
+    handler_ids = {h.id for h in hub.hooks if h.handler is not None}
+    assert handler_ids
+    for row in result.coverage:
+        if row.component == "hook" and row.id in handler_ids:
+            assert (row.status, row.reason) == ("unsupported", copilot.NO_RUNTIME)
+    assert not any(a.path.endswith("hooks/hooks.json") for a in result.artifacts)
+
+
+def test_servers_take_copilot_references_and_say_what_is_dropped() -> None:
+    files = _files()
+    hub = load(FULL)
+    manifest = json.loads(files[f"copilot/{hub.plugin.name}/.github/plugin/plugin.json"])
+    rows = _rows()
+    for server in hub.mcp_servers:
+        status, reason = rows[("mcp", server.name)]
+        if "${plugin_data}" in json.dumps([getattr(server, "args", [])]):
+            assert status == "unsupported" and server.name not in manifest["mcpServers"]
+        if getattr(server, "oauth", None):
+            assert copilot_servers.NO_OAUTH in reason
+    text = json.dumps(manifest["mcpServers"])
+    assert "${env:" not in text  # Copilot expands ${NAME} itself
+
+
+def _scope(kind: str, home: Path, project: Path | None = None, **env: str) -> Scope:
+    return Scope(kind, home, project, env)  # type: ignore[arg-type]
+
+
+def test_locations_user_project_and_copilot_home(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "repo"
+    user = copilot.locations(_scope("user", home))
+    assert user.mcp_file == home / ".copilot" / "mcp-config.json"
+    assert user.hooks_file == home / ".copilot" / "hooks" / "memhub.json"
+    assert user.skills == home / ".copilot" / "skills"
+    assert user.instructions == home / ".copilot" / "copilot-instructions.md"
+    moved = copilot.locations(_scope("user", home, COPILOT_HOME=str(tmp_path / "elsewhere")))
+    assert moved.mcp_file == tmp_path / "elsewhere" / "mcp-config.json"
+    here = copilot.locations(_scope("project", home, project))
+    assert here.mcp_file == project / ".mcp.json"
+    assert here.hooks_file == project / ".github" / "hooks" / "memhub.json"
+    assert here.skills == project / ".github" / "skills"
+    assert here.instructions == project / "AGENTS.md"
+
+
+def test_install_entries_write_a_version_1_hooks_file(tmp_path: Path) -> None:
+    hub = load(REPO / "tests" / "data" / "install")
+    entries, rows = copilot.install_entries(hub, _scope("user", tmp_path))
+    hooks = [e for e in entries if e.target.endswith("memhub.json")]
+    assert hooks[0].kind == "json-default" and hooks[0].value == 1
+    for entry in hooks[1:]:
+        assert entry.kind == "json-item" and entry.path[0] == "hooks"
+        assert set(entry.value) <= {"type", "bash", "timeoutSec"}
+    servers = [e for e in entries if e.target.endswith("mcp-config.json")]
+    assert {e.path[1] for e in servers} == {s.name for s in hub.mcp_servers}
+    assert all(r.host == "copilot" for r in rows)
+
+
+def test_read_installed_reads_copilots_own_entries(tmp_path: Path) -> None:
+    folder = tmp_path / ".copilot"
+    folder.mkdir()
+    written_by_copilot = {  # what `copilot mcp add` writes
+        "mcpServers": {
+            "own": {
+                "tools": ["*"],
+                "type": "local",
+                "command": "own-mcp",
+                "args": ["--flag"],
+                "env": {"TOKEN": "${OWN_TOKEN}"},
+            },
+            "web": {"tools": ["*"], "type": "http", "url": "https://example.com/mcp"},
+        }
+    }
+    (folder / "mcp-config.json").write_text(json.dumps(written_by_copilot))
+    installed = copilot.read_installed(_scope("user", tmp_path))
+    names = {s.name for s in installed.servers}
+    assert names == {"own", "web"}
+    own = next(s for s in installed.servers if s.name == "own")
+    assert own.spec["command"] == "own-mcp" and own.spec["env"] == {"TOKEN": "${env:OWN_TOKEN}"}
+
+
+def test_project_import_falls_back_to_github_mcp_json(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".github").mkdir(parents=True)
+    server = {"mcpServers": {"gh": {"command": "gh-mcp"}}}
+    (project / ".github" / "mcp.json").write_text(json.dumps(server))
+    installed = copilot.read_installed(_scope("project", tmp_path, project))
+    assert [s.name for s in installed.servers] == ["gh"]
+
+
+def test_doctor_reads_hooks_files_and_loader_refusals() -> None:
+    assert copilot.hooks_file_problems({"version": 1, "hooks": {}}) == []
+    assert copilot.hooks_file_problems({"hooks": {}})
+    assert copilot.loader_refusal(0, "{}", "") is None
+    assert copilot.loader_refusal(1, "", "Error: mcpServers: Required\n") == (
+        "Error: mcpServers: Required"
+    )
+    assert copilot.loader is not None and copilot.loader.env["COPILOT_OFFLINE"] == "true"
