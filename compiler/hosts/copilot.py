@@ -59,7 +59,9 @@ EVENTS = {
 }
 EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
 
-# Copilot CLI's tool names (its hooks reference); its tool hooks take no matcher, though.
+# Copilot CLI's tool names (its hooks reference). Its preToolUse and postToolUse hooks take a
+# `matcher` regex on the tool name (undocumented there, seen working with copilot 1.0.102);
+# an MCP tool has no fixed name pattern to match.
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("bash",),
     "edit": ("create", "edit"),
@@ -69,10 +71,6 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
     "mcp": None,
     "agent": ("task",),
 }
-NO_MATCHER = (
-    "Copilot CLI's tool hooks take no tool matcher: a hook limited to tools would run for "
-    "every tool"
-)
 NO_RUNTIME = (
     "memhub's runtime does not read Copilot CLI's hook payloads yet; only `command:` hooks "
     "are carried"
@@ -84,16 +82,18 @@ def matcher(names: list[str]) -> str:
 
 
 def _carried(hub: Hub) -> tuple[Hub, list[CoverageRow]]:
-    """`hub` without the hooks Copilot cannot carry, and one unsupported row for each."""
+    """`hub` without the runtime `handler:` hooks, which Copilot cannot carry yet, and one
+    unsupported row for each."""
     rows: list[CoverageRow] = []
     kept: list[Hook] = []
     for hook in hub.hooks:
-        reason = NO_RUNTIME if hook.handler is not None else NO_MATCHER if hook.tools else ""
-        if not reason:
+        if hook.handler is None:
             kept.append(hook)
             continue
         event = EVENTS[hook.event].host_event or "-"
-        rows.append(CoverageRow(name, "hook", hook.id, "unsupported", event, reason, hook.required))
+        rows.append(
+            CoverageRow(name, "hook", hook.id, "unsupported", event, NO_RUNTIME, hook.required)
+        )
     return replace(hub, hooks=tuple(kept)), rows
 
 
@@ -116,6 +116,8 @@ def _not_carried_options(rows: list[CoverageRow], hub: Hub) -> list[CoverageRow]
 
 def _handler(item: MappedHook) -> dict[str, Any]:
     handler: dict[str, Any] = {"type": "command", "bash": item.command}
+    if item.matcher:
+        handler["matcher"] = item.matcher
     if item.hook.timeout is not None:
         handler["timeoutSec"] = item.hook.timeout
     return handler

@@ -64,12 +64,21 @@ def test_hooks_file_is_version_1_with_bash_and_timeout_sec() -> None:
     assert hooks["hooks"]["agentStop"][0]["timeoutSec"] == 30
 
 
-def test_hooks_copilot_cannot_carry_are_unsupported_rows() -> None:
+def test_tool_hooks_take_a_matcher_and_dropped_options_are_caveats() -> None:
+    files = _files()
+    hooks = json.loads(files[f"copilot/{load(FULL).plugin.name}/hooks/hooks.json"])["hooks"]
+    guard = hooks["preToolUse"][0]
+    assert guard["matcher"] == "^(?:bash)$" and guard["timeoutSec"] == 8
+    assert guard["bash"].startswith('"${PLUGIN_ROOT}/bin/guard" --token "${GUARD_TOKEN}"')
+    assert hooks["postToolUse"][0]["matcher"] == "^(?:create|edit|view)$"
     rows = _rows()
-    for hook in ("shell-guard", "edits", "mcp-fail"):  # limited to tools: no matcher there
-        assert rows[("hook", hook)] == ("unsupported", copilot.NO_MATCHER)
-    status, reason = rows[("hook", "turn")]  # async is not carried
+    status, reason = rows[("hook", "shell-guard")]
+    assert status == "caveat" and "statusMessage" in reason
+    status, reason = rows[("hook", "edits")]
     assert status == "caveat" and "async" in reason
+    status, reason = rows[("hook", "mcp-fail")]  # no MCP tool name pattern: web only
+    assert status == "caveat" and "no hookable tool for mcp" in reason
+    assert hooks["postToolUseFailure"][0]["matcher"] == "^(?:web_fetch)$"
     assert rows[("instructions", "instructions/AGENTS.md")][0] == "unsupported"
 
 
@@ -126,7 +135,7 @@ def test_install_entries_write_a_version_1_hooks_file(tmp_path: Path) -> None:
     assert hooks[0].kind == "json-default" and hooks[0].value == 1
     for entry in hooks[1:]:
         assert entry.kind == "json-item" and entry.path[0] == "hooks"
-        assert set(entry.value) <= {"type", "bash", "timeoutSec"}
+        assert set(entry.value) <= {"type", "bash", "timeoutSec", "matcher"}
     servers = [e for e in entries if e.target.endswith("mcp-config.json")]
     assert {e.path[1] for e in servers} == {s.name for s in hub.mcp_servers}
     assert all(r.host == "copilot" for r in rows)

@@ -9,7 +9,8 @@
 * `test_session_fires_the_plugin_hooks`: `copilot -p` against `fake_anthropic.py` (Copilot's
   own provider settings: `COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_OFFLINE=true`): the
   installed plugin's sessionStart, userPromptSubmitted, agentStop and sessionEnd hooks fire
-  with Copilot's payloads, and the skills reach the model's request.
+  with Copilot's payloads; the model's one `bash` call fires the `tools: [shell]` hooks on
+  preToolUse and postToolUse (matcher `^(?:bash)$`); the skills reach the model's request.
 * `test_apply_user_scope_is_read_by_copilot`: `memhub apply --hosts copilot --scope user`:
   `mcp list --json` shows the server as a user server, `skill list --json` the skills as
   personal ones, `instruction list --json` the memhub instructions file; a session fires
@@ -34,6 +35,7 @@ import pytest
 from . import hostcli
 from .conftest import IsolatedHome, _host_cli
 from .fake_anthropic import FakeAnthropic
+from .fakeserver import Reply
 from .harness import HUBS_DIR, build_bundle, describe, read_hub, read_jsonl, run
 
 pytestmark = pytest.mark.e2e
@@ -48,9 +50,39 @@ COPILOT_EVENTS = {  # logical -> Copilot CLI hook event (its hooks reference)
 }
 
 
+SHELL_STEP = "echo memhub-copilot-e2e"
+
+
+class CopilotFake(FakeAnthropic):
+    """fake_anthropic.py calling Copilot's shell tool, `bash` (Claude Code's is `Bash`)."""
+
+    def _next_command(self, body: dict[str, Any]) -> str | None:
+        tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        if "bash" not in tools:
+            return None
+        done = json.dumps(body.get("messages")).count('"tool_result"')
+        return self.bash_commands[done] if done < len(self.bash_commands) else None
+
+    def answer(self, path: str, body: dict[str, Any]) -> Reply:
+        reply = super().answer(path, body)
+        if reply.label != "tool_use":
+            return reply
+        payload = reply.payload.replace(b'"name": "Bash"', b'"name": "bash"')
+        return Reply(reply.label, reply.status, reply.content_type, payload)
+
+
 @pytest.fixture(scope="session")
 def copilot_cli() -> Path:
     return _host_cli("copilot")
+
+
+@pytest.fixture
+def fake_model() -> Any:
+    server = CopilotFake([SHELL_STEP]).start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
@@ -144,13 +176,13 @@ def test_session_fires_the_plugin_hooks(
     isolated_home: IsolatedHome,
     git_repo: Path,
     hub: Path,
-    fake_anthropic: FakeAnthropic,
+    fake_model: CopilotFake,
 ) -> None:
     info = read_hub(hub)
     out = isolated_home.root / "out"
     env = _env(isolated_home, out)
     _install_bundle(copilot_cli, env, git_repo, hub, isolated_home.root / "bundle")
-    _session(copilot_cli, env, git_repo, fake_anthropic)
+    _session(copilot_cli, env, git_repo, fake_model)
 
     for logical in LOGICAL:
         assert logical in info.hook_events
@@ -160,7 +192,13 @@ def test_session_fires_the_plugin_hooks(
     assert read_jsonl(out / "prompt_submit.jsonl")[0]["prompt"] == "say hello"
     assert read_jsonl(out / "session_start.jsonl")[0]["source"] == "new"
     assert read_jsonl(out / "turn_end.jsonl")[0]["stopReason"] == "end_turn"
-    sent = _requests_text(fake_anthropic)
+    for logical in ("before_tool", "after_tool"):  # `tools: [shell]`: matched on `bash`
+        (payload,) = read_jsonl(out / f"{logical}.jsonl")
+        assert payload["toolName"] == "bash", payload
+        assert payload["toolArgs"]["command"] == SHELL_STEP, payload
+    assert fake_model.tool_use_count() == 1
+    sent = _requests_text(fake_model)
+    assert "memhub-copilot-e2e" in sent  # the shell step ran and its output went back
     for skill in info.skills:
         assert skill in sent, f"skill {skill} is not in the model's request"
 
@@ -170,7 +208,7 @@ def test_apply_user_scope_is_read_by_copilot(
     isolated_home: IsolatedHome,
     git_repo: Path,
     hub: Path,
-    fake_anthropic: FakeAnthropic,
+    fake_model: CopilotFake,
 ) -> None:
     info = read_hub(hub)
     out = isolated_home.root / "out"
@@ -186,10 +224,10 @@ def test_apply_user_scope_is_read_by_copilot(
     home_file = str(isolated_home.home / ".copilot" / "copilot-instructions.md")
     assert home_file in [s["sourcePath"] for s in sources], sources
 
-    _session(copilot_cli, env, git_repo, fake_anthropic)
+    _session(copilot_cli, env, git_repo, fake_model)
     for logical in ("session_start", "prompt_submit", "turn_end", "session_end"):
         assert len(read_jsonl(out / f"{logical}.jsonl")) == 1, logical
-    assert INSTRUCTIONS in _requests_text(fake_anthropic).replace("\\n", "\n")
+    assert INSTRUCTIONS in _requests_text(fake_model).replace("\\n", "\n")
 
     on_path = {**env, "PATH": f"{copilot_cli.parent}:{env['PATH']}"}  # doctor finds `copilot`
     args = ("doctor", str(hub), "--scope", "user", "--hosts", "copilot", "--json")
