@@ -17,6 +17,11 @@
   the user hooks (~/.copilot/hooks/memhub.json) and carries the instructions to the model;
   `memhub doctor` runs Copilot's own loader cleanly; `memhub import` reads back a server
   Copilot's own `mcp add` wrote (and skips memhub's).
+* `test_apply_project_scope_is_read_by_copilot`: `memhub apply --scope project`: in a trusted
+  folder `.mcp.json` is a workspace server, `.github/skills` project skills, AGENTS.md an
+  instruction source; a session fires `.github/hooks/memhub.json` and sends the instructions.
+* `test_plugin_server_gets_the_hub_references`: a bundle server naming `${plugin_root}` and
+  `${env:NAME}` is started by Copilot with both expanded, in the plugin folder.
 
 Copilot unpacks its ~230 MB package on first start: COPILOT_CACHE_HOME points every test at
 one shared cache next to the CLI's. Expected values are read from the hub's own files.
@@ -244,3 +249,71 @@ def test_apply_user_scope_is_read_by_copilot(
     ).stdout
     assert "own-server" in preview and "own-mcp" in preview, preview
     assert '"probe"' not in preview, preview
+
+
+def test_apply_project_scope_is_read_by_copilot(
+    copilot_cli: Path,
+    isolated_home: IsolatedHome,
+    git_repo: Path,
+    hub: Path,
+    fake_model: CopilotFake,
+) -> None:
+    """`memhub apply --scope project`: in a trusted folder Copilot reads the project's
+    .mcp.json (a workspace server), .github/skills, AGENTS.md and .github/hooks."""
+    info = read_hub(hub)
+    out = isolated_home.root / "out"
+    env = _env(isolated_home, out)
+    args = ("apply", str(hub), "--scope", "project", "--project", str(git_repo))
+    _memhub(env, git_repo, *args, "--hosts", "copilot")
+    assert (git_repo / ".github" / "hooks" / "memhub.json").is_file()
+
+    trusted = {**env, "COPILOT_ALLOW_ALL": "true"}  # trusts the working folder
+    servers = _json(copilot_cli, trusted, git_repo, "mcp", "list")["mcpServers"]
+    assert servers["probe"]["source"] == "workspace", servers
+    skills = {
+        s["name"]: s["source"] for s in _json(copilot_cli, trusted, git_repo, "skill", "list")
+    }
+    assert {skills.get(s) for s in info.skills} == {"project"}, skills
+    sources = _json(copilot_cli, trusted, git_repo, "instruction", "list")
+    assert "AGENTS.md" in [s["sourcePath"] for s in sources], sources
+
+    _session(copilot_cli, env, git_repo, fake_model)
+    for logical in ("session_start", "prompt_submit", "before_tool", "turn_end", "session_end"):
+        assert len(read_jsonl(out / f"{logical}.jsonl")) == 1, logical
+    assert INSTRUCTIONS in _requests_text(fake_model).replace("\\n", "\n")
+
+
+RECORD_ARGV = (
+    "import json, os, sys; "
+    "open(sys.argv[1], 'w').write(json.dumps([sys.argv[2:], os.getcwd(), os.environ['TOKEN']]))"
+)
+
+
+def test_plugin_server_gets_the_hub_references(
+    copilot_cli: Path,
+    isolated_home: IsolatedHome,
+    git_repo: Path,
+    hub: Path,
+    fake_model: CopilotFake,
+) -> None:
+    """A bundle server naming `${plugin_root}` and `${env:NAME}` (args and env): Copilot
+    starts it with both expanded, in the plugin folder."""
+    text = (hub / "hub.yaml").read_text(encoding="utf-8")
+    server = json.dumps(
+        {
+            "command": "python3",
+            "args": ["-c", RECORD_ARGV, "${env:MEMHUB_E2E_OUT}/argv.json", "${plugin_root}/x"],
+            "env": {"TOKEN": "${env:E2E_TOKEN}"},
+        }
+    )
+    text = text.replace('probe: {command: python3, args: ["-c", "pass"]}', f"probe: {server}")
+    (hub / "hub.yaml").write_text(text, encoding="utf-8")
+    out = isolated_home.root / "out"
+    env = _env(isolated_home, out, E2E_TOKEN="token-from-copilots-env")
+    _install_bundle(copilot_cli, env, git_repo, hub, isolated_home.root / "bundle")
+    _session(copilot_cli, env, git_repo, fake_model)
+
+    args, cwd, token = json.loads((out / "argv.json").read_text(encoding="utf-8"))
+    folder = isolated_home.root / "bundle" / "copilot" / read_hub(hub).plugin
+    assert args == [f"{folder}/x"]
+    assert Path(cwd) == folder and token == "token-from-copilots-env"
