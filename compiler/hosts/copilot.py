@@ -52,7 +52,7 @@ EVENTS = {
         "userPromptSubmitted", caveat=_SILENT.format("userPromptSubmitted")
     ),
     "before_tool": EventSupport("preToolUse"),
-    "after_tool": EventSupport("postToolUse"),
+    "after_tool": EventSupport("postToolUse", caveat=_SILENT.format("postToolUse")),
     "after_tool_failure": EventSupport("postToolUseFailure"),
     "turn_end": EventSupport("agentStop"),
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
