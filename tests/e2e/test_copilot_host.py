@@ -22,6 +22,8 @@
   instruction source; a session fires `.github/hooks/memhub.json` and sends the instructions.
 * `test_plugin_server_gets_the_hub_references`: a bundle server naming `${plugin_root}` and
   `${env:NAME}` is started by Copilot with both expanded, in the plugin folder.
+* `test_agent_plugins_package_installs_in_copilot`: the Agent Plugins 1.0 package of a hub
+  built without copilot installs in Copilot with its skills and MCP server.
 
 Copilot unpacks its ~230 MB package on first start: COPILOT_CACHE_HOME points every test at
 one shared cache next to the CLI's. Expected values are read from the hub's own files.
@@ -317,3 +319,21 @@ def test_plugin_server_gets_the_hub_references(
     folder = isolated_home.root / "bundle" / "copilot" / read_hub(hub).plugin
     assert args == [f"{folder}/x"]
     assert Path(cwd) == folder and token == "token-from-copilots-env"
+
+
+def test_agent_plugins_package_installs_in_copilot(
+    copilot_cli: Path, isolated_home: IsolatedHome, git_repo: Path, tmp_path: Path
+) -> None:
+    """Copilot also reads the Agent Plugins 1.0 package (root plugin.json + mcp.json) that a
+    hub without `copilot` in `hosts:` gets: its skills and MCP server load."""
+    probe = HUBS_DIR / "probe"
+    info = read_hub(probe)
+    env = _env(isolated_home, isolated_home.root / "out")
+    bundle = tmp_path / "bundle"
+    build_bundle(probe, bundle)
+    package = bundle / "agent-plugins" / info.plugin
+    _copilot(copilot_cli, env, git_repo, "plugin", "install", str(package))
+    servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
+    assert {n for n, s in servers.items() if s.get("source") == "plugin"} == info.mcp_servers
+    skills = {s["name"]: s["source"] for s in _json(copilot_cli, env, git_repo, "skill", "list")}
+    assert {skills.get(s) for s in info.skills} == {"plugin"}, skills
