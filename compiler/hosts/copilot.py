@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import CoverageRow, HookSwitches, HostBuild, Loader, Locations
-from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, json_bytes, plugin_dir
+from memhub.compiler.hosts.common import (
+    compact,
+    deep_merge,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+    plugin_metadata,
+)
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
 from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
@@ -135,7 +142,9 @@ def _hooks(
         mapped, more = map_install_hooks(
             carried, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
         )
-    return mapped, _not_carried_options(more, hub) + rows
+    order = {hook.id: index for index, hook in enumerate(hub.hooks)}
+    every = _not_carried_options(more, hub) + rows
+    return mapped, sorted(every, key=lambda row: order.get(row.id, len(order)))  # hub order
 
 
 def install_steps(hub: Hub) -> list[str]:
@@ -157,14 +166,7 @@ def build(hub: Hub) -> HostBuild:
             servers[server.name] = spec
     manifest = compact(
         {
-            "name": plugin.name,
-            "version": plugin.version,
-            "description": plugin.description,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
+            **plugin_metadata(plugin),
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
@@ -177,9 +179,7 @@ def build(hub: Hub) -> HostBuild:
         {
             "name": market.name,
             "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": compact(
-                {"description": market.description or plugin.description, "version": None}
-            ),
+            "metadata": {"description": market.description or plugin.description},
             "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
         }
     )

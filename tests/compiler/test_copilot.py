@@ -91,6 +91,11 @@ def test_handler_hooks_are_unsupported_until_the_runtime_reads_copilot() -> None
         if row.component == "hook" and row.id in handler_ids:
             assert (row.status, row.reason) == ("unsupported", copilot.NO_RUNTIME)
     assert not any(a.path.endswith("hooks/hooks.json") for a in result.artifacts)
+    mixed = replace(load(FULL), hooks=(*hub.hooks[:1], *load(FULL).hooks))
+    ids = [
+        r.id for r in build(replace(mixed, hosts=("copilot",))).coverage if r.component == "hook"
+    ]
+    assert ids == [h.id for h in mixed.hooks]  # rows in hub order, handlers among the rest
 
 
 def test_servers_take_copilot_references_and_say_what_is_dropped() -> None:
