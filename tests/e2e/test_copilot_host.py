@@ -22,6 +22,8 @@
   instruction source; a session fires `.github/hooks/memhub.json` and sends the instructions.
 * `test_plugin_server_gets_the_hub_references`: a bundle server naming `${plugin_root}` and
   `${env:NAME}` is started by Copilot with both expanded, in the plugin folder.
+* `test_apply_follows_copilot_home`: with COPILOT_HOME set, apply writes there and Copilot
+  reads the server from there.
 * `test_agent_plugins_package_installs_in_copilot`: the Agent Plugins 1.0 package of a hub
   built without copilot installs in Copilot with its skills and MCP server.
 
@@ -337,3 +339,16 @@ def test_agent_plugins_package_installs_in_copilot(
     assert {n for n, s in servers.items() if s.get("source") == "plugin"} == info.mcp_servers
     skills = {s["name"]: s["source"] for s in _json(copilot_cli, env, git_repo, "skill", "list")}
     assert {skills.get(s) for s in info.skills} == {"plugin"}, skills
+
+
+def test_apply_follows_copilot_home(
+    copilot_cli: Path, isolated_home: IsolatedHome, git_repo: Path, hub: Path
+) -> None:
+    """With COPILOT_HOME set, memhub writes there and Copilot reads it from there."""
+    moved = isolated_home.root / "copilot-home"
+    env = _env(isolated_home, isolated_home.root / "out", COPILOT_HOME=str(moved))
+    _memhub(env, git_repo, "apply", str(hub), "--scope", "user", "--hosts", "copilot")
+    assert (moved / "mcp-config.json").is_file()
+    assert not (isolated_home.home / ".copilot" / "mcp-config.json").exists()
+    servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
+    assert servers["probe"]["source"] == "user", servers
