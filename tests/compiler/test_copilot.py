@@ -186,3 +186,21 @@ def test_doctor_reads_hooks_files_and_loader_refusals() -> None:
         "Error: mcpServers: Required"
     )
     assert copilot.loader is not None and copilot.loader.env["COPILOT_OFFLINE"] == "true"
+
+
+def test_a_hub_names_copilot_in_hosts(tmp_path: Path) -> None:
+    """`hosts: [copilot]` loads (the loader and the JSON Schema both know the name) and
+    builds only Copilot's files."""
+    import shutil
+
+    from memhub.hubspec.schema_check import hub_schema
+
+    root = tmp_path / "hub"
+    shutil.copytree(REPO / "tests" / "data" / "install", root)
+    text = (root / "hub.yaml").read_text(encoding="utf-8")
+    (root / "hub.yaml").write_text(text + "hosts: [copilot]\n", encoding="utf-8")
+    hub = load(root)
+    assert hub.hosts == ("copilot",)
+    assert "copilot" in hub_schema()["$defs"]["host"]["enum"]
+    owners = {owner for a in build(hub).artifacts for owner in a.owners}
+    assert owners == {"copilot", "shared"}
