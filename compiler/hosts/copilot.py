@@ -44,7 +44,9 @@ summary = "Copilot CLI plugin + marketplace (.github/plugin/), hooks/hooks.json,
 # Its own bundle folder: Copilot reads a plugin's `.mcp.json` and `hooks/hooks.json` before
 # its manifest's paths, and Claude Code's files of those names sit in plugins/<name>/.
 bundle_root = "copilot"
-runs_hooks = True
+# Its command hooks run, but not the vendored runtime: its handlers do not read Copilot's
+# payloads yet (handler hooks are unsupported rows), so the bundle carries no runtime copy.
+runs_hooks = False
 shows_icon = False  # its plugin.json has no icon field
 MANIFEST = ".github/plugin/plugin.json"  # the third of the four places it looks, its own
 MARKETPLACE = ".github/plugin/marketplace.json"
