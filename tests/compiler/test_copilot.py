@@ -204,3 +204,33 @@ def test_a_hub_names_copilot_in_hosts(tmp_path: Path) -> None:
     assert "copilot" in hub_schema()["$defs"]["host"]["enum"]
     owners = {owner for a in build(hub).artifacts for owner in a.owners}
     assert owners == {"copilot", "shared"}
+
+
+def test_overrides_reach_copilots_files(tmp_path: Path) -> None:
+    """`overrides.copilot.*`: Copilot-only keys (a server's `tools` filter, a manifest
+    `tags`, a marketplace entry `strict`) are merged into its files last."""
+    import shutil
+
+    root = tmp_path / "hub"
+    shutil.copytree(REPO / "tests" / "data" / "install", root)
+    server = load(root).mcp_servers[0].name
+    extra = (
+        "hosts: [copilot]\n"
+        "overrides:\n"
+        "  copilot:\n"
+        "    manifest: {tags: [memory]}\n"
+        "    marketplace_entry: {strict: false}\n"
+        f"    mcp_servers: {{{server}: {{tools: [search]}}}}\n"
+    )
+    text = (root / "hub.yaml").read_text(encoding="utf-8")
+    (root / "hub.yaml").write_text(text + extra, encoding="utf-8")
+    hub = load(root)
+    files = {a.path: a.content for a in build(hub).artifacts}
+    manifest = json.loads(files[f"copilot/{hub.plugin.name}/.github/plugin/plugin.json"])
+    assert manifest["tags"] == ["memory"]
+    assert manifest["mcpServers"][server]["tools"] == ["search"]
+    entry = json.loads(files[".github/plugin/marketplace.json"])["plugins"][0]
+    assert entry["strict"] is False
+    entries, _ = copilot.install_entries(hub, _scope("user", tmp_path / "home"))
+    spec = next(e.value for e in entries if e.path == ("mcpServers", server))
+    assert spec["tools"] == ["search"]
