@@ -221,8 +221,9 @@ def _copilot_home(scope: Scope) -> Path:
 
 def locations(scope: Scope) -> Locations:
     """User scope: $COPILOT_HOME (~/.copilot) mcp-config.json, hooks/memhub.json, skills/ and
-    copilot-instructions.md; project scope: .mcp.json (Copilot reads .github/mcp.json only
-    when there is none), .github/hooks/memhub.json, .github/skills and AGENTS.md."""
+    copilot-instructions.md; project scope: .github/mcp.json (Claude Code's .mcp.json, which
+    Copilot reads instead when there is one, holds Claude's entries: the two would clash),
+    .github/hooks/memhub.json, .github/skills and AGENTS.md."""
     if scope.kind == "user":
         home = _copilot_home(scope)
         return Locations(
@@ -235,7 +236,7 @@ def locations(scope: Scope) -> Locations:
         )
     github = scope.base / ".github"
     return Locations(
-        scope.base / ".mcp.json",
+        github / "mcp.json",
         "json-key",
         "mcpServers",
         github / "hooks" / "memhub.json",
@@ -257,6 +258,8 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         where.mcp_key,
         lambda s: server_spec(hub, s, launcher, target),
     )
+    if scope.kind == "project":
+        rows = [_shadowed(row) if row.component == "mcp" else row for row in rows]
     mapped, hook_rows = _hooks(hub, None, scope)
     hooks_file = str(where.hooks_file)
     if mapped:
@@ -268,6 +271,20 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
     entries += skill_entries(hub, name, where.skills)
     blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
+
+
+SHADOWED = (
+    "Copilot reads .github/mcp.json only when the project has no .mcp.json (then it reads "
+    "that, Claude Code's file, instead)"
+)
+
+
+def _shadowed(row: CoverageRow) -> CoverageRow:
+    """A project server's row, saying when Copilot reads another file instead."""
+    if row.status == "unsupported":
+        return row
+    reason = "; ".join(r for r in (row.reason, SHADOWED) if r)
+    return replace(row, status="caveat", reason=reason)
 
 
 def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
@@ -314,8 +331,8 @@ def read_installed(scope: Scope) -> Installed:
     where = locations(scope)
     reader = Reader(name, scope)
     mcp_file = where.mcp_file
-    if scope.kind == "project" and not mcp_file.exists():
-        mcp_file = scope.base / ".github" / "mcp.json"
+    if scope.kind == "project" and (scope.base / ".mcp.json").exists():
+        mcp_file = scope.base / ".mcp.json"  # what Copilot reads then
     servers = (reader.json(mcp_file) or {}).get(where.mcp_key)
     reader.servers(mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
     reader.skills(where.skills)

@@ -17,6 +17,7 @@ from memhub.compiler.hosts.launcher import (
     LAUNCHED_BY,
     Launcher,
     launched,
+    oauth_not_carried,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
@@ -26,7 +27,6 @@ HOST = "copilot"
 # plugin folder as PLUGIN_ROOT (also COPILOT_PLUGIN_ROOT, CLAUDE_PLUGIN_ROOT).
 ROOT = "${PLUGIN_ROOT}"
 NO_DATA = "Copilot CLI gives MCP servers no plugin data folder for ${plugin_data}"
-NO_OAUTH = "Copilot CLI has no per-server OAuth settings; the hub's oauth is not carried"
 
 
 def value(text: str, root: str = ROOT) -> str:
@@ -78,14 +78,24 @@ def server_spec(
             }
         )
         return deep_merge(spec, extra), server_row(HOST, server.name, "mapped", f"{target} stdio")
+    oauth = server.oauth
     spec = compact(
         {
             "type": server.transport,
             "url": value(server.url),
             "headers": {k: value(v) for k, v in server.headers.items()},
+            # Copilot's own OAuth keys (it reads Claude's nested `oauth` as deprecated).
+            "oauthClientId": oauth.client_id if oauth else None,
+            "auth": {"redirectPort": oauth.callback_port}
+            if oauth and oauth.callback_port
+            else None,
         }
     )
-    reasons = [HTTP_NOT_LAUNCHED if by_launcher else "", NO_OAUTH if server.oauth else ""]
+    carried = ("callback_port",)
+    reasons = [
+        HTTP_NOT_LAUNCHED if by_launcher else "",
+        oauth_not_carried("Copilot CLI", server, carried),
+    ]
     reason = "; ".join(r for r in reasons if r)
     status: CoverageStatus = "caveat" if reason else "mapped"
     return deep_merge(spec, extra), server_row(
@@ -95,11 +105,18 @@ def server_spec(
 
 def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
     """A Copilot `mcpServers` entry read back as a hub server, for `memhub import`. Copilot's
-    own `copilot mcp add` writes `type: local` and `tools: ["*"]` (every tool, its default);
-    the rest is Claude's shape, read as Claude's is."""
+    own `copilot mcp add` writes `type: local` and `tools: ["*"]` (every tool, its default),
+    OAuth is `oauthClientId` and `auth.redirectPort`; the rest is Claude's shape, read as
+    Claude's is."""
     entry = dict(raw)
     if entry.get("type") == "local":
         entry["type"] = "stdio"
     if entry.get("tools") == ["*"]:
         del entry["tools"]
+    auth = entry.get("auth")
+    if "oauthClientId" in entry and "oauth" not in entry:  # Copilot's keys as Claude's
+        oauth: dict[str, Any] = {"clientId": entry.pop("oauthClientId")}
+        if isinstance(auth, Mapping) and set(auth) == {"redirectPort"}:
+            oauth["callbackPort"] = entry.pop("auth")["redirectPort"]
+        entry["oauth"] = oauth
     return claude_servers.hub_spec(server, entry)

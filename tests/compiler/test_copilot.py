@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from memhub.compiler.build import build
-from memhub.compiler.hosts import ADAPTERS, INSTALLERS, OPT_IN_HOSTS, copilot, copilot_servers
+from memhub.compiler.hosts import ADAPTERS, INSTALLERS, OPT_IN_HOSTS, copilot
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec import load
 
@@ -107,8 +107,12 @@ def test_servers_take_copilot_references_and_say_what_is_dropped() -> None:
         status, reason = rows[("mcp", server.name)]
         if "${plugin_data}" in json.dumps([getattr(server, "args", [])]):
             assert status == "unsupported" and server.name not in manifest["mcpServers"]
-        if getattr(server, "oauth", None):
-            assert copilot_servers.NO_OAUTH in reason
+        oauth = getattr(server, "oauth", None)
+        if oauth:  # Copilot's own keys; no per-server scopes
+            spec = manifest["mcpServers"][server.name]
+            assert spec["oauthClientId"] == oauth.client_id
+            assert spec["auth"] == {"redirectPort": oauth.callback_port}
+            assert status == "caveat" and "scopes" in reason
     text = json.dumps(manifest["mcpServers"])
     assert "${env:" not in text  # Copilot expands ${NAME} itself
 
@@ -127,7 +131,7 @@ def test_locations_user_project_and_copilot_home(tmp_path: Path) -> None:
     moved = copilot.locations(_scope("user", home, COPILOT_HOME=str(tmp_path / "elsewhere")))
     assert moved.mcp_file == tmp_path / "elsewhere" / "mcp-config.json"
     here = copilot.locations(_scope("project", home, project))
-    assert here.mcp_file == project / ".mcp.json"
+    assert here.mcp_file == project / ".github" / "mcp.json"  # not Claude's .mcp.json
     assert here.hooks_file == project / ".github" / "hooks" / "memhub.json"
     assert here.skills == project / ".github" / "skills"
     assert here.instructions == project / "AGENTS.md"
@@ -169,13 +173,34 @@ def test_read_installed_reads_copilots_own_entries(tmp_path: Path) -> None:
     assert own.spec["command"] == "own-mcp" and own.spec["env"] == {"TOKEN": "${env:OWN_TOKEN}"}
 
 
-def test_project_import_falls_back_to_github_mcp_json(tmp_path: Path) -> None:
+def test_project_import_reads_the_file_copilot_reads(tmp_path: Path) -> None:
+    """.github/mcp.json, unless a .mcp.json is there: Copilot then reads that alone."""
     project = tmp_path / "repo"
     (project / ".github").mkdir(parents=True)
     server = {"mcpServers": {"gh": {"command": "gh-mcp"}}}
     (project / ".github" / "mcp.json").write_text(json.dumps(server))
-    installed = copilot.read_installed(_scope("project", tmp_path, project))
-    assert [s.name for s in installed.servers] == ["gh"]
+    scope = _scope("project", tmp_path, project)
+    assert [s.name for s in copilot.read_installed(scope).servers] == ["gh"]
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"root": {"command": "r"}}}))
+    assert [s.name for s in copilot.read_installed(scope).servers] == ["root"]
+
+
+def test_project_servers_say_a_mcp_json_shadows_them(tmp_path: Path) -> None:
+    hub = load(REPO / "tests" / "data" / "install")
+    _, rows = copilot.install_entries(hub, _scope("project", tmp_path, tmp_path / "repo"))
+    servers = [r for r in rows if r.component == "mcp"]
+    assert servers and all(copilot.SHADOWED in r.reason for r in servers)
+
+
+def test_copilot_oauth_keys_read_back(tmp_path: Path) -> None:
+    folder = tmp_path / ".copilot"
+    folder.mkdir()
+    remote = {"type": "http", "url": "https://x.example/mcp", "oauthClientId": "cid"}
+    remote["auth"] = {"redirectPort": 8765}
+    (folder / "mcp-config.json").write_text(json.dumps({"mcpServers": {"r": remote}}))
+    (server,) = copilot.read_installed(_scope("user", tmp_path)).servers
+    assert server.spec["oauth"]["client_id"] == "cid"
+    assert server.spec["oauth"]["callback_port"] == 8765
 
 
 def test_doctor_reads_hooks_files_and_loader_refusals() -> None:
@@ -234,3 +259,17 @@ def test_overrides_reach_copilots_files(tmp_path: Path) -> None:
     entries, _ = copilot.install_entries(hub, _scope("user", tmp_path / "home"))
     spec = next(e.value for e in entries if e.path == ("mcpServers", server))
     assert spec["tools"] == ["search"]
+
+
+def test_claude_and_copilot_share_no_entry_they_disagree_on(tmp_path: Path) -> None:
+    """Both hosts in one project (and one home): every file key both write holds one value
+    (a clash is an apply error). AGENTS.md's block is the one Codex and Cursor write too."""
+    hub = load(REPO / "tests" / "data" / "install")
+    for scope in (_scope("project", tmp_path, tmp_path / "repo"), _scope("user", tmp_path)):
+        seen: dict[tuple[str, tuple[str, ...]], object] = {}
+        for host in ("claude", "codex", "cursor", "copilot"):
+            for entry in INSTALLERS[host].install_entries(hub, scope)[0]:
+                if entry.kind == "json-item":
+                    continue  # array items: many per key, each its own
+                key = (entry.target, entry.path)
+                assert seen.setdefault(key, entry.value) == entry.value, (host, key)

@@ -18,7 +18,7 @@
   `memhub doctor` runs Copilot's own loader cleanly; `memhub import` reads back a server
   Copilot's own `mcp add` wrote (and skips memhub's).
 * `test_apply_project_scope_is_read_by_copilot`: `memhub apply --scope project`: in a trusted
-  folder `.mcp.json` is a workspace server, `.github/skills` project skills, AGENTS.md an
+  folder `.github/mcp.json` is a workspace server, `.github/skills` project skills, AGENTS.md an
   instruction source; a session fires `.github/hooks/memhub.json` and sends the instructions.
 * `test_plugin_server_gets_the_hub_references`: a bundle server naming `${plugin_root}` and
   `${env:NAME}` is started by Copilot with both expanded, in the plugin folder.
@@ -263,7 +263,7 @@ def test_apply_project_scope_is_read_by_copilot(
     fake_model: CopilotFake,
 ) -> None:
     """`memhub apply --scope project`: in a trusted folder Copilot reads the project's
-    .mcp.json (a workspace server), .github/skills, AGENTS.md and .github/hooks."""
+    .github/mcp.json (a workspace server), .github/skills, AGENTS.md and .github/hooks."""
     info = read_hub(hub)
     out = isolated_home.root / "out"
     env = _env(isolated_home, out)
@@ -274,6 +274,7 @@ def test_apply_project_scope_is_read_by_copilot(
     trusted = {**env, "COPILOT_ALLOW_ALL": "true"}  # trusts the working folder
     servers = _json(copilot_cli, trusted, git_repo, "mcp", "list")["mcpServers"]
     assert servers["probe"]["source"] == "workspace", servers
+    assert servers["probe"]["sourcePath"].endswith(".github/mcp.json"), servers
     skills = {
         s["name"]: s["source"] for s in _json(copilot_cli, trusted, git_repo, "skill", "list")
     }
