@@ -24,6 +24,8 @@
   `${env:NAME}` is started by Copilot with both expanded, in the plugin folder.
 * `test_apply_follows_copilot_home`: with COPILOT_HOME set, apply writes there and Copilot
   reads the server from there.
+* `test_remote_server_oauth_is_read_without_warnings`: a remote server's OAuth client id
+  applied as Copilot's `oauthClientId`: listed, with no config warning.
 * `test_agent_plugins_package_installs_in_copilot`: the Agent Plugins 1.0 package of a hub
   built without copilot installs in Copilot with its skills and MCP server.
 
@@ -45,7 +47,7 @@ from . import hostcli
 from .conftest import IsolatedHome, _host_cli
 from .fake_anthropic import FakeAnthropic
 from .fakeserver import Reply
-from .harness import HUBS_DIR, build_bundle, describe, read_hub, read_jsonl, run
+from .harness import HUBS_DIR, REPO_ROOT, build_bundle, describe, read_hub, read_jsonl, run
 
 pytestmark = pytest.mark.e2e
 
@@ -353,3 +355,17 @@ def test_apply_follows_copilot_home(
     assert not (isolated_home.home / ".copilot" / "mcp-config.json").exists()
     servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
     assert servers["probe"]["source"] == "user", servers
+
+
+def test_remote_server_oauth_is_read_without_warnings(
+    copilot_cli: Path, isolated_home: IsolatedHome, git_repo: Path
+) -> None:
+    """tests/data/install's remote server (OAuth client id) applied for Copilot: `mcp list`
+    shows it with Copilot's own `oauthClientId` and no config warning."""
+    install = REPO_ROOT / "tests" / "data" / "install"
+    env = _env(isolated_home, isolated_home.root / "out", PROBE_TOKEN="t")
+    _memhub(env, git_repo, "apply", str(install), "--scope", "user", "--hosts", "copilot")
+    servers = _json(copilot_cli, env, git_repo, "mcp", "list")["mcpServers"]
+    remote = next(s for s in servers.values() if s.get("type") == "http")
+    assert remote["oauthClientId"] and "configWarnings" not in remote, remote
+    assert all("configWarnings" not in s for s in servers.values()), servers
