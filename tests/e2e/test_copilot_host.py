@@ -9,8 +9,9 @@
 * `test_session_fires_the_plugin_hooks`: `copilot -p` against `fake_anthropic.py` (Copilot's
   own provider settings: `COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_OFFLINE=true`): the
   installed plugin's sessionStart, userPromptSubmitted, agentStop and sessionEnd hooks fire
-  with Copilot's payloads; the model's one `bash` call fires the `tools: [shell]` hooks on
-  preToolUse and postToolUse (matcher `^(?:bash)$`); the skills reach the model's request.
+  with Copilot's payloads; the model's `bash` call fires the `tools: [shell]` hooks on
+  preToolUse and postToolUse (matcher `^(?:bash)$`), its `bash` call without a command the
+  one on postToolUseFailure; the skills reach the model's request.
 * `test_apply_user_scope_is_read_by_copilot`: `memhub apply --hosts copilot --scope user`:
   `mcp list --json` shows the server as a user server, `skill list --json` the skills as
   personal ones, `instruction list --json` the memhub instructions file; a session fires
@@ -62,6 +63,7 @@ COPILOT_EVENTS = {  # logical -> Copilot CLI hook event (its hooks reference)
 
 
 SHELL_STEP = "echo memhub-copilot-e2e"
+NO_COMMAND = "<no command>"  # a `bash` call without its command: Copilot fails the call
 
 
 class CopilotFake(FakeAnthropic):
@@ -79,6 +81,7 @@ class CopilotFake(FakeAnthropic):
         if reply.label != "tool_use":
             return reply
         payload = reply.payload.replace(b'"name": "Bash"', b'"name": "bash"')
+        payload = payload.replace(f'\\"command\\": \\"{NO_COMMAND}\\", '.encode(), b"")
         return Reply(reply.label, reply.status, reply.content_type, payload)
 
 
@@ -89,7 +92,7 @@ def copilot_cli() -> Path:
 
 @pytest.fixture
 def fake_model() -> Any:
-    server = CopilotFake([SHELL_STEP]).start()
+    server = CopilotFake([SHELL_STEP, NO_COMMAND]).start()
     try:
         yield server
     finally:
@@ -203,11 +206,15 @@ def test_session_fires_the_plugin_hooks(
     assert read_jsonl(out / "prompt_submit.jsonl")[0]["prompt"] == "say hello"
     assert read_jsonl(out / "session_start.jsonl")[0]["source"] == "new"
     assert read_jsonl(out / "turn_end.jsonl")[0]["stopReason"] == "end_turn"
-    for logical in ("before_tool", "after_tool"):  # `tools: [shell]`: matched on `bash`
-        (payload,) = read_jsonl(out / f"{logical}.jsonl")
+    before = read_jsonl(out / "before_tool.jsonl")  # `tools: [shell]`: matched on `bash`
+    assert [p["toolName"] for p in before] == ["bash", "bash"], before
+    (after,) = read_jsonl(out / "after_tool.jsonl")
+    for payload in (before[0], after):
         assert payload["toolName"] == "bash", payload
         assert payload["toolArgs"]["command"] == SHELL_STEP, payload
-    assert fake_model.tool_use_count() == 1
+    (failed,) = read_jsonl(out / "after_tool_failure.jsonl")  # the call without a command
+    assert failed["toolName"] == "bash" and "command" in failed["error"], failed
+    assert fake_model.tool_use_count() == 2
     sent = _requests_text(fake_model)
     assert "memhub-copilot-e2e" in sent  # the shell step ran and its output went back
     for skill in info.skills:
@@ -285,7 +292,7 @@ def test_apply_project_scope_is_read_by_copilot(
     assert "AGENTS.md" in [s["sourcePath"] for s in sources], sources
 
     _session(copilot_cli, env, git_repo, fake_model)
-    for logical in ("session_start", "prompt_submit", "before_tool", "turn_end", "session_end"):
+    for logical in ("session_start", "prompt_submit", "after_tool", "turn_end", "session_end"):
         assert len(read_jsonl(out / f"{logical}.jsonl")) == 1, logical
     assert INSTRUCTIONS in _requests_text(fake_model).replace("\\n", "\n")
 
