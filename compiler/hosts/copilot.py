@@ -1,5 +1,5 @@
 """GitHub Copilot CLI: `.github/plugin/` marketplace and manifest (MCP inline), hooks JSON of
-version 1, skills; installs into ~/.copilot or the project (.mcp.json, .github/hooks)."""
+version 1, skills; installs into ~/.copilot or the project (.github/mcp.json, .github/hooks)."""
 
 from __future__ import annotations
 
