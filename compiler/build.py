@@ -17,6 +17,7 @@ from memhub.compiler.hosts.common import (
     skill_artifacts,
 )
 from memhub.hubspec.errors import HubError, Problem
+from memhub.hubspec.marketplace import MarketplaceHub
 from memhub.hubspec.model import Hub
 
 
@@ -38,7 +39,7 @@ class Build:
         return next((a for a in self.artifacts if a.path == path), None)
 
 
-def select_hosts(hub: Hub, hosts: Sequence[str] | None) -> tuple[str, ...]:
+def select_hosts(hub: Hub | MarketplaceHub, hosts: Sequence[str] | None) -> tuple[str, ...]:
     """The hosts to build, in registry order; unknown names are an error."""
     wanted = tuple(hosts) if hosts else hub.hosts
     unknown = [h for h in wanted if h not in ADAPTERS]

@@ -10,10 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .agents import PromptChecks
+from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
 from .components import ComponentChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
+from .files import FileChecks
 from .memory import MemoryChecks
 from .model import (
     Hub,
@@ -80,6 +83,8 @@ def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:
                 )
             ]
         )
+    if "plugins" in data and "plugin" not in data:
+        raise HubError([_marketplace_hub_problem(positions)])
     problems = schema_problems(data, positions)
     if problems:
         raise HubError(problems)
@@ -96,6 +101,17 @@ def _load(path: str | os.PathLike[str], cache: Path | None) -> Hub:
     if skill_cache is not None:
         skill_cache.save()
     return hub
+
+
+def _marketplace_hub_problem(positions: Any) -> Problem:
+    """A marketplace hub where one plugin hub is wanted (`memhub apply`, `plan`, ...)."""
+    return Problem(
+        positions.of_key(("plugins",)),
+        "plugins",
+        "this is a marketplace hub (a `plugins:` list); this command takes one plugin hub",
+        "pass the folder of one of its plugin hubs (a `hub:` of its `plugins:`); "
+        "memhub build, diff and validate take the marketplace hub itself",
+    )
 
 
 # Far above any real hub (400,000 MCP servers are about 120 MB), and refused from its size
@@ -121,7 +137,9 @@ def _hub_text(hub_file: Path, shown: str) -> str:
         raise refuse(f"cannot be read ({exc.strerror or exc})", "make it readable") from None
 
 
-class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
+class _Checker(
+    ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks, FileChecks, PromptChecks
+):
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
@@ -137,6 +155,9 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
         servers = self._memory_server(memory, servers)
         instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
+        files = self._shipped_files(data.get("files", []))
+        agents = self._prompts("agents", data.get("agents"))
+        commands = self._prompts("commands", data.get("commands"))
         if self.problems:
             return None
         return Hub(
@@ -154,9 +175,15 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
             id=data.get("id"),
             memory=memory,
             rulebooks=rulebooks,
+            files=files,
+            agents=agents,
+            commands=commands,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
+        bad_path = bundle_path_problem(raw["path"]) if "path" in raw else None
+        if bad_path is not None:
+            self.problem(("plugin", "path"), *bad_path)
         return Plugin(
             name=raw["name"],
             version=raw["version"],
@@ -171,6 +198,7 @@ class _Checker(ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks):
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
+            path=raw.get("path"),
         )
 
     def _icon(self, value: str | None) -> Icon | None:

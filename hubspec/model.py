@@ -79,6 +79,7 @@ class Plugin:
     icon: Icon | None = None
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
+    path: str | None = None  # the plugin folder in a bundle (None: plugins/<name>)
 
     @property
     def title(self) -> str:
@@ -256,6 +257,43 @@ class Rulebook:
 
 
 @dataclass(frozen=True, slots=True)
+class ShippedFile:
+    """One file the hub ships in the plugin folder (`files:`), read once by the loader."""
+
+    path: str  # where it lands, relative to the plugin folder
+    content: bytes
+    executable: bool = False
+    source: str = ""  # where it was read, relative to the hub folder
+    hosts: tuple[str, ...] | None = None  # None: every host whose bundle is a plugin folder
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptFile:
+    """An agent or a command: one `<name>.md` with front matter, kept as read."""
+
+    name: str
+    description: str
+    content: bytes  # the file byte for byte (what hosts with the same format get)
+    body: str  # the Markdown after the front matter (what other formats convert)
+    front: Mapping[str, Any] = field(default_factory=frozen_map)
+    hosts: tuple[str, ...] | None = None  # None: every host that has them
+    origin: Origin = Origin("agent.md")
+
+
+class Agent(PromptFile):
+    """A subagent (`agents:` folder)."""
+
+    __slots__ = ()
+
+
+class Command(PromptFile):
+    """A slash command (`commands:` folder)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Hub:
     version: int
     root: str
@@ -271,6 +309,9 @@ class Hub:
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones
     memory: Memory | None = None  # already expanded into mcp_servers and instructions
     rulebooks: tuple[Rulebook, ...] = ()
+    files: tuple[ShippedFile, ...] = ()
+    agents: tuple[Agent, ...] = ()
+    commands: tuple[Command, ...] = ()
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

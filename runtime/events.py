@@ -120,7 +120,6 @@ TOOLS: dict[str, dict[str, str]] = {
     },
 }
 CODEX_PATCH = ("apply_patch", "applypatch")  # the command words Codex runs as a patch
-PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 # hosts that send an edit's before-tool event but no after-tool one (Codex 0.171 reports an
 # `apply_patch` on PreToolUse only): what follows an edit is said before it there
 EDIT_BEFORE_ONLY = frozenset({"codex"})
@@ -298,16 +297,6 @@ def _codex_patch(command: str | list | None) -> bool:
     if not isinstance(command, str) or not command.lstrip().startswith(CODEX_PATCH):
         return False
     return "*** Begin Patch" in command
-
-
-def patch_paths(patch: str) -> list[str]:
-    """The files an `apply_patch` envelope adds, updates, deletes or moves to."""
-    found = []
-    for line in patch.split("\n"):
-        for head in PATCH_HEADS:
-            if line.startswith(head) and line[len(head) :].strip():
-                found.append(line[len(head) :].strip())
-    return found
 
 
 def _failed(host: str, host_event: str, payload: dict, shell: bool) -> bool | None:

@@ -7,15 +7,13 @@ from pathlib import Path
 import click
 from memhub.compiler.cli.options import (
     EXIT_OK,
-    compile_hub,
     host_option,
     hub_argument,
     json_option,
     reply,
     verbose_option,
 )
-from memhub.compiler.output import write_build
-from memhub.compiler.plan import plan
+from memhub.compiler.output import bundle_plan, write_build
 from memhub.compiler.report import coverage_table, plan_lines, summary, warning_line
 
 
@@ -26,7 +24,7 @@ from memhub.compiler.report import coverage_table, plan_lines, summary, warning_
     "out",
     required=True,
     type=click.Path(path_type=Path),
-    help="Output folder (created; replaced whole if memhub built it before).",
+    help="Output folder (created; this hub's files in it are replaced, other builds' kept).",
 )
 @host_option
 @verbose_option
@@ -37,8 +35,10 @@ def command(hub: Path, out: Path, hosts: tuple[str, ...], verbose: bool, as_json
     Prints each path it creates, updates or deletes (-v: the unchanged ones too), how each
     component lands on each host, and a summary line.
     """
-    result = compile_hub(hub, hosts)
-    changes = plan(result.artifacts, out)
+    from memhub.compiler.marketplace import MarketplaceBuild, compile_any
+
+    result = compile_any(hub, hosts)
+    changes = bundle_plan(result, out)
     write_build(result, out, changes)
     if as_json:
         data = {
@@ -56,11 +56,15 @@ def command(hub: Path, out: Path, hosts: tuple[str, ...], verbose: bool, as_json
             "coverage": [r.to_json() for r in result.coverage],
         }
         return reply(data, warnings=[warning_line(r) for r in result.warnings])
+    if isinstance(result, MarketplaceBuild):
+        label = f"marketplace {result.name} ({len(result.builds)} plugin(s) built)"
+    else:
+        label = result.hub.plugin.name
     listed = plan_lines(changes, show_unchanged=verbose)
     click.echo(listed + ("\n" if listed else ""), nl=False)
     click.echo(coverage_table(result.coverage), nl=False)
     click.echo(
-        f"\nbuilt {result.hub.plugin.name} for {', '.join(result.hosts)} into {out}: "
+        f"\nbuilt {label} for {', '.join(result.hosts)} into {out}: "
         f"{len(result.artifacts)} files ({summary(changes)}), "
         f"{len(result.warnings)} warning(s)"
     )

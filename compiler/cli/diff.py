@@ -11,7 +11,6 @@ from memhub.compiler.cli.options import (
     EXIT_CHANGES,
     EXIT_OK,
     color_option,
-    compile_hub,
     error_record,
     hub_argument,
     json_option,
@@ -20,7 +19,6 @@ from memhub.compiler.cli.options import (
     scope_option,
     use_color,
 )
-from memhub.compiler.plan import plan
 from memhub.compiler.report import summary, warning_line
 
 
@@ -82,9 +80,12 @@ def command(
         raise click.UsageError("give exactly one of --against DIR (bundle) or --scope (install)")
     colored = use_color(color)
     if against is not None:
-        result = compile_hub(hub, bundle_hosts(hosts))
+        from memhub.compiler.marketplace import compile_any
+        from memhub.compiler.output import bundle_plan
+
+        result = compile_any(hub, bundle_hosts(hosts))
         warnings = [warning_line(r) for r in result.warnings]
-        return _show(plan(result.artifacts, against), warnings, exit_code, colored, as_json)
+        return _show(bundle_plan(result, against), warnings, exit_code, colored, as_json)
     assert scope is not None  # checked above: exactly one of --against and --scope
 
     def full() -> tuple[int, Any, Any]:

@@ -15,7 +15,6 @@ import click
 from memhub.compiler.cli.options import (
     EXIT_INVALID,
     EXIT_OK,
-    compile_hub,
     hub_argument,
     json_option,
     reply,
@@ -25,6 +24,7 @@ from memhub.compiler.report import warning_line
 from memhub.hubspec import MemhubError
 
 if TYPE_CHECKING:
+    from memhub.compiler.marketplace import MarketplaceBuild
     from memhub.hubspec.model import Hub
 
 BUILD_ONLY, BOTH = "build only", "build and apply"
@@ -39,13 +39,17 @@ def command(hub: Path, as_json: bool) -> int:
     Each warning says whom it concerns: `[build only]` matters only for `memhub build`
     bundles; `[build and apply]` also for `memhub apply`.
     """
+    from memhub.compiler.marketplace import MarketplaceBuild, compile_any
+
     try:
-        result = compile_hub(hub, ())
+        result = compile_any(hub, ())
     except MemhubError as exc:
         if as_json:
             return reply({"valid": False}, exit_code=EXIT_INVALID, errors=[exc.to_json()])
         click.echo(f"memhub: {exc}", err=True)
         return EXIT_INVALID
+    if isinstance(result, MarketplaceBuild):
+        return _market_report(result, as_json)
     labels = concerns(result.hub, result.warnings)
     lines = [
         f"[{label}] {warning_line(row)}" for row, label in zip(result.warnings, labels, strict=True)
@@ -70,6 +74,38 @@ def command(hub: Path, as_json: bool) -> int:
         f"valid: {result.hub.plugin.name} {result.hub.plugin.version} "
         f"({len(result.artifacts)} files for {', '.join(result.hosts)}, "
         f"{len(labels)} warning(s){split})"
+    )
+    return EXIT_OK
+
+
+def _market_report(result: MarketplaceBuild, as_json: bool) -> int:
+    """A marketplace hub's verdict: each plugin's warnings labelled as a plugin hub's are;
+    a marketplace entry a host cannot list concerns only the bundle."""
+    label_of: dict[int, str] = {}
+    for built in result.builds:
+        for row, label in zip(built.warnings, concerns(built.hub, built.warnings), strict=True):
+            label_of[id(row)] = label
+    rows = result.warnings
+    labels = [label_of.get(id(row), BUILD_ONLY) for row in rows]
+    lines = [f"[{label}] {warning_line(row)}" for row, label in zip(rows, labels, strict=True)]
+    if as_json:
+        data = {
+            "valid": True,
+            "marketplace": result.name,
+            "plugins": [e.name for e in result.market.entries],
+            "hosts": list(result.hosts),
+            "files": len(result.artifacts),
+            "unsupported": [
+                {**row.to_json(), "concerns": label}
+                for row, label in zip(rows, labels, strict=True)
+            ],
+        }
+        return reply(data, warnings=lines)
+    for line in lines:
+        click.echo(f"warning: {line}", err=True)
+    click.echo(
+        f"valid: marketplace {result.name} ({len(result.market.entries)} plugins, "
+        f"{len(result.artifacts)} files for {', '.join(result.hosts)}, {len(labels)} warning(s))"
     )
     return EXIT_OK
 

@@ -16,6 +16,7 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.compiler.hosts.entries import instructions_row, server_row
 from memhub.compiler.hosts.hooks import EventSupport, map_hooks
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
 from memhub.hubspec.vocabulary import EVENTS as LOGICAL_EVENTS
@@ -110,6 +111,10 @@ def install_steps(hub: Hub) -> list[str]:
     return [f"point an Agent Plugins client at {plugin_dir(hub, ROOT_DIR)} (its plugin.json)"]
 
 
+SKILLS_AND_SERVERS = "Agent Plugins 1.0 carries skills and MCP servers only"
+SHIPPING = Shipping(name, ROOT_DIR, agents=SKILLS_AND_SERVERS, commands=SKILLS_AND_SERVERS)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub, ROOT_DIR)
     plugin = hub.plugin
@@ -139,4 +144,4 @@ def build(hub: Hub) -> HostBuild:
     rows += instructions_row(
         hub, name, "unsupported", "-", "Agent Plugins 1.0 carries skills and MCP servers only"
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)

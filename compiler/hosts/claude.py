@@ -17,6 +17,11 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.claude_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -54,6 +59,7 @@ from memhub.compiler.hosts.launcher import (
     launched,
     launcher_artifact,
 )
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -77,7 +83,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
-MARKETPLACE_SCHEMA = "https://json.schemastore.org/claude-code-marketplace.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -177,6 +182,11 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+SHIPPING = Shipping(
+    name, NATIVE_ROOT, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -191,34 +201,13 @@ def build(hub: Hub) -> HostBuild:
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
         }
     )
-    entry = compact(
-        {
-            "name": plugin.name,
-            "source": f"./{base}",
-            "description": plugin.description,
-            "version": plugin.version,
-            "author": plugin.author.as_dict() if plugin.author else None,
-            "homepage": plugin.homepage,
-            "repository": plugin.repository,
-            "license": plugin.license,
-            "keywords": list(plugin.keywords),
-            "category": plugin.category,
-        }
-    )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "$schema": MARKETPLACE_SCHEMA,
-            "name": market.name,
-            "description": market.description or plugin.description,
-            "owner": market.owner.as_dict(),
-            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".claude-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.claude-plugin/plugin.json", manifest, override="manifest"
         ),
@@ -244,7 +233,7 @@ def build(hub: Hub) -> HostBuild:
         "Claude Code does not load CLAUDE.md from plugins; install it with an install target "
         "(memhub apply) or ship the guidance as a skill",
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _user_files(scope: Scope) -> tuple[Path, Path]:

@@ -19,6 +19,12 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.codex_marketplace import (
+    DEFAULT_CATEGORY,
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.codex_servers import DATA, ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -52,6 +58,7 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     relative_bundle_launcher,
 )
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -72,7 +79,6 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
-DEFAULT_CATEGORY = "Productivity"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -156,20 +162,8 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
     return servers
 
 
-def _marketplace(hub: Hub, base: str) -> dict[str, Any]:
-    """.agents/plugins/marketplace.json: the marketplace with this one plugin in it."""
-    market, plugin = hub.marketplace, hub.plugin
-    entry = {
-        "name": plugin.name,
-        "source": {"source": "local", "path": f"./{base}"},
-        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-        "category": plugin.category or DEFAULT_CATEGORY,
-    }
-    return {
-        "name": market.name,
-        "interface": {"displayName": market.display_name or market.name},
-        "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-    }
+CARRY_NONE = "Codex plugins carry no {}"
+SHIPPING = Shipping(name, NATIVE_ROOT, CARRY_NONE.format("agents"), CARRY_NONE.format("commands"))
 
 
 def build(hub: Hub) -> HostBuild:
@@ -204,11 +198,11 @@ def build(hub: Hub) -> HostBuild:
             ),
         }
     )
-    marketplace = _marketplace(hub, base)
+    marketplace = marketplace_document(
+        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": f"./{base}"})]
+    )
     artifacts = [
-        json_artifact(
-            hub, name, ".agents/plugins/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),
@@ -225,7 +219,7 @@ def build(hub: Hub) -> HostBuild:
         "-",
         "Codex plugins carry no AGENTS.md; install it with an install target (memhub apply)",
     )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _codex_home(scope: Scope) -> Path:

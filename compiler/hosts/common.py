@@ -27,7 +27,10 @@ NATIVE_ROOT = "plugins"
 
 
 def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
-    """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default)."""
+    """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default), or
+    the hub's `plugin.path` for the native root."""
+    if root == NATIVE_ROOT and hub.plugin.path:
+        return hub.plugin.path
     return f"{root}/{hub.plugin.name}"
 
 

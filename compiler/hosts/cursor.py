@@ -25,6 +25,11 @@ from memhub.compiler.hosts.common import (
     plugin_dir,
     with_project,
 )
+from memhub.compiler.hosts.cursor_marketplace import (
+    MARKETPLACE_FILE,
+    marketplace_document,
+    plugin_entry,
+)
 from memhub.compiler.hosts.entries import (
     instruction_entries,
     instructions_row,
@@ -45,6 +50,7 @@ from memhub.compiler.hosts.launcher import (
     launcher_artifact,
     oauth_not_carried,
 )
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.importing.shapes import (
     extras_of,
     nonempty,
@@ -218,6 +224,11 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+SHIPPING = Shipping(
+    name, NATIVE_ROOT, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -250,24 +261,13 @@ def build(hub: Hub) -> HostBuild:
             "mcpServers": servers,
         }
     )
-    market = hub.marketplace
-    marketplace = compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": {"description": market.description or plugin.description},
-            "plugins": [
-                deep_merge(
-                    {"name": plugin.name, "source": f"./{base}", "description": plugin.description},
-                    hub.override(name, "marketplace_entry"),
-                )
-            ],
-        }
+    marketplace = marketplace_document(
+        hub.marketplace,
+        hub.marketplace.description or plugin.description,
+        [plugin_entry(hub, f"./{base}")],
     )
     artifacts = [
-        json_artifact(
-            hub, name, ".cursor-plugin/marketplace.json", marketplace, override="marketplace"
-        ),
+        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
         json_artifact(
             hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
         ),
@@ -290,7 +290,7 @@ def build(hub: Hub) -> HostBuild:
         rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def locations(scope: Scope) -> Locations:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import gemini_prompts
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -48,6 +49,7 @@ from memhub.compiler.hosts.launcher import (
     install_launcher,
     launcher_artifact,
 )
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -149,6 +151,9 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+SHIPPING = Shipping(name, ROOT_DIR, agents=gemini_prompts.agent, commands=gemini_prompts.command)
+
+
 def build(hub: Hub) -> HostBuild:
     """`gemini/<plugin>/`: the manifest with MCP servers inline, hooks/hooks.json and the
     instructions as the extension's context file (skills and runtime come from build.py)."""
@@ -186,7 +191,7 @@ def build(hub: Hub) -> HostBuild:
         text = hub.instructions.text.encode("utf-8")
         artifacts.append(Artifact(f"{base}/{CONTEXT_FILE}", text, owners=(name,)))
         rows += instructions_row(hub, name, "mapped", f"{CONTEXT_FILE} (contextFileName)", "")
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def locations(scope: Scope) -> Locations:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import time
 
+from ..applypatch import patch_paths
 from ..dispatch import CONTEXT_EVENTS, carries, log
-from ..events import patch_paths
 from ..lowos import getenv
 
 # typing.TYPE_CHECKING without importing typing (a hook imports this on its hot path)

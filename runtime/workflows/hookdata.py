@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-from ..events import dumps, patch_paths
+from ..applypatch import patch_paths
+from ..events import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,6 +8,8 @@ from pathlib import Path
 from memhub.compiler.hosts.common import NOT_VENDORED, runtime_artifacts
 from memhub.hubspec import load
 
+from tests.pyparse import parse
+
 REPO = Path(__file__).resolve().parents[3]
 RUNTIME = REPO / "runtime"
 
@@ -15,7 +17,7 @@ RUNTIME = REPO / "runtime"
 def _imports(path: Path) -> set[str]:
     """Every module name `path` imports anywhere (inside functions too)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -1,0 +1,236 @@
+"""OpenCode: `opencode.json` `mcp` entries, skills folders and AGENTS.md (hosts.md 7).
+
+OpenCode has no plugin repository format: its plugins are JS/TS modules (npm packages or
+files in `.opencode/plugins`). The bundle is a config folder, `opencode/<plugin>/`, that
+OpenCode loads as it is with `OPENCODE_CONFIG_DIR` (its opencode.json, AGENTS.md and skills/).
+The bundle's `command:` hooks run from a generated plugin in that folder (opencode_plugin.py);
+an install carries no hooks (it would have to write a whole plugin file).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import opencode_plugin
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    CoverageStatus,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+)
+from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, plugin_dir
+from memhub.compiler.hosts.entries import (
+    instruction_entries,
+    instructions_row,
+    mcp_entries,
+    server_row,
+    skill_entries,
+)
+from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE, install_launcher
+from memhub.compiler.hosts.opencode_servers import hub_spec, server_spec
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
+from memhub.hubspec.model import Hub, RemoteServer, StdioServer
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
+
+name = "opencode"
+title = "OpenCode"
+# CLIs whose presence on PATH makes `memhub apply` pick this host by default
+executables: tuple[str, ...] = ("opencode",)
+# variables that move where this host keeps its user files (its global config folder)
+XDG_ENV = "XDG_CONFIG_HOME"
+placing_env: tuple[str, ...] = (XDG_ENV,)
+summary = (
+    "OpenCode config folder opencode/<plugin>/: opencode.json mcp, AGENTS.md, skills, hooks plugin"
+)
+
+BUNDLE_DIR = "opencode"
+bundle_root = BUNDLE_DIR
+runs_hooks = False
+shows_icon = False
+CONFIG_FILE = "opencode.json"
+SCHEMA_URL = "https://opencode.ai/config.json"
+# Where an install's hooks plugin would live; an install writes none (doctor finds none there).
+HOOKS_PLUGIN = "plugins/memhub-hooks.js"
+
+EVENTS = opencode_plugin.EVENTS  # what the bundle's generated plugin carries
+TOOLS = opencode_plugin.TOOLS
+NO_INSTALL_HOOKS = (
+    "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
+    "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"
+)
+
+
+# A bundle names no path to memhub's launcher: OpenCode has no reference to its config folder.
+NO_BUNDLE_LAUNCHER = (
+    "not started through memhub's launcher (runtime: secrets: launcher): a bundle cannot name "
+    "it; OpenCode expands {env:NAME} from its own environment"
+)
+
+
+def install_steps(hub: Hub) -> list[str]:
+    base = plugin_dir(hub, BUNDLE_DIR)
+    return [
+        f"OPENCODE_CONFIG_DIR=<this repository>/{base} opencode",
+        "(or copy its opencode.json mcp entries, AGENTS.md and skills/ into ~/.config/opencode)",
+    ]
+
+
+def _server_row(
+    server: StdioServer | RemoteServer, spec: dict[str, Any] | None, reason: str, where: str
+) -> CoverageRow:
+    if spec is None:
+        return server_row(name, server.name, "unsupported", "-", reason)
+    status: CoverageStatus = "caveat" if reason else "mapped"
+    return server_row(name, server.name, status, f"{where} mcp.{server.name}", reason)
+
+
+def _spec(
+    hub: Hub, server: StdioServer | RemoteServer, spec: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """`spec` with `overrides.opencode.mcp_servers.<name>` merged in last."""
+    if spec is None:
+        return None
+    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub, BUNDLE_DIR)
+    mapped, rows = opencode_plugin.plugin_hooks(hub, name)
+    servers: dict[str, Any] = {}
+    by_launcher = hub.runtime.secrets == "launcher"
+    for server in hub.mcp_servers:
+        raw, reason = server_spec(hub, server, None)
+        if raw is not None and isinstance(server, StdioServer) and by_launcher:
+            reason = "; ".join(r for r in (reason, NO_BUNDLE_LAUNCHER) if r)
+        spec = _spec(hub, server, raw)
+        rows.append(_server_row(server, spec, reason, CONFIG_FILE))
+        if spec is not None:
+            servers[server.name] = spec
+    config = compact({"$schema": SCHEMA_URL, "mcp": servers})
+    artifacts = [json_artifact(hub, name, f"{base}/{CONFIG_FILE}", config, override="manifest")]
+    if mapped:
+        artifacts.append(opencode_plugin.plugin_artifact(base, name, mapped))
+    if hub.instructions:
+        text = hub.instructions.text
+        body = text if text.endswith("\n") else text + "\n"
+        artifacts.append(Artifact(f"{base}/AGENTS.md", body.encode("utf-8"), owners=(name,)))
+        rows += instructions_row(
+            hub,
+            name,
+            "caveat",
+            "AGENTS.md (global instructions of the config folder)",
+            "OpenCode reads the AGENTS.md of OPENCODE_CONFIG_DIR instead of "
+            "~/.config/opencode/AGENTS.md",
+        )
+    return HostBuild(tuple(artifacts), tuple(rows))
+
+
+def _config_home(scope: Scope) -> Path:
+    """OpenCode's global config folder: $XDG_CONFIG_HOME/opencode (default ~/.config)."""
+    return scope.env_dir(XDG_ENV, scope.home / ".config") / "opencode"
+
+
+def locations(scope: Scope) -> Locations:
+    """User scope: ~/.config/opencode/opencode.json, skills/ and AGENTS.md; project scope:
+    opencode.json at the project root, .opencode/skills and AGENTS.md (found walking up)."""
+    if scope.kind == "user":
+        folder = _config_home(scope)
+        return Locations(
+            folder / CONFIG_FILE,
+            "json-key",
+            "mcp",
+            folder / HOOKS_PLUGIN,
+            folder / "skills",
+            folder / "AGENTS.md",
+        )
+    dot = scope.base / ".opencode"
+    return Locations(
+        scope.base / CONFIG_FILE,
+        "json-key",
+        "mcp",
+        dot / HOOKS_PLUGIN,
+        dot / "skills",
+        scope.base / "AGENTS.md",
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers (`mcp` of opencode.json), skills and instructions."""
+    where = locations(scope)
+    launcher = (
+        install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
+        if hub.runtime.secrets == "launcher"
+        else None
+    )
+
+    def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
+        raw, reason = server_spec(hub, server, launcher)
+        spec = _spec(hub, server, raw)
+        return spec, _server_row(server, spec, reason, where.mcp_file.name)
+
+    entries, rows = mcp_entries(hub, name, where.mcp_file, "json-key", "mcp", spec_of)
+    if entries:  # a new opencode.json names its schema, as OpenCode's own files do
+        entries.insert(
+            0, Entry(name, str(where.mcp_file), "json-default", ("$schema",), SCHEMA_URL)
+        )
+    hook_rows = [
+        CoverageRow(name, "hook", h.id, "unsupported", "-", NO_INSTALL_HOOKS, h.required)
+        for h in hub.hooks
+    ]
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
+
+
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
+    """OpenCode loads its config once, when it starts."""
+    return ["restart OpenCode (it reads opencode.json, skills and AGENTS.md when it starts)"]
+
+
+# --- doctor: OpenCode's own loader (tests/e2e/test_opencode_host.py) -----------------------
+
+# Loads and validates every config file as OpenCode starts (offline, starts no server):
+# 1.18 exits 1 naming the file and each wrong key on stderr.
+LOADER_ARGS = ("debug", "config")
+LOADER_ENV = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """OpenCode's own words when it refuses its config, else None."""
+    if returncode == 0:
+        return None
+    lines = [_ANSI.sub("", line).strip() for line in stderr.splitlines()]
+    words = " ".join(line for line in lines if line)
+    return words or f"opencode {' '.join(LOADER_ARGS)} exited {returncode}"
+
+
+hook_switches = HookSwitches()  # memhub installs no OpenCode hooks
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
+
+
+def read_installed(scope: Scope) -> Installed:
+    """What OpenCode has installed in `scope`, for `memhub import`: the `mcp` servers of
+    opencode.json (opencode.jsonc is named, not read: memhub edits JSON without comments),
+    the skills folder and AGENTS.md."""
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
+
+    where = locations(scope)
+    reader = Reader(name, scope)
+    servers = (reader.json(where.mcp_file) or {}).get(where.mcp_key)
+    reader.servers(where.mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
+    jsonc = where.mcp_file.with_suffix(".jsonc")
+    if jsonc.is_file():
+        reader.skip("MCP servers", jsonc, "a JSONC file (comments); copy its servers by hand")
+    reader.skills(where.skills)
+    if where.instructions is not None:
+        reader.instructions(where.instructions)
+    return reader.result()

@@ -1,0 +1,285 @@
+"""`files:`: folders and files under the hub copied into the plugin folder, read and checked.
+
+Each entry names a source under the hub folder (`from`), where it lands in the plugin
+folder (`to`, default the same path) and optionally the hosts it is for. The bytes are
+read here, once, so the build that follows is pure. Links inside the hub are followed and
+ship their target's bytes (a bundle holds files only); a link whose target leaves the hub,
+a FIFO, socket or device, a file over MAX_FILE_BYTES, a destination memhub generates itself
+and two sources landing on one destination are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .checks import Checker
+from .errors import Origin, Problem
+from .model import ShippedFile
+from .yamlsrc import KeyPath, format_path
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+# Build leftovers of scripts run in place: never shipped (their bytes vary run to run).
+SKIPPED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
+SKIPPED_SUFFIXES = (".pyc",)
+# Plugin-folder paths memhub writes itself (manifests, hooks files, generated folders).
+RESERVED_FOLDERS = (
+    ".claude-plugin",
+    ".codex-plugin",
+    ".cursor-plugin",
+    "skills",
+    "agents",
+    "commands",
+    "rules",
+    "memhub_runtime",
+    "memhub_rulebooks",
+)
+RESERVED_FILES = frozenset(
+    {
+        ".mcp.json",
+        "mcp.json",
+        "plugin.json",
+        "README.md",
+        "gemini-extension.json",
+        "GEMINI.md",
+        "hooks/hooks.json",
+        "hooks/claude-hooks.json",
+        "hooks/codex-hooks.json",
+        "hooks/cursor-hooks.json",
+    }
+)
+ICON_PREFIX = "assets/icon."
+
+
+def reserved(dest: str) -> str | None:
+    """What memhub writes at plugin-relative `dest` itself, else None."""
+    top = dest.split("/", 1)[0]
+    if top in RESERVED_FOLDERS:
+        return f"memhub writes the plugin's {top}/ folder itself"
+    if dest in RESERVED_FILES:
+        return f"memhub generates {dest} itself"
+    if dest.startswith(ICON_PREFIX):
+        return "memhub writes the plugin icon there (plugin.icon)"
+    return None
+
+
+def _bad_relative(value: str) -> str | None:
+    """Why `value` is no plain relative path inside a folder, else None."""
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or Path(value).is_absolute() or value.startswith("~"):
+        return f"{value!r} is an absolute path"
+    if "\\" in value or "\0" in value:
+        return f"{value!r} holds a backslash or NUL; write a POSIX path"
+    if ".." in pure.parts:
+        return f"{value!r} climbs out with '..'"
+    return None
+
+
+class FileChecks(Checker):
+    """The hub's `files:` list."""
+
+    def _shipped_files(self, raw: list[dict[str, Any]]) -> tuple[ShippedFile, ...]:
+        shipped: list[ShippedFile] = []
+        claimed: dict[str, tuple[int, str]] = {}
+        total = 0
+        for index, spec in enumerate(raw):
+            path: KeyPath = ("files", index)
+            hosts = tuple(spec["hosts"]) if "hosts" in spec else None
+            for source, dest, content, executable in self._entry(path, spec):
+                if dest in claimed:
+                    other, other_source = claimed[dest]
+                    self.problem(
+                        (*path, "to"),
+                        f"{source} lands on {dest}, as {other_source} of files[{other}] does",
+                        "give one of them another `to`",
+                    )
+                    continue
+                claimed[dest] = (index, source)
+                total += len(content)
+                shipped.append(
+                    ShippedFile(
+                        path=dest,
+                        content=content,
+                        executable=executable,
+                        source=source,
+                        hosts=hosts,
+                        origin=self.positions.of_value(path),
+                    )
+                )
+        if total > MAX_TOTAL_BYTES:
+            self.problem(
+                ("files",),
+                f"the shipped files hold {total:,} bytes, more than the {MAX_TOTAL_BYTES:,} "
+                "a plugin may ship",
+                "ship less (build outputs and data belong in a release, not the plugin)",
+            )
+        return tuple(shipped)
+
+    def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[tuple[str, str, bytes, bool]]:
+        """(source, destination, bytes, executable) of every file one entry ships."""
+        raw = {"from": spec["from"], "to": spec.get("to", spec["from"])}
+        for key, value in raw.items():  # checked as written: "/" is no "." once stripped
+            why = _bad_relative(value)
+            if why:
+                self.problem((*path, key), why, "write a path relative to the hub folder")
+                return []
+        # normalised, so `./skills` or `hooks//hooks.json` meet the reserved paths too
+        source, dest = (PurePosixPath(raw[key]).as_posix() for key in ("from", "to"))
+        top = self.root.resolve()
+        start = self.root / source
+        try:
+            real = start.resolve(strict=True)
+        except FileNotFoundError:
+            self.problem(
+                (*path, "from"), f"{source!r} does not exist", "create it, or remove the entry"
+            )
+            return []
+        except (OSError, RuntimeError) as exc:  # a link loop
+            self.problem(
+                (*path, "from"), f"{source!r} cannot be resolved ({exc})", "fix or remove the link"
+            )
+            return []
+        if not real.is_relative_to(top):
+            self.problem(
+                (*path, "from"),
+                f"{source!r} resolves outside the hub folder (through a link)",
+                "copy what it points at into the hub folder",
+            )
+            return []
+        walker = _Walk(self, path, top)
+        if real.is_dir():
+            walker.folder(real, source, "" if dest == "." else dest, set())
+        else:
+            if dest == ".":
+                self.problem(
+                    (*path, "to"), "a file needs a file name to land on", "write `to: name`"
+                )
+                return []
+            walker.file(real, source, dest)
+        return walker.found
+
+
+class _Walk:
+    """One entry's files, links followed inside the hub (each folder once: no loops)."""
+
+    def __init__(self, checker: FileChecks, path: KeyPath, top: Path) -> None:
+        self.checker, self.path, self.top = checker, path, top
+        self.found: list[tuple[str, str, bytes, bool]] = []
+
+    def refuse(self, where: str, message: str, fix: str) -> None:
+        shown = str(self.checker.root / where)
+        self.checker.problems.append(
+            Problem(Origin(shown), format_path((*self.path, "from")), message, fix)
+        )
+
+    def folder(self, real: Path, source: str, dest: str, seen: set[Path]) -> None:
+        if real in seen:
+            self.refuse(source, "a link loops back into a folder already shipped", "remove it")
+            return
+        seen = seen | {real}
+        try:
+            names = sorted(os.listdir(real))
+        except OSError as exc:
+            self.refuse(source, f"cannot be listed ({exc.strerror or exc})", "make it readable")
+            return
+        for name in names:
+            if name in SKIPPED_NAMES or name.endswith(SKIPPED_SUFFIXES):
+                continue
+            child_source = f"{source}/{name}" if source != "." else name
+            child_dest = f"{dest}/{name}" if dest else name
+            if not _portable(name):
+                self.refuse(
+                    child_source,
+                    "has a name hosts cannot carry (a backslash, a control character or "
+                    "bytes that are not UTF-8)",
+                    "rename it",
+                )
+                continue
+            target = self._inside(real / name, child_source)
+            if target is None:
+                continue
+            if target.is_dir():
+                self.folder(target, child_source, child_dest, seen)
+            else:
+                self.file(target, child_source, child_dest)
+
+    def _inside(self, entry: Path, source: str) -> Path | None:
+        """`entry` with links followed, when that stays inside the hub."""
+        if not entry.is_symlink():
+            return entry
+        try:
+            target = entry.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            self.refuse(source, f"is a broken or looping link ({exc})", "fix or remove the link")
+            return None
+        if not target.is_relative_to(self.top):
+            self.refuse(
+                source,
+                "is a link whose target leaves the hub folder",
+                "copy what it points at into the hub folder, or remove the link",
+            )
+            return None
+        return target
+
+    def file(self, real: Path, source: str, dest: str) -> None:
+        why = reserved(dest)
+        if why:
+            self.refuse(source, f"would land on {dest}: {why}", "give the entry another `to`")
+            return
+        if real == self.top / ".env":
+            self.refuse(
+                source, "is the hub's .env, which holds its secrets", "leave .env out of `files`"
+            )
+            return
+        read = _read_regular(real)
+        if isinstance(read, str):
+            self.refuse(source, read, "ship regular files only (remove it from the folder)")
+            return
+        content, mode = read
+        if content is None:
+            self.refuse(
+                source,
+                f"is {mode:,} bytes, over the {MAX_FILE_BYTES:,} a shipped file may have",
+                "ship it another way (a release download), or shrink it",
+            )
+            return
+        self.found.append((source, dest, content, bool(mode & stat.S_IXUSR)))
+
+
+def _portable(name: str) -> bool:
+    """Whether a file name can be written into every host's plugin folder as it is."""
+    if "\\" in name or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+        return False
+    try:
+        name.encode("utf-8")  # undecodable bytes come back from os.listdir as surrogates
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read_regular(real: Path) -> tuple[bytes | None, int] | str:
+    """(bytes, mode) of a regular file, (None, size) when it is too big, else why not.
+
+    Checked before it is opened and again on the open descriptor (opened without
+    blocking): a FIFO, socket or device is never read."""
+    try:
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return "is not a regular file (a FIFO, socket or device)"
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "is not a regular file (a FIFO, socket or device)"
+        if info.st_size > MAX_FILE_BYTES:
+            return None, info.st_size
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(), info.st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
