@@ -27,6 +27,7 @@ from memhub.compiler.hosts.launcher import (
     install_launcher,
     launcher_artifact,
 )
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, for_host, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hook, Hub
@@ -156,6 +157,13 @@ def install_steps(hub: Hub) -> list[str]:
     ]
 
 
+# Copilot reads a plugin's agents/*.md (agent `<plugin>:<name>`) and lists commands/*.md as
+# the plugin's skills (both seen with copilot 1.0.102).
+SHIPPING = Shipping(
+    name, bundle_root, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub, bundle_root)
     plugin = hub.plugin
@@ -170,7 +178,9 @@ def build(hub: Hub) -> HostBuild:
         {
             **plugin_metadata(plugin),
             "category": plugin.category,
+            "agents": "./agents/" if any(for_host(a, name) for a in hub.agents) else None,
             "skills": "./skills/" if hub.skills else None,
+            "commands": "./commands/" if any(for_host(c, name) for c in hub.commands) else None,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
             "mcpServers": servers,
         }
@@ -205,7 +215,7 @@ def build(hub: Hub) -> HostBuild:
         )
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, bundle_root))
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _hooks_file(mapped: list[MappedHook]) -> dict[str, Any]:

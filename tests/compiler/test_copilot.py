@@ -273,3 +273,22 @@ def test_claude_and_copilot_share_no_entry_they_disagree_on(tmp_path: Path) -> N
                     continue  # array items: many per key, each its own
                 key = (entry.target, entry.path)
                 assert seen.setdefault(key, entry.value) == entry.value, (host, key)
+
+
+def test_shipped_files_agents_and_commands_go_into_copilots_folder() -> None:
+    """A plugin's shipped files (those limited to other hosts left out), agents and
+    commands, byte for byte, named in the manifest."""
+    hub = load(REPO / "tests" / "data" / "shipped")
+    result = build(replace(hub, hosts=("copilot",)))
+    base = f"copilot/{hub.plugin.name}"
+    files = {a.path: a for a in result.artifacts}
+    for item in hub.files:
+        wanted = item.hosts is None or "copilot" in item.hosts
+        assert (f"{base}/{item.path}" in files) == wanted, item.path
+    for prompt in (*hub.agents, *hub.commands):
+        folder = "agents" if prompt in hub.agents else "commands"
+        assert files[f"{base}/{folder}/{prompt.name}.md"].content == prompt.content
+    manifest = json.loads(files[f"{base}/.github/plugin/plugin.json"].content)
+    assert (manifest["agents"], manifest["commands"]) == ("./agents/", "./commands/")
+    statuses = {(r.component, r.status) for r in result.coverage if r.component != "hook"}
+    assert statuses == {("agent", "mapped"), ("command", "mapped")}

@@ -27,6 +27,9 @@
   reads the server from there.
 * `test_remote_server_oauth_is_read_without_warnings`: a remote server's OAuth client id
   applied as Copilot's `oauthClientId`: listed, with no config warning.
+* `test_shipped_files_agents_and_commands_reach_copilot`: tests/data/shipped for Copilot: the
+  commands are listed as the plugin's skills, `--agent <plugin>:<agent>` sends the shipped
+  agent to the model, the session-start hook runs the shipped script.
 * `test_agent_plugins_package_installs_in_copilot`: the Agent Plugins 1.0 package of a hub
   built without copilot installs in Copilot with its skills and MCP server.
 
@@ -376,3 +379,39 @@ def test_remote_server_oauth_is_read_without_warnings(
     remote = next(s for s in servers.values() if s.get("type") == "http")
     assert remote["oauthClientId"] and "configWarnings" not in remote, remote
     assert all("configWarnings" not in s for s in servers.values()), servers
+
+
+def test_shipped_files_agents_and_commands_reach_copilot(
+    copilot_cli: Path,
+    isolated_home: IsolatedHome,
+    git_repo: Path,
+    tmp_path: Path,
+    fake_model: CopilotFake,
+) -> None:
+    """tests/data/shipped built for Copilot: its commands are listed as the plugin's skills,
+    `--agent <plugin>:<agent>` runs the shipped agent (its text in the model's request), and
+    the session-start hook runs the shipped script through `${PLUGIN_ROOT}`."""
+    hub = tmp_path / "shipped"
+    shutil.copytree(REPO_ROOT / "tests" / "data" / "shipped", hub)
+    text = (hub / "hub.yaml").read_text(encoding="utf-8")
+    (hub / "hub.yaml").write_text(text + "hosts: [copilot]\n", encoding="utf-8")
+    info = read_hub(hub)
+    marker = isolated_home.root / "shipped-marker"
+    env = _env(isolated_home, isolated_home.root / "out", MEMHUB_SHIPPED_MARKER=str(marker))
+    _install_bundle(copilot_cli, env, git_repo, hub, isolated_home.root / "bundle")
+
+    skills = {s["name"]: s["source"] for s in _json(copilot_cli, env, git_repo, "skill", "list")}
+    for command in sorted((hub / "commands").glob("*.md")):
+        assert skills.get(command.stem) == "plugin", skills
+    agent = sorted((hub / "agents").glob("*.md"))[0]
+    session = {
+        "COPILOT_PROVIDER_BASE_URL": fake_model.base_url,
+        "COPILOT_PROVIDER_TYPE": "anthropic",
+        "COPILOT_PROVIDER_API_KEY": "sk-memhub-e2e-fake",
+        "COPILOT_MODEL": "claude-sonnet-4.5",
+    }
+    args = ["--agent", f"{info.plugin}:{agent.stem}", "-p", "review", "--allow-all-tools"]
+    _copilot(copilot_cli, {**env, **session}, git_repo, *args, "--trust-folder", "-s")
+    body = agent.read_text(encoding="utf-8").split("---", 2)[2].strip().splitlines()[0]
+    assert body in _requests_text(fake_model).replace("\\n", "\n")
+    assert marker.read_text(encoding="utf-8") == "shipped script ran\n"
