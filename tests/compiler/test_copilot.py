@@ -292,3 +292,27 @@ def test_shipped_files_agents_and_commands_go_into_copilots_folder() -> None:
     assert (manifest["agents"], manifest["commands"]) == ("./agents/", "./commands/")
     statuses = {(r.component, r.status) for r in result.coverage if r.component != "hook"}
     assert statuses == {("agent", "mapped"), ("command", "mapped")}
+
+
+def test_a_marketplace_of_copilot_plugins_builds(tmp_path: Path) -> None:
+    """Two plugin hubs naming copilot in one marketplace hub: each gets its copilot/<name>
+    folder; their one-plugin Copilot marketplace files are dropped like the other hosts'
+    (a marketplace build writes no Copilot marketplace yet) instead of clashing."""
+    import shutil
+
+    from memhub.compiler.marketplace import build_marketplace
+    from memhub.hubspec.marketplace_loader import load_any
+
+    root = tmp_path / "market"
+    shutil.copytree(REPO / "tests" / "fixtures" / "marketplace", root)
+    for hub_file in (root / "alpha" / "hub.yaml", root / "beta" / "hub.yaml", root / "hub.yaml"):
+        text = hub_file.read_text(encoding="utf-8")
+        hub_file.write_text(text.replace("cursor", "cursor, copilot", 1), encoding="utf-8")
+    market = load_any(root)
+    result = build_marketplace(market)  # type: ignore[arg-type]
+    paths = {a.path for a in result.artifacts}
+    assert {
+        "copilot/alpha/.github/plugin/plugin.json",
+        "copilot/beta/.github/plugin/plugin.json",
+    } <= paths
+    assert copilot.MARKETPLACE not in paths
