@@ -33,6 +33,7 @@ from memhub.compiler.hosts.entries import (
 )
 from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE, install_launcher
 from memhub.compiler.hosts.opencode_servers import hub_spec, server_spec
+from memhub.compiler.hosts.shipped import Shipping, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -101,6 +102,12 @@ def _spec(
     return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
 
 
+# Claude-style front matter (`tools: Read, Grep`, `model: sonnet`, `allowed-tools`) is not
+# OpenCode's (`tools` is a map, models are provider/model): not carried until proven
+NOT_CARRIED = "not carried to OpenCode yet: its {} front matter differs from Claude's"
+SHIPPING = Shipping(name, BUNDLE_DIR, NOT_CARRIED.format("agent"), NOT_CARRIED.format("command"))
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub, BUNDLE_DIR)
     mapped, rows = opencode_plugin.plugin_hooks(hub, name)
@@ -130,7 +137,7 @@ def build(hub: Hub) -> HostBuild:
             "OpenCode reads the AGENTS.md of OPENCODE_CONFIG_DIR instead of "
             "~/.config/opencode/AGENTS.md",
         )
-    return HostBuild(tuple(artifacts), tuple(rows))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
 
 
 def _config_home(scope: Scope) -> Path:
