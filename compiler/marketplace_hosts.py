@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from memhub.compiler.hosts import claude_marketplace, codex_marketplace, cursor_marketplace
+from memhub.compiler.hosts import (
+    claude_marketplace,
+    codex_marketplace,
+    copilot,
+    cursor_marketplace,
+)
 from memhub.hubspec.marketplace import PluginSource
 from memhub.hubspec.model import Hub, Marketplace
 
@@ -40,5 +45,8 @@ class MarketplaceWriter(Protocol):
 WRITERS: dict[str, MarketplaceWriter] = {
     w.name: w for w in (claude_marketplace, codex_marketplace, cursor_marketplace)
 }
-# where a plugin hub's own build writes its one-plugin marketplace files (the bundle root)
-ROOT_FILES: frozenset[str] = frozenset(w.MARKETPLACE_FILE for w in WRITERS.values())
+# where a plugin hub's own build writes its one-plugin marketplace files (the bundle root);
+# Copilot CLI's too, though a marketplace build writes none for it yet
+ROOT_FILES: frozenset[str] = frozenset(w.MARKETPLACE_FILE for w in WRITERS.values()) | {
+    copilot.MARKETPLACE
+}

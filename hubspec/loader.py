@@ -29,7 +29,7 @@ from .model import (
 )
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
-from .vocabulary import bundle_hosts
+from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
 
 HUB_FILE = "hub.yaml"
@@ -167,7 +167,7 @@ class _Checker(
             root=str(self.root),
             plugin=plugin,
             marketplace=marketplace,
-            hosts=tuple(data["hosts"]) if "hosts" in data else bundle_hosts(),
+            hosts=tuple(data["hosts"]) if "hosts" in data else default_hosts(),
             mcp_servers=servers,
             skills=skills,
             instructions=instructions,

@@ -27,6 +27,13 @@ def bundle_hosts() -> tuple[str, ...]:
     return tuple(ADAPTERS)
 
 
+def default_hosts() -> tuple[str, ...]:
+    """A hub's `hosts:` when it names none: every host but the opt-in ones."""
+    from memhub.compiler.hosts import ADAPTERS, OPT_IN_HOSTS
+
+    return tuple(h for h in ADAPTERS if h not in OPT_IN_HOSTS)
+
+
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -45,7 +45,7 @@ class ConfirmationNeeded(MemhubError):
 @click.option(
     "--hosts",
     "hosts",
-    help="Comma-separated hosts to read (default: claude,codex,cursor,gemini).",
+    help="Comma-separated hosts to read (default: claude,codex,cursor,gemini,copilot).",
 )
 @scope_option("Read the hosts' user files (your home) or a checkout's project files.")
 @project_option()

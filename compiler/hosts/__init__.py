@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memhub.compiler.hosts import agent_plugins, claude, codex, cursor, gemini, opencode
+from memhub.compiler.hosts import agent_plugins, claude, codex, copilot, cursor, gemini, opencode
 from memhub.compiler.hosts.base import BundleHost, CoverageRow, HostBuild, InstallHost
 
 # Add a host: one line in one of these tuples (an install host also builds a bundle).
-INSTALL_HOSTS: tuple[InstallHost, ...] = (claude, codex, cursor, gemini, opencode)
+INSTALL_HOSTS: tuple[InstallHost, ...] = (claude, codex, cursor, gemini, opencode, copilot)
 BUNDLE_ONLY_HOSTS: tuple[BundleHost, ...] = (agent_plugins,)
+# Hosts a hub gets only when its `hosts:` names them (a hub without `hosts:` builds as before).
+OPT_IN_HOSTS: tuple[str, ...] = ("copilot",)
 
 
 def registries(
@@ -36,6 +38,7 @@ __all__ = [
     "BUNDLE_ONLY_HOSTS",
     "INSTALLERS",
     "INSTALL_HOSTS",
+    "OPT_IN_HOSTS",
     "BundleHost",
     "CoverageRow",
     "HostBuild",

@@ -195,8 +195,17 @@ def test_hosts_lists_every_adapter(capsys) -> None:
     code, stdout, _ = run(capsys, "hosts", "--json")
     assert code == 0
     hosts = {h["name"]: h for h in data(stdout)}
-    assert set(hosts) == {"claude", "codex", "cursor", "gemini", "opencode", "agent-plugins"}
+    assert set(hosts) == {
+        "claude",
+        "codex",
+        "cursor",
+        "gemini",
+        "opencode",
+        "copilot",
+        "agent-plugins",
+    }
     assert hosts["codex"]["events"]["turn_end"]["host_event"] == "Stop"
+    assert hosts["copilot"]["events"]["turn_end"]["host_event"] == "agentStop"
     assert hosts["gemini"]["events"]["turn_end"]["host_event"] == "AfterAgent"
     assert hosts["agent-plugins"]["events"]["turn_end"]["host_event"] is None
 

@@ -25,6 +25,7 @@ PINS: dict[str, tuple[str, str, str]] = {
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
+    "copilot": ("@github/copilot", "1.0.102", "copilot"),
 }
 
 # The default cache is resolved once, at import (test collection), from the real home:

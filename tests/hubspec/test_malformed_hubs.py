@@ -598,7 +598,7 @@ NAME_LINE_BUG = (
     "schema_check._explain uses positions.of_value(map) (and key path 'overrides' / "
     "'mcp.servers' instead of the entry)"
 )
-for _host in ("claude-code", "copilot"):
+for _host in ("claude-code", "windsurf"):  # names no adapter has (copilot is one now)
     setv(
         f"unknown-override-host-{_host}",
         ("overrides", _host),
@@ -644,7 +644,7 @@ for _name, _tools in {
     setv(f"enum-tools-{_name}", (*HOOK1, "tools"), _tools, focus=_focus)
 for _name, _hosts in {
     "vscode": ["vscode"],
-    "copilot": ["copilot"],
+    "windsurf": ["windsurf"],
     "Claude": ["Claude"],
     "claude-code": ["claude", "claude-code"],
     "empty": [],

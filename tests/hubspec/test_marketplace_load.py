@@ -137,7 +137,7 @@ CASES: list[tuple[str, Any, str]] = [
     ),
     (
         "host-source-host",
-        _set(("plugins", 2, "sources", "copilot"), {"github": "a/b"}),
+        _set(("plugins", 2, "sources", "windsurf"), {"github": "a/b"}),
         "is not one of",
     ),
     ("listed-no-source", lambda d: d["plugins"][4].pop("source"), "needs a `source:`"),

@@ -1,0 +1,353 @@
+"""GitHub Copilot CLI: `.github/plugin/` marketplace and manifest (MCP inline), hooks JSON of
+version 1, skills; installs into ~/.copilot or the project (.github/mcp.json, .github/hooks)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts.base import CoverageRow, HookSwitches, HostBuild, Loader, Locations
+from memhub.compiler.hosts.common import (
+    compact,
+    deep_merge,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+    plugin_metadata,
+)
+from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
+from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
+from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
+from memhub.compiler.hosts.launcher import (
+    LAUNCHED_BY,
+    LAUNCHER_EXECUTABLE,
+    bundle_launcher,
+    install_launcher,
+    launcher_artifact,
+)
+from memhub.compiler.hosts.shipped import Shipping, as_markdown, for_host, with_shipped
+from memhub.compiler.install.entries import Entry
+from memhub.compiler.install.scope import Scope
+from memhub.hubspec.model import Hook, Hub
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.hostconfig import Installed
+
+name = "copilot"
+title = "GitHub Copilot CLI"
+executables: tuple[str, ...] = ("copilot",)
+HOME_ENV = "COPILOT_HOME"  # moves ~/.copilot (`copilot help environment`)
+placing_env: tuple[str, ...] = (HOME_ENV,)
+summary = "Copilot CLI plugin + marketplace (.github/plugin/), hooks/hooks.json, skills"
+
+# Its own bundle folder: Copilot reads a plugin's `.mcp.json` and `hooks/hooks.json` before
+# its manifest's paths, and Claude Code's files of those names sit in plugins/<name>/.
+bundle_root = "copilot"
+# Its command hooks run, but not the vendored runtime: its handlers do not read Copilot's
+# payloads yet (handler hooks are unsupported rows), so the bundle carries no runtime copy.
+runs_hooks = False
+shows_icon = False  # its plugin.json has no icon field
+MANIFEST = ".github/plugin/plugin.json"  # the third of the four places it looks, its own
+MARKETPLACE = ".github/plugin/marketplace.json"
+HOOKS_FILE = "hooks/hooks.json"
+DATA = "${COPILOT_PLUGIN_DATA}"  # set for a plugin's hook commands
+
+_SILENT = "Copilot CLI ignores the output of {} hooks (observe only)"
+EVENTS = {
+    "session_start": EventSupport("sessionStart", caveat=_SILENT.format("sessionStart")),
+    "session_end": EventSupport("sessionEnd"),
+    "prompt_submit": EventSupport(
+        "userPromptSubmitted", caveat=_SILENT.format("userPromptSubmitted")
+    ),
+    "before_tool": EventSupport("preToolUse"),
+    "after_tool": EventSupport("postToolUse", caveat=_SILENT.format("postToolUse")),
+    "after_tool_failure": EventSupport("postToolUseFailure"),
+    "turn_end": EventSupport("agentStop"),
+    "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
+}
+EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+
+# Copilot CLI's tool names (its hooks reference). Its preToolUse and postToolUse hooks take a
+# `matcher` regex on the tool name (undocumented there, seen working with copilot 1.0.102);
+# an MCP tool has no fixed name pattern to match.
+TOOLS: dict[str, tuple[str, ...] | None] = {
+    "shell": ("bash",),
+    "edit": ("create", "edit"),
+    "read": ("view",),
+    "search": ("grep", "glob"),
+    "web": ("web_fetch",),
+    "mcp": None,
+    "agent": ("task",),
+}
+NO_RUNTIME = (
+    "memhub's runtime does not read Copilot CLI's hook payloads yet; only `command:` hooks "
+    "are carried"
+)
+
+
+def matcher(names: list[str]) -> str:
+    return "^(?:" + "|".join(names) + ")$"
+
+
+def _carried(hub: Hub) -> tuple[Hub, list[CoverageRow]]:
+    """`hub` without the runtime `handler:` hooks, which Copilot cannot carry yet, and one
+    unsupported row for each."""
+    rows: list[CoverageRow] = []
+    kept: list[Hook] = []
+    for hook in hub.hooks:
+        if hook.handler is None:
+            kept.append(hook)
+            continue
+        event = EVENTS[hook.event].host_event or "-"
+        rows.append(
+            CoverageRow(name, "hook", hook.id, "unsupported", event, NO_RUNTIME, hook.required)
+        )
+    return replace(hub, hooks=tuple(kept)), rows
+
+
+def _not_carried_options(rows: list[CoverageRow], hub: Hub) -> list[CoverageRow]:
+    """The hooks' rows, with a caveat where the hub sets an option Copilot has not."""
+    dropped = {
+        h.id: [o for o, on in (("async", h.is_async), ("statusMessage", h.status_message)) if on]
+        for h in hub.hooks
+    }
+    result = []
+    for row in rows:
+        options = dropped.get(row.id) if row.status != "unsupported" else None
+        if options:
+            words = f"Copilot CLI hooks have no {', '.join(options)}; not carried"
+            reason = "; ".join(r for r in (row.reason, words) if r)
+            row = replace(row, status="caveat", reason=reason)
+        result.append(row)
+    return result
+
+
+def _handler(item: MappedHook) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "bash": item.command}
+    if item.matcher:
+        handler["matcher"] = item.matcher
+    if item.hook.timeout is not None:
+        handler["timeoutSec"] = item.hook.timeout
+    return handler
+
+
+def _hooks(
+    hub: Hub, root: str | None, scope: Scope | None
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    carried, rows = _carried(hub)
+    if scope is None:
+        mapped, more = map_hooks(
+            carried, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=DATA
+        )
+    else:
+        mapped, more = map_install_hooks(
+            carried, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
+        )
+    order = {hook.id: index for index, hook in enumerate(hub.hooks)}
+    every = _not_carried_options(more, hub) + rows
+    return mapped, sorted(every, key=lambda row: order.get(row.id, len(order)))  # hub order
+
+
+def install_steps(hub: Hub) -> list[str]:
+    return [
+        "copilot plugin marketplace add <this repository>",
+        f"copilot plugin install {hub.plugin.name}@{hub.marketplace.name}",
+    ]
+
+
+# Copilot reads a plugin's agents/*.md (agent `<plugin>:<name>`) and lists commands/*.md as
+# the plugin's skills (both seen with copilot 1.0.102).
+SHIPPING = Shipping(
+    name, bundle_root, agents=as_markdown("agents"), commands=as_markdown("commands")
+)
+
+
+def build(hub: Hub) -> HostBuild:
+    base = plugin_dir(hub, bundle_root)
+    plugin = hub.plugin
+    mapped, rows = _hooks(hub, ROOT, None)
+    servers: dict[str, Any] = {}
+    for server in hub.mcp_servers:
+        spec, row = server_spec(hub, server, bundle_launcher(hub, ROOT), "plugin.json mcpServers")
+        rows.append(row)
+        if spec is not None:
+            servers[server.name] = spec
+    manifest = compact(
+        {
+            **plugin_metadata(plugin),
+            "category": plugin.category,
+            "agents": "./agents/" if any(for_host(a, name) for a in hub.agents) else None,
+            "skills": "./skills/" if hub.skills else None,
+            "commands": "./commands/" if any(for_host(c, name) for c in hub.commands) else None,
+            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "mcpServers": servers,
+        }
+    )
+    market = hub.marketplace
+    entry = {"name": plugin.name, "source": f"./{base}", "description": plugin.description}
+    marketplace = compact(
+        {
+            "name": market.name,
+            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
+            "metadata": {"description": market.description or plugin.description},
+            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
+        }
+    )
+    artifacts = [
+        json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace"),
+        json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest"),
+    ]
+    if mapped:
+        hooks = json_bytes(_hooks_file(mapped))
+        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", hooks, owners=(name,)))
+    if hub.instructions:
+        rows.append(
+            CoverageRow(
+                name,
+                "instructions",
+                hub.instructions.source,
+                "unsupported",
+                "-",
+                "a Copilot CLI plugin carries no instruction file (an install writes one)",
+            )
+        )
+    if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
+        artifacts.append(launcher_artifact(hub, bundle_root))
+    return with_shipped(hub, SHIPPING, artifacts, rows)
+
+
+def _hooks_file(mapped: list[MappedHook]) -> dict[str, Any]:
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    for item in mapped:
+        by_event.setdefault(item.host_event, []).append(_handler(item))
+    return {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
+
+
+def _copilot_home(scope: Scope) -> Path:
+    return scope.env_dir(HOME_ENV, scope.home / ".copilot")
+
+
+def locations(scope: Scope) -> Locations:
+    """User scope: $COPILOT_HOME (~/.copilot) mcp-config.json, hooks/memhub.json, skills/ and
+    copilot-instructions.md; project scope: .github/mcp.json (Claude Code's .mcp.json, which
+    Copilot reads instead when there is one, holds Claude's entries: the two would clash),
+    .github/hooks/memhub.json, .github/skills and AGENTS.md."""
+    if scope.kind == "user":
+        home = _copilot_home(scope)
+        return Locations(
+            home / "mcp-config.json",
+            "json-key",
+            "mcpServers",
+            home / "hooks" / "memhub.json",
+            home / "skills",
+            home / "copilot-instructions.md",
+        )
+    github = scope.base / ".github"
+    return Locations(
+        github / "mcp.json",
+        "json-key",
+        "mcpServers",
+        github / "hooks" / "memhub.json",
+        github / "skills",
+        scope.base / "AGENTS.md",
+    )
+
+
+def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's servers, hooks (a hooks file of version 1), skills and instructions."""
+    where = locations(scope)
+    launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
+    target = where.mcp_file.name
+    entries, rows = mcp_entries(
+        hub,
+        name,
+        where.mcp_file,
+        where.mcp_kind,
+        where.mcp_key,
+        lambda s: server_spec(hub, s, launcher, target),
+    )
+    if scope.kind == "project":
+        rows = [_shadowed(row) if row.component == "mcp" else row for row in rows]
+    mapped, hook_rows = _hooks(hub, None, scope)
+    hooks_file = str(where.hooks_file)
+    if mapped:
+        entries.append(Entry(name, hooks_file, "json-default", ("version",), 1))
+    entries += [
+        Entry(name, hooks_file, "json-item", ("hooks", item.host_event), _handler(item))
+        for item in mapped
+    ]
+    entries += skill_entries(hub, name, where.skills)
+    blocks, block_rows = instruction_entries(hub, name, where.instructions)
+    return entries + blocks, [*hook_rows, *rows, *block_rows]
+
+
+SHADOWED = (
+    "Copilot reads .github/mcp.json only when the project has no .mcp.json (then it reads "
+    "that, Claude Code's file, instead)"
+)
+
+
+def _shadowed(row: CoverageRow) -> CoverageRow:
+    """A project server's row, saying when Copilot reads another file instead."""
+    if row.status == "unsupported":
+        return row
+    reason = "; ".join(r for r in (row.reason, SHADOWED) if r)
+    return replace(row, status="caveat", reason=reason)
+
+
+def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
+    """What only Copilot CLI can do after an install."""
+    steps = ["start a new copilot session so it reads the new files"]
+    if scope is not None and scope.kind == "project":
+        steps.append("trust the folder when copilot asks: it reads a project's files only then")
+    return steps
+
+
+# --- doctor ------------------------------------------------------------------------------
+
+
+def hooks_file_problems(document: Any) -> list[str]:
+    """What keeps Copilot CLI from reading a hooks file: it carries `"version": 1`."""
+    if not isinstance(document, dict) or document.get("version") != 1:
+        return ['it has no "version": 1 (Copilot CLI reads hooks files of format version 1)']
+    return []
+
+
+LOADER_ARGS = ("mcp", "list", "--json")
+
+
+def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Copilot's words when it cannot read its MCP config (it exits 1), else None."""
+    if returncode == 0:
+        return None
+    words = " ".join(line.strip() for line in stderr.splitlines() if line.strip())
+    return words or f"copilot {' '.join(LOADER_ARGS)} exited {returncode}"
+
+
+hook_switches = HookSwitches(file_problems=hooks_file_problems)
+# Offline: no sign-in, update check or telemetry (`copilot help environment`).
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, {"COPILOT_OFFLINE": "true"})
+
+
+def read_installed(scope: Scope) -> Installed:
+    """What Copilot CLI has installed in `scope`, for `memhub import`: `mcpServers` of
+    ~/.copilot/mcp-config.json or the project's .mcp.json (else .github/mcp.json), the
+    skills folder and the instruction file (AGENTS.md or .github/copilot-instructions.md in
+    a project). Hooks are named, not imported: a hook's command is the host's own."""
+    from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
+
+    where = locations(scope)
+    reader = Reader(name, scope)
+    mcp_file = where.mcp_file
+    if scope.kind == "project" and (scope.base / ".mcp.json").exists():
+        mcp_file = scope.base / ".mcp.json"  # what Copilot reads then
+    servers = (reader.json(mcp_file) or {}).get(where.mcp_key)
+    reader.servers(mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
+    reader.skills(where.skills)
+    if where.instructions is not None:
+        reader.instructions(where.instructions)
+    if scope.kind == "project":
+        reader.instructions(scope.base / ".github" / "copilot-instructions.md")
+    return reader.result()
