@@ -24,6 +24,7 @@ MANIFEST = ".claude-plugin/plugin.json"
 MARKETPLACE = ".claude-plugin/marketplace.json"
 MCP_FILE = ".mcp.json"
 HOOKS_FILES = ("hooks/hooks.json", "hooks/claude-hooks.json")
+ROOT_VAR, DATA_VAR = "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"
 # manifest keys claude.py writes from hub fields (the rest are overrides)
 _FIELDS = {"privacyPolicyUrl": "privacy_policy"}
 
@@ -50,7 +51,7 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
         except NotImportable as exc:
             read.cannot(where, f"server {server!r}: {exc}")
             continue
-        read.server(str(server), spec, name)
+        read.server(str(server), _roots(spec), name)
         if extras:
             read.override(name, "mcp_servers", {str(server): extras})
         for note in notes:
@@ -106,3 +107,16 @@ ENTRY_KEYS = (
     "keywords",
     "category",
 )
+
+
+def _roots(value: Any) -> Any:
+    """Claude's plugin folder variables as the hub's `${plugin_root}` and `${plugin_data}`."""
+    if isinstance(value, str):
+        return value.replace("${env:" + ROOT_VAR + "}", "${plugin_root}").replace(
+            "${env:" + DATA_VAR + "}", "${plugin_data}"
+        )
+    if isinstance(value, Mapping):
+        return {k: _roots(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_roots(v) for v in value]
+    return value

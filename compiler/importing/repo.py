@@ -27,6 +27,8 @@ ELSEWHERE = {
     "mcp.json": "memhub writes the Agent Plugins mcp.json in agent-plugins/<name>/",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
+# files the build generates from the hub: reproduced when the repository's are the same bytes
+GENERATED = {"README.md": "memhub generates README.md from the hub"}
 HOOKS_REASON = (
     "hooks are not imported yet: the hub binds eight logical events with a fixed hooks file "
     "per host; native events and hook options are being added (issue 12 §1.5)"
@@ -102,6 +104,9 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
     top = rel.split("/", 1)[0]
     if rel in hooks:
         read.cannot(where, HOOKS_REASON)
+    elif rel in GENERATED:
+        read.consumed.add(rel)  # compared: the build's own may be the same bytes
+        read.hints[where] = GENERATED[rel]
     elif rel in ELSEWHERE:
         read.cannot(where, ELSEWHERE[rel])
     elif (
@@ -140,10 +145,33 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.shipped:
-        data["files"] = [{"from": rel} for rel in hub.shipped]
+        data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
     if read.overrides:
         data["overrides"] = read.overrides
     return data
+
+
+def shipped_entries(hub: PluginHub) -> list[str]:
+    """`files:` sources: a whole top folder when every file under it is shipped, else each
+    file (a folder holding a hooks file or a manifest cannot be shipped whole)."""
+    shipped = set(hub.shipped)
+    held = {rel for rel in hub.read.consumed} | {
+        u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
+        for u in hub.read.unreproduced
+    }
+    entries: list[str] = []
+    for rel in hub.shipped:
+        top = rel.split("/", 1)[0]
+        whole = "/" in rel and not any(h.startswith(top + "/") for h in held)
+        entry = top if whole else rel
+        if entry not in entries and (whole or rel in shipped):
+            entries.append(entry)
+    return entries
+
+
+def hints(hubs: list[PluginHub]) -> dict[str, str]:
+    """Why a generated file may differ, by repository path."""
+    return {path: why for hub in hubs for path, why in hub.read.hints.items()}
 
 
 def unreproduced(hubs: list[PluginHub]) -> list[Unreproduced]:

@@ -17,6 +17,7 @@ from memhub.compiler.importing.repo import (
     HUB_FILE,
     READERS,
     PluginHub,
+    hints,
     listed_folders,
     plugin_folders,
     plugin_yaml,
@@ -67,6 +68,10 @@ class RepoImport:
     @property
     def unreproduced(self) -> list[Unreproduced]:
         return unreproduced([hub for hub, _ in self.plugins])
+
+    @property
+    def hints(self) -> dict[str, str]:
+        return hints([hub for hub, _ in self.plugins])
 
     @property
     def notes(self) -> list[str]:

@@ -42,6 +42,7 @@ class ReadPlugin:
     consumed: set[str] = field(default_factory=set)
     unreproduced: list[Unreproduced] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)  # why a generated file may differ
     manifests: dict[str, Mapping[str, tuple[str, Any, Any]]] = field(default_factory=dict)
 
     def host(self, host: str) -> None:

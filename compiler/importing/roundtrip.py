@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.importing.repo import GENERATED
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_parts import Unreproduced
 from memhub.compiler.importing.repo_tree import RepoFile, Tree
@@ -83,9 +84,15 @@ def settle(imported: RepoImport) -> dict[str, Artifact] | str:
 
 def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
     """Compare the build of `imported` with the repository files it stands for."""
+    from memhub.compiler.importing.repo_trim import trim
+
     result = RoundTrip()
     built = settle(imported)
+    if not isinstance(built, str):
+        trim(imported, built_files)
+        built = settle(imported)
     reasons = {u.path: u.reason for u in imported.unreproduced}
+    hints = imported.hints
     wanted = sorted(p for p in set(imported.compared) | set(reasons) if p in tree)
     if isinstance(built, str):
         result.unreproduced.append(Unreproduced(imported.hubs[0], built))
@@ -100,9 +107,12 @@ def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
         if why is None:
             result.files_same += 1
         else:
-            result.unreproduced.append(Unreproduced(path, reasons.get(path) or why))
+            hint = f"{hints[path]} ({why})" if path in hints else why
+            result.unreproduced.append(Unreproduced(path, reasons.get(path) or hint))
     for path in sorted(set(built) - set(wanted)):
-        why = reasons.get(path) or "the build writes it; the repository has no such file"
+        why = "the build writes it; the repository has no such file"
+        made = GENERATED.get(path.rsplit("/", 1)[-1])
+        why = reasons.get(path) or (f"{made} ({why})" if made else why)
         result.unreproduced.append(Unreproduced(path, why))
     return result
 
