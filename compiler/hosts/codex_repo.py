@@ -55,3 +55,8 @@ def _source(raw: Any) -> Any:
 
 # entry keys codex_marketplace.plugin_entry always writes
 ENTRY_KEYS = ("policy", "category")
+# what it writes when the hub says nothing (codex_marketplace._entry)
+ENTRY_DEFAULTS = {
+    "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+    "category": "Productivity",
+}

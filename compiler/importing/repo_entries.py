@@ -19,7 +19,7 @@ def entries_and_markets(
     overrides: dict[str, Any] = {}
     for reader, folder, doc in found:
         read = reader.read_marketplace(doc)
-        key = (folder, read.get("name"), read.get("description"))
+        key = (folder, read.get("name"), None)
         group = groups.setdefault(key, {"name": read.get("name"), "hosts": [], "plugins": []})
         group["hosts"].append(reader.name)
         if read.get("description"):
@@ -53,6 +53,7 @@ def _item(
     """One `plugins:` item: a plugin hub with per-host sources and entry overrides, or a
     plugin listed only (its git source)."""
     keys = {r.name: r.ENTRY_KEYS for r, _, _ in found}
+    defaults = {r.name: getattr(r, "ENTRY_DEFAULTS", {}) for r, _, _ in found}
     if hub is None:
         entry, _ = next(iter(hosts.values()))
         item: dict[str, Any] = {"name": name, "source": entry.get("source")}
@@ -69,9 +70,8 @@ def _item(
     for host, (entry, _) in hosts.items():
         if isinstance(entry.get("source"), dict):
             sources[host] = entry["source"]
-        rest = _entry_overrides(
-            entry, keys.get(host, ()), {**hub.read.plugin, "description": described}
-        )
+        plugin = {**defaults.get(host, {}), **hub.read.plugin, "description": described}
+        rest = _entry_overrides(entry, keys.get(host, ()), plugin)
         if rest:
             per_host[host] = rest
     if sources:

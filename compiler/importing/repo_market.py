@@ -158,8 +158,9 @@ def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
             if read.get("description"):
                 market["description"] = read["description"]
             shown = [r.read_marketplace(d).get("display_name") for r, _, d in found]
-            if any(shown):
-                market["display_name"] = next(s for s in shown if s)
+            shown = [s for s in shown if s and s != read["name"]]
+            if shown:
+                market["display_name"] = shown[0]
             return market
     return {"name": f"{first.name}-market", "owner": DEFAULT_OWNER}
 
