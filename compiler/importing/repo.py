@@ -16,7 +16,7 @@ from typing import Any
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoFile, Tree, json_file
-from memhub.hubspec.files import reserved
+from memhub.hubspec.files import ICON_PREFIX, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
@@ -44,6 +44,7 @@ class PluginHub:
     read: ReadPlugin
     files: dict[str, RepoFile] = field(default_factory=dict)
     shipped: list[str] = field(default_factory=list)
+    icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
 
     @property
     def name(self) -> str:
@@ -80,12 +81,26 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
         )
         read.consumed.add(claude_repo.MCP_FILE)
+    hub.icon = _icon(tree, prefix, mine)
+    if hub.icon:
+        hub.files[hub.icon] = mine[hub.icon]
     hooks = {h for reader in READERS for h in reader.HOOKS_FILES}
     for rel, entry in mine.items():
-        if rel in read.consumed or _in_other_plugin(rel, mine):
+        if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
         _place(hub, rel, entry, prefix, hooks)
     return hub
+
+
+def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
+    """`assets/icon.<ext>` when a host manifest names it (`./assets/icon.<ext>`): the hub's
+    `plugin.icon`, which every adapter writes back where it was."""
+    for rel in mine:
+        if rel.startswith(ICON_PREFIX) and "/" not in rel[len("assets/") :]:
+            named = f'"./{rel}"'.encode()
+            if any(named in tree.get(prefix + r.MANIFEST, RepoFile(b"")).content for r in READERS):
+                return rel
+    return None
 
 
 def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
@@ -136,6 +151,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin.setdefault("name", hub.name)
     plugin.setdefault("version", "0.0.0")
     plugin.setdefault("description", "")
+    if hub.icon:
+        plugin["icon"] = hub.icon
     if hub.folder and hub.folder != f"plugins/{plugin['name']}":
         plugin["path"] = hub.folder
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}

@@ -77,13 +77,19 @@ class RepoImport:
     def notes(self) -> list[str]:
         return [note for hub, _ in self.plugins for note in hub.read.notes]
 
-    def drop(self, into_path: str, reason: str) -> bool:
-        """Take the skill folder, agent or command at INTO path `into_path` out of the hub
-        (the loader refused it), listing its repository files with `reason`; False if none."""
+    def drop(self, into_path: str, key: str, reason: str) -> bool:
+        """Take the skill folder, agent, command or icon the loader refused (at INTO path
+        `into_path`, hub key `key`) out of the hub, listing its repository files with
+        `reason`; False if it is none of those."""
         for hub, into in self.plugins:
             if into and not into_path.startswith(into + "/"):
                 continue
             parts = (into_path[len(into) + 1 :] if into else into_path).split("/")
+            if parts == [HUB_FILE] and key.startswith("plugin.icon") and hub.icon:
+                del hub.files[hub.icon]
+                hub.read.cannot(_join(hub.folder, hub.icon), reason)
+                hub.icon = None
+                return True
             if parts[0] not in FOLDERS or len(parts) < 2:
                 continue
             stem = "/".join(parts[:2]) + ("/" if parts[0] == "skills" else "")

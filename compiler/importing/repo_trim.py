@@ -35,6 +35,7 @@ def trim(imported: RepoImport, build: Any) -> None:
                 hub.read.extra[host][SECTION] = patch
             else:
                 del hub.read.extra[host][SECTION]
+        hub.read.extra = {host: sections for host, sections in hub.read.extra.items() if sections}
 
 
 def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -42,7 +42,7 @@ class RoundTrip:
         }
 
 
-Refusal = tuple[str, list[tuple[str, str]]]  # the error, and each problem's (file, text)
+Refusal = tuple[str, list[tuple[str, str, str]]]  # the error; each problem's file, key, text
 
 
 def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
@@ -61,7 +61,7 @@ def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
             build = compile_any(root / imported.hubs[0], ())
         except MemhubError as exc:
             problems = [
-                (os.path.relpath(p.origin.file, root), f"{p.message}. Fix: {p.fix}")
+                (os.path.relpath(p.origin.file, root), p.key_path, f"{p.message}. Fix: {p.fix}")
                 for p in getattr(exc, "problems", [])
             ]
             return str(exc).replace(f"{root}{os.sep}", ""), problems
@@ -76,7 +76,7 @@ def settle(imported: RepoImport) -> dict[str, Artifact] | str:
         if not isinstance(built, tuple):
             return built
         message, problems = built
-        dropped = [file for file, text in problems if imported.drop(file, text)]
+        dropped = [file for file, key, text in problems if imported.drop(file, key, text)]
         if not problems or len(dropped) < len(problems):
             return f"the imported hub does not build: {message}"
     return "the imported hub does not build (too many refused components)"

@@ -49,7 +49,7 @@ def repo_files(root: Path) -> dict[str, tuple[bytes, bool]]:
 def test_marketplace_of_three_plugins_round_trips_whole() -> None:
     listed, files, keys = trip("marketplace")
     assert listed == {}
-    assert files == (10, 10)
+    assert files == (11, 11)  # the icon too: plugin.icon, written back where it was
     assert keys[0] == keys[1] > 0
 
 
@@ -170,7 +170,7 @@ def test_no_terminal_and_no_yes_writes_nothing(
         capsys, "import", "--from-repo", str(REPOS / "marketplace"), "--into", str(into)
     )
     assert code == 1
-    assert "cannot reproduce" not in out and "10/10 files" in out
+    assert "cannot reproduce" not in out and "11/11 files" in out
     assert "nothing written" in err
     assert not into.exists()
 
@@ -185,3 +185,15 @@ def test_into_holding_a_hub_is_refused(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 2
     assert "a hub already exists" in err
     assert os.listdir(into) == ["hub.yaml"]
+
+
+def test_icon_named_by_a_manifest_becomes_plugin_icon(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    into = tmp_path / "hub"
+    run(capsys, "import", "--from-repo", str(REPOS / "marketplace"), "--into", str(into), "--yes")
+    alpha = yaml.safe_load((into / "plugins" / "alpha" / "hub.yaml").read_text())
+    assert alpha["plugin"]["icon"] == "assets/icon.png"
+    assert "overrides" not in alpha  # the manifests' icon keys are the adapters' own
+    icon = REPOS / "marketplace" / "plugins" / "alpha" / "assets" / "icon.png"
+    assert (into / "plugins" / "alpha" / "assets" / "icon.png").read_bytes() == icon.read_bytes()
