@@ -45,6 +45,7 @@ class PluginHub:
     files: dict[str, RepoFile] = field(default_factory=dict)
     shipped: list[str] = field(default_factory=list)
     icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
+    elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
 
     @property
     def name(self) -> str:

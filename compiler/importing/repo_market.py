@@ -24,8 +24,10 @@ from memhub.compiler.importing.repo import (
     read_plugin,
     unreproduced,
 )
+from memhub.compiler.importing.repo_other import read_other_hosts
 from memhub.compiler.importing.repo_parts import Unreproduced
 from memhub.compiler.importing.repo_tree import RepoError, Tree, json_file
+from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
 DEFAULT_OWNER = {"name": "unknown"}
@@ -123,6 +125,7 @@ def import_repo(tree: Tree) -> RepoImport:
     found = markets(tree)
     plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
     plugins += listed_folders(tree, found, {hub.folder for hub in plugins})
+    read_other_hosts(tree, plugins)
     if not plugins:
         raise RepoError(
             "no plugin found: no folder holds .claude-plugin/plugin.json, "
@@ -152,7 +155,8 @@ def _add(out: dict[str, tuple[bytes, int]], rel: str, content: bytes, mode: int)
 
 
 def _paths(hub: PluginHub) -> list[str]:
-    return [_join(hub.folder, rel) for rel in (*hub.files, *sorted(hub.read.consumed))]
+    own = [_join(hub.folder, rel) for rel in (*hub.files, *sorted(hub.read.consumed))]
+    return own + hub.elsewhere
 
 
 def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
@@ -177,7 +181,7 @@ def _market_hub(found: Found, plugins: list[PluginHub], market: dict[str, Any]) 
 
     listed, marketplaces, overrides = entries_and_markets(found, plugins, market)
     hosts = {h for hub in plugins for h in hub.read.hosts} | {r.name for r, _, _ in found}
-    order = [r.name for r in READERS]
+    order = list(bundle_hosts())
     data: dict[str, Any] = {"version": 1, "marketplace": market}
     data["hosts"] = sorted(hosts, key=order.index)
     data["plugins"] = listed

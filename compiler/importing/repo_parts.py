@@ -44,15 +44,23 @@ class ReadPlugin:
     notes: list[str] = field(default_factory=list)
     hints: dict[str, str] = field(default_factory=dict)  # why a generated file may differ
     manifests: dict[str, Mapping[str, tuple[str, Any, Any]]] = field(default_factory=dict)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def host(self, host: str) -> None:
         if host not in self.hosts:
             self.hosts.append(host)
 
-    def fields(self, fields: Mapping[str, tuple[str, Any, Any]], host: str) -> None:
-        """One host's manifest fields (hub key -> manifest key, manifest value, hub value)."""
+    def fields(
+        self,
+        fields: Mapping[str, tuple[str, Any, Any]],
+        host: str,
+        written: tuple[str, ...] = SHARED_FIELDS,
+    ) -> None:
+        """One host's manifest fields (hub key -> manifest key, manifest value, hub value);
+        `written`: the fields that host's adapter writes (only those count as its say)."""
         self.host(host)
         self.manifests[host] = fields
+        self.written[host] = written
 
     @property
     def plugin(self) -> dict[str, Any]:
@@ -60,7 +68,11 @@ class ReadPlugin:
         (from the first manifest that has them)."""
         plugin: dict[str, Any] = {}
         for key in dict.fromkeys(k for f in self.manifests.values() for k in f):
-            values = [f[key][2] if key in f else None for f in self.manifests.values()]
+            values = [
+                f[key][2] if key in f else None
+                for host, f in self.manifests.items()
+                if key in f or key in self.written.get(host, SHARED_FIELDS)
+            ]
             if key in REQUIRED or all(v == values[0] for v in values):
                 plugin[key] = next(v for v in values if v is not None)
         return plugin

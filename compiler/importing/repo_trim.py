@@ -8,10 +8,12 @@ import json
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
+from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
+from memhub.compiler.importing.repo_other import OTHERS
 
-MANIFESTS = {r.name: r.MANIFEST for r in (claude_repo, codex_repo, cursor_repo)}
+NATIVE = {r.name: r.MANIFEST for r in READERS}
+APART = {r.name: (r.FOLDER, r.MANIFEST) for r in OTHERS}
 SECTION = "manifest"
 
 
@@ -29,13 +31,20 @@ def trim(imported: RepoImport, build: Any) -> None:
         return  # without its overrides the hub does not build: keep them all
     for hub, _ in imported.plugins:
         for host, manifest in list(saved[id(hub)].items()):
-            path = f"{hub.folder}/{MANIFESTS[host]}" if hub.folder else MANIFESTS[host]
-            patch = _patch(_document(bare.get(path)), manifest)
+            patch = _patch(_document(bare.get(_manifest_path(hub, host))), manifest)
             if patch:
                 hub.read.extra[host][SECTION] = patch
             else:
                 del hub.read.extra[host][SECTION]
         hub.read.extra = {host: sections for host, sections in hub.read.extra.items() if sections}
+
+
+def _manifest_path(hub: PluginHub, host: str) -> str:
+    """Where the build writes `host`'s manifest of `hub`'s plugin."""
+    if host in APART:
+        folder, manifest = APART[host]
+        return f"{folder}/{hub.name}/{manifest}"
+    return f"{hub.folder}/{NATIVE[host]}" if hub.folder else NATIVE[host]
 
 
 def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

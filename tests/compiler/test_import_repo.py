@@ -197,3 +197,12 @@ def test_icon_named_by_a_manifest_becomes_plugin_icon(
     assert "overrides" not in alpha  # the manifests' icon keys are the adapters' own
     icon = REPOS / "marketplace" / "plugins" / "alpha" / "assets" / "icon.png"
     assert (into / "plugins" / "alpha" / "assets" / "icon.png").read_bytes() == icon.read_bytes()
+
+
+def test_five_host_bundle_round_trips_whole() -> None:
+    # Gemini's extension and the Agent Plugins package live in folders of their own
+    # (gemini/<name>/, agent-plugins/<name>/): their manifests join the plugin of that name
+    listed, files, keys = trip("five-hosts")
+    assert listed == {}
+    assert files == (16, 16)
+    assert keys[0] == keys[1] > 0
