@@ -133,7 +133,7 @@ def _difference(ours: RepoFile, theirs: Artifact | None) -> str | None:
     extra = [p for p, _ in _leaves(built) if _at(mine, p, _MISSING) is _MISSING]
     if not changed and not extra:
         if mine == built and list(_keys(mine)) != list(_keys(built)):
-            return "JSON-equal, but the key order differs (memhub writes a fixed order)"
+            return f"JSON-equal, but the key order differs (memhub writes a fixed order): {_order(mine, built)}"
         return None if mine == built else "JSON differs"
     shown = [f"{'/'.join(map(str, p)) or '.'} differs" for p in changed[:MAX_SHOWN]]
     shown += [f"{'/'.join(map(str, p))} is not in the repository" for p in extra[:MAX_SHOWN]]
@@ -184,6 +184,24 @@ def _at(value: Any, path: Path_, default: Any = None) -> Any:
         else:
             return default
     return value
+
+
+def _order(mine: Any, built: Any, at: Path_ = ()) -> str:
+    """The first object whose keys the build orders otherwise, both orders named."""
+    if isinstance(mine, dict) and isinstance(built, dict):
+        if list(mine) != list(built):
+            where = "/".join(map(str, at)) or "top level"
+            return f"{where}: repository {', '.join(mine)}; memhub {', '.join(built)}"
+        children = ((k, mine[k], built[k]) for k in mine)
+    elif isinstance(mine, list) and isinstance(built, list):
+        children = ((i, a, b) for i, (a, b) in enumerate(zip(mine, built, strict=False)))
+    else:
+        return ""
+    for key, a, b in children:
+        found = _order(a, b, (*at, key))
+        if found:
+            return found
+    return ""
 
 
 def _key_counts(ours: RepoFile, theirs: Artifact | None) -> tuple[int, int]:
