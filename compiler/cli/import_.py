@@ -90,6 +90,9 @@ def command(
     if from_repo is not None:
         from memhub.compiler.cli.import_repo import run
 
+        if hosts or project:
+            # a repository is read whole: no host's installed config is involved
+            raise click.UsageError("--from-repo reads a repository: drop --hosts and --project")
         return run(from_repo, into, yes, dry_run, as_json)
     chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
     plan = _plan(into, chosen, scope, project)

@@ -224,3 +224,22 @@ def test_key_order_other_than_memhubs_is_listed_with_both_orders(tmp_path: Path)
         f"(memhub writes a fixed order): top level: repository {order}; memhub {', '.join(data)}"
     }
     assert result.keys_same == result.keys_total  # every key path is still reproduced
+
+
+def test_from_repo_with_hosts_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    into = tmp_path / "hub"
+    code, _, err = run(
+        capsys,
+        "import",
+        "--from-repo",
+        str(REPOS / "marketplace"),
+        "--into",
+        str(into),
+        "--hosts",
+        "claude",
+    )
+    assert code == 2
+    assert "drop --hosts" in err
+    assert not into.exists()
