@@ -49,6 +49,14 @@ class ConfirmationNeeded(MemhubError):
 )
 @scope_option("Read the hosts' user files (your home) or a checkout's project files.")
 @project_option()
+@click.option(
+    "--from-repo",
+    "from_repo",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Import a plugin repository (its marketplaces, manifests, servers, skills, agents, "
+    "commands and files) instead of the hosts' installed config; prints a round-trip report "
+    "and exits 1 when its build cannot reproduce every file.",
+)
 @click.option("--yes", is_flag=True, help="Write without asking (needed without a terminal).")
 @click.option("--dry-run", "dry_run", is_flag=True, help="Print the preview; write nothing.")
 @click.option(
@@ -63,6 +71,7 @@ def command(
     hosts: str | None,
     scope: str,
     project: Path | None,
+    from_repo: Path | None,
     yes: bool,
     dry_run: bool,
     as_json: bool,
@@ -78,6 +87,13 @@ def command(
     only read, never changed. --dry-run stops after the preview; otherwise it asks on a
     terminal, and without one needs --yes (else exit 1, nothing written).
     """
+    if from_repo is not None:
+        from memhub.compiler.cli.import_repo import run
+
+        if hosts or project:
+            # a repository is read whole: no host's installed config is involved
+            raise click.UsageError("--from-repo reads a repository: drop --hosts and --project")
+        return run(from_repo, into, yes, dry_run, as_json)
     chosen = parse_hosts(hosts) if hosts else tuple(INSTALLERS)
     plan = _plan(into, chosen, scope, project)
     if as_json:

@@ -1,0 +1,122 @@
+"""Claude Code's plugin files read back into a hub: the inverse of claude.py's bundle output.
+
+`memhub import --from-repo` calls these per plugin folder and per marketplace file. What the
+hub has a field for becomes that field; every other key goes to `overrides.claude.<section>`
+(`manifest`, `mcp_servers`, `marketplace`, `marketplace_entry`) so the build writes it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memhub.compiler.hosts.claude_servers import hub_spec
+from memhub.compiler.importing.repo_parts import (
+    ReadPlugin,
+    from_git_source,
+    person,
+    plugin_fields,
+)
+from memhub.compiler.importing.shapes import NotImportable
+
+name = "claude"
+MANIFEST = ".claude-plugin/plugin.json"
+MARKETPLACE = ".claude-plugin/marketplace.json"
+MCP_FILE = ".mcp.json"
+HOOKS_FILES = ("hooks/hooks.json", "hooks/claude-hooks.json")
+ROOT_VAR, DATA_VAR = "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"
+# manifest keys claude.py writes from hub fields (the rest are overrides)
+_FIELDS = {"privacyPolicyUrl": "privacy_policy"}
+
+
+def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
+    """.claude-plugin/plugin.json: the plugin's fields, the rest as `overrides.claude.manifest`."""
+    fields, extra = plugin_fields(doc, _FIELDS)
+    read.fields(fields, name)
+    read.override(name, "manifest", extra)
+
+
+def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
+    """.mcp.json `mcpServers`: hub servers, Claude-only keys as `overrides.claude.mcp_servers`."""
+    servers = doc.get("mcpServers") if isinstance(doc, Mapping) else None
+    if not isinstance(servers, Mapping):
+        read.cannot(where, "has no `mcpServers` object, the only shape memhub writes")
+        return
+    for server, raw in servers.items():
+        if not isinstance(raw, Mapping):
+            read.cannot(where, f"server {server!r} is not an object")
+            continue
+        try:
+            spec, extras, notes = hub_spec(str(server), raw)
+        except NotImportable as exc:
+            read.cannot(where, f"server {server!r}: {exc}")
+            continue
+        read.server(str(server), _roots(spec), name)
+        if extras:
+            read.override(name, "mcp_servers", {str(server): extras})
+        for note in notes:
+            read.note(f"{where}: {server}: {note}")
+
+
+def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """.claude-plugin/marketplace.json as a marketplace: its fields, entries, and extras."""
+    owner = doc.get("owner")
+    entries = []
+    for raw in doc.get("plugins") or []:
+        if not isinstance(raw, Mapping):
+            continue
+        entry = {k: v for k, v in raw.items() if k not in ("name", "source")}
+        entries.append({"name": raw.get("name"), "source": _source(raw.get("source")), **entry})
+    return {
+        "name": doc.get("name"),
+        "owner": person(owner) if isinstance(owner, Mapping) else None,
+        "description": doc.get("description"),
+        "entries": entries,
+        "extra": {
+            k: v
+            for k, v in doc.items()
+            if k not in ("$schema", "name", "owner", "description", "plugins")
+        },
+    }
+
+
+def _source(raw: Any) -> Any:
+    """An entry's `source` in the hub's shape (the inverse of claude_marketplace.py)."""
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("source")
+    if kind == "github":
+        return from_git_source({"github": raw.get("repo")}, raw)
+    if kind == "url":
+        return from_git_source({"git": raw.get("url")}, raw)
+    if kind == "git-subdir":
+        return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
+    return None
+
+
+# entry keys claude_marketplace.plugin_entry writes from the plugin hub (null takes one out)
+ENTRY_KEYS = (
+    "description",
+    "version",
+    "author",
+    "homepage",
+    "repository",
+    "license",
+    "keywords",
+    "category",
+)
+
+
+def _roots(value: Any) -> Any:
+    """Claude's plugin folder variables as the hub's `${plugin_root}` and `${plugin_data}`."""
+    if isinstance(value, str):
+        return value.replace("${env:" + ROOT_VAR + "}", "${plugin_root}").replace(
+            "${env:" + DATA_VAR + "}", "${plugin_data}"
+        )
+    if isinstance(value, Mapping):
+        return {k: _roots(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_roots(v) for v in value]
+    return value

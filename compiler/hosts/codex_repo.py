@@ -1,0 +1,62 @@
+"""Codex's plugin files read back into a hub: the inverse of codex.py's bundle output.
+
+`.codex-plugin/plugin.json` gives the plugin's fields (a value other than the first host's,
+and every key the hub has no field for, go to `overrides.codex.manifest`);
+`.agents/plugins/marketplace.json` gives its marketplace's entries and extras.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memhub.compiler.importing.repo_parts import ReadPlugin, from_git_source, plugin_fields
+
+name = "codex"
+MANIFEST = ".codex-plugin/plugin.json"
+MARKETPLACE = ".agents/plugins/marketplace.json"
+HOOKS_FILES = ("hooks/codex-hooks.json",)
+
+
+def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
+    fields, extra = plugin_fields(doc, {})
+    read.fields(fields, name)
+    read.override(name, "manifest", extra)
+
+
+def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The marketplace's name, display name, entries (policy, category kept as extras)."""
+    entries = []
+    for raw in doc.get("plugins") or []:
+        if isinstance(raw, Mapping):
+            rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
+            entries.append({"name": raw.get("name"), "source": _source(raw.get("source")), **rest})
+    interface = doc.get("interface")
+    shown = interface.get("displayName") if isinstance(interface, Mapping) else None
+    extra = {k: v for k, v in doc.items() if k not in ("name", "interface", "plugins")}
+    if isinstance(interface, Mapping) and set(interface) - {"displayName"}:
+        extra["interface"] = {k: v for k, v in interface.items() if k != "displayName"}
+    return {"name": doc.get("name"), "display_name": shown, "entries": entries, "extra": extra}
+
+
+def _source(raw: Any) -> Any:
+    """The inverse of codex_marketplace.marketplace_source."""
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("source")
+    if kind == "local":
+        return raw.get("path")
+    if kind == "url":
+        return from_git_source({"git": raw.get("url")}, raw)
+    if kind == "git-subdir":
+        return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
+    return None
+
+
+# entry keys codex_marketplace.plugin_entry always writes
+ENTRY_KEYS = ("policy", "category")
+# what it writes when the hub says nothing (codex_marketplace._entry)
+ENTRY_DEFAULTS = {
+    "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+    "category": "Productivity",
+}

@@ -1,0 +1,51 @@
+"""Cursor's plugin files read back into a hub: the inverse of cursor.py's bundle output.
+
+`.cursor-plugin/plugin.json` gives the plugin's fields (other values and extra keys, such
+as `tags` or inline `mcpServers`, go to `overrides.cursor.manifest`);
+`.cursor-plugin/marketplace.json` gives its marketplace's entries and extras.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memhub.compiler.importing.repo_parts import ReadPlugin, person, plugin_fields
+
+name = "cursor"
+MANIFEST = ".cursor-plugin/plugin.json"
+MARKETPLACE = ".cursor-plugin/marketplace.json"
+HOOKS_FILES = ("hooks/cursor-hooks.json",)
+
+
+def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
+    fields, extra = plugin_fields(doc, {})
+    read.fields(fields, name)
+    read.override(name, "manifest", extra)
+
+
+def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The marketplace's name, owner, description (`metadata.description`) and entries."""
+    entries = []
+    for raw in doc.get("plugins") or []:
+        if isinstance(raw, Mapping):
+            rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
+            source = raw.get("source") if isinstance(raw.get("source"), str) else None
+            entries.append({"name": raw.get("name"), "source": source, **rest})
+    owner = doc.get("owner")
+    metadata = doc.get("metadata")
+    described = metadata.get("description") if isinstance(metadata, Mapping) else None
+    extra = {k: v for k, v in doc.items() if k not in ("name", "owner", "metadata", "plugins")}
+    if isinstance(metadata, Mapping) and set(metadata) - {"description"}:
+        extra["metadata"] = {k: v for k, v in metadata.items() if k != "description"}
+    return {
+        "name": doc.get("name"),
+        "owner": person(owner) if isinstance(owner, Mapping) else None,
+        "description": described,
+        "entries": entries,
+        "extra": extra,
+    }
+
+
+# entry keys cursor_marketplace.plugin_entry writes from the plugin hub
+ENTRY_KEYS = ("description",)

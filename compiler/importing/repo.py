@@ -1,0 +1,223 @@
+"""`memhub import --from-repo DIR`: a plugin repository read into hub folders (pure on the tree).
+
+Each plugin folder (one holding a host manifest) becomes a plugin hub: per host, that host's
+`compiler/hosts/<host>_repo.py` reads what its adapter writes; skills, agents and commands
+are copied as the hub's folders; every other file is shipped (`files:`). Marketplace files
+make a marketplace hub (repo_market.py). What no hub can give back is listed, with why.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
+from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
+from memhub.compiler.importing.repo_tree import RepoFile, Tree, json_file
+from memhub.hubspec.files import ICON_PREFIX, reserved
+
+READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
+HUB_FILE = "hub.yaml"
+# files of hosts memhub builds elsewhere than the plugin folder (README "build")
+ELSEWHERE = {
+    "plugin.json": "memhub writes the Agent Plugins manifest in its own folder, "
+    "agent-plugins/<name>/plugin.json (Codex prefers a root plugin.json and then loads no hooks)",
+    "mcp.json": "memhub writes the Agent Plugins mcp.json in agent-plugins/<name>/",
+    "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
+}
+# files the build generates from the hub: reproduced when the repository's are the same bytes
+GENERATED = {"README.md": "memhub generates README.md from the hub"}
+HOOKS_REASON = (
+    "hooks are not imported yet: the hub binds eight logical events with a fixed hooks file "
+    "per host; native events and hook options are being added (issue 12 §1.5)"
+)
+FOLDERS = ("skills", "agents", "commands")
+
+
+@dataclass
+class PluginHub:
+    """One plugin hub to write: its folder in INTO, hub.yaml data and the files it holds."""
+
+    folder: str  # '' is INTO itself
+    read: ReadPlugin
+    files: dict[str, RepoFile] = field(default_factory=dict)
+    shipped: list[str] = field(default_factory=list)
+    icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
+    elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
+
+    @property
+    def name(self) -> str:
+        return str(self.read.plugin.get("name") or self.folder.rsplit("/", 1)[-1] or "plugin")
+
+
+def plugin_folders(tree: Tree) -> list[str]:
+    """Folders holding a host manifest (Claude, Codex, Cursor), in path order."""
+    found = set()
+    for path in tree:
+        for reader in READERS:
+            if path == reader.MANIFEST or path.endswith("/" + reader.MANIFEST):
+                found.add(path[: -len(reader.MANIFEST)].rstrip("/"))
+    return sorted(found)
+
+
+def read_plugin(tree: Tree, folder: str) -> PluginHub:
+    """The plugin folder `folder` of `tree` as a plugin hub."""
+    prefix = f"{folder}/" if folder else ""
+    mine = {p[len(prefix) :]: f for p, f in tree.items() if p.startswith(prefix)}
+    read = ReadPlugin(folder)
+    hub = PluginHub(folder, read)
+    for reader in READERS:
+        doc = json_file(tree, prefix + reader.MANIFEST)
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            read.cannot(prefix + reader.MANIFEST, "is not a JSON object")
+            continue
+        reader.read_manifest(doc, read)
+        read.consumed.add(reader.MANIFEST)
+    if claude_repo.MCP_FILE in mine:
+        claude_repo.read_servers(
+            json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
+        )
+        read.consumed.add(claude_repo.MCP_FILE)
+    hub.icon = _icon(tree, prefix, mine)
+    if hub.icon:
+        hub.files[hub.icon] = mine[hub.icon]
+    hooks = {h for reader in READERS for h in reader.HOOKS_FILES}
+    for rel, entry in mine.items():
+        if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
+            continue
+        _place(hub, rel, entry, prefix, hooks)
+    return hub
+
+
+def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
+    """`assets/icon.<ext>` when a host manifest names it (`./assets/icon.<ext>`): the hub's
+    `plugin.icon`, which every adapter writes back where it was."""
+    for rel in mine:
+        if rel.startswith(ICON_PREFIX) and "/" not in rel[len("assets/") :]:
+            named = f'"./{rel}"'.encode()
+            if any(named in tree.get(prefix + r.MANIFEST, RepoFile(b"")).content for r in READERS):
+                return rel
+    return None
+
+
+def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
+    """A file of a plugin folder nested inside this one (read as its own plugin)."""
+    parts = rel.split("/")
+    for depth in range(1, len(parts) - 1):
+        sub = "/".join(parts[:depth])
+        if any(f"{sub}/{r.MANIFEST}" in mine for r in READERS):
+            return True
+    return False
+
+
+def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[str]) -> None:
+    """Where one plugin file goes in the hub: a hub folder, `files:`, or the cannot list."""
+    read, where = hub.read, prefix + rel
+    top = rel.split("/", 1)[0]
+    if rel in hooks:
+        read.cannot(where, HOOKS_REASON)
+    elif rel in GENERATED:
+        read.consumed.add(rel)  # compared: the build's own may be the same bytes
+        read.hints[where] = GENERATED[rel]
+    elif rel in ELSEWHERE:
+        read.cannot(where, ELSEWHERE[rel])
+    elif (
+        rel.endswith("marketplace.json")
+        and "/" in rel
+        and rel.split("/")[-2]
+        in (
+            ".claude-plugin",
+            ".cursor-plugin",
+            "plugins",
+        )
+    ):
+        read.consumed.add(rel)  # a marketplace file: the marketplace hub reads it
+    elif top in FOLDERS and "/" in rel:
+        hub.files[rel] = entry
+    elif (why := reserved(rel)) is not None:
+        read.cannot(where, why)
+    else:
+        hub.files[rel] = entry
+        hub.shipped.append(rel)
+
+
+def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
+    """hub.yaml of one plugin hub, as data."""
+    read = hub.read
+    plugin = dict(read.plugin)
+    plugin.setdefault("name", hub.name)
+    plugin.setdefault("version", "0.0.0")
+    plugin.setdefault("description", "")
+    if hub.icon:
+        plugin["icon"] = hub.icon
+    if hub.folder and hub.folder != f"plugins/{plugin['name']}":
+        plugin["path"] = hub.folder
+    data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
+    data["hosts"] = list(read.hosts)
+    if read.servers:
+        data["mcp"] = {"servers": read.servers}
+    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
+    data.update({name: name for name in FOLDERS if name in tops})
+    if hub.shipped:
+        data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
+    if read.overrides:
+        data["overrides"] = read.overrides
+    return data
+
+
+def shipped_entries(hub: PluginHub) -> list[str]:
+    """`files:` sources: a whole top folder when every file under it is shipped, else each
+    file (a folder holding a hooks file or a manifest cannot be shipped whole)."""
+    shipped = set(hub.shipped)
+    held = {rel for rel in hub.read.consumed} | {
+        u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
+        for u in hub.read.unreproduced
+    }
+    entries: list[str] = []
+    for rel in hub.shipped:
+        top = rel.split("/", 1)[0]
+        whole = "/" in rel and not any(h.startswith(top + "/") for h in held)
+        entry = top if whole else rel
+        if entry not in entries and (whole or rel in shipped):
+            entries.append(entry)
+    return entries
+
+
+def hints(hubs: list[PluginHub]) -> dict[str, str]:
+    """Why a generated file may differ, by repository path."""
+    return {path: why for hub in hubs for path, why in hub.read.hints.items()}
+
+
+def unreproduced(hubs: list[PluginHub]) -> list[Unreproduced]:
+    return [item for hub in hubs for item in hub.read.unreproduced]
+
+
+def listed_folders(
+    tree: Tree, found: list[tuple[Any, str, dict[str, Any]]], known: set[str]
+) -> list[PluginHub]:
+    """Plugin folders a marketplace lists by `./folder` that hold no manifest of their own
+    (Claude Code takes the entry as the manifest): read with the entry's fields."""
+    hubs: list[PluginHub] = []
+    for reader, market_folder, doc in found:
+        for entry in reader.read_marketplace(doc)["entries"]:
+            source = entry.get("source")
+            if not isinstance(source, str):
+                continue
+            folder = posixpath.normpath(posixpath.join(market_folder, source))
+            if folder in known or not any(p.startswith(folder + "/") for p in tree):
+                continue
+            known.add(folder)
+            hub = read_plugin(tree, folder)
+            fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
+            hub.read.fields(fields, reader.name)
+            hub.read.cannot(
+                f"{folder}/{reader.MANIFEST}",
+                "the repository has no manifest here (its marketplace entry stands in for "
+                "it); memhub writes one for every plugin it builds",
+            )
+            hubs.append(hub)
+    return hubs

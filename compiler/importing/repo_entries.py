@@ -1,0 +1,119 @@
+"""A repository's marketplace files as a marketplace hub's `plugins:`, `marketplaces:` and
+`overrides.<host>.marketplace` (the inverse of compiler/marketplace.py's writer)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memhub.compiler.importing.repo import PluginHub
+
+Found = list[tuple[Any, str, dict[str, Any]]]
+
+
+def entries_and_markets(
+    found: Found, plugins: list[PluginHub], market: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    by_name = {hub.name: hub for hub in plugins}
+    seen: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
+    groups: dict[tuple[str, Any, Any], dict[str, Any]] = {}
+    overrides: dict[str, Any] = {}
+    for reader, folder, doc in found:
+        read = reader.read_marketplace(doc)
+        key = (folder, read.get("name"), None)
+        group = groups.setdefault(key, {"name": read.get("name"), "hosts": [], "plugins": []})
+        group["hosts"].append(reader.name)
+        if read.get("description"):
+            group.setdefault("description", read["description"])
+        if read.get("display_name") and read["display_name"] != market.get("display_name"):
+            group.setdefault("display_name", read["display_name"])
+        if read.get("owner") and read["owner"] != market.get("owner"):
+            # null takes a key of the default owner out of this host's files
+            owner = {k: None for k in market.get("owner") or {}} | read["owner"]
+            overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
+        for entry in read["entries"]:
+            name = str(entry.get("name"))
+            seen.setdefault(name, {})[reader.name] = (entry, folder)
+            if name not in group["plugins"]:
+                group["plugins"].append(name)
+        if read["extra"]:
+            overrides.setdefault(reader.name, {}).setdefault("marketplace", {}).update(
+                read["extra"]
+            )
+    listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
+    listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
+    return listed, _marketplaces(groups, seen, market), overrides
+
+
+def _item(
+    name: str,
+    hosts: dict[str, tuple[dict[str, Any], str]],
+    hub: PluginHub | None,
+    found: Found,
+) -> dict[str, Any]:
+    """One `plugins:` item: a plugin hub with per-host sources and entry overrides, or a
+    plugin listed only (its git source)."""
+    keys = {r.name: r.ENTRY_KEYS for r, _, _ in found}
+    defaults = {r.name: getattr(r, "ENTRY_DEFAULTS", {}) for r, _, _ in found}
+    if hub is None:
+        entry, _ = next(iter(hosts.values()))
+        item: dict[str, Any] = {"name": name, "source": entry.get("source")}
+        if entry.get("description"):
+            item["description"] = entry["description"]
+        return item
+    item = {"hub": hub.folder or hub.name}
+    described = hub.read.plugin.get("description")
+    claude = hosts.get("claude", (None, ""))[0] or next(iter(hosts.values()))[0]
+    if claude.get("description") and claude["description"] != described:
+        item["description"] = described = claude["description"]
+    sources: dict[str, Any] = {}
+    per_host: dict[str, Any] = {}
+    for host, (entry, _) in hosts.items():
+        if isinstance(entry.get("source"), dict):
+            sources[host] = entry["source"]
+        plugin = {**defaults.get(host, {}), **hub.read.plugin, "description": described}
+        rest = _entry_overrides(entry, keys.get(host, ()), plugin)
+        if rest:
+            per_host[host] = rest
+    if sources:
+        item["sources"] = sources
+    if per_host:
+        item["overrides"] = per_host
+    return item
+
+
+def _entry_overrides(
+    entry: dict[str, Any], written: tuple[str, ...], plugin: dict[str, Any]
+) -> dict[str, Any]:
+    """An entry's `overrides.<host>`: its keys the writer would not give it from the plugin
+    hub, and null for each key the writer would add that the entry lacks."""
+    rest = {
+        k: v
+        for k, v in entry.items()
+        if k not in ("name", "source") and not (k in written and plugin.get(k) == v)
+    }
+    rest |= {k: None for k in written if k not in entry and plugin.get(k) is not None}
+    return rest
+
+
+def _marketplaces(
+    groups: dict[tuple[str, Any, Any], dict[str, Any]],
+    seen: dict[str, dict[str, Any]],
+    defaults: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """`marketplaces:`, left out when one root marketplace lists every plugin for its hosts."""
+    (only, *rest) = list(groups.values())
+    root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
+    same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
+        "description"
+    )
+    if root and same:
+        return []
+    out = []
+    for (folder, _, _), group in groups.items():
+        market = {k: v for k, v in group.items() if v}
+        if market.get("description") == defaults.get("description"):
+            market.pop("description")
+        if folder:
+            market["path"] = folder
+        out.append(market)
+    return out

@@ -1,0 +1,198 @@
+"""The whole repository as hub files: one plugin hub, or a marketplace hub over plugin hubs.
+
+A repository with several plugins or any marketplace file becomes a marketplace hub (INTO's
+hub.yaml) listing a plugin hub per plugin folder (INTO/<folder>/hub.yaml); one plugin and no
+marketplace file become a plugin hub at INTO. Pure: the files are returned, not written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from memhub.compiler.importing.repo import (
+    FOLDERS,
+    HUB_FILE,
+    READERS,
+    PluginHub,
+    hints,
+    listed_folders,
+    plugin_folders,
+    plugin_yaml,
+    read_plugin,
+    unreproduced,
+)
+from memhub.compiler.importing.repo_other import read_other_hosts
+from memhub.compiler.importing.repo_parts import Unreproduced
+from memhub.compiler.importing.repo_tree import RepoError, Tree, json_file
+from memhub.hubspec.vocabulary import bundle_hosts
+
+EXEC, FILE = 0o755, 0o644
+DEFAULT_OWNER = {"name": "unknown"}
+Found = list[tuple[Any, str, dict[str, Any]]]
+
+
+@dataclass
+class RepoImport:
+    """What `import --from-repo` writes into INTO, and what it cannot give back."""
+
+    plugins: list[tuple[PluginHub, str]]  # each plugin hub and its folder in INTO
+    market: dict[str, Any]  # the `marketplace:` every hub gets
+    market_hub: dict[str, Any] | None  # the marketplace hub's data, None for one plugin hub
+    marketplace_files: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)  # repository files of no plugin
+
+    @property
+    def hubs(self) -> list[str]:
+        """Every hub.yaml in INTO, the one to build first."""
+        own = [HUB_FILE] if self.market_hub is not None else []
+        return own + [_join(into, HUB_FILE) for _, into in self.plugins]
+
+    @property
+    def files(self) -> dict[str, tuple[bytes, int]]:
+        """Every file to write in INTO (hub.yaml files and what they hold)."""
+        out: dict[str, tuple[bytes, int]] = {}
+        if self.market_hub is not None:
+            out[HUB_FILE] = (_dump(self.market_hub), FILE)
+        for hub, into in self.plugins:
+            _add(out, _join(into, HUB_FILE), _dump(plugin_yaml(hub, self.market)), FILE)
+            for rel, entry in hub.files.items():
+                _add(out, _join(into, rel), entry.content, EXEC if entry.executable else FILE)
+        return out
+
+    @property
+    def compared(self) -> list[str]:
+        """The repository files the build of the hub should give back."""
+        return self.marketplace_files + [p for hub, _ in self.plugins for p in _paths(hub)]
+
+    @property
+    def unreproduced(self) -> list[Unreproduced]:
+        return unreproduced([hub for hub, _ in self.plugins])
+
+    @property
+    def hints(self) -> dict[str, str]:
+        return hints([hub for hub, _ in self.plugins])
+
+    @property
+    def notes(self) -> list[str]:
+        return [note for hub, _ in self.plugins for note in hub.read.notes]
+
+    def drop(self, into_path: str, key: str, reason: str) -> bool:
+        """Take the skill folder, agent, command or icon the loader refused (at INTO path
+        `into_path`, hub key `key`) out of the hub, listing its repository files with
+        `reason`; False if it is none of those."""
+        for hub, into in self.plugins:
+            if into and not into_path.startswith(into + "/"):
+                continue
+            parts = (into_path[len(into) + 1 :] if into else into_path).split("/")
+            if parts == [HUB_FILE] and key.startswith("plugin.icon") and hub.icon:
+                del hub.files[hub.icon]
+                hub.read.cannot(_join(hub.folder, hub.icon), reason)
+                hub.icon = None
+                return True
+            if parts[0] not in FOLDERS or len(parts) < 2:
+                continue
+            stem = "/".join(parts[:2]) + ("/" if parts[0] == "skills" else "")
+            gone = [r for r in hub.files if r == stem or r.startswith(stem)]
+            for rel in gone:
+                del hub.files[rel]
+                hub.read.cannot(_join(hub.folder, rel), reason)
+            if gone:
+                return True
+        return False
+
+
+def markets(tree: Tree) -> Found:
+    """Every marketplace file: (host reader, its folder, what it says), root first."""
+    found = []
+    for path in tree:
+        for reader in READERS:
+            if path == reader.MARKETPLACE or path.endswith("/" + reader.MARKETPLACE):
+                doc = json_file(tree, path)
+                if not isinstance(doc, Mapping):
+                    raise RepoError(f"{path}: is not a JSON object. Fix: correct the marketplace")
+                found.append((reader, path[: -len(reader.MARKETPLACE)].rstrip("/"), dict(doc)))
+    hosts = [r.name for r in READERS]
+    return sorted(
+        found, key=lambda m: (m[1].count("/") if m[1] else -1, m[1], hosts.index(m[0].name))
+    )
+
+
+def import_repo(tree: Tree) -> RepoImport:
+    """The hub files for `tree` (a plugin repository read by repo_tree.read_tree)."""
+    found = markets(tree)
+    plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
+    plugins += listed_folders(tree, found, {hub.folder for hub in plugins})
+    read_other_hosts(tree, plugins)
+    if not plugins:
+        raise RepoError(
+            "no plugin found: no folder holds .claude-plugin/plugin.json, "
+            ".codex-plugin/plugin.json or .cursor-plugin/plugin.json. Fix: name a plugin "
+            "repository"
+        )
+    market = _market_defaults(found, plugins[0])
+    if len(plugins) == 1 and not found:
+        result = RepoImport([(plugins[0], "")], market, None)
+    else:
+        placed = [(hub, hub.folder or hub.name) for hub in plugins]
+        result = RepoImport(placed, market, _market_hub(found, plugins, market))
+        result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
+    covered = set(result.compared) | {u.path for u in result.unreproduced}
+    result.outside = [p for p in tree if p not in covered]
+    return result
+
+
+def _join(folder: str, rel: str) -> str:
+    return f"{folder}/{rel}" if folder else rel
+
+
+def _add(out: dict[str, tuple[bytes, int]], rel: str, content: bytes, mode: int) -> None:
+    if rel in out:
+        raise RepoError(f"{rel}: two sources would write this hub file. Fix: rename one")
+    out[rel] = (content, mode)
+
+
+def _paths(hub: PluginHub) -> list[str]:
+    own = [_join(hub.folder, rel) for rel in (*hub.files, *sorted(hub.read.consumed))]
+    return own + hub.elsewhere
+
+
+def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
+    """The `marketplace:` of every hub: the root marketplace's name, owner and description."""
+    for reader, _, doc in found:
+        read = reader.read_marketplace(doc)
+        if read.get("name"):
+            market = {"name": read["name"], "owner": read.get("owner") or DEFAULT_OWNER}
+            if read.get("description"):
+                market["description"] = read["description"]
+            shown = [r.read_marketplace(d).get("display_name") for r, _, d in found]
+            shown = [s for s in shown if s and s != read["name"]]
+            if shown:
+                market["display_name"] = shown[0]
+            return market
+    return {"name": f"{first.name}-market", "owner": DEFAULT_OWNER}
+
+
+def _market_hub(found: Found, plugins: list[PluginHub], market: dict[str, Any]) -> dict[str, Any]:
+    """The marketplace hub: every plugin (listed ones too), its marketplaces and overrides."""
+    from memhub.compiler.importing.repo_entries import entries_and_markets
+
+    listed, marketplaces, overrides = entries_and_markets(found, plugins, market)
+    hosts = {h for hub in plugins for h in hub.read.hosts} | {r.name for r, _, _ in found}
+    order = list(bundle_hosts())
+    data: dict[str, Any] = {"version": 1, "marketplace": market}
+    data["hosts"] = sorted(hosts, key=order.index)
+    data["plugins"] = listed
+    if marketplaces:
+        data["marketplaces"] = marketplaces
+    if overrides:
+        data["overrides"] = overrides
+    return data
+
+
+def _dump(data: dict[str, Any]) -> bytes:
+    head = "# Imported by `memhub import --from-repo`; see the import's round-trip report.\n"
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return (head + body).encode("utf-8")

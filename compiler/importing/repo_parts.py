@@ -1,0 +1,162 @@
+"""What the per-host repo readers (compiler/hosts/*_repo.py) collect for one plugin folder."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# manifest keys every host's manifest shares with the hub's `plugin:` (common.plugin_metadata)
+SHARED_FIELDS = (
+    "name",
+    "version",
+    "description",
+    "author",
+    "homepage",
+    "repository",
+    "license",
+    "keywords",
+)
+
+
+REQUIRED = ("name", "version", "description")  # the hub's required plugin fields
+
+
+@dataclass(frozen=True, slots=True)
+class Unreproduced:
+    """A repository path the imported hub cannot give back, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class ReadPlugin:
+    """One plugin folder as read so far: hub fields, servers, overrides, what cannot be kept."""
+
+    folder: str
+    servers: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hosts: list[str] = field(default_factory=list)
+    consumed: set[str] = field(default_factory=set)
+    unreproduced: list[Unreproduced] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)  # why a generated file may differ
+    manifests: dict[str, Mapping[str, tuple[str, Any, Any]]] = field(default_factory=dict)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def host(self, host: str) -> None:
+        if host not in self.hosts:
+            self.hosts.append(host)
+
+    def fields(
+        self,
+        fields: Mapping[str, tuple[str, Any, Any]],
+        host: str,
+        written: tuple[str, ...] = SHARED_FIELDS,
+    ) -> None:
+        """One host's manifest fields (hub key -> manifest key, manifest value, hub value);
+        `written`: the fields that host's adapter writes (only those count as its say)."""
+        self.host(host)
+        self.manifests[host] = fields
+        self.written[host] = written
+
+    @property
+    def plugin(self) -> dict[str, Any]:
+        """The hub's `plugin:` fields: those every manifest agrees on, and the required ones
+        (from the first manifest that has them)."""
+        plugin: dict[str, Any] = {}
+        for key in dict.fromkeys(k for f in self.manifests.values() for k in f):
+            values = [
+                f[key][2] if key in f else None
+                for host, f in self.manifests.items()
+                if key in f or key in self.written.get(host, SHARED_FIELDS)
+            ]
+            if key in REQUIRED or all(v == values[0] for v in values):
+                plugin[key] = next(v for v in values if v is not None)
+        return plugin
+
+    @property
+    def overrides(self) -> dict[str, dict[str, Any]]:
+        """`overrides:`: each manifest's value the plugin's fields do not give, and the rest."""
+        plugin = self.plugin
+        out: dict[str, dict[str, Any]] = {}
+        for host, fields in self.manifests.items():
+            differ = {m: raw for k, (m, raw, v) in fields.items() if plugin.get(k) != v}
+            if differ:
+                _merge(out.setdefault(host, {}).setdefault("manifest", {}), differ)
+        for host, sections in self.extra.items():
+            _merge(out.setdefault(host, {}), sections)
+        return out
+
+    def server(self, server: str, spec: Any, host: str) -> None:
+        known = self.servers.setdefault(server, spec)
+        if known != spec:
+            self.notes.append(f"{host}: server {server!r} differs from the first host's")
+
+    def override(self, host: str, section: str, data: Mapping[str, Any]) -> None:
+        if not data:
+            return
+        into = self.extra.setdefault(host, {}).setdefault(section, {})
+        _merge(into, data)
+
+    def cannot(self, path: str, reason: str) -> None:
+        self.unreproduced.append(Unreproduced(path, reason))
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+def _merge(into: dict[str, Any], data: Mapping[str, Any]) -> None:
+    for key, value in data.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+_EMAIL = re.compile(r"[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+")
+
+
+def person(raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An author or owner object in the hub's shape (name, email, url), None when the hub
+    cannot hold it (it checks the e-mail address)."""
+    picked = {k: raw[k] for k in ("name", "email", "url") if isinstance(raw.get(k), str)}
+    if "email" in picked and not _EMAIL.fullmatch(picked["email"]):
+        return None
+    return picked if "name" in picked else None
+
+
+def plugin_fields(
+    doc: Mapping[str, Any], renames: Mapping[str, str]
+) -> tuple[dict[str, tuple[str, Any, Any]], dict[str, Any]]:
+    """A manifest's hub fields (hub key -> manifest key, raw, hub value) and its other keys."""
+    fields: dict[str, tuple[str, Any, Any]] = {}
+    extra: dict[str, Any] = {}
+    for key, raw in doc.items():
+        hub_key = key if key in SHARED_FIELDS else renames.get(key)
+        value = _field_value(hub_key, raw) if hub_key else None
+        if hub_key and value is not None:
+            fields[hub_key] = (key, raw, value)
+        else:
+            extra[key] = raw
+    return fields, extra
+
+
+def _field_value(key: str, raw: Any) -> Any:
+    """`raw` as the hub holds field `key`, or None when the hub cannot hold it."""
+    if key == "author":
+        return (
+            person(raw) if isinstance(raw, Mapping) and len(person(raw) or {}) == len(raw) else None
+        )
+    if key == "keywords":
+        ok = isinstance(raw, list) and all(isinstance(k, str) for k in raw)
+        return list(raw) if ok and raw else None
+    return raw if isinstance(raw, str) and raw else None
+
+
+def from_git_source(base: dict[str, Any], raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A hub git source: `base` plus the entry's `ref` and `sha` pins."""
+    pins = {k: raw[k] for k in ("ref", "sha") if isinstance(raw.get(k), str)}
+    return {k: v for k, v in {**base, **pins}.items() if v is not None}

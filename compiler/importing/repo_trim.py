@@ -1,0 +1,77 @@
+"""Keep only the manifest overrides the build needs: a key the adapter writes itself with the
+same value is taken out of `overrides.<host>.manifest` (a merge patch against one build made
+without them), so an imported hub holds what is the plugin's own, not memhub's defaults."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.importing.repo import READERS, PluginHub
+from memhub.compiler.importing.repo_market import RepoImport
+from memhub.compiler.importing.repo_other import OTHERS
+
+NATIVE = {r.name: r.MANIFEST for r in READERS}
+APART = {r.name: (r.FOLDER, r.MANIFEST) for r in OTHERS}
+SECTION = "manifest"
+
+
+def trim(imported: RepoImport, build: Any) -> None:
+    """Drop the manifest override keys that `build` (a callable building `imported` into
+    {path: Artifact} or an error) reproduces without them."""
+    saved = {id(hub): _take(hub.read.extra) for hub, _ in imported.plugins}
+    try:
+        bare = build(imported)
+    finally:
+        for hub, _ in imported.plugins:
+            for host, manifest in saved[id(hub)].items():
+                hub.read.extra.setdefault(host, {})[SECTION] = manifest
+    if not isinstance(bare, dict):
+        return  # without its overrides the hub does not build: keep them all
+    for hub, _ in imported.plugins:
+        for host, manifest in list(saved[id(hub)].items()):
+            patch = _patch(_document(bare.get(_manifest_path(hub, host))), manifest)
+            if patch:
+                hub.read.extra[host][SECTION] = patch
+            else:
+                del hub.read.extra[host][SECTION]
+        hub.read.extra = {host: sections for host, sections in hub.read.extra.items() if sections}
+
+
+def _manifest_path(hub: PluginHub, host: str) -> str:
+    """Where the build writes `host`'s manifest of `hub`'s plugin."""
+    if host in APART:
+        folder, manifest = APART[host]
+        return f"{folder}/{hub.name}/{manifest}"
+    return f"{hub.folder}/{NATIVE[host]}" if hub.folder else NATIVE[host]
+
+
+def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every host's manifest extras, taken out of `extra`."""
+    return {host: sections.pop(SECTION) for host, sections in extra.items() if SECTION in sections}
+
+
+def _document(artifact: Artifact | None) -> dict[str, Any]:
+    if artifact is None:
+        return {}
+    try:
+        data = json.loads(artifact.content)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _patch(base: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """The keys of `wanted` that `base` lacks or holds otherwise (objects compared key by key)."""
+    out: dict[str, Any] = {}
+    for key, value in wanted.items():
+        if key not in base:
+            out[key] = value
+        elif isinstance(value, dict) and isinstance(base[key], dict):
+            inner = _patch(base[key], value)
+            if inner:
+                out[key] = inner
+        elif base[key] != value:
+            out[key] = value
+    return out

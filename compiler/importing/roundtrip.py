@@ -1,0 +1,223 @@
+"""The round trip of `memhub import --from-repo`: build the imported hub, compare with the repo.
+
+JSON files must be JSON-equal with the same key order, every other file byte-identical with
+the same executable bit. Each difference is one `Unreproduced` (path and reason); the counts
+(files reproduced / total, JSON key paths reproduced / total) are the import's figures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memhub.compiler.artifact import Artifact
+from memhub.compiler.importing.repo import GENERATED
+from memhub.compiler.importing.repo_market import RepoImport
+from memhub.compiler.importing.repo_parts import Unreproduced
+from memhub.compiler.importing.repo_tree import RepoFile, Tree
+from memhub.hubspec import MemhubError
+
+MAX_SHOWN = 3  # differing key paths named per file
+MAX_SETTLE = 20  # builds tried while refused components are taken out
+
+
+@dataclass
+class RoundTrip:
+    files_total: int = 0
+    files_same: int = 0
+    keys_total: int = 0
+    keys_same: int = 0
+    unreproduced: list[Unreproduced] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": {"reproduced": self.files_same, "total": self.files_total},
+            "json_key_paths": {"reproduced": self.keys_same, "total": self.keys_total},
+            "cannot_reproduce": [{"path": u.path, "reason": u.reason} for u in self.unreproduced],
+        }
+
+
+Refusal = tuple[str, list[tuple[str, str, str]]]  # the error; each problem's file, key, text
+
+
+def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
+    """The imported hub written to a temp folder and built in memory; or why it was refused
+    (paths relative to the hub folder)."""
+    from memhub.compiler.marketplace import compile_any
+
+    with tempfile.TemporaryDirectory(prefix="memhub-roundtrip-") as temp:
+        root = Path(temp)
+        for rel, (content, mode) in imported.files.items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+            target.chmod(mode)
+        try:
+            build = compile_any(root / imported.hubs[0], ())
+        except MemhubError as exc:
+            problems = [
+                (os.path.relpath(p.origin.file, root), p.key_path, f"{p.message}. Fix: {p.fix}")
+                for p in getattr(exc, "problems", [])
+            ]
+            return str(exc).replace(f"{root}{os.sep}", ""), problems
+    return {a.path: a for a in build.artifacts}
+
+
+def settle(imported: RepoImport) -> dict[str, Artifact] | str:
+    """Build the imported hub, taking out each skill, agent or command the loader refuses
+    (it is listed with the loader's words) until it builds; the error when it cannot."""
+    for _ in range(MAX_SETTLE):
+        built = built_files(imported)
+        if not isinstance(built, tuple):
+            return built
+        message, problems = built
+        dropped = [file for file, key, text in problems if imported.drop(file, key, text)]
+        if not problems or len(dropped) < len(problems):
+            return f"the imported hub does not build: {message}"
+    return "the imported hub does not build (too many refused components)"
+
+
+def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
+    """Compare the build of `imported` with the repository files it stands for."""
+    from memhub.compiler.importing.repo_trim import trim
+
+    result = RoundTrip()
+    built = settle(imported)
+    if not isinstance(built, str):
+        trim(imported, built_files)
+        built = settle(imported)
+    reasons = {u.path: u.reason for u in imported.unreproduced}
+    hints = imported.hints
+    wanted = sorted(p for p in set(imported.compared) | set(reasons) if p in tree)
+    if isinstance(built, str):
+        result.unreproduced.append(Unreproduced(imported.hubs[0], built))
+        built = {}
+    for path in wanted:
+        ours = tree[path]
+        result.files_total += 1
+        total, same = _key_counts(ours, built.get(path))
+        result.keys_total += total
+        result.keys_same += same
+        why = _difference(ours, built.get(path))
+        if why is None:
+            result.files_same += 1
+        else:
+            hint = f"{hints[path]} ({why})" if path in hints else why
+            result.unreproduced.append(Unreproduced(path, reasons.get(path) or hint))
+    for path in sorted(set(built) - set(wanted)):
+        why = "the build writes it; the repository has no such file"
+        made = GENERATED.get(path.rsplit("/", 1)[-1])
+        why = reasons.get(path) or (f"{made} ({why})" if made else why)
+        result.unreproduced.append(Unreproduced(path, why))
+    return result
+
+
+def _difference(ours: RepoFile, theirs: Artifact | None) -> str | None:
+    """Why the built file is not the repository's, or None when it is."""
+    if theirs is None:
+        return "the build does not write it"
+    if theirs.is_executable != ours.executable:
+        return "the executable bit differs"
+    if theirs.content == ours.content:
+        return None
+    mine, built = _json(ours.content), _json(theirs.content)
+    if mine is _NOT_JSON or built is _NOT_JSON:
+        line = _first_line_differing(ours.content, theirs.content)
+        return f"bytes differ (from line {line})"
+    changed = [p for p, v in _leaves(mine) if _at(built, p) != v]
+    extra = [p for p, _ in _leaves(built) if _at(mine, p, _MISSING) is _MISSING]
+    if not changed and not extra:
+        if mine == built and list(_keys(mine)) != list(_keys(built)):
+            return f"JSON-equal, but the key order differs (memhub writes a fixed order): {_order(mine, built)}"
+        return None if mine == built else "JSON differs"
+    shown = [f"{'/'.join(map(str, p)) or '.'} differs" for p in changed[:MAX_SHOWN]]
+    shown += [f"{'/'.join(map(str, p))} is not in the repository" for p in extra[:MAX_SHOWN]]
+    more = len(changed) + len(extra) - len(shown)
+    return "; ".join(shown) + (f"; {more} more" if more > 0 else "")
+
+
+_NOT_JSON = object()
+_MISSING = object()
+Path_ = tuple[Any, ...]
+
+
+def _json(content: bytes) -> Any:
+    try:
+        return json.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return _NOT_JSON
+
+
+def _leaves(value: Any, at: Path_ = ()) -> Iterator[tuple[Path_, Any]]:
+    """Every leaf key path of a JSON document with its value (an empty container is a leaf)."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _leaves(item, (*at, key))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*at, index))
+    else:
+        yield at, value
+
+
+def _keys(value: Any, at: Path_ = ()) -> Iterator[Path_]:
+    """Every key path in document order (what key order compares)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield (*at, key)
+            yield from _keys(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _keys(item, (*at, index))
+
+
+def _at(value: Any, path: Path_, default: Any = None) -> Any:
+    for step in path:
+        in_list = isinstance(value, list) and isinstance(step, int) and step < len(value)
+        if in_list or (isinstance(value, dict) and step in value):
+            value = value[step]
+        else:
+            return default
+    return value
+
+
+def _order(mine: Any, built: Any, at: Path_ = ()) -> str:
+    """The first object whose keys the build orders otherwise, both orders named."""
+    if isinstance(mine, dict) and isinstance(built, dict):
+        if list(mine) != list(built):
+            where = "/".join(map(str, at)) or "top level"
+            return f"{where}: repository {', '.join(mine)}; memhub {', '.join(built)}"
+        children = ((k, mine[k], built[k]) for k in mine)
+    elif isinstance(mine, list) and isinstance(built, list):
+        children = ((i, a, b) for i, (a, b) in enumerate(zip(mine, built, strict=False)))
+    else:
+        return ""
+    for key, a, b in children:
+        found = _order(a, b, (*at, key))
+        if found:
+            return found
+    return ""
+
+
+def _key_counts(ours: RepoFile, theirs: Artifact | None) -> tuple[int, int]:
+    """(leaf key paths in the repository's JSON file, how many the build has equal)."""
+    mine = _json(ours.content)
+    if mine is _NOT_JSON or not isinstance(mine, dict | list):
+        return 0, 0
+    built = _json(theirs.content) if theirs is not None else _NOT_JSON
+    leaves = list(_leaves(mine))
+    if built is _NOT_JSON:
+        return len(leaves), 0
+    return len(leaves), sum(_at(built, p, _MISSING) == v for p, v in leaves)
+
+
+def _first_line_differing(a: bytes, b: bytes) -> int:
+    for number, (x, y) in enumerate(zip(a.splitlines(), b.splitlines(), strict=False), 1):
+        if x != y:
+            return number
+    return min(len(a.splitlines()), len(b.splitlines())) + 1
