@@ -148,7 +148,7 @@ class _Checker(
         servers = self._servers(data.get("mcp", {}).get("servers", {}))
         skills = self._skills(data.get("skills"))
         instructions = self._instructions(data.get("instructions"))
-        hub_hosts = tuple(data["hosts"]) if "hosts" in data else bundle_hosts()
+        hub_hosts = tuple(data["hosts"]) if "hosts" in data else default_hosts()
         skills = self._skill_hosts(data.get("skill_hosts", {}), skills)
         hooks = self._hooks(data.get("hooks", []), hub_hosts)
         rulebooks = self._rulebooks(data.get("rulebooks", []))

@@ -18,7 +18,7 @@ from .errors import HubError, Problem
 from .marketplace import MarketEntry, MarketplaceFile, MarketplaceHub, PluginSource
 from .marketplace_schema import schema_problems
 from .model import Hub, Marketplace, Person, frozen_map
-from .vocabulary import bundle_hosts
+from .vocabulary import default_hosts
 from .yamlsrc import KeyPath, YamlProblems, parse_yaml
 
 _MARKETPLACE_HUB = re.compile(r"^plugins[ \t]*:", re.MULTILINE)
@@ -73,7 +73,7 @@ class _MarketChecker(Checker):
     """Semantic checks of a marketplace hub, and construction of its model."""
 
     def build(self, data: dict[str, Any], cache: Path | None) -> MarketplaceHub | None:
-        hosts = tuple(data["hosts"]) if "hosts" in data else bundle_hosts()
+        hosts = tuple(data["hosts"]) if "hosts" in data else default_hosts()
         raw_market = data["marketplace"]
         owner = raw_market["owner"]
         market = Marketplace(

@@ -19,9 +19,9 @@ TOOL_EVENTS: frozenset[str] = frozenset({"before_tool", "after_tool", "after_too
 
 
 def bundle_hosts() -> tuple[str, ...]:
-    """Every host adapter's name in build order: a hub's default `hosts:` and the schema's
-    host names. The compiler's ADAPTERS is the one host list; it is read when asked (not at
-    import), because the adapters themselves import hubspec."""
+    """Every host adapter's name in build order: the schema's host names. The compiler's
+    ADAPTERS is the one host list; it is read when asked (not at import), because the
+    adapters themselves import hubspec."""
     from memhub.compiler.hosts import ADAPTERS
 
     return tuple(ADAPTERS)

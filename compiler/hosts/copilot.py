@@ -68,6 +68,10 @@ EVENTS = {
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
 }
 EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
+# Copilot's own events beyond these eight, and its hook options, are not bound yet
+NATIVE_EVENTS: tuple[str, ...] = ()
+HOOK_OPTIONS: dict[str, str] = {}
+HOOK_ENV = frozenset({"COPILOT_PLUGIN_DATA"})  # what DATA names; ${plugin_root} is a path
 
 # Copilot CLI's tool names (its hooks reference). Its preToolUse and postToolUse hooks take a
 # `matcher` regex on the tool name (undocumented there, seen working with copilot 1.0.102);

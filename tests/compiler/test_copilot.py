@@ -290,8 +290,13 @@ def test_shipped_files_agents_and_commands_go_into_copilots_folder() -> None:
         assert files[f"{base}/{folder}/{prompt.name}.md"].content == prompt.content
     manifest = json.loads(files[f"{base}/.github/plugin/plugin.json"].content)
     assert (manifest["agents"], manifest["commands"]) == ("./agents/", "./commands/")
-    statuses = {(r.component, r.status) for r in result.coverage if r.component != "hook"}
+    rows = [r for r in result.coverage if r.component != "hook"]
+    statuses = {(r.component, r.status) for r in rows if "(hosts:)" not in r.reason}
     assert statuses == {("agent", "mapped"), ("command", "mapped")}
+    # the file limited to claude is said to be kept away (the per-host view's row)
+    assert {(r.component, r.id) for r in rows if "(hosts:)" in r.reason} == {
+        ("file", "claude-notes.md")
+    }
 
 
 def test_a_marketplace_of_copilot_plugins_builds(tmp_path: Path) -> None:
