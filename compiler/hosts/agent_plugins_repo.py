@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memhub.compiler.hosts.agent_plugins import ROOT_DIR
-from memhub.compiler.importing.repo_parts import ReadPlugin, plugin_fields
+from memhub.compiler.importing.repo_parts import ReadPlugin
 
 name = "agent-plugins"
 FOLDER = ROOT_DIR  # the package's folder is FOLDER/<name>
@@ -19,6 +19,4 @@ MANIFEST = "plugin.json"
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
-    fields, extra = plugin_fields(doc, {})
-    read.fields(fields, name)
-    read.override(name, "manifest", extra)
+    read.manifest(name, doc)

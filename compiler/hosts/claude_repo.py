@@ -14,8 +14,8 @@ from memhub.compiler.hosts.claude_servers import hub_spec
 from memhub.compiler.importing.repo_parts import (
     ReadPlugin,
     from_git_source,
+    marketplace_entries,
     person,
-    plugin_fields,
 )
 from memhub.compiler.importing.shapes import NotImportable
 
@@ -31,9 +31,7 @@ _FIELDS = {"privacyPolicyUrl": "privacy_policy"}
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
     """.claude-plugin/plugin.json: the plugin's fields, the rest as `overrides.claude.manifest`."""
-    fields, extra = plugin_fields(doc, _FIELDS)
-    read.fields(fields, name)
-    read.override(name, "manifest", extra)
+    read.manifest(name, doc, _FIELDS)
 
 
 def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
@@ -61,12 +59,7 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """.claude-plugin/marketplace.json as a marketplace: its fields, entries, and extras."""
     owner = doc.get("owner")
-    entries = []
-    for raw in doc.get("plugins") or []:
-        if not isinstance(raw, Mapping):
-            continue
-        entry = {k: v for k, v in raw.items() if k not in ("name", "source")}
-        entries.append({"name": raw.get("name"), "source": _source(raw.get("source")), **entry})
+    entries = marketplace_entries(doc, _source)
     return {
         "name": doc.get("name"),
         "owner": person(owner) if isinstance(owner, Mapping) else None,

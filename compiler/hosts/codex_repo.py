@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memhub.compiler.importing.repo_parts import ReadPlugin, from_git_source, plugin_fields
+from memhub.compiler.importing.repo_parts import (
+    ReadPlugin,
+    from_git_source,
+    marketplace_entries,
+)
 
 name = "codex"
 MANIFEST = ".codex-plugin/plugin.json"
@@ -19,18 +23,12 @@ HOOKS_FILES = ("hooks/codex-hooks.json",)
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
-    fields, extra = plugin_fields(doc, {})
-    read.fields(fields, name)
-    read.override(name, "manifest", extra)
+    read.manifest(name, doc)
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The marketplace's name, display name, entries (policy, category kept as extras)."""
-    entries = []
-    for raw in doc.get("plugins") or []:
-        if isinstance(raw, Mapping):
-            rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
-            entries.append({"name": raw.get("name"), "source": _source(raw.get("source")), **rest})
+    entries = marketplace_entries(doc, _source)
     interface = doc.get("interface")
     shown = interface.get("displayName") if isinstance(interface, Mapping) else None
     extra = {k: v for k, v in doc.items() if k not in ("name", "interface", "plugins")}

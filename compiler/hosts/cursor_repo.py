@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memhub.compiler.importing.repo_parts import ReadPlugin, person, plugin_fields
+from memhub.compiler.importing.repo_parts import (
+    ReadPlugin,
+    marketplace_entries,
+    person,
+)
 
 name = "cursor"
 MANIFEST = ".cursor-plugin/plugin.json"
@@ -19,19 +23,13 @@ HOOKS_FILES = ("hooks/cursor-hooks.json",)
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
-    fields, extra = plugin_fields(doc, {})
-    read.fields(fields, name)
-    read.override(name, "manifest", extra)
+    read.manifest(name, doc)
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The marketplace's name, owner, description (`metadata.description`) and entries."""
-    entries = []
-    for raw in doc.get("plugins") or []:
-        if isinstance(raw, Mapping):
-            rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
-            source = raw.get("source") if isinstance(raw.get("source"), str) else None
-            entries.append({"name": raw.get("name"), "source": source, **rest})
+    # Cursor's entries name a folder; another kind of source is not read (reported)
+    entries = marketplace_entries(doc, lambda raw: raw if isinstance(raw, str) else None)
     owner = doc.get("owner")
     metadata = doc.get("metadata")
     described = metadata.get("description") if isinstance(metadata, Mapping) else None

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memhub.compiler.hosts import gemini
-from memhub.compiler.importing.repo_parts import ReadPlugin, plugin_fields
+from memhub.compiler.importing.repo_parts import ReadPlugin
 
 name = "gemini"
 FOLDER = gemini.ROOT_DIR  # the extension's folder is FOLDER/<name>
@@ -20,6 +20,4 @@ WRITTEN = ("name", "version", "description")  # the plugin fields gemini.py writ
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
-    fields, extra = plugin_fields(doc, {})
-    read.fields(fields, name, WRITTEN)
-    read.override(name, "manifest", extra)
+    read.manifest(name, doc, written=WRITTEN)

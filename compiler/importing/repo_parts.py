@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,19 @@ class ReadPlugin:
         if known != spec:
             self.notes.append(f"{host}: server {server!r} differs from the first host's")
 
+    def manifest(
+        self,
+        host: str,
+        doc: Mapping[str, Any],
+        renames: Mapping[str, str] | None = None,
+        written: tuple[str, ...] = SHARED_FIELDS,
+    ) -> None:
+        """One host's manifest: its hub fields (`renames`: the host's own key names for
+        them) and every other key as `overrides.<host>.manifest`."""
+        fields, extra = plugin_fields(doc, renames or {})
+        self.fields(fields, host, written)
+        self.override(host, "manifest", extra)
+
     def override(self, host: str, section: str, data: Mapping[str, Any]) -> None:
         if not data:
             return
@@ -160,3 +173,18 @@ def from_git_source(base: dict[str, Any], raw: Mapping[str, Any]) -> dict[str, A
     """A hub git source: `base` plus the entry's `ref` and `sha` pins."""
     pins = {k: raw[k] for k in ("ref", "sha") if isinstance(raw.get(k), str)}
     return {k: v for k, v in {**base, **pins}.items() if v is not None}
+
+
+def marketplace_entries(
+    doc: Mapping[str, Any], source_of: Callable[[object], Any]
+) -> list[dict[str, Any]]:
+    """A marketplace file's `plugins`: each entry's name, its source as `source_of` reads
+    it, and its other keys as they stand."""
+    entries = []
+    for raw in doc.get("plugins") or []:
+        if isinstance(raw, Mapping):
+            rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
+            entries.append(
+                {"name": raw.get("name"), "source": source_of(raw.get("source")), **rest}
+            )
+    return entries
