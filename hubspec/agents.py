@@ -19,7 +19,7 @@ from .checks import Checker, cannot_read
 from .errors import Origin, Problem
 from .files import MAX_FILE_BYTES
 from .model import Agent, Command, PromptFile, frozen_map
-from .skills import split_front_matter
+from .skills import read_text, split_front_matter
 from .vocabulary import NAME_MAX
 from .yamlsrc import YamlProblems, parse_yaml
 
@@ -105,16 +105,10 @@ def read_prompt(file: Path, *, shown: str, kind: str, problems: list[Problem]) -
     if info.st_size > MAX_FILE_BYTES:
         fail(f"is {info.st_size:,} bytes, over {MAX_FILE_BYTES:,}", f"shorten the {singular}")
         return None
-    try:
-        with open(file, "rb") as handle:
-            raw = handle.read()  # read once: the text checked is the file shipped
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        fail("is not UTF-8 text", "save it as UTF-8")
+    read = read_text(file, fail)
+    if read is None:
         return None
-    except OSError as exc:
-        fail(f"cannot be read ({exc.strerror or exc})", "make it readable (chmod u+r)")
-        return None
+    raw, text = read
     split = split_front_matter(text)
     if split is None:
         fail(

@@ -15,6 +15,21 @@ from .yamlsrc import YamlProblems, parse_yaml
 FRONT_MATTER_FENCE = "---"
 
 
+def read_text(path: Path, fail: Any, label: str = "") -> tuple[bytes, str] | None:
+    """A Markdown source read once (the text checked is the bytes shipped) as UTF-8; None
+    after `fail(message, fix)` when it is not UTF-8 or cannot be read. `label` starts the
+    message (`SKILL.md `), empty where the file is the thing reported."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        return raw, raw.decode("utf-8")
+    except UnicodeDecodeError:
+        fail(f"{label}is not UTF-8 text", "save it as UTF-8")
+    except OSError as exc:
+        fail(f"{label}cannot be read ({exc.strerror or exc})", "make it readable (chmod u+r)")
+    return None
+
+
 def split_front_matter(text: str) -> tuple[str, str] | None:
     """(front matter, body) of a Markdown file that starts with a `---` block, else None."""
     lines = text.split("\n")
@@ -48,16 +63,10 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
     if not source.is_file():
         fail("missing SKILL.md", f"create {skill_md} with front matter `name` and `description`")
         return None
-    try:
-        with open(source, "rb") as handle:
-            raw = handle.read()  # read once: the text checked is the file shipped
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        fail("SKILL.md is not UTF-8 text", "save it as UTF-8")
+    read = read_text(source, fail, "SKILL.md ")
+    if read is None:
         return None
-    except OSError as exc:
-        fail(f"SKILL.md cannot be read ({exc.strerror or exc})", "make it readable (chmod u+r)")
-        return None
+    raw, text = read
     split = split_front_matter(text)
     if split is None:
         fail(
