@@ -10,7 +10,7 @@ from .model import (
     Instructions,
     Skill,
 )
-from .skills import read_skill
+from .skills import duplicate_skills, read_skill
 from .vocabulary import BLOCK_MARKER
 
 
@@ -46,6 +46,7 @@ class ContentChecks(Checker):
                 skills.append(loaded)
                 if self.skill_cache is not None:
                     self.skill_cache.put(entry, shown, loaded)
+        self.problems.extend(duplicate_skills(skills))
         return tuple(skills)
 
     def _instructions(self, value: str | None) -> Instructions | None:

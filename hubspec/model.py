@@ -153,11 +153,20 @@ class SkillFile:
 
 @dataclass(frozen=True, slots=True)
 class Skill:
+    """One skill folder: `name` is the folder's name (what the hub and its paths call the
+    skill); `declared` the front matter's `name` as written, None when it has none."""
+
     name: str
     description: str
     files: tuple[SkillFile, ...]
     origin: Origin = Origin("SKILL.md")
     hosts: tuple[str, ...] | None = None  # None: every host (`skill_hosts:`)
+    declared: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The name a host that reads the front matter lists: `declared`, else the folder."""
+        return self.name if self.declared is None else self.declared
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .errors import Origin, Problem
 from .model import Skill, SkillFile
-from .vocabulary import KEBAB, NAME_MAX, SKILL_DESCRIPTION_MAX
+from .vocabulary import SKILL_DESCRIPTION_MAX
 from .yamlsrc import YamlProblems, parse_yaml
 
 FRONT_MATTER_FENCE = "---"
@@ -59,9 +60,28 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
             )
         )
         return None
+    if unsafe_folder_name(folder.name):
+        problems.append(
+            Problem(
+                Origin(shown),
+                "skills",
+                f"skill folder {folder.name!r} is not a safe name (a separator, a control "
+                "character or `..`)",
+                "rename the folder, e.g. to lowercase letters, digits and hyphens",
+            )
+        )
+        return None
     source = folder / "SKILL.md"
     if not source.is_file():
-        fail("missing SKILL.md", f"create {skill_md} with front matter `name` and `description`")
+        nested = sorted(p.parent.name for p in folder.glob("*/SKILL.md"))
+        if nested:  # skills/<group>/<name>/SKILL.md
+            fail(
+                f"a skill folder inside a group folder ({nested[0]}): Claude Code, Gemini CLI "
+                "and Agent Plugins load only skills/<name>/SKILL.md",
+                f"move {shown}/{nested[0]} up to the skills folder, or add {skill_md}",
+            )
+            return None
+        fail("missing SKILL.md", f"create {skill_md} with front matter `description`")
         return None
     read = read_text(source, fail, "SKILL.md ")
     if read is None:
@@ -85,46 +105,81 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
             "the front matter is not a mapping", "write `name: ...` and `description: ...` lines", 2
         )
         return None
-    name = _check_name(meta, folder.name, positions.of_value(("name",)), problems, skill_md)
+    declared = _check_name(meta, folder.name, positions.of_value(("name",)), problems, skill_md)
     description = _check_description(meta, positions.of_value(("description",)), problems, skill_md)
     files = _skill_files(folder, shown, problems, {"SKILL.md": raw})
-    if len(problems) > start or name is None or description is None:
+    if len(problems) > start or declared is None or description is None:
         return None
-    return Skill(name=name, description=description, files=files, origin=Origin(skill_md))
+    return Skill(
+        name=folder.name,
+        description=description,
+        files=files,
+        origin=Origin(skill_md),
+        declared=declared[0],
+    )
 
 
 def _check_name(
     meta: dict[str, Any], folder_name: str, where: Origin, problems: list[Problem], shown: str
-) -> str | None:
-    name = meta.get("name")
-    if name is None:
-        problems.append(
-            Problem(
-                Origin(shown, 2), "name", "front matter has no `name`", f"add `name: {folder_name}`"
-            )
-        )
-        return None
-    if not isinstance(name, str) or not KEBAB.match(name) or len(name) > NAME_MAX:
+) -> tuple[str | None] | None:
+    """(the front matter's `name`, None when it has none), or None after a problem. Any one-line
+    text stands: the hosts that want kebab-case equal to the folder report it per host."""
+    if "name" not in meta or meta["name"] is None:
+        return (None,)  # the folder name stands in
+    name = meta["name"]
+    if not isinstance(name, str) or not name.strip():
         problems.append(
             Problem(
                 where,
                 "name",
-                f"skill name {name!r} is not kebab-case of at most {NAME_MAX} characters",
-                "use lowercase letters, digits and single hyphens",
+                f"skill name {name!r} is not text",
+                f"write `name: {folder_name}` or leave `name` out (the folder name stands in)",
             )
         )
         return None
-    if name != folder_name:
+    if name != name.strip() or any(_unprintable(c) for c in name):
         problems.append(
             Problem(
                 where,
                 "name",
-                f"skill name {name!r} differs from its folder {folder_name!r}",
-                f"rename the folder or write `name: {folder_name}`",
+                f"skill name {name!r} has a line break, a control character or spaces at an end",
+                "write the name on one line, without leading or trailing spaces",
             )
         )
         return None
-    return name
+    return (name,)
+
+
+def _unprintable(char: str) -> bool:
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0
+
+
+def unsafe_folder_name(name: str) -> bool:
+    """A skill folder name no host path may carry: separators, `.`/`..`, control characters."""
+    return name in ("", ".", "..") or any(c in "/\\" or _unprintable(c) for c in name)
+
+
+def duplicate_skills(skills: Iterable[Skill]) -> list[Problem]:
+    """Skills whose folder or listed name (`title`) equals another's, letters' case aside:
+    Gemini CLI finds a skill by its name in any case and keeps one of two equal names,
+    and a case-insensitive file system holds one of two such folders."""
+    problems = []
+    seen: dict[str, Skill] = {}
+    for skill in skills:
+        for kind, key in (("folder", skill.name), ("name", skill.title)):
+            first = seen.setdefault(key.casefold(), skill)
+            if first is not skill:
+                problems.append(
+                    Problem(
+                        skill.origin,
+                        "name",
+                        f"skill {kind} {key!r} is the name of skill {first.name!r} too "
+                        "(hosts compare skill names and folders in any case)",
+                        "give each skill its own name and folder",
+                    )
+                )
+                break
+    return problems
 
 
 def _check_description(

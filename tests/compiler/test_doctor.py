@@ -228,13 +228,24 @@ def test_a_linked_file_and_a_long_description_fail(applied: Path, home: Path, ca
 
 
 def test_a_skill_renamed_in_its_front_matter_fails(applied: Path, home: Path, capsys) -> None:
+    """A name other than the folder's is a valid skill (hosts list it by that name), but not
+    the one memhub copied: the folder drifted."""
     skill_md = home / ".agents" / "skills" / "tidy" / "SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("name: tidy", "name: tidy-up"))
     code, report = doctor(capsys, "--hosts", "codex,gemini")
     assert code == 1
+    assert not failures(report, "skill")
+    assert failures(report, "drift"), "the folder differs from what memhub copied"
+
+
+def test_a_skill_with_a_two_line_name_fails(applied: Path, home: Path, capsys) -> None:
+    skill_md = home / ".agents" / "skills" / "tidy" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("name: tidy", 'name: "ti\\ndy"'))
+    code, report = doctor(capsys, "--hosts", "codex,gemini")
+    assert code == 1
     (renamed,) = failures(report, "skill")
     assert renamed["host"] == "codex,gemini"
-    assert "differs from its folder" in renamed["detail"]
+    assert "has a line break" in renamed["detail"]
 
 
 # --- hook commands --------------------------------------------------------------------------

@@ -95,11 +95,11 @@ def test_yaml_syntax_error_points_at_the_position(tmp_path: Path) -> None:
 def test_skill_front_matter_problems_point_into_skill_md(tmp_path: Path) -> None:
     root = write_hub(
         tmp_path,
-        files={"skills/tidy/SKILL.md": "---\nname: tidy-up\ndescription: x\n---\nbody\n"},
+        files={"skills/tidy/SKILL.md": '---\nname: "tidy\\nup"\ndescription: x\n---\nbody\n'},
     )
     (problem,) = problems_of(root)
     assert problem.startswith(
-        f"{root / 'skills/tidy/SKILL.md'}:2:7: name: skill name 'tidy-up' differs"
+        f"{root / 'skills/tidy/SKILL.md'}:2:7: name: skill name 'tidy\\nup' has a line break"
     )
 
 

@@ -898,17 +898,21 @@ SKILL_CASES: dict[str, tuple[Setup, int, str | None]] = {
         1,
         "no front matter",
     ),
-    "name-differs-from-folder": (skill_file(skill_md("alpha-two")), 2, "differs from its folder"),
-    "missing-name": (skill_file("---\ndescription: Use when x.\n---\n"), 2, "no `name`"),
     "missing-description": (skill_file("---\nname: alpha\n---\n\nBody\n"), 2, "no `description`"),
     "empty-description": (skill_file("---\nname: alpha\ndescription: ''\n---\n"), 3, "non-empty"),
     "blank-description": (skill_file("---\nname: alpha\ndescription: '   '\n---\n"), 3, None),
     "list-description": (skill_file("---\nname: alpha\ndescription: [a, b]\n---\n"), 3, None),
     "description-1025-chars": (skill_file(skill_md("alpha", "U" * 1025)), 3, "1024"),
     "name-not-a-string": (skill_file("---\nname: 123\ndescription: Use when x.\n---\n"), 2, None),
-    "name-trailing-hyphen": (skill_file(skill_md("alpha-")), 2, "kebab-case"),
-    "name-and-folder-uppercase": (skill_file(skill_md("Bad_Name"), "Bad_Name"), 2, "kebab-case"),
-    "name-and-folder-65-chars": (skill_file(skill_md("k" * 65), "k" * 65), 2, "64"),
+    "name-blank": (skill_file("---\nname: '  '\ndescription: Use when x.\n---\n"), 2, "not text"),
+    "name-a-list": (skill_file("---\nname: [a, b]\ndescription: Use when x.\n---\n"), 2, None),
+    "name-two-lines": (skill_file('---\nname: "a\\nb"\ndescription: x\n---\n'), 2, "line break"),
+    "name-control-char": (skill_file('---\nname: "a\\tb"\ndescription: x\n---\n'), 2, "control"),
+    "name-trailing-space": (skill_file("---\nname: 'ab '\ndescription: x\n---\n"), 2, "spaces"),
+    "nested-skill-folder": (skill_file(skill_md("inner"), "group/inner"), 1, "group folder"),
+    # another skill's folder name, in another case: Gemini CLI and case-insensitive disks conflate
+    "name-is-another-folder": (skill_file(skill_md("Beta")), 1, "is the name of skill"),
+    "folder-case-duplicate": (skill_file(skill_md("x"), "ALPHA"), 1, "is the name of skill"),
     "front-matter-is-a-list": (skill_file("---\n- name\n- alpha\n---\n"), 2, "not a mapping"),
     "front-matter-empty": (skill_file("---\n---\nBody\n"), 2, "not a mapping"),
     "front-matter-yaml-error": (
@@ -928,6 +932,16 @@ SKILL_CASES: dict[str, tuple[Setup, int, str | None]] = {
 }
 for _label, (_setup, _line, _expect) in SKILL_CASES.items():
     fs(f"skill-{_label}", _setup, where="SKILL.md", line=_line, expect=_expect)
+
+# A skill folder name no host path may carry (a separator, a control character).
+fs(
+    "skill-folder-backslash",
+    skill_file(skill_md("a"), "a\\b"),
+    where="skills/a\\b",
+    line=1,
+    expect="safe",
+)
+fs("skill-folder-control", skill_file(skill_md("a"), "a\x01b"), where="skills/a\x01b", line=1)
 
 # ---- literal secrets in env and headers ---------------------------------------------------
 
@@ -1339,7 +1353,7 @@ SUBPROCESS_SAMPLE = [
     "name-plugin-65-chars",
     "path-instructions-parent-parent",
     "link-skills-folder-outside",
-    "skill-name-differs-from-folder",
+    "skill-name-two-lines",
     "secret-header-bearer",
     "ref-env-value-unterminated",
     "hook-duplicate-id",
