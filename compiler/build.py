@@ -9,6 +9,7 @@ from memhub.compiler import rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings
+from memhub.compiler.hosts.base import SkillNames
 from memhub.compiler.hosts.common import (
     icon_artifacts,
     plugin_dir,
@@ -20,6 +21,7 @@ from memhub.hubspec import perhost
 from memhub.hubspec.errors import HubError, Problem
 from memhub.hubspec.marketplace import MarketplaceHub
 from memhub.hubspec.model import Hub
+from memhub.hubspec.vocabulary import KEBAB, NAME_MAX
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +69,11 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
             produced += rulebooks.bundle_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:
-        result = ADAPTERS[host].build(perhost.view(hub, host))
+        seen = perhost.view(hub, host)
+        result = ADAPTERS[host].build(seen)
         produced.extend(result.artifacts)
         coverage.extend(result.coverage)
+        coverage += skill_name_rows(seen, host, ADAPTERS[host].SKILL_NAMES)
         folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
         books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
@@ -79,6 +83,21 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])
     return Build(hub, selected, _merge(produced), tuple(coverage))
+
+
+def skill_name_rows(hub: Hub, host: str, rules: SkillNames) -> list[CoverageRow]:
+    """A row for each skill the host takes otherwise than the hub has it: a SKILL.md without
+    `name:` or a name that is not kebab-case equal to its folder (SKILL.md ships as written)."""
+    rows = []
+    for skill in hub.skills:
+        other = skill.declared is not None and not (
+            skill.declared == skill.name and KEBAB.match(skill.name) and len(skill.name) <= NAME_MAX
+        )
+        rule = rules.without_name if skill.declared is None else rules.other_name if other else None
+        if rule is not None:
+            where = f"skills/{skill.name}/SKILL.md"
+            rows.append(CoverageRow(host, "skill", skill.name, rule[0], where, rule[1]))
+    return rows
 
 
 def _limited_row(host: str, item: perhost.Limited) -> CoverageRow:

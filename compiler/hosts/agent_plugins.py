@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, HostBuild
+from memhub.compiler.hosts.base import CoverageRow, HostBuild, SkillNames
 from memhub.compiler.hosts.common import (
     compact,
     deep_merge,
@@ -40,6 +40,14 @@ TOOLS: dict[str, tuple[str, ...] | None] = {}  # no hooks, so no tool names to m
 NATIVE_EVENTS: tuple[str, ...] = ()  # and no events of its own
 HOOK_OPTIONS: dict[str, str] = {}
 HOOK_ENV: frozenset[str] = frozenset()
+SKILL_FORMAT = (
+    "the Agent Skills format asks for `name` in kebab-case, equal to the folder: a client "
+    "that checks it may refuse the skill"
+)
+SKILL_NAMES = SkillNames(
+    without_name=("caveat", SKILL_FORMAT),
+    other_name=("caveat", SKILL_FORMAT),
+)
 
 
 def _fixed(value: str) -> str:

@@ -109,6 +109,15 @@ class HookSwitches:
 
 
 @dataclass(frozen=True, slots=True)
+class SkillNames:
+    """How a host takes a SKILL.md without `name:` and a name that is not kebab-case equal to
+    its folder: None when it loads it as the hub has it, else (status, reason) of the row."""
+
+    without_name: tuple[CoverageStatus, str] | None = None
+    other_name: tuple[CoverageStatus, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Loader:
     """The host CLI's own command that loads its config, and how to read its refusal."""
 
@@ -131,6 +140,7 @@ class BundleHost(Protocol):
     NATIVE_EVENTS: tuple[str, ...]  # this host's own hook events (`event: {host: Name}`)
     HOOK_OPTIONS: dict[str, str]  # hub hook option -> this host's key for it
     HOOK_ENV: frozenset[str]  # variables this host sets for plugin hook commands
+    SKILL_NAMES: SkillNames  # how it takes skills without `name:` or with another name
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts.base import CoverageRow, HookSwitches, HostBuild, Loader, Locations
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    SkillNames,
+)
 from memhub.compiler.hosts.common import (
     compact,
     deep_merge,
@@ -72,6 +79,15 @@ EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
 NATIVE_EVENTS: tuple[str, ...] = ()
 HOOK_OPTIONS: dict[str, str] = {}
 HOOK_ENV = frozenset({"COPILOT_PLUGIN_DATA"})  # what DATA names; ${plugin_root} is a path
+# Copilot CLI 1.0.102 names a SKILL.md without `name` by its folder
+SKILL_NAMES = SkillNames(
+    other_name=(
+        "caveat",
+        "Copilot CLI 1.0.102 lists it under another name (spaces become hyphens: "
+        "'Agent Development' is listed as 'Agent-Development')",
+    )
+)
+
 
 # Copilot CLI's tool names (its hooks reference). Its preToolUse and postToolUse hooks take a
 # `matcher` regex on the tool name (undocumented there, seen working with copilot 1.0.102);

@@ -23,6 +23,7 @@ from memhub.compiler.hosts.base import (
     Loader,
     Locations,
     ReadDocument,
+    SkillNames,
 )
 from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, json_bytes, plugin_dir
 from memhub.compiler.hosts.entries import (
@@ -120,6 +121,13 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
     "agent": ("invoke_agent",),
 }
 MS_PER_SECOND = 1000
+# Gemini CLI 0.61 lists a name that is not kebab-case as written
+SKILL_NAMES = SkillNames(
+    without_name=(
+        "unsupported",
+        "Gemini CLI 0.61 skips a SKILL.md without `name` (gemini skills list)",
+    )
+)
 
 
 def matcher(names: list[str]) -> str:

@@ -22,6 +22,7 @@ from memhub.compiler.hosts.base import (
     HostBuild,
     Loader,
     Locations,
+    SkillNames,
 )
 from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, plugin_dir
 from memhub.compiler.hosts.entries import (
@@ -71,6 +72,13 @@ HOOK_ENV: frozenset[str] = frozenset()  # ${plugin_root} is substituted, no vari
 NO_INSTALL_HOOKS = (
     "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
     "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"
+)
+# OpenCode 1.18.33 lists a name that is not kebab-case as written
+SKILL_NAMES = SkillNames(
+    without_name=(
+        "unsupported",
+        "OpenCode 1.18.33 skips a SKILL.md without `name` (opencode debug skill)",
+    )
 )
 
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from memhub.compiler.hosts.base import CoverageRow, HookSwitches, HostBuild, Loader, Locations
+from memhub.compiler.hosts.base import (
+    CoverageRow,
+    HookSwitches,
+    HostBuild,
+    Loader,
+    Locations,
+    SkillNames,
+)
 from memhub.compiler.hosts.common import json_artifact, plugin_dir, plugin_metadata
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -43,6 +50,7 @@ TOOLS: dict[str, tuple[str, ...] | None] = {}
 NATIVE_EVENTS: tuple[str, ...] = ("SessionStart",)
 HOOK_OPTIONS: dict[str, str] = {}
 HOOK_ENV: frozenset[str] = frozenset()
+SKILL_NAMES = SkillNames()
 hook_switches = HookSwitches()
 loader: Loader | None = None
 
