@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memhub.compiler.hosts import claude_marketplace
-from memhub.compiler.hosts.common import compact, deep_merge
+from memhub.compiler.hosts import claude_marketplace, cursor_marketplace
+from memhub.compiler.hosts.common import deep_merge
 from memhub.hubspec.marketplace import PluginSource
-from memhub.hubspec.model import Hub, Marketplace
+from memhub.hubspec.model import Hub
 
 name = "copilot"
 title = "GitHub Copilot CLI"
@@ -38,20 +38,7 @@ def plugin_entry(hub: Hub, source: Any) -> dict[str, Any]:
     return deep_merge(entry, hub.override(name, "marketplace_entry"))
 
 
-def listed_entry(plugin: str, description: str | None, source: Any) -> dict[str, Any]:
-    """The entry of a plugin published from elsewhere."""
-    return compact({"name": plugin, "source": source, "description": description})
-
-
-def marketplace_document(
-    market: Marketplace, description: str | None, entries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """.github/plugin/marketplace.json listing `entries` in order."""
-    return compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": {"description": description} if description else None,
-            "plugins": entries,
-        }
-    )
+# a listed plugin's entry is Claude Code's, the file itself Cursor's (name, owner,
+# metadata.description, plugins)
+listed_entry = claude_marketplace.listed_entry
+marketplace_document = cursor_marketplace.marketplace_document
