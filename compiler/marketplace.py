@@ -12,7 +12,7 @@ from memhub.compiler import build as building
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
-from memhub.compiler.hosts.common import deep_merge, json_bytes
+from memhub.compiler.hosts.common import deep_merge, json_bytes, plugin_dir
 from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS, MarketplaceWriter
 from memhub.hubspec.bundlepaths import relative_to
 from memhub.hubspec.marketplace import MarketEntry, MarketplaceFile, MarketplaceHub
@@ -87,7 +87,8 @@ def _marketplace_file(
         if entry.hub is not None and writer.name not in built.get(name, ()):
             continue  # the plugin has no files for this host: nothing to list
         kind = entry.source_for(writer.name)
-        relative = relative_to(entry.folder, file.path) if entry.folder else None
+        folder = plugin_dir(entry.hub, writer.bundle_root) if entry.hub else None
+        relative = relative_to(folder, file.path) if folder else None
         source, reason = writer.marketplace_source(kind, relative)
         if source is None:
             rows.append(CoverageRow(writer.name, "marketplace", name, "unsupported", "-", reason))

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from memhub.compiler.hosts import (
     claude_marketplace,
     codex_marketplace,
-    copilot,
+    copilot_marketplace,
     cursor_marketplace,
 )
 from memhub.hubspec.marketplace import PluginSource
@@ -22,6 +22,7 @@ class MarketplaceWriter(Protocol):
     name: str
     title: str
     MARKETPLACE_FILE: str  # relative to the marketplace's folder
+    bundle_root: str  # the bundle folder holding this host's plugin folders
 
     def marketplace_source(self, source: PluginSource, relative: str | None) -> tuple[Any, str]:
         """The entry's `source` value, or (None, why the host cannot express it)."""
@@ -43,10 +44,8 @@ class MarketplaceWriter(Protocol):
 
 
 WRITERS: dict[str, MarketplaceWriter] = {
-    w.name: w for w in (claude_marketplace, codex_marketplace, cursor_marketplace)
+    w.name: w
+    for w in (claude_marketplace, codex_marketplace, cursor_marketplace, copilot_marketplace)
 }
-# where a plugin hub's own build writes its one-plugin marketplace files (the bundle root);
-# Copilot CLI's too, though a marketplace build writes none for it yet
-ROOT_FILES: frozenset[str] = frozenset(w.MARKETPLACE_FILE for w in WRITERS.values()) | {
-    copilot.MARKETPLACE
-}
+# where a plugin hub's own build writes its one-plugin marketplace files (the bundle root)
+ROOT_FILES: frozenset[str] = frozenset(w.MARKETPLACE_FILE for w in WRITERS.values())

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memhub.compiler.hosts.common import compact, deep_merge
+from memhub.compiler.hosts.common import NATIVE_ROOT, compact, deep_merge
 from memhub.hubspec.marketplace import PluginSource
 from memhub.hubspec.model import Hub, Marketplace
 
 name = "codex"
+bundle_root = NATIVE_ROOT  # its plugin folders: plugins/<name>/ (or `plugin.path`)
 title = "Codex"
 DEFAULT_CATEGORY = "Productivity"
 MARKETPLACE_FILE = ".agents/plugins/marketplace.json"

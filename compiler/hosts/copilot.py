@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import copilot_marketplace
 from memhub.compiler.hosts.base import (
     CoverageRow,
     HookSwitches,
@@ -18,7 +19,6 @@ from memhub.compiler.hosts.base import (
 )
 from memhub.compiler.hosts.common import (
     compact,
-    deep_merge,
     json_artifact,
     json_bytes,
     plugin_dir,
@@ -57,7 +57,7 @@ bundle_root = "copilot"
 runs_hooks = False
 shows_icon = False  # its plugin.json has no icon field
 MANIFEST = ".github/plugin/plugin.json"  # the third of the four places it looks, its own
-MARKETPLACE = ".github/plugin/marketplace.json"
+MARKETPLACE = copilot_marketplace.MARKETPLACE_FILE
 HOOKS_FILE = "hooks/hooks.json"
 DATA = "${COPILOT_PLUGIN_DATA}"  # set for a plugin's hook commands
 
@@ -206,15 +206,9 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     market = hub.marketplace
-    entry = {"name": plugin.name, "source": f"./{base}", "description": plugin.description}
-    marketplace = compact(
-        {
-            "name": market.name,
-            "owner": compact({"name": market.owner.name, "email": market.owner.email}),
-            "metadata": {"description": market.description or plugin.description},
-            "plugins": [deep_merge(entry, hub.override(name, "marketplace_entry"))],
-        }
-    )
+    entry = copilot_marketplace.plugin_entry(hub, f"./{base}")
+    description = market.description or plugin.description
+    marketplace = copilot_marketplace.marketplace_document(market, description, [entry])
     artifacts = [
         json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace"),
         json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest"),

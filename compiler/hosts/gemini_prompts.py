@@ -13,7 +13,7 @@ import json
 import re
 
 from memhub.compiler.formats.tomlvalues import basic_string
-from memhub.compiler.hosts.shipped import Written
+from memhub.compiler.hosts.shipped import Written, dropped_keys
 from memhub.hubspec.model import PromptFile
 
 ARGUMENTS = "$ARGUMENTS"
@@ -25,8 +25,7 @@ KEPT_COMMAND_KEYS = ("name", "description")
 
 
 def _dropped(prompt: PromptFile, kept: tuple[str, ...]) -> str:
-    left = [key for key in prompt.front if key not in kept]
-    return f"front matter {', '.join(left)} left out (Gemini has no such key)" if left else ""
+    return dropped_keys(prompt, kept, "Gemini")
 
 
 def _toml_text(text: str) -> str:

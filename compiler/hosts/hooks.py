@@ -134,20 +134,21 @@ def _dispatchers(
     root: str | None,
     executable: str = HOOK_EXECUTABLE,
 ) -> list[MappedHook]:
-    """Handler hooks merged into one dispatcher entry per host event, placed where the first
-    of them was; `command:` hooks stay as they are. The entry's matcher covers every bound
-    hook's tools (none when one of them takes every tool); its timeout is the longest given,
-    it is async only when all of them are, and it shows the first status message."""
-    groups: dict[str, list[tuple[MappedHook, list[str]]]] = {}
+    """Handler hooks merged into one dispatcher entry per host event and settings (timeout,
+    async, status message), placed where the first of them was; `command:` hooks stay as
+    they are. Hooks whose settings differ get one entry each, since the host shows them
+    apart (a background flush beside a blocking recall); the entry's matcher covers every
+    bound hook's tools (none when one of them takes every tool)."""
+    groups: dict[tuple[object, ...], list[tuple[MappedHook, list[str]]]] = {}
     for item, names in mapped:
         if item.hook.handler is not None:
-            groups.setdefault(item.host_event, []).append((item, names))
+            groups.setdefault(_dispatch_key(item), []).append((item, names))
     result: list[MappedHook] = []
     for item, _ in mapped:
         if item.hook.handler is None:
             result.append(item)
             continue
-        group = groups.pop(item.host_event, None)
+        group = groups.pop(_dispatch_key(item), None)
         if group is None:
             continue  # merged into this event's dispatcher already
         hooks = [member.hook for member, _ in group]
@@ -163,14 +164,13 @@ def _dispatchers(
         ]
         every_tool = any(not names for _, names in group)
         names = list(dict.fromkeys(n for _, ns in group for n in ns))
-        timeouts = [h.timeout for h in hooks if h.timeout is not None]
         merged = Hook(
             id=",".join(h.id for h in hooks),
             event=hooks[0].event,
             handler=",".join(classes),
-            timeout=max(timeouts) if timeouts else None,
-            is_async=all(h.is_async for h in hooks),
-            status_message=next((h.status_message for h in hooks if h.status_message), None),
+            timeout=hooks[0].timeout,  # one value in the group (_dispatch_key)
+            is_async=hooks[0].is_async,
+            status_message=hooks[0].status_message,
             origin=hooks[0].origin,
         )
         command = dispatcher_command(
@@ -185,6 +185,13 @@ def _dispatchers(
             MappedHook(merged, item.host_event, None if every_tool else matcher(names), command)
         )
     return result
+
+
+def _dispatch_key(item: MappedHook) -> tuple[object, ...]:
+    """What handler hooks must share to run in one process: the host event and every
+    setting the host applies to the entry."""
+    hook = item.hook
+    return (item.host_event, hook.timeout, hook.is_async, hook.status_message)
 
 
 def map_install_hooks(

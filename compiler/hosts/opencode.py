@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import opencode_plugin
+from memhub.compiler.hosts import opencode_plugin, opencode_prompts
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -115,10 +115,10 @@ def _spec(
     return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {}))
 
 
-# Claude-style front matter (`tools: Read, Grep`, `model: sonnet`, `allowed-tools`) is not
-# OpenCode's (`tools` is a map, models are provider/model): not carried until proven
-NOT_CARRIED = "not carried to OpenCode yet: its {} front matter differs from Claude's"
-SHIPPING = Shipping(name, BUNDLE_DIR, NOT_CARRIED.format("agent"), NOT_CARRIED.format("command"))
+# agents and commands in OpenCode's own front matter (opencode_prompts.py)
+SHIPPING = Shipping(
+    name, BUNDLE_DIR, agents=opencode_prompts.agent, commands=opencode_prompts.command
+)
 
 
 def build(hub: Hub) -> HostBuild:

@@ -63,6 +63,13 @@ def as_markdown(folder: str) -> Writer:
     return write
 
 
+def dropped_keys(prompt: PromptFile, kept: tuple[str, ...], title: str) -> str:
+    """The caveat of a conversion that keeps only `kept` of the front matter ("" if none
+    is left out)."""
+    left = [key for key in prompt.front if key not in kept]
+    return f"front matter {', '.join(left)} left out ({title} has no such key)" if left else ""
+
+
 def with_shipped(
     hub: Hub, how: Shipping, artifacts: Iterable[Artifact], rows: Iterable[CoverageRow]
 ) -> HostBuild:

@@ -85,8 +85,10 @@ def test_tool_hooks_take_a_matcher_and_dropped_options_are_caveats() -> None:
 def test_handler_hooks_are_unsupported_until_the_runtime_reads_copilot() -> None:
     hub = load(REPO / "examples" / "memhub")
     result = build(replace(hub, hosts=("copilot",)))
-    handler_ids = {h.id for h in hub.hooks if h.handler is not None}
-    assert handler_ids
+    handler_ids = {
+        h.id for h in hub.hooks if h.handler is not None and h.hosts in (None, ("copilot",))
+    }
+    assert handler_ids  # hooks `hosts:` keeps from Copilot get a "limited to" row instead
     for row in result.coverage:
         if row.component == "hook" and row.id in handler_ids:
             assert (row.status, row.reason) == ("unsupported", copilot.NO_RUNTIME)
@@ -300,9 +302,9 @@ def test_shipped_files_agents_and_commands_go_into_copilots_folder() -> None:
 
 
 def test_a_marketplace_of_copilot_plugins_builds(tmp_path: Path) -> None:
-    """Two plugin hubs naming copilot in one marketplace hub: each gets its copilot/<name>
-    folder; their one-plugin Copilot marketplace files are dropped like the other hosts'
-    (a marketplace build writes no Copilot marketplace yet) instead of clashing."""
+    """Plugin hubs naming copilot in one marketplace hub: each gets its copilot/<name>
+    folder, and one Copilot marketplace file lists them there (not at plugins/<name>, where
+    the other hosts' copies lie), with the plugins published elsewhere in Claude's shapes."""
     import shutil
 
     from memhub.compiler.marketplace import build_marketplace
@@ -320,4 +322,19 @@ def test_a_marketplace_of_copilot_plugins_builds(tmp_path: Path) -> None:
         "copilot/alpha/.github/plugin/plugin.json",
         "copilot/beta/.github/plugin/plugin.json",
     } <= paths
-    assert copilot.MARKETPLACE not in paths
+    document = json.loads(result.artifact(copilot.MARKETPLACE).content)  # type: ignore[union-attr]
+    assert document["name"] == "acme-tools"
+    assert document["metadata"] == {"description": "Acme's coding-agent plugins."}
+    sources = {p["name"]: p["source"] for p in document["plugins"]}
+    # gamma builds no Copilot copy (its hub does not name copilot): it is not listed
+    assert sources == {
+        "alpha": "./copilot/alpha",
+        "beta": "./copilot/beta",  # its plugin.path moves only the plugins/ copy
+        "delta": {"source": "github", "repo": "acme/delta", "ref": "v2"},
+    }
+    # epsilon's scp-style git address is no URL to Copilot (its marketplace add refuses it)
+    (row,) = [r for r in result.coverage if r.host == "copilot" and r.id == "epsilon"]
+    assert (row.status, row.component) == ("unsupported", "marketplace")
+    assert "ssh://" in row.reason
+    # the internal marketplace is Claude Code's only
+    assert "internal/.github/plugin/marketplace.json" not in paths

@@ -1,8 +1,9 @@
-"""Handler hooks compile to one dispatcher entry per host event (and its matcher).
+"""Handler hooks compile to one dispatcher entry per host event and settings.
 
-However many logical hooks a hub binds to one host event, the host starts one runtime
-process for it; the entry's arguments name every handler bound there, and the runtime parses
-them back (`dispatch.parse_bindings`).
+However many logical hooks a hub binds to one host event with the same timeout, async flag
+and status message, the host starts one runtime process for them; the entry's arguments name
+every handler bound there, and the runtime parses them back (`dispatch.parse_bindings`).
+Hooks whose settings differ get an entry each: merging would change what the author asked.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from memhub.runtime import dispatch
 from tests.hubs import HUBS
 
 HOOKS = """hooks:
-  - {id: one-shell, event: after_tool, tools: [shell], handler: probe.one}
+  - {id: one-shell, event: after_tool, tools: [shell], handler: probe.one, timeout: 20}
   - {id: two-edit, event: after_tool, tools: [edit], handler: probe.two, timeout: 20}
-  - {id: three-fail, event: after_tool_failure, tools: [shell], handler: probe.three, timeout: 5}
+  - {id: three-fail, event: after_tool_failure, tools: [shell], handler: probe.three, timeout: 20}
   - {id: guard, event: after_tool, tools: [shell], command: "echo guard"}
   - {id: turn-one, event: turn_end, handler: probe.one, async: true, status_message: Saving}
-  - {id: turn-two, event: turn_end, handler: probe.two, async: true}
+  - {id: turn-two, event: turn_end, handler: probe.two, async: true, status_message: Saving}
   - {id: start, event: session_start, handler: probe.one}
   - {id: turn-script, event: turn_end, command: "echo turn"}
 """
@@ -87,11 +88,13 @@ def _bindings(command: str, host: str, event: str) -> list[tuple[str, frozenset[
 
 
 @pytest.mark.parametrize("host", list(HOOK_FILES))
-def test_one_dispatcher_entry_per_host_event(hub, host: str) -> None:
+def test_one_dispatcher_entry_per_host_event_and_settings(hub, host: str) -> None:
     result = build(hub, [host])
     document = json.loads(result.artifact(HOOK_FILES[host]).content)
     runtime = _runtime(_handlers(host, document))
-    assert all(len(entries) == 1 for entries in runtime.values()), runtime
+    for entries in runtime.values():
+        settings = [(h.get("timeout"), h.get("async"), h.get("statusMessage")) for _, h in entries]
+        assert len(set(settings)) == len(settings), runtime
     events = MODULES[host].EVENTS
     expected = {
         host_event
@@ -113,9 +116,9 @@ def test_claude_dispatchers_carry_every_binding(hub) -> None:
         'python3 -S "${CLAUDE_PLUGIN_ROOT}/memhub_runtime/hook.py" claude PostToolUse '
         "probe.one=shell probe.two=edit"
     )
-    assert post["timeout"] == 20  # the longest bound timeout
+    assert post["timeout"] == 20  # the timeout both bound hooks give
     ((matcher, failure),) = runtime["PostToolUseFailure"]
-    assert (matcher, failure["timeout"]) == ("Bash", 5)
+    assert (matcher, failure["timeout"]) == ("Bash", 20)
     assert _bindings(failure["command"], "claude", "PostToolUseFailure") == [
         ("probe.three", frozenset({"shell"}))
     ]
@@ -125,7 +128,7 @@ def test_claude_dispatchers_carry_every_binding(hub) -> None:
         ("probe.one", None),
         ("probe.two", None),
     ]
-    assert stop["async"] is True and stop["statusMessage"] == "Saving"  # all bound were async
+    assert stop["async"] is True and stop["statusMessage"] == "Saving"  # as both bound hooks ask
     # a subagent's turn ends with SubagentStop: the same handlers run there, in their own
     # dispatcher; a command hook stays on Stop only (its script expects Stop's payload)
     ((matcher, subagent),) = runtime["SubagentStop"]
@@ -168,8 +171,10 @@ def test_a_hook_on_every_tool_drops_the_matcher(hub, tmp_path: Path, monkeypatch
     monkeypatch.setitem(handlers.HANDLERS, "probe.all", "test handler")
     root = tmp_path / "hub"
     with (root / "hub.yaml").open("a") as handle:
-        handle.write("  - {id: all-tools, event: after_tool, handler: probe.all}\n")
-        handle.write("  - {id: again, event: after_tool, tools: [mcp], handler: probe.one}\n")
+        handle.write("  - {id: all-tools, event: after_tool, handler: probe.all, timeout: 20}\n")
+        handle.write(
+            "  - {id: again, event: after_tool, tools: [mcp], handler: probe.one, timeout: 20}\n"
+        )
     document = json.loads(build(load(root), ["claude"]).artifact(HOOK_FILES["claude"]).content)
     ((matcher, post),) = _runtime(_handlers("claude", document))["PostToolUse"]
     assert matcher is None
@@ -239,3 +244,40 @@ def test_the_generated_bundle_command_runs(hub, tmp_path: Path) -> None:
         assert proc.returncode == 0 and json.loads(proc.stdout) == {}, (event, proc)
     # the probe handlers are not in this runtime: said in the log, never to the host
     assert "unknown handler 'probe.one'" in (tmp_path / "memhub/logs/hook.log").read_text()
+
+
+SPLIT = """hooks:
+  - {id: flush, event: turn_end, handler: probe.one, async: true, timeout: 300}
+  - {id: refresh, event: turn_end, handler: probe.two, async: true, timeout: 60}
+  - {id: recall, event: before_tool, tools: [edit], handler: probe.one, timeout: 8,
+     status_message: Checking}
+  - {id: recall-shell, event: before_tool, tools: [shell], handler: probe.one, timeout: 8,
+     status_message: Checking}
+  - {id: quiet, event: before_tool, tools: [shell], handler: probe.two, timeout: 8}
+"""
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini"])
+def test_hooks_whose_settings_differ_get_an_entry_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    from memhub.runtime import handlers
+
+    for name in ("probe.one", "probe.two"):
+        monkeypatch.setitem(handlers.HANDLERS, name, "test handler")
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    with (root / "hub.yaml").open("a") as handle:
+        handle.write(SPLIT)
+    document = json.loads(build(load(root), [host]).artifact(HOOK_FILES[host]).content)
+    runtime = _runtime(_handlers(host, document))
+    events = MODULES[host].EVENTS
+    turn = runtime[events["turn_end"].host_event]
+    assert [h.get("timeout") for _, h in turn] in ([300, 60], [300000, 60000])
+    before = runtime[events["before_tool"].host_event]
+    assert len(before) == 2  # recall and recall-shell share one; quiet has no status message
+    event = events["before_tool"].host_event
+    assert _bindings(before[0][1]["command"], host, event) == [
+        ("probe.one", frozenset({"edit", "shell"}))
+    ]
+    assert _bindings(before[1][1]["command"], host, event) == [("probe.two", frozenset({"shell"}))]

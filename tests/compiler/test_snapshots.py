@@ -33,7 +33,8 @@ WORKFLOW_GAPS = [
     ("gemini", "hook", "spec-owner-push"),
 ]
 BUNDLE_GAPS = {
-    "memhub": WORKFLOW_GAPS,
+    # the same gaps, in the order examples/memhub binds its hooks (the published plugin's)
+    "memhub": [WORKFLOW_GAPS[i] for i in (3, 2, 0, 1, 4)],
     "team-memory": [
         ("claude", "instructions", "memory"),
         ("codex", "instructions", "memory"),

@@ -6,6 +6,12 @@
   <plugin>@<market>` installs it; `plugin list`, `mcp list --json` and `skill list --json`
   show the plugin's version, the hub's MCP server (from the plugin, with its command line)
   and every skill.
+* `test_marketplace_hub_lists_every_plugin_for_copilot`: tests/fixtures/marketplace with
+  copilot named, built by the real `memhub build`: `marketplace add` takes its one
+  `.github/plugin/marketplace.json` (its github entry passes Copilot's own source
+  validation; an scp-style git address, which Copilot refuses as `Invalid url`, is left
+  out), `marketplace browse` lists the built plugins and the published ones, and `plugin
+  install alpha@acme-tools` installs from `copilot/alpha/`.
 * `test_session_fires_the_plugin_hooks`: `copilot -p` against `fake_anthropic.py` (Copilot's
   own provider settings: `COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_OFFLINE=true`): the
   installed plugin's sessionStart, userPromptSubmitted, agentStop and sessionEnd hooks fire
@@ -186,6 +192,34 @@ def test_bundle_installs_from_its_marketplace(
     for skill in info.skills:
         assert skills[skill]["source"] == "plugin"
         assert f"/copilot/{info.plugin}/skills/" in skills[skill]["path"]
+
+
+def test_marketplace_hub_lists_every_plugin_for_copilot(
+    copilot_cli: Path, isolated_home: IsolatedHome, git_repo: Path, tmp_path: Path
+) -> None:
+    market = tmp_path / "market"
+    shutil.copytree(REPO_ROOT / "tests" / "fixtures" / "marketplace", market)
+    for hub_file in (
+        market / "alpha" / "hub.yaml",
+        market / "beta" / "hub.yaml",
+        market / "hub.yaml",
+    ):
+        text = hub_file.read_text(encoding="utf-8")
+        hub_file.write_text(text.replace("cursor", "cursor, copilot", 1), encoding="utf-8")
+    env = _env(isolated_home, isolated_home.root / "out")
+    bundle = isolated_home.root / "bundle"
+    _memhub(env, git_repo, "build", str(market), "--out", str(bundle))
+    listing = json.loads((bundle / ".github" / "plugin" / "marketplace.json").read_text())
+    names = [p["name"] for p in listing["plugins"]]
+    # gamma builds no Copilot copy; epsilon's scp-style git address is refused (a coverage row)
+    assert names == ["alpha", "beta", "delta"]
+    _copilot(copilot_cli, env, git_repo, "plugin", "marketplace", "add", str(bundle))
+    browsed = _copilot(copilot_cli, env, git_repo, "plugin", "marketplace", "browse", "acme-tools")
+    for name in names:
+        assert f"• {name} - " in browsed.stdout, browsed.stdout
+    _copilot(copilot_cli, env, git_repo, "plugin", "install", "alpha@acme-tools")
+    listed = _copilot(copilot_cli, env, git_repo, "plugin", "list").stdout
+    assert "alpha@acme-tools" in listed, listed
 
 
 def test_session_fires_the_plugin_hooks(

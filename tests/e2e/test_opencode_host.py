@@ -15,6 +15,9 @@ an `${env:...}` reference), one skill and instructions, each carrying a marker.
   loads as it is with OPENCODE_CONFIG_DIR (server, skill, AGENTS.md in the request).
 * `test_doctor_asks_opencode_to_load_its_config`: `memhub doctor` runs `opencode debug config`:
   ok after the apply; a key OpenCode's schema refuses fails with OpenCode's own words.
+* `test_shipped_agents_and_commands_load_in_opencode`: tests/data/shipped's Claude-style
+  agents and commands, built for OpenCode, load from the bundle folder (`debug config`:
+  each description and body; `agent list`: each agent a subagent).
 
   The hub's `command:` hooks run from the bundle's generated plugins/memhub-hooks.js
   (session start, prompt, before and after a shell call, turn end, a script named through
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -269,3 +273,37 @@ def test_doctor_asks_opencode_to_load_its_config(
     assert [c["status"] for c in failed] == ["fail"], checks
     assert "Configuration is invalid" in failed[0]["detail"], failed
     assert "mcp.mine.command" in failed[0]["detail"], failed
+
+
+def test_shipped_agents_and_commands_load_in_opencode(
+    opencode_cli: Path, isolated_home: IsolatedHome, tmp_path: Path
+) -> None:
+    """tests/data/shipped built for OpenCode: its Claude-style agents and commands (with
+    `tools:`, `color:`, `allowed-tools:` that OpenCode's schema refuses) load from the
+    bundle's config folder as OpenCode agents (subagents) and commands."""
+    from memhub.hubspec import load
+
+    hub = tmp_path / "shipped"
+    shutil.copytree(REPO_ROOT / "tests" / "data" / "shipped", hub)
+    loaded_hub = load(hub)
+    out = isolated_home.root / "dist"
+    env = env_for(isolated_home, opencode_cli)
+    proc = memhub(env, "build", hub, "--out", out, "--host", "opencode")
+    assert proc.returncode == 0, describe(proc)
+    bundle = out / "opencode" / loaded_hub.plugin.name
+    work = isolated_home.root / "work"
+    work.mkdir()
+    config = debug(opencode_cli, {**env, "OPENCODE_CONFIG_DIR": str(bundle)}, work, "config")
+    for agent in loaded_hub.agents:
+        assert config["agent"][agent.name]["description"] == agent.description
+        assert config["agent"][agent.name]["mode"] == "subagent"
+        assert config["agent"][agent.name]["prompt"].strip() == agent.body.strip()
+    for command in loaded_hub.commands:
+        assert config["command"][command.name]["description"] == command.description
+        assert config["command"][command.name]["template"].strip() == command.body.strip()
+    listed = run(
+        [opencode_cli, "agent", "list"], env={**env, "OPENCODE_CONFIG_DIR": str(bundle)}, cwd=work
+    )
+    assert listed.returncode == 0, describe(listed)
+    for agent in loaded_hub.agents:
+        assert f"{agent.name} (subagent)" in listed.stdout, listed.stdout
