@@ -54,6 +54,15 @@ def test_marketplace_of_three_plugins_round_trips_whole() -> None:
     assert keys[0] == keys[1] > 0
 
 
+def test_skills_named_as_published_plugins_name_them_round_trip() -> None:
+    """A SKILL.md without `name:` and one named 'Agent Development' (Claude Code and Codex
+    load both) are imported as they are, not dropped."""
+    listed, files, keys = trip("skill-names")
+    assert listed == {}
+    assert files == (8, 8)
+    assert keys[0] == keys[1] > 0
+
+
 def test_claude_only_plugin_round_trips_all_but_its_hooks() -> None:
     listed, files, _ = trip("claude-only")
     assert listed == {"plugins/review-kit/hooks/hooks.json": HOOKS_REASON}
