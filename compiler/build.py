@@ -73,7 +73,10 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         result = ADAPTERS[host].build(seen)
         produced.extend(result.artifacts)
         coverage.extend(result.coverage)
-        coverage += skill_name_rows(seen, host, ADAPTERS[host].SKILL_NAMES)
+        # an adapter without SKILL_NAMES (Codex) loads such skills as they are
+        coverage += skill_name_rows(
+            seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())
+        )
         folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
         books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"

@@ -140,7 +140,6 @@ class BundleHost(Protocol):
     NATIVE_EVENTS: tuple[str, ...]  # this host's own hook events (`event: {host: Name}`)
     HOOK_OPTIONS: dict[str, str]  # hub hook option -> this host's key for it
     HOOK_ENV: frozenset[str]  # variables this host sets for plugin hook commands
-    SKILL_NAMES: SkillNames  # how it takes skills without `name:` or with another name
 
     def install_steps(self, hub: Hub) -> list[str]:
         """Commands a person runs to install the built bundle in this host."""

@@ -18,7 +18,6 @@ from memhub.compiler.hosts.base import (
     Loader,
     Locations,
     ReadDocument,
-    SkillNames,
 )
 from memhub.compiler.hosts.codex_marketplace import (
     DEFAULT_CATEGORY,
@@ -120,9 +119,6 @@ HOOK_OPTIONS: dict[str, str] = {
 }
 # what Codex sets for a plugin's hook commands (CLAUDE_* are its aliases)
 HOOK_ENV = frozenset({"PLUGIN_ROOT", "PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"})
-# Codex 0.171 loads a SKILL.md without `name` and a name that is not kebab-case
-SKILL_NAMES = SkillNames()
-
 
 # Codex reports its shell tools as Bash (older builds: shell, local_shell); apply_patch
 # also matches Edit/Write. Reads, searches and hosted web tools are not hookable.

@@ -14,7 +14,6 @@ from memhub.compiler.hosts.base import (
     HostBuild,
     Loader,
     Locations,
-    SkillNames,
 )
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -119,15 +118,6 @@ HOOK_OPTIONS: dict[str, str] = {"loop_limit": "loop_limit", "fail_closed": "fail
 HOOK_ENV = frozenset(
     {"CURSOR_PLUGIN_ROOT", "CURSOR_PROJECT_DIR", "CURSOR_VERSION", "CURSOR_TRANSCRIPT_PATH"}
 )
-UNPROVEN_SKILL = (
-    "Cursor's skills follow the Agent Skills format, which asks for `name` in kebab-case, "
-    "equal to the folder; not proven with a Cursor binary"
-)
-SKILL_NAMES = SkillNames(
-    without_name=("caveat", UNPROVEN_SKILL),
-    other_name=("caveat", UNPROVEN_SKILL),
-)
-
 
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("Shell",),
