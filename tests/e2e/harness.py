@@ -113,6 +113,8 @@ class HubInfo:
     mcp_servers: frozenset[str]
     hook_events: tuple[str, ...]  # logical events, in hub order
     handler_events: tuple[str, ...] = ()  # logical events of the runtime `handler:` hooks
+    codex_events: tuple[str, ...] = ()  # hook_events of the hooks `hosts:` lets reach Codex
+    codex_handler_events: tuple[str, ...] = ()  # and of its `handler:` hooks
 
     @property
     def claude_hook_events(self) -> frozenset[str]:
@@ -122,7 +124,7 @@ class HubInfo:
 
     @property
     def codex_hook_events(self) -> frozenset[str]:
-        return frozenset(CODEX_EVENTS[e] for e in self.hook_events if e in CODEX_EVENTS)
+        return frozenset(CODEX_EVENTS[e] for e in self.codex_events if e in CODEX_EVENTS)
 
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
@@ -156,6 +158,7 @@ def read_hub(root: Path) -> HubInfo:
         servers.add("memhub-memory")  # the server `memory:` installs (hubspec/memory.py)
     hooks = tuple(h["event"] for h in data.get("hooks") or [])
     handlers = tuple(h["event"] for h in data.get("hooks") or [] if h.get("handler"))
+    to_codex = [h for h in data.get("hooks") or [] if "codex" in h.get("hosts", ["codex"])]
     return HubInfo(
         root=root,
         plugin=data["plugin"]["name"],
@@ -165,6 +168,8 @@ def read_hub(root: Path) -> HubInfo:
         mcp_servers=frozenset(servers),
         hook_events=hooks,
         handler_events=handlers,
+        codex_events=tuple(h["event"] for h in to_codex),
+        codex_handler_events=tuple(h["event"] for h in to_codex if h.get("handler")),
     )
 
 

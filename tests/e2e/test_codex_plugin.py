@@ -97,8 +97,8 @@ def test_codex_plugin_hooks_listed(
     assert {e[0].lower() + e[1:] for e in events} == expected, json.dumps(plugin_hooks, indent=1)
     # a `command:` hook is one entry; `handler:` hooks share one dispatcher per Codex event
     # (after_tool and after_tool_failure are both PostToolUse there)
-    handlers = [e for e in info.handler_events if e in CODEX_EVENTS]
-    commands = sum(1 for e in info.hook_events if e in CODEX_EVENTS) - len(handlers)
+    handlers = [e for e in info.codex_handler_events if e in CODEX_EVENTS]
+    commands = sum(1 for e in info.codex_events if e in CODEX_EVENTS) - len(handlers)
     n_expected = commands + len({CODEX_EVENTS[e] for e in handlers})
     assert len(plugin_hooks) == n_expected, json.dumps(plugin_hooks, indent=1)
     assert all(h["key"].startswith(f"{info.plugin}@{info.marketplace}:") for h in plugin_hooks), (
