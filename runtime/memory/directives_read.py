@@ -300,6 +300,12 @@ def candidates(
     try:
         triggers = _matching(db, path, call.text, grants)
         return _directives(db, triggers) if triggers else []
+    except _sqlite().OperationalError as exc:
+        # another process (a scan, the brief's detached child) made the file and has not yet
+        # committed its tables: the index does not exist yet, as when the file is absent
+        if str(exc).startswith("no such table"):
+            return []
+        raise
     finally:
         db.close()
 

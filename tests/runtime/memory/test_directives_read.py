@@ -132,6 +132,18 @@ def test_no_index_is_no_directive(tmp_path: Path) -> None:
     assert not (tmp_path / "index.sqlite").exists()
 
 
+def test_an_index_another_process_is_still_creating_is_no_directive(tmp_path: Path) -> None:
+    """The file exists before its tables do (a scan in another process, e.g. the brief's
+    detached child, has opened it but not committed its schema): no directive, no error."""
+    import sqlite3
+
+    index = tmp_path / "index.sqlite"
+    sqlite3.connect(index).execute("CREATE TABLE other (x)").connection.commit()
+    assert ids(index, [("shared", None)], {"command": "git push origin main"}) == []
+    index.write_bytes(b"")  # created, not yet written
+    assert ids(index, [("shared", None)], {"command": "git push origin main"}) == []
+
+
 def test_a_call_naming_no_key_reads_no_record(tmp_path: Path, monkeypatch: object) -> None:
     index = tmp_path / "index.sqlite"
     bulk_index(index, [lesson("r-a", commands=("kubectl apply",))])
