@@ -73,7 +73,7 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         result = ADAPTERS[host].build(seen)
         produced.extend(result.artifacts)
         coverage.extend(result.coverage)
-        # an adapter without SKILL_NAMES (Codex) loads such skills as they are
+        # an adapter without SKILL_NAMES loads such skills as they are (base.SkillNames)
         coverage += skill_name_rows(
             seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())
         )

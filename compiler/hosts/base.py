@@ -111,7 +111,8 @@ class HookSwitches:
 @dataclass(frozen=True, slots=True)
 class SkillNames:
     """How a host takes a SKILL.md without `name:` and a name that is not kebab-case equal to
-    its folder: None when it loads it as the hub has it, else (status, reason) of the row."""
+    its folder: None when it loads it as the hub has it, else (status, reason) of the row.
+    An adapter that loads both as written (Claude Code, Codex) defines no `SKILL_NAMES`."""
 
     without_name: tuple[CoverageStatus, str] | None = None
     other_name: tuple[CoverageStatus, str] | None = None

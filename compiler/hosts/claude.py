@@ -16,7 +16,6 @@ from memhub.compiler.hosts.base import (
     Loader,
     Locations,
     ReadDocument,
-    SkillNames,
 )
 from memhub.compiler.hosts.claude_marketplace import (
     MARKETPLACE_FILE,
@@ -122,9 +121,8 @@ HOOK_OPTIONS: dict[str, str] = {
 HOOK_ENV = frozenset(
     {"CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}
 )
-# Claude Code 2.1 loads a SKILL.md without `name` (the folder names it) and any name
-# (`claude plugin validate --strict` passes both)
-SKILL_NAMES = SkillNames()
+# Claude Code 2.1 loads a SKILL.md without `name` and any name (validate --strict passes
+# both): no SKILL_NAMES, the default
 
 
 TOOLS: dict[str, tuple[str, ...] | None] = {

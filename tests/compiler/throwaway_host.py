@@ -15,7 +15,6 @@ from memhub.compiler.hosts.base import (
     HostBuild,
     Loader,
     Locations,
-    SkillNames,
 )
 from memhub.compiler.hosts.common import json_artifact, plugin_dir, plugin_metadata
 from memhub.compiler.hosts.entries import (
@@ -50,7 +49,6 @@ TOOLS: dict[str, tuple[str, ...] | None] = {}
 NATIVE_EVENTS: tuple[str, ...] = ("SessionStart",)
 HOOK_OPTIONS: dict[str, str] = {}
 HOOK_ENV: frozenset[str] = frozenset()
-SKILL_NAMES = SkillNames()
 hook_switches = HookSwitches()
 loader: Loader | None = None
 

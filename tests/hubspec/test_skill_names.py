@@ -73,30 +73,24 @@ def test_a_nested_skill_folder_is_refused_with_the_hosts_that_do_not_load_it(
     assert f"Fix: move {root / 'skills/group/inner'} up to the skills folder" in problem
 
 
-def test_names_equal_in_any_case_are_refused(tmp_path: Path) -> None:
-    root = write_hub(
-        tmp_path,
-        files={
-            "skills/one/SKILL.md": SPACED,
-            "skills/two/SKILL.md": SPACED.replace("Agent Development", "agent development"),
-        },
-    )
-    (problem,) = problems_of(root)
-    assert problem.startswith(f"{root / 'skills/two/SKILL.md'}:1:1: name: skill name")
-    assert "'agent development' is the name of skill 'one' too" in problem
-    assert "Fix: give each skill its own name and folder" in problem
-
-
-def test_a_name_equal_to_another_skills_folder_is_refused(tmp_path: Path) -> None:
-    root = write_hub(
-        tmp_path,
-        files={
-            "skills/alpha/SKILL.md": NO_NAME,
-            "skills/beta/SKILL.md": SPACED.replace("Agent Development", "Alpha"),
-        },
-    )
-    (problem,) = problems_of(root)
-    assert "skill name 'Alpha' is the name of skill 'alpha' too" in problem
+@pytest.mark.parametrize(
+    ("first", "second", "said"),
+    [
+        # two declared names equal but for case
+        (("one", SPACED), ("two", SPACED.replace("Agent Development", "agent development")),
+         "skill name 'agent development' is the name of skill 'one' too"),
+        # a declared name equal to another skill's folder (its name, when it declares none)
+        (("alpha", NO_NAME), ("beta", SPACED.replace("Agent Development", "Alpha")),
+         "skill name 'Alpha' is the name of skill 'alpha' too"),
+    ],
+)  # fmt: skip
+def test_names_equal_in_any_case_are_refused(
+    tmp_path: Path, first: tuple[str, str], second: tuple[str, str], said: str
+) -> None:
+    files = {f"skills/{name}/SKILL.md": text for name, text in (first, second)}
+    (problem,) = problems_of(write_hub(tmp_path, files=files))
+    assert problem.startswith(f"{tmp_path / 'skills' / second[0] / 'SKILL.md'}:1:1: name: ")
+    assert said in problem and "Fix: give each skill its own name and folder" in problem
 
 
 @pytest.mark.parametrize(
