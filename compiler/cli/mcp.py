@@ -97,20 +97,29 @@ def _serve(
     if not http and (port is not None or host != "127.0.0.1"):
         raise click.UsageError("--host and --port go with --http")
     sock = _bind(host, port) if http else None
+    door = None
     try:
         workspace = _workspace(project, scopes or ("shared", "project"), write)
+        if sock is None:  # answer the handshake while the SDK imports (see frontdoor.py)
+            from memhub.runtime.server import frontdoor
+
+            door = frontdoor.open_door(_home(), workspace.writable)
         try:
             from memhub.runtime.server import app
         except ImportError as exc:  # a dependency; a broken install says so plainly
             raise ServeError(f"the MCP server needs the `mcp` package ({exc})") from None
+        served = app.build(workspace, folder=(project or Path.cwd()).resolve())
+        if door is not None:
+            app.serve_stdio(served)
+            return EXIT_OK
     except BaseException:
         if sock is not None:
             sock.close()
         raise
-    served = app.build(workspace, folder=(project or Path.cwd()).resolve())
-    if sock is None:
-        app.serve_stdio(served)
-        return EXIT_OK
+    finally:
+        if door is not None:
+            door.close()
+    assert sock is not None
     from memhub.runtime.server import auth
     from memhub.runtime.server import http as http_server
 

@@ -153,10 +153,12 @@ def claude(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
 def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
     """One `codex exec` session in `cwd`, the model making `calls`.
 
-    Codex starts MCP servers alongside the first turn: on a loaded machine the first request
-    can leave before memhub's server (which imports the MCP SDK) has listed its tools, and
-    the model is offered none of them. Such a session, and only such a one, is run once more;
-    a server that never lists its tools still fails."""
+    Codex (0.171) waits about a second for MCP servers before the first request: memhub's
+    server answers the handshake from its cache in well under that, but the first server
+    of a home has no cache yet and imports the MCP SDK first (~0.8 s, more on a loaded
+    machine), and the model may be offered none of its tools. Such a session, and only such
+    a one, is run once more (the cache is filled by then); a server that never lists its
+    tools still fails."""
     for attempt in (1, 2):
         with ToolsResponses(calls) as fake:
             config = memory.iso.codex_home / "config.toml"
