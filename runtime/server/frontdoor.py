@@ -31,6 +31,7 @@ from typing import Any
 
 REPLAY_INIT = "memhub-frontdoor-initialize"
 REPLAY_LIST = "memhub-frontdoor-tools-list"
+PRIMING = "MEMHUB_MCP_PRIMING"  # set in the primer's server: it starts no primer itself
 END = b"memhub-frontdoor-end\n"  # no JSON: the SDK can never write this line
 MAX_CACHE_BYTES = 1 << 20
 # what the tool list and the server's greeting are made of: an edit to any changes the key
@@ -59,34 +60,59 @@ def cache_file(home: Path, writable: bool) -> Path:
 
 
 class Cache:
-    """The SDK's answers to `initialize` (per protocol version asked) and `tools/list`."""
+    """The SDK's answers to `initialize` (without the protocol version it echoes, and the
+    versions it echoed) and to `tools/list`."""
 
     def __init__(self, path: Path, key: str) -> None:
         self.path = path
         self.key = key
         self.init: dict[str, Any] = {}
+        self.versions: list[str] = []
         self.tools: Any = None
         self.changed = False
         stored = _load(path)
         if isinstance(stored, dict) and stored.get("key") == key:
-            init = stored.get("init")
+            init, versions = stored.get("init"), stored.get("versions")
             self.init = dict(init) if isinstance(init, dict) else {}
+            self.versions = (
+                [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else []
+            )
             self.tools = stored.get("tools")
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.init and self.versions and isinstance(self.tools, dict))
+
+    def hello(self, version: Any) -> dict[str, Any] | None:
+        """The SDK's answer to an `initialize` asking for `version`, when known."""
+        if not self.init or not isinstance(version, str) or version not in self.versions:
+            return None
+        return {"protocolVersion": version, **self.init}
 
     def learn(self, version: Any, init: Any = None, tools: Any = None) -> None:
         """Keep an answer the SDK gave; a new or different one is saved once both are known."""
-        if init is not None and isinstance(version, str) and self.init.get(version) != init:
-            self.init[version] = init
-            self.changed = True
+        if isinstance(init, dict):
+            template = {k: v for k, v in init.items() if k != "protocolVersion"}
+            if template != self.init:
+                self.init, self.versions, self.changed = template, [], True
+            if isinstance(version, str) and init.get("protocolVersion") == version:
+                self.add_versions([version])
         if tools is not None and tools != self.tools:
             self.tools = tools
             self.changed = True
         self.save()  # now: hosts end their servers with a signal, so there may be no "later"
 
+    def add_versions(self, versions: list[str]) -> None:
+        """Versions the SDK answers by echoing them (its own list, or one it echoed)."""
+        new = [v for v in versions if v not in self.versions]
+        if new:
+            self.versions = [*self.versions, *new]
+            self.changed = True
+
     def save(self) -> None:
         if not self.changed or not self.init or self.tools is None:
             return
-        data = {"key": self.key, "init": self.init, "tools": self.tools}
+        data = {"key": self.key, "init": self.init, "versions": self.versions, "tools": self.tools}
         with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".handshake-", dir=self.path.parent)
@@ -162,7 +188,7 @@ class FrontDoor:
         if method == "initialize":
             params = message.get("params")
             self._version = params.get("protocolVersion") if isinstance(params, dict) else None
-            cached = self.cache.init.get(self._version) if isinstance(self._version, str) else None
+            cached = self.cache.hello(self._version)
             if cached is not None and not self._answered_init:
                 self._answered_init = True
                 self._reply(message["id"], cached)
@@ -238,8 +264,14 @@ class FrontDoor:
 
 
 def open_door(home: Path, writable: bool) -> FrontDoor:
-    """Put the front door between this process's stdio and the SDK about to serve it."""
-    return FrontDoor(Cache(cache_file(home, writable), cache_key(writable)))
+    """Put the front door between this process's stdio and the SDK about to serve it; with
+    no cache yet, a detached primer fills it (this server may be killed before it can)."""
+    cache = Cache(cache_file(home, writable), cache_key(writable))
+    if not cache.complete and PRIMING not in os.environ:
+        from . import primer
+
+        primer.spawn(home, writable)
+    return FrontDoor(cache)
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

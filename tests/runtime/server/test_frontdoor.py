@@ -234,3 +234,22 @@ def test_a_host_that_hangs_up_at_once_ends_the_server(world: World) -> None:
         server = Raw(world.app, "--write")
         server.send(*messages)
         assert server.close() == 0
+
+
+def test_a_cold_server_killed_at_once_still_leaves_a_cache(world: World) -> None:
+    """Codex kills its servers (SIGKILL) when a short session ends, often before the SDK is
+    loaded: the primer the cold server started fills the cache anyway."""
+    server = Raw(world.app, "--write")
+    server.send({"id": 1, "method": "initialize", "params": HELLO})
+    time.sleep(0.4)  # past the front door (~0.1 s), short of the SDK (~0.8 s): as Codex does
+    server.process.kill()
+    server.process.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    cache = frontdoor.Cache(cache_path(), frontdoor.cache_key(True))
+    while not cache.complete and time.monotonic() < deadline:
+        time.sleep(0.1)
+        cache = frontdoor.Cache(cache_path(), frontdoor.cache_key(True))
+    assert cache.complete, "no primer filled the cache"
+    assert {"2025-06-18", "2025-11-25"} <= set(cache.versions)
+    hello, listed, _ = served(world, "--write")
+    assert hello["result"] == cache.hello(VERSION) and listed["result"] == cache.tools
