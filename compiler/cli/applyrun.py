@@ -53,6 +53,7 @@ def run(
             hub, scope, project, hosts, adopt, saved_plan=plan_file
         )
         done = apply_install(installrun.home(), make_plan, saved=saved, force=force)
+        prime_memory_server(hub_model)
         return report(done, hub_model), done, hub_model
 
     def report(done: Any, hub_model: Any) -> int:
@@ -82,6 +83,27 @@ def run(
         # `report` prints for the plan once applied
         command = apply_command(verbose)
         return installrun.remembered(command, hub, scope, project, hosts, adopt, full, report)
+
+
+def prime_memory_server(hub_model: Any) -> None:
+    """Fill the memory server's handshake cache now (once per home and memhub/SDK version),
+    so that even the first session after apply lists its tools in time (Codex waits about a
+    second; see runtime/server/frontdoor.py). Best effort: a failure only leaves it cold."""
+    memory = getattr(hub_model, "memory", None)
+    if memory is None or memory.server == "off":
+        return
+    from memhub.runtime.backends.base import memhub_home
+    from memhub.runtime.server import frontdoor, primer
+
+    writable = memory.server == "write"
+    home = memhub_home()  # the server's own: what the host's environment gives it
+    if not frontdoor.Cache(
+        frontdoor.cache_file(home, writable), frontdoor.cache_key(writable)
+    ).complete:
+        try:
+            primer.prime(home, writable)
+        except Exception:  # an SDK or disk problem here never fails the apply
+            return
 
 
 def applied_data(done: Any, steps: list[tuple[str, str]]) -> dict[str, Any]:

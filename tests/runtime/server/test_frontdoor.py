@@ -253,3 +253,21 @@ def test_a_cold_server_killed_at_once_still_leaves_a_cache(world: World) -> None
     assert {"2025-06-18", "2025-11-25"} <= set(cache.versions)
     hello, listed, _ = served(world, "--write")
     assert hello["result"] == cache.hello(VERSION) and listed["result"] == cache.tools
+
+
+def test_apply_of_a_hub_with_memory_fills_the_cache(tmp_path: Path) -> None:
+    """The first session after `memhub apply` is warm: apply primed the server's cache."""
+    hub = tmp_path / "hub"
+    hub.mkdir()
+    (hub / "hub.yaml").write_text(
+        "version: 1\nplugin: {name: primed, version: 0.1.0, description: Primed}\n"
+        "marketplace: {name: primed-market, owner: {name: Probe}}\nmemory: {server: read}\n"
+    )
+    project = kit.repo(tmp_path / "project")
+    argv = [kit.MEMHUB, "apply", str(hub), "--scope", "project", "--project", str(project)]
+    proc = subprocess.run([*argv, "--hosts", "claude"], env=kit.env(), capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    cache = frontdoor.Cache(cache_path(writable=False), frontdoor.cache_key(False))
+    assert cache.complete and VERSION in cache.versions
+    assert {t["name"] for t in cache.tools["tools"]} == kit.READ_TOOLS
+    assert not cache_path(writable=True).exists()
