@@ -19,6 +19,7 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.hubspec import perhost
 from memhub.hubspec.errors import HubError, Problem
+from memhub.hubspec.files import README
 from memhub.hubspec.marketplace import MarketplaceHub
 from memhub.hubspec.model import Hub
 from memhub.hubspec.vocabulary import KEBAB, NAME_MAX
@@ -61,7 +62,8 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         produced += skill_artifacts(perhost.shared(hub, [a.name for a in hosts_here]), root)
-        produced.append(readme_artifact(hub, root, installs))
+        if not any(item.path == README for item in hub.files):  # the hub ships its own
+            produced.append(readme_artifact(hub, root, installs))
         if any(a.shows_icon for a in hosts_here):
             produced += icon_artifacts(hub, root)
         if any(a.runs_hooks for a in hosts_here):

@@ -42,7 +42,6 @@ RESERVED_FILES = frozenset(
         ".mcp.json",
         "mcp.json",
         "plugin.json",
-        "README.md",
         "gemini-extension.json",
         "GEMINI.md",
         "hooks/hooks.json",
@@ -52,6 +51,7 @@ RESERVED_FILES = frozenset(
     }
 )
 ICON_PREFIX = "assets/icon."
+README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 
 
 def reserved(dest: str) -> str | None:
@@ -89,6 +89,14 @@ class FileChecks(Checker):
             path: KeyPath = ("files", index)
             hosts = tuple(spec["hosts"]) if "hosts" in spec else None
             for source, dest, content, executable in self._entry(path, spec):
+                if dest == README and hosts is not None:
+                    self.problem(
+                        (*path, "hosts"),
+                        f"{source} lands on {README}, which replaces the README memhub "
+                        "generates in every plugin folder: it cannot be limited to hosts",
+                        "remove `hosts:` from this entry",
+                    )
+                    continue
                 if dest in claimed:
                     other, other_source = claimed[dest]
                     self.problem(

@@ -27,7 +27,7 @@ ELSEWHERE = {
     "mcp.json": "memhub writes the Agent Plugins mcp.json in agent-plugins/<name>/",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
-# files the build generates from the hub: reproduced when the repository's are the same bytes
+# files the build generates from the hub when the hub ships none (a repository's is shipped)
 GENERATED = {"README.md": "memhub generates README.md from the hub"}
 HOOKS_REASON = (
     "hooks are not imported yet: the hub binds eight logical events with a fixed hooks file "
@@ -120,9 +120,6 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
     top = rel.split("/", 1)[0]
     if rel in hooks:
         read.cannot(where, HOOKS_REASON)
-    elif rel in GENERATED:
-        read.consumed.add(rel)  # compared: the build's own may be the same bytes
-        read.hints[where] = GENERATED[rel]
     elif rel in ELSEWHERE:
         read.cannot(where, ELSEWHERE[rel])
     elif (

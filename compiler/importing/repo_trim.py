@@ -1,6 +1,8 @@
 """Keep only the manifest overrides the build needs: a key the adapter writes itself with the
 same value is taken out of `overrides.<host>.manifest` (a merge patch against one build made
-without them), so an imported hub holds what is the plugin's own, not memhub's defaults."""
+without them), so an imported hub holds what is the plugin's own, not memhub's defaults. A
+README.md the build would generate byte for byte is not shipped either (the repository was
+built by memhub: its generated README differs per bundle folder, one shipped would not)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_other import OTHERS
+from memhub.hubspec.files import README
 
 NATIVE = {r.name: r.MANIFEST for r in READERS}
 APART = {r.name: (r.FOLDER, r.MANIFEST) for r in OTHERS}
@@ -21,14 +24,27 @@ def trim(imported: RepoImport, build: Any) -> None:
     """Drop the manifest override keys that `build` (a callable building `imported` into
     {path: Artifact} or an error) reproduces without them."""
     saved = {id(hub): _take(hub.read.extra) for hub, _ in imported.plugins}
+    readmes = {id(hub): hub.files.pop(README) for hub, _ in imported.plugins if README in hub.files}
+    shipped = {id(hub): list(hub.shipped) for hub, _ in imported.plugins}
+    for hub, _ in imported.plugins:
+        hub.shipped = [rel for rel in hub.shipped if id(hub) not in readmes or rel != README]
     try:
         bare = build(imported)
     finally:
         for hub, _ in imported.plugins:
             for host, manifest in saved[id(hub)].items():
                 hub.read.extra.setdefault(host, {})[SECTION] = manifest
+            hub.shipped = shipped[id(hub)]
+            if id(hub) in readmes:
+                hub.files[README] = readmes[id(hub)]
     if not isinstance(bare, dict):
         return  # without its overrides the hub does not build: keep them all
+    for hub, _ in imported.plugins:
+        ours = bare.get(f"{hub.folder}/{README}" if hub.folder else README)
+        if id(hub) in readmes and ours is not None and ours.content == readmes[id(hub)].content:
+            del hub.files[README]
+            hub.shipped.remove(README)
+            hub.read.consumed.add(README)  # compared: the build's own is the same bytes
     for hub, _ in imported.plugins:
         for host, manifest in list(saved[id(hub)].items()):
             patch = _patch(_document(bare.get(_manifest_path(hub, host))), manifest)

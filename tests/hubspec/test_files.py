@@ -203,7 +203,6 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
         "mcp.json",
         "plugin.json",
         "gemini-extension.json",
-        "README.md",
         "memhub_runtime/hook.py",
         "assets/icon.png",
     ],
@@ -321,3 +320,24 @@ def test_file_names_hosts_cannot_carry_are_refused(tmp_path: Path, name: str) ->
         handle.write(b"x")
     (found,) = problems(hub)
     assert "has a name hosts cannot carry" in found
+
+
+def test_a_shipped_readme_replaces_the_generated_one_in_every_plugin_folder(
+    tmp_path: Path,
+) -> None:
+    from memhub.compiler.build import build
+
+    hub = write_hub(tmp_path / "hub", [{"from": "docs/README.md", "to": "README.md"}])
+    script(hub, "docs/README.md", "# Our own words\n")
+    built = build(load(hub), ["claude", "codex", "cursor", "gemini", "agent-plugins"])
+    readmes = {a.path: a.content for a in built.artifacts if a.path.endswith("/README.md")}
+    folders = {f"{root}/ship-test/README.md" for root in ("plugins", "gemini", "agent-plugins")}
+    assert set(readmes) == folders
+    assert set(readmes.values()) == {b"# Our own words\n"}
+
+
+def test_a_shipped_readme_cannot_be_limited_to_hosts(tmp_path: Path) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "README.md", "hosts": ["claude"]}])
+    script(hub, "README.md", "# Ours\n")
+    (found,) = problems(hub)
+    assert "cannot be limited to hosts" in found
