@@ -15,7 +15,7 @@ from typing import Any
 
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
-from memhub.compiler.importing.repo_tree import RepoFile, Tree, json_file
+from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
 from memhub.hubspec.files import ICON_PREFIX, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
@@ -204,9 +204,17 @@ def listed_folders(
             source = entry.get("source")
             if not isinstance(source, str):
                 continue
-            folder = posixpath.normpath(posixpath.join(market_folder, source))
-            if folder in known or not any(p.startswith(folder + "/") for p in tree):
+            folder = posixpath.normpath(posixpath.join(market_folder, source)).removeprefix(".")
+            if folder in known:
                 continue
+            if folder.startswith("/") or not any(p.startswith(folder + "/") for p in tree):
+                where = (
+                    f"{market_folder}/{reader.MARKETPLACE}" if market_folder else reader.MARKETPLACE
+                )
+                raise RepoError(
+                    f"{where}: plugin {entry.get('name')!r} names the folder {source}, which "
+                    "holds no file of the repository. Fix: correct its source, or remove the entry"
+                )
             known.add(folder)
             hub = read_plugin(tree, folder)
             fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
