@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
 from memhub.compiler.formats import jsondump
+from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.hubspec.model import Hub, Plugin, Rulebook, StdioServer, thaw
 from memhub.templates import fill
 
@@ -48,11 +49,15 @@ def json_bytes(data: Any) -> bytes:
 
 
 def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """`override` merged into a copy of `base`; mappings merge, everything else replaces."""
+    """`override` merged into a copy of `base` as a JSON merge patch (RFC 7396): mappings
+    merge, `null` takes the key out, everything else replaces."""
     merged = dict(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping):
+            inner = merged.get(key)
+            merged[key] = deep_merge(inner if isinstance(inner, dict) else {}, value)
         else:
             merged[key] = thaw(value)
     return merged
@@ -61,9 +66,11 @@ def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, A
 def json_artifact(
     hub: Hub, host: str, path: str, data: dict[str, Any], *, override: str | None = None
 ) -> Artifact:
-    """A JSON file of `host`, with `overrides.<host>.<override>` merged in last."""
+    """A JSON file of `host`, with `overrides.<host>.<override>` merged in last and its keys
+    in `overrides.<host>.key_order.<override>`'s order (keyorder.py)."""
     if override is not None:
         data = deep_merge(data, hub.override(host, override))
+        data = ordered(data, hub.override(host, KEY_ORDER).get(override, ()))
     return Artifact(path, json_bytes(data), owners=(host,))
 
 

@@ -9,6 +9,7 @@ make a marketplace hub (repo_market.py). What no hub can give back is listed, wi
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -77,6 +78,8 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             continue
         reader.read_manifest(doc, read)
         read.consumed.add(reader.MANIFEST)
+        if reader is not claude_repo:  # the servers this host's manifest carries
+            read.carried[reader.name] = _carried(doc.get("mcpServers"))
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
@@ -91,6 +94,14 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             continue
         _place(hub, rel, entry, prefix, hooks)
     return hub
+
+
+def _carried(inline: Any) -> set[str] | None:
+    """The `.mcp.json` servers a manifest's `mcpServers` carries: those it holds inline, all
+    (None) when it names a file, none when it has no `mcpServers`."""
+    if isinstance(inline, Mapping):
+        return {str(k) for k in inline}
+    return None if isinstance(inline, str | list) else set()
 
 
 def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
@@ -156,7 +167,7 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
-        data["mcp"] = {"servers": read.servers}
+        data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.shipped:
@@ -164,6 +175,15 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     if read.overrides:
         data["overrides"] = read.overrides
     return data
+
+
+def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
+    """A `.mcp.json` server limited (`hosts:`) to the hosts whose manifests carry it: a Codex
+    or Cursor manifest without it (inline or by file) does not."""
+    hosts = [h for h, names in read.carried.items() if names is not None and server not in names]
+    if not hosts or not isinstance(spec, dict):
+        return spec
+    return {**spec, "hosts": [h for h in read.hosts if h not in hosts]}
 
 
 def shipped_entries(hub: PluginHub) -> list[str]:

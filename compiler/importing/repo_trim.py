@@ -47,7 +47,7 @@ def trim(imported: RepoImport, build: Any) -> None:
             hub.read.consumed.add(README)  # compared: the build's own is the same bytes
     for hub, _ in imported.plugins:
         for host, manifest in list(saved[id(hub)].items()):
-            patch = _patch(_document(bare.get(_manifest_path(hub, host))), manifest)
+            patch = _patch(_document(bare.get(manifest_path(hub, host))), manifest)
             if patch:
                 hub.read.extra[host][SECTION] = patch
             else:
@@ -55,7 +55,7 @@ def trim(imported: RepoImport, build: Any) -> None:
         hub.read.extra = {host: sections for host, sections in hub.read.extra.items() if sections}
 
 
-def _manifest_path(hub: PluginHub, host: str) -> str:
+def manifest_path(hub: PluginHub, host: str) -> str:
     """Where the build writes `host`'s manifest of `hub`'s plugin."""
     if host in APART:
         folder, manifest = APART[host]
