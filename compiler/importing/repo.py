@@ -17,7 +17,7 @@ from typing import Any
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
-from memhub.hubspec.files import ICON_PREFIX, reserved
+from memhub.hubspec.files import ICON_PREFIX, README, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
@@ -47,6 +47,7 @@ class PluginHub:
     shipped: list[str] = field(default_factory=list)
     icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
     elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
+    readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
 
     @property
     def name(self) -> str:
@@ -85,6 +86,7 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
         )
         read.consumed.add(claude_repo.MCP_FILE)
+    hub.readme = README in mine
     hub.icon = _icon(tree, prefix, mine)
     if hub.icon:
         hub.files[hub.icon] = mine[hub.icon]
@@ -164,6 +166,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["icon"] = hub.icon
     if hub.folder and hub.folder != f"plugins/{plugin['name']}":
         plugin["path"] = hub.folder
+    if not hub.readme:
+        plugin["readme"] = False
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
