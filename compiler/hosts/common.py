@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
+from memhub.compiler.errors import BuildError
 from memhub.compiler.formats import jsondump
 from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.hubspec.model import Hub, Plugin, Rulebook, StdioServer, thaw
@@ -69,9 +70,22 @@ def json_artifact(
     """A JSON file of `host`, with `overrides.<host>.<override>` merged in last and its keys
     in `overrides.<host>.key_order.<override>`'s order (keyorder.py)."""
     if override is not None:
+        if without(hub, host, override):
+            raise BuildError(
+                f"{hub.plugin.origin.file}: overrides.{host}.{override} is null, but {host} "
+                f"needs this file ({path}). Fix: give an object (a null inside it takes one "
+                "key out)"
+            )
         data = deep_merge(data, hub.override(host, override))
         data = ordered(data, hub.override(host, KEY_ORDER).get(override, ()))
     return Artifact(path, json_bytes(data), owners=(host,))
+
+
+def without(hub: Hub, host: str, section: str) -> bool:
+    """`overrides.<host>.<section>: null`: the hub wants no such document for that host
+    (only an adapter that can do without it asks; json_artifact refuses it)."""
+    sections = hub.overrides.get(host) or {}
+    return section in sections and sections[section] is None
 
 
 def plugin_metadata(plugin: Plugin) -> dict[str, Any]:

@@ -243,10 +243,13 @@ def listed_folders(
             hub = read_plugin(tree, folder)
             fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
             hub.read.fields(fields, reader.name)
-            hub.read.cannot(
-                f"{folder}/{reader.MANIFEST}",
-                "the repository has no manifest here (its marketplace entry stands in for "
-                "it); memhub writes one for every plugin it builds",
-            )
+            if reader is claude_repo:  # Claude Code loads a folder without one
+                hub.read.extra.setdefault(reader.name, {})["manifest"] = None
+            else:
+                hub.read.cannot(
+                    f"{folder}/{reader.MANIFEST}",
+                    f"the repository has no manifest here (its marketplace entry stands in "
+                    f"for it); {reader.name} needs one, so memhub writes it",
+                )
             hubs.append(hub)
     return hubs

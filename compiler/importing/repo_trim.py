@@ -65,7 +65,11 @@ def manifest_path(hub: PluginHub, host: str) -> str:
 
 def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every host's manifest extras, taken out of `extra`."""
-    return {host: sections.pop(SECTION) for host, sections in extra.items() if SECTION in sections}
+    return {
+        host: sections.pop(SECTION)
+        for host, sections in extra.items()
+        if sections.get(SECTION) is not None  # null (no manifest) is kept as it is
+    }
 
 
 def _document(artifact: Artifact | None) -> dict[str, Any]:
