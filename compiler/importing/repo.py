@@ -22,10 +22,16 @@ from memhub.hubspec.files import ICON_PREFIX, README, reserved
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
 # files of hosts memhub builds elsewhere than the plugin folder (README "build")
+# An Agent Plugins package inside a Codex plugin folder is not offered as a hub option: Codex
+# then reads it instead of .codex-plugin/plugin.json and loads none of the plugin's hooks
+# (codex 0.171: tests/e2e/test_codex_plugin.py; a published repository laid out this way
+# listed 0 plugin hooks in `hooks/list`, and its Codex hooks once the two files were gone).
 ELSEWHERE = {
-    "plugin.json": "memhub writes the Agent Plugins manifest in its own folder, "
-    "agent-plugins/<name>/plugin.json (Codex prefers a root plugin.json and then loads no hooks)",
-    "mcp.json": "memhub writes the Agent Plugins mcp.json in agent-plugins/<name>/",
+    "plugin.json": "an Agent Plugins plugin.json beside .codex-plugin/plugin.json: Codex reads "
+    "it instead and loads none of the plugin's hooks, so memhub writes it only in "
+    "agent-plugins/<name>/plugin.json",
+    "mcp.json": "the Agent Plugins mcp.json goes with its plugin.json: memhub writes it only in "
+    "agent-plugins/<name>/mcp.json",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
 # files the build generates from the hub when the hub ships none (a repository's is shipped)
@@ -228,10 +234,12 @@ def listed_folders(
             source = entry.get("source")
             if not isinstance(source, str):
                 continue
-            folder = posixpath.normpath(posixpath.join(market_folder, source)).removeprefix(".")
+            folder = posixpath.normpath(posixpath.join(market_folder, source))
+            folder = "" if folder == "." else folder  # `./`: the repository root
             if folder in known:
                 continue
-            if folder.startswith("/") or not any(p.startswith(folder + "/") for p in tree):
+            held = any(p.startswith(folder + "/") for p in tree) if folder else bool(tree)
+            if folder.startswith(("/", "../")) or folder == ".." or not held:
                 where = (
                     f"{market_folder}/{reader.MARKETPLACE}" if market_folder else reader.MARKETPLACE
                 )

@@ -180,3 +180,22 @@ def test_a_plugin_at_the_repository_root_says_where_its_files_go(tmp_path: Path)
         "a plugin at the repository root: memhub builds every plugin into a folder of its "
         "bundle (plugins/solo, or plugin.path), never the root"
     )
+
+
+def test_a_root_plugin_only_a_marketplace_entry_names_is_imported_with_why(
+    tmp_path: Path,
+) -> None:
+    """`source: "./"` names the repository root: its files are the plugin's, not refused."""
+    entry = {"name": "x", "description": "X.", "version": "1.0.0", "source": "./"}
+    skill = "---\nname: s\ndescription: S.\n---\nS\n"
+    repo = write(
+        tmp_path / "repo",
+        {
+            MARKET: {"name": "m", "owner": {"name": "x"}, "plugins": [entry]},
+            "skills/s/SKILL.md": skill,
+        },
+    )
+    tree = read_tree(repo)
+    result = round_trip(tree, import_repo(tree))
+    listed = {u.path: u.reason for u in result.unreproduced}
+    assert listed["skills/s/SKILL.md"].startswith("a plugin at the repository root")
