@@ -62,7 +62,8 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         produced += skill_artifacts(perhost.shared(hub, [a.name for a in hosts_here]), root)
-        if not any(item.path == README for item in hub.files):  # the hub ships its own
+        # the hub ships its own, or wants none
+        if hub.plugin.readme and not any(item.path == README for item in hub.files):
             produced.append(readme_artifact(hub, root, installs))
         if any(a.shows_icon for a in hosts_here):
             produced += icon_artifacts(hub, root)

@@ -13,6 +13,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
 from memhub.compiler.hosts.common import deep_merge, json_bytes, plugin_dir
+from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS, MarketplaceWriter
 from memhub.hubspec.bundlepaths import relative_to
 from memhub.hubspec.marketplace import MarketEntry, MarketplaceFile, MarketplaceHub
@@ -99,6 +100,7 @@ def _marketplace_file(
         return None, rows
     document = writer.marketplace_document(market.market_of(file), file.description, entries)
     document = _without_nulls(deep_merge(document, market.override(writer.name, "marketplace")))
+    document = ordered(document, market.override(writer.name, KEY_ORDER).get("marketplace", ()))
     return Artifact(path, json_bytes(document), owners=(writer.name,)), rows
 
 

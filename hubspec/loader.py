@@ -202,6 +202,7 @@ class _Checker(
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
             path=raw.get("path"),
+            readme=raw.get("readme", True),
             per_host=per_host,
         )
 

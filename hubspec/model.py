@@ -80,6 +80,7 @@ class Plugin:
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")
     path: str | None = None  # the plugin folder in a bundle (None: plugins/<name>)
+    readme: bool = True  # False: no generated README.md in its plugin folders
     # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -32,6 +33,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    without,
 )
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -231,12 +233,10 @@ def build(hub: Hub) -> HostBuild:
         hub.marketplace.description or plugin.description,
         [plugin_entry(hub, f"./{base}")],
     )
-    artifacts = [
-        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
-        json_artifact(
-            hub, name, f"{base}/.claude-plugin/plugin.json", manifest, override="manifest"
-        ),
-    ]
+    artifacts = [json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace")]
+    if not _without_manifest(hub, bool(mapped)):
+        path = f"{base}/.claude-plugin/plugin.json"
+        artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
     if hub.mcp_servers:
         servers = {}
         for server in hub.mcp_servers:
@@ -259,6 +259,21 @@ def build(hub: Hub) -> HostBuild:
         "(memhub apply) or ship the guidance as a skill",
     )
     return with_shipped(hub, SHIPPING, artifacts, rows)
+
+
+def _without_manifest(hub: Hub, hooked: bool) -> bool:
+    """`overrides.claude.manifest: null`: no plugin.json. Claude Code loads a plugin folder
+    without one (its default folders, `.mcp.json`; the marketplace entry describes it), but
+    then finds no hooks file but hooks/hooks.json, and memhub writes hooks/claude-hooks.json."""
+    if not without(hub, name, "manifest"):
+        return False
+    if hooked:
+        raise BuildError(
+            f"{hub.plugin.origin.file}: overrides.claude.manifest is null, but Claude Code "
+            f"finds {HOOKS_FILE} only through the manifest. Fix: keep the manifest, or limit "
+            "the hooks to other hosts (hosts:)"
+        )
+    return True
 
 
 def _user_files(scope: Scope) -> tuple[Path, Path]:

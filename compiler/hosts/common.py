@@ -7,7 +7,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
+from memhub.compiler.errors import BuildError
 from memhub.compiler.formats import jsondump
+from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.hubspec.model import Hub, Plugin, Rulebook, StdioServer, thaw
 from memhub.templates import fill
 
@@ -48,11 +50,15 @@ def json_bytes(data: Any) -> bytes:
 
 
 def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """`override` merged into a copy of `base`; mappings merge, everything else replaces."""
+    """`override` merged into a copy of `base` as a JSON merge patch (RFC 7396): mappings
+    merge, `null` takes the key out, everything else replaces."""
     merged = dict(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping):
+            inner = merged.get(key)
+            merged[key] = deep_merge(inner if isinstance(inner, dict) else {}, value)
         else:
             merged[key] = thaw(value)
     return merged
@@ -61,10 +67,25 @@ def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, A
 def json_artifact(
     hub: Hub, host: str, path: str, data: dict[str, Any], *, override: str | None = None
 ) -> Artifact:
-    """A JSON file of `host`, with `overrides.<host>.<override>` merged in last."""
+    """A JSON file of `host`, with `overrides.<host>.<override>` merged in last and its keys
+    in `overrides.<host>.key_order.<override>`'s order (keyorder.py)."""
     if override is not None:
+        if without(hub, host, override):
+            raise BuildError(
+                f"{hub.plugin.origin.file}: overrides.{host}.{override} is null, but {host} "
+                f"needs this file ({path}). Fix: give an object (a null inside it takes one "
+                "key out)"
+            )
         data = deep_merge(data, hub.override(host, override))
+        data = ordered(data, hub.override(host, KEY_ORDER).get(override, ()))
     return Artifact(path, json_bytes(data), owners=(host,))
+
+
+def without(hub: Hub, host: str, section: str) -> bool:
+    """`overrides.<host>.<section>: null`: the hub wants no such document for that host
+    (only an adapter that can do without it asks; json_artifact refuses it)."""
+    sections = hub.overrides.get(host) or {}
+    return section in sections and sections[section] is None
 
 
 def plugin_metadata(plugin: Plugin) -> dict[str, Any]:

@@ -9,22 +9,29 @@ make a marketplace hub (repo_market.py). What no hub can give back is listed, wi
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
-from memhub.compiler.importing.repo_tree import RepoFile, Tree, json_file
-from memhub.hubspec.files import ICON_PREFIX, reserved
+from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
+from memhub.hubspec.files import ICON_PREFIX, README, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
 # files of hosts memhub builds elsewhere than the plugin folder (README "build")
+# An Agent Plugins package inside a Codex plugin folder is not offered as a hub option: Codex
+# then reads it instead of .codex-plugin/plugin.json and loads none of the plugin's hooks
+# (codex 0.171: tests/e2e/test_codex_plugin.py; a published repository laid out this way
+# listed 0 plugin hooks in `hooks/list`, and its Codex hooks once the two files were gone).
 ELSEWHERE = {
-    "plugin.json": "memhub writes the Agent Plugins manifest in its own folder, "
-    "agent-plugins/<name>/plugin.json (Codex prefers a root plugin.json and then loads no hooks)",
-    "mcp.json": "memhub writes the Agent Plugins mcp.json in agent-plugins/<name>/",
+    "plugin.json": "an Agent Plugins plugin.json beside .codex-plugin/plugin.json: Codex reads "
+    "it instead and loads none of the plugin's hooks, so memhub writes it only in "
+    "agent-plugins/<name>/plugin.json",
+    "mcp.json": "the Agent Plugins mcp.json goes with its plugin.json: memhub writes it only in "
+    "agent-plugins/<name>/mcp.json",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
 # files the build generates from the hub when the hub ships none (a repository's is shipped)
@@ -46,6 +53,7 @@ class PluginHub:
     shipped: list[str] = field(default_factory=list)
     icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
     elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
+    readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
 
     @property
     def name(self) -> str:
@@ -77,11 +85,14 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             continue
         reader.read_manifest(doc, read)
         read.consumed.add(reader.MANIFEST)
+        if reader is not claude_repo:  # the servers this host's manifest carries
+            read.carried[reader.name] = _carried(doc.get("mcpServers"))
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
         )
         read.consumed.add(claude_repo.MCP_FILE)
+    hub.readme = README in mine
     hub.icon = _icon(tree, prefix, mine)
     if hub.icon:
         hub.files[hub.icon] = mine[hub.icon]
@@ -91,6 +102,14 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             continue
         _place(hub, rel, entry, prefix, hooks)
     return hub
+
+
+def _carried(inline: Any) -> set[str] | None:
+    """The `.mcp.json` servers a manifest's `mcpServers` carries: those it holds inline, all
+    (None) when it names a file, none when it has no `mcpServers`."""
+    if isinstance(inline, Mapping):
+        return {str(k) for k in inline}
+    return None if isinstance(inline, str | list) else set()
 
 
 def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
@@ -153,10 +172,12 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["icon"] = hub.icon
     if hub.folder and hub.folder != f"plugins/{plugin['name']}":
         plugin["path"] = hub.folder
+    if not hub.readme:
+        plugin["readme"] = False
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
-        data["mcp"] = {"servers": read.servers}
+        data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.shipped:
@@ -164,6 +185,15 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     if read.overrides:
         data["overrides"] = read.overrides
     return data
+
+
+def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
+    """A `.mcp.json` server limited (`hosts:`) to the hosts whose manifests carry it: a Codex
+    or Cursor manifest without it (inline or by file) does not."""
+    hosts = [h for h, names in read.carried.items() if names is not None and server not in names]
+    if not hosts or not isinstance(spec, dict):
+        return spec
+    return {**spec, "hosts": [h for h in read.hosts if h not in hosts]}
 
 
 def shipped_entries(hub: PluginHub) -> list[str]:
@@ -205,16 +235,29 @@ def listed_folders(
             if not isinstance(source, str):
                 continue
             folder = posixpath.normpath(posixpath.join(market_folder, source))
-            if folder in known or not any(p.startswith(folder + "/") for p in tree):
+            folder = "" if folder == "." else folder  # `./`: the repository root
+            if folder in known:
                 continue
+            held = any(p.startswith(folder + "/") for p in tree) if folder else bool(tree)
+            if folder.startswith(("/", "../")) or folder == ".." or not held:
+                where = (
+                    f"{market_folder}/{reader.MARKETPLACE}" if market_folder else reader.MARKETPLACE
+                )
+                raise RepoError(
+                    f"{where}: plugin {entry.get('name')!r} names the folder {source}, which "
+                    "holds no file of the repository. Fix: correct its source, or remove the entry"
+                )
             known.add(folder)
             hub = read_plugin(tree, folder)
             fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
             hub.read.fields(fields, reader.name)
-            hub.read.cannot(
-                f"{folder}/{reader.MANIFEST}",
-                "the repository has no manifest here (its marketplace entry stands in for "
-                "it); memhub writes one for every plugin it builds",
-            )
+            if reader is claude_repo:  # Claude Code loads a folder without one
+                hub.read.extra.setdefault(reader.name, {})["manifest"] = None
+            else:
+                hub.read.cannot(
+                    f"{folder}/{reader.MANIFEST}",
+                    f"the repository has no manifest here (its marketplace entry stands in "
+                    f"for it); {reader.name} needs one, so memhub writes it",
+                )
             hubs.append(hub)
     return hubs

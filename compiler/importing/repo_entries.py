@@ -12,7 +12,9 @@ Found = list[tuple[Any, str, dict[str, Any]]]
 
 def entries_and_markets(
     found: Found, plugins: list[PluginHub], market: dict[str, Any]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any]]:
+    """`plugins:`, `marketplaces:` ([] when the repository has no marketplace file, None
+    when the default one fits) and `overrides.<host>.marketplace` of the marketplace hub."""
     by_name = {hub.name: hub for hub in plugins}
     seen: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
     groups: dict[tuple[str, Any, Any], dict[str, Any]] = {}
@@ -41,7 +43,7 @@ def entries_and_markets(
             )
     listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
     listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
-    return listed, _marketplaces(groups, seen, market), overrides
+    return listed, _marketplaces(groups, seen, market) if groups else [], overrides
 
 
 def _item(
@@ -99,15 +101,15 @@ def _marketplaces(
     groups: dict[tuple[str, Any, Any], dict[str, Any]],
     seen: dict[str, dict[str, Any]],
     defaults: dict[str, Any],
-) -> list[dict[str, Any]]:
-    """`marketplaces:`, left out when one root marketplace lists every plugin for its hosts."""
+) -> list[dict[str, Any]] | None:
+    """`marketplaces:`, None when one root marketplace lists every plugin for its hosts."""
     (only, *rest) = list(groups.values())
     root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"
     )
     if root and same:
-        return []
+        return None
     out = []
     for (folder, _, _), group in groups.items():
         market = {k: v for k, v in group.items() if v}

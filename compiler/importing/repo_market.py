@@ -31,6 +31,10 @@ from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
 DEFAULT_OWNER = {"name": "unknown"}
+ROOT_PLUGIN = (
+    "a plugin at the repository root: memhub builds every plugin into a folder of its "
+    "bundle (plugins/{name}, or plugin.path), never the root"
+)
 Found = list[tuple[Any, str, dict[str, Any]]]
 
 
@@ -127,11 +131,7 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += listed_folders(tree, found, {hub.folder for hub in plugins})
     read_other_hosts(tree, plugins)
     if not plugins:
-        raise RepoError(
-            "no plugin found: no folder holds .claude-plugin/plugin.json, "
-            ".codex-plugin/plugin.json or .cursor-plugin/plugin.json. Fix: name a plugin "
-            "repository"
-        )
+        raise RepoError(_no_plugin(found))
     market = _market_defaults(found, plugins[0])
     if len(plugins) == 1 and not found:
         result = RepoImport([(plugins[0], "")], market, None)
@@ -141,7 +141,24 @@ def import_repo(tree: Tree) -> RepoImport:
         result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
     covered = set(result.compared) | {u.path for u in result.unreproduced}
     result.outside = [p for p in tree if p not in covered]
+    for hub in plugins:
+        if not hub.folder:  # its files are compared where the build writes them instead
+            why = ROOT_PLUGIN.format(name=hub.name)
+            hub.read.hints.update({p: why for p in _paths(hub)})
     return result
+
+
+def _no_plugin(found: Found) -> str:
+    """Why the repository holds no plugin: no manifest, and what its marketplaces list."""
+    text = (
+        "no plugin found: no folder holds .claude-plugin/plugin.json, "
+        ".codex-plugin/plugin.json or .cursor-plugin/plugin.json"
+    )
+    for reader, folder, doc in found:
+        path = _join(folder, reader.MARKETPLACE)
+        listed = "no plugin" if not doc.get("plugins") else "only plugins of other repositories"
+        text += f"; {path} lists {listed}"
+    return text + ". Fix: name a plugin repository (a folder holding plugin folders)"
 
 
 def _join(folder: str, rel: str) -> str:
@@ -185,8 +202,8 @@ def _market_hub(found: Found, plugins: list[PluginHub], market: dict[str, Any]) 
     data: dict[str, Any] = {"version": 1, "marketplace": market}
     data["hosts"] = sorted(hosts, key=order.index)
     data["plugins"] = listed
-    if marketplaces:
-        data["marketplaces"] = marketplaces
+    if marketplaces is not None:
+        data["marketplaces"] = marketplaces  # [] for plugin folders without a marketplace
     if overrides:
         data["overrides"] = overrides
     return data

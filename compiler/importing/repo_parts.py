@@ -45,6 +45,8 @@ class ReadPlugin:
     hints: dict[str, str] = field(default_factory=dict)  # why a generated file may differ
     manifests: dict[str, Mapping[str, tuple[str, Any, Any]]] = field(default_factory=dict)
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # host -> the .mcp.json servers its manifest carries (None: all, by naming the file)
+    carried: dict[str, set[str] | None] = field(default_factory=dict)
 
     def host(self, host: str) -> None:
         if host not in self.hosts:

@@ -47,7 +47,7 @@ def trim(imported: RepoImport, build: Any) -> None:
             hub.read.consumed.add(README)  # compared: the build's own is the same bytes
     for hub, _ in imported.plugins:
         for host, manifest in list(saved[id(hub)].items()):
-            patch = _patch(_document(bare.get(_manifest_path(hub, host))), manifest)
+            patch = _patch(_document(bare.get(manifest_path(hub, host))), manifest)
             if patch:
                 hub.read.extra[host][SECTION] = patch
             else:
@@ -55,7 +55,7 @@ def trim(imported: RepoImport, build: Any) -> None:
         hub.read.extra = {host: sections for host, sections in hub.read.extra.items() if sections}
 
 
-def _manifest_path(hub: PluginHub, host: str) -> str:
+def manifest_path(hub: PluginHub, host: str) -> str:
     """Where the build writes `host`'s manifest of `hub`'s plugin."""
     if host in APART:
         folder, manifest = APART[host]
@@ -65,7 +65,11 @@ def _manifest_path(hub: PluginHub, host: str) -> str:
 
 def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every host's manifest extras, taken out of `extra`."""
-    return {host: sections.pop(SECTION) for host, sections in extra.items() if SECTION in sections}
+    return {
+        host: sections.pop(SECTION)
+        for host, sections in extra.items()
+        if sections.get(SECTION) is not None  # null (no manifest) is kept as it is
+    }
 
 
 def _document(artifact: Artifact | None) -> dict[str, Any]:

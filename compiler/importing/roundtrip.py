@@ -84,12 +84,14 @@ def settle(imported: RepoImport) -> dict[str, Artifact] | str:
 
 def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
     """Compare the build of `imported` with the repository files it stands for."""
+    from memhub.compiler.importing.repo_fill import fill
     from memhub.compiler.importing.repo_trim import trim
 
     result = RoundTrip()
     built = settle(imported)
     if not isinstance(built, str):
         trim(imported, built_files)
+        fill(imported, tree, built_files)
         built = settle(imported)
     reasons = {u.path: u.reason for u in imported.unreproduced}
     hints = imported.hints

@@ -215,21 +215,18 @@ def test_five_host_bundle_round_trips_whole() -> None:
     assert keys[0] == keys[1] > 0
 
 
-def test_key_order_other_than_memhubs_is_listed_with_both_orders(tmp_path: Path) -> None:
+def test_key_order_other_than_memhubs_is_kept_as_a_key_order(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "marketplace", repo)
     manifest = repo / "plugins" / "beta" / ".claude-plugin" / "plugin.json"
     data = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({k: data[k] for k in reversed(data)}, indent=2) + "\n")
     tree = read_tree(repo)
-    result = round_trip(tree, import_repo(tree))
-    listed = {item.path: item.reason for item in result.unreproduced}
-    order = ", ".join(reversed(data))
-    assert listed == {
-        "plugins/beta/.claude-plugin/plugin.json": "JSON-equal, but the key order differs "
-        f"(memhub writes a fixed order): top level: repository {order}; memhub {', '.join(data)}"
-    }
-    assert result.keys_same == result.keys_total  # every key path is still reproduced
+    imported = import_repo(tree)
+    result = round_trip(tree, imported)
+    assert result.unreproduced == []
+    beta = next(hub for hub, _ in imported.plugins if hub.name == "beta")
+    assert beta.read.overrides["claude"]["key_order"] == {"manifest": list(reversed(data))}
 
 
 def test_from_repo_with_hosts_is_a_usage_error(

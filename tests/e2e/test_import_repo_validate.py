@@ -1,0 +1,41 @@
+"""A repository written the way published ones are, imported and built back, through the real
+`claude plugin validate --strict`: every marketplace and plugin folder the original passes
+(a plugin folder without plugin.json included) the build passes too, with the same report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from memhub.compiler.cli.main import main
+
+from .harness import run, validation_problems
+
+pytestmark = pytest.mark.e2e
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "repos" / "published-shapes"
+TARGETS = ["", "plugins/recall", "plugins/board", "plugins/toolkit"]
+
+
+def _report(claude: Path, target: Path, env: dict[str, str]) -> tuple[bool, list[str]]:
+    proc = run([claude, "plugin", "validate", "--strict", "--json", target], env=env)
+    report = json.loads(proc.stdout)
+    problems = [p.replace(str(target), "<target>") for p in validation_problems(report)]
+    return report.get("success") is True and proc.returncode == 0, problems
+
+
+def test_build_of_the_import_validates_as_the_repository_does(
+    claude_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    into, out = tmp_path / "hub", tmp_path / "bundle"
+    assert main(["import", "--from-repo", str(FIXTURE), "--into", str(into), "--yes"]) == 0
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    passed = []
+    for folder in TARGETS:
+        theirs = _report(claude_cli, FIXTURE / folder, isolated_home.env)
+        ours = _report(claude_cli, out / folder, isolated_home.env)
+        assert ours == theirs, folder or "the marketplace"
+        passed += [folder] if theirs[0] else []
+    # the folders published clean stay clean, plugin.json-less toolkit among them
+    assert passed == ["plugins/recall", "plugins/toolkit"]
