@@ -180,6 +180,7 @@ class _Checker(
             files=files,
             agents=agents,
             commands=commands,
+            hook_files=frozen_map(data.get("hook_files", {})),
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

@@ -26,7 +26,13 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
-from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
+from memhub.compiler.hosts.hooks import (
+    EventSupport,
+    MappedHook,
+    flat_hooks,
+    map_hooks,
+    map_install_hooks,
+)
 from memhub.compiler.hosts.launcher import (
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
@@ -74,7 +80,6 @@ EVENTS = {
     "turn_end": EventSupport("agentStop"),
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
 }
-EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
 # Copilot's own events beyond these eight, and its hook options, are not bound yet
 NATIVE_EVENTS: tuple[str, ...] = ()
 HOOK_OPTIONS: dict[str, str] = {}
@@ -233,10 +238,7 @@ def build(hub: Hub) -> HostBuild:
 
 
 def _hooks_file(mapped: list[MappedHook]) -> dict[str, Any]:
-    by_event: dict[str, list[dict[str, Any]]] = {}
-    for item in mapped:
-        by_event.setdefault(item.host_event, []).append(_handler(item))
-    return {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
+    return {"version": 1, "hooks": flat_hooks(mapped, _handler)}
 
 
 def _copilot_home(scope: Scope) -> Path:
