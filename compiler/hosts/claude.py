@@ -40,13 +40,11 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
     command_handler,
-    grouped_hooks,
     hook_entries,
-    hooks_document,
-    hooks_path,
     map_hooks,
     map_install_hooks,
 )

@@ -26,13 +26,8 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
-from memhub.compiler.hosts.hooks import (
-    EventSupport,
-    MappedHook,
-    flat_hooks,
-    map_hooks,
-    map_install_hooks,
-)
+from memhub.compiler.hosts.hook_files import flat_hooks
+from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,

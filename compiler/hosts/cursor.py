@@ -37,15 +37,8 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.hosts.hooks import (
-    EventSupport,
-    MappedHook,
-    flat_hooks,
-    hooks_document,
-    hooks_path,
-    map_hooks,
-    map_install_hooks,
-)
+from memhub.compiler.hosts.hook_files import flat_hooks, hooks_document, hooks_path
+from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,

@@ -34,13 +34,11 @@ from memhub.compiler.hosts.entries import (
     skill_entries,
 )
 from memhub.compiler.hosts.gemini_servers import hub_spec, server_spec
+from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
     MappedHook,
-    grouped_hooks,
     hook_entries,
-    hooks_document,
-    hooks_path,
     map_hooks,
     map_install_hooks,
 )
