@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
+from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
     HookFormat,
     ReadHooks,
@@ -199,7 +200,7 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.hooks.hooks:
-        data["hooks"] = hub.hooks.hooks
+        data["hooks"] = merge_hosts(hub.hooks.hooks)
     if hub.hooks.files:
         data["hook_files"] = hub.hooks.files
     if hub.shipped:

@@ -280,3 +280,53 @@ def test_a_manifest_nested_past_the_stack_is_an_error_not_a_crash(tmp_path: Path
     manifest.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(RepoError, match="nested too deeply"):
         import_repo(read_tree(repo))
+
+
+def _same_commands(tmp_path: Path, codex_extra: list[dict[str, Any]]) -> Path:
+    """hook-hosts with Claude and Codex files running the same commands."""
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "hook-hosts", repo)
+    stop = {"type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/x.sh"', "timeout": 5}
+    pre = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre"}]}
+    claude = {"hooks": {"Stop": [{"hooks": [stop]}], "PreToolUse": [pre]}}
+    codex_stop = {**stop, "command": 'sh "${PLUGIN_ROOT}/x.sh"', "timeout": 9}
+    codex_stop["statusMessage"] = "s"
+    codex_pre = {"matcher": "^Bash$", "hooks": pre["hooks"]}
+    codex = {"hooks": {"Stop": [{"hooks": [codex_stop]}], "PreToolUse": [codex_pre, *codex_extra]}}
+    (repo / CLAUDE_FILE).write_text(json.dumps(claude, indent=2) + "\n")
+    (repo / KIT / "hooks/codex-hooks.json").write_text(json.dumps(codex, indent=2) + "\n")
+    return repo
+
+
+def test_hosts_running_the_same_commands_share_hooks_with_per_host_values(
+    tmp_path: Path,
+) -> None:
+    repo = _same_commands(tmp_path, [])
+    hooks = [h for h in imported_hub(repo, "hook-kit")["hooks"] if "codex" in h["hosts"]]
+    assert hooks == [
+        {
+            "id": "stop",
+            "event": {"claude": "Stop", "codex": "Stop"},
+            "hosts": ["claude", "codex"],
+            "command": 'sh "${plugin_root}/x.sh"',
+            "timeout": {"claude": 5, "codex": 9},
+            "status_message": {"codex": "s"},
+        },
+        {
+            "id": "pre-tool-use",
+            "event": {"claude": "PreToolUse", "codex": "PreToolUse"},
+            "hosts": ["claude", "codex"],
+            "matcher": {"claude": "Bash", "codex": "^Bash$"},
+            "command": "echo pre",
+        },
+    ]
+    listed, _, _ = trip(repo)
+    assert listed == {}
+
+
+def test_hosts_whose_hooks_do_not_pair_up_stay_apart(tmp_path: Path) -> None:
+    extra = {"hooks": [{"type": "command", "command": "echo more"}]}
+    repo = _same_commands(tmp_path, [extra])
+    hooks = imported_hub(repo, "hook-kit")["hooks"]
+    assert all(len(h["hosts"]) == 1 for h in hooks)
+    assert trip(repo)[0] == {}
