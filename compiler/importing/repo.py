@@ -114,6 +114,13 @@ def read_hooks(
     (the plugin's own, or Gemini's extension folder), read into `hub.hooks`; a file of the
     plugin's own folder is consumed: compared, not shipped."""
     rel = hooks_file_of(fmt, manifest)
+    auto = f"{folder}/{fmt.auto_file}" if folder else str(fmt.auto_file)
+    if fmt.auto_file and rel != fmt.auto_file and auto in tree:
+        hub.read.consumed.add(fmt.auto_file)
+        hub.hooks.problems.setdefault(auto, []).append(
+            f"{fmt.host} loads it beside the hooks file its manifest names: memhub writes one "
+            "hooks file per host"
+        )
     if rel is False:
         hub.read.note(f"{folder or '.'}: {fmt.host}: {UNNAMED_HOOKS}")
         return

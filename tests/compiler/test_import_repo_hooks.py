@@ -330,3 +330,14 @@ def test_hosts_whose_hooks_do_not_pair_up_stay_apart(tmp_path: Path) -> None:
     hooks = imported_hub(repo, "hook-kit")["hooks"]
     assert all(len(h["hosts"]) == 1 for h in hooks)
     assert trip(repo)[0] == {}
+
+
+def test_a_second_file_claude_loads_by_itself_is_a_named_row(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "hook-hosts", repo)
+    (repo / KIT / "hooks/hooks.json").write_text(_hooks(GOOD))
+    listed, _, _ = trip(repo)
+    assert listed == {
+        f"{KIT}/hooks/hooks.json": "claude loads it beside the hooks file its manifest names: "
+        "memhub writes one hooks file per host"
+    }
