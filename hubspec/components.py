@@ -11,7 +11,7 @@ from .model import (
     StdioServer,
     frozen_map,
 )
-from .perhost import PerHostChecks, split
+from .perhost import PerHostChecks, host_tables, split
 from .refs import reference_problems
 from .vocabulary import TOOL_EVENTS
 from .yamlsrc import KeyPath
@@ -158,3 +158,41 @@ class ComponentChecks(PerHostChecks):
 def _hosts(spec: dict[str, Any]) -> tuple[str, ...] | None:
     """A component's `hosts:` (None: every host)."""
     return tuple(spec["hosts"]) if "hosts" in spec else None
+
+
+class HookFileChecks(PerHostChecks):
+    """`hook_files`: each host's hooks file a place of its own in its plugin folder."""
+
+    def _hook_files(
+        self, raw: dict[str, str], hub_hosts: tuple[str, ...], shipped: tuple[Any, ...]
+    ) -> Any:
+        from .files import RESERVED_FOLDERS
+
+        tables = host_tables()
+        places: dict[tuple[str, str], str] = {}  # (bundle folder, path) -> the host there
+        landed = {item.path for item in shipped}
+        for host in hub_hosts:
+            adapter = tables.get(host)
+            default = getattr(adapter, "HOOKS_FILE", None)
+            if adapter is None or default is None:
+                continue
+            path = raw.get(host, default)
+            where: KeyPath = ("hook_files", host)
+            if host in raw and path.split("/", 1)[0] in RESERVED_FOLDERS:
+                self.problem(
+                    where,
+                    f"{path} is in {path.split('/', 1)[0]}/, a folder memhub writes itself",
+                    "put the hooks file elsewhere, e.g. hooks/<name>.json",
+                )
+            if host in raw and path in landed:
+                self.problem(
+                    where, f"{path} is also a file the hub ships (files:)", "give one another path"
+                )
+            other = places.setdefault((adapter.bundle_root, path), host)
+            if other != host:
+                self.problem(
+                    where if host in raw else ("hook_files", other),
+                    f"{host} and {other} would both write their hooks to {path}",
+                    "give each host its own hooks file",
+                )
+        return frozen_map(raw)

@@ -134,3 +134,36 @@ def test_bad_layout_values_are_refused(body: str, words: str, tmp_path: Path) ->
     with pytest.raises(HubError) as caught:
         load(tmp_path)
     assert words in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("hook_files", "words"),
+    [
+        ("{claude: scripts/x.json}", "scripts/x.json is also a file the hub ships"),
+        ("{claude: hooks/a.json, codex: hooks/a.json}", "codex and claude would both write"),
+        ("{codex: hooks/claude-hooks.json}", "codex and claude would both write"),
+        ("{claude: skills/hooks.json}", "a folder memhub writes itself"),
+    ],
+)
+def test_hook_files_that_would_collide_are_refused(
+    hook_files: str, words: str, tmp_path: Path
+) -> None:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "x.json").write_text("{}")
+    (tmp_path / "hub.yaml").write_text(
+        f"{HEAD}hosts: [claude, codex]\nfiles: [{{from: scripts}}]\n"
+        f"hooks:\n  - {{id: a, event: turn_end, command: echo a}}\nhook_files: {hook_files}\n"
+    )
+    with pytest.raises(HubError) as caught:
+        load(tmp_path)
+    assert words in str(caught.value)
+
+
+def test_gemini_keeps_its_own_folder_for_hooks_json(tmp_path: Path) -> None:
+    files = _build(
+        tmp_path,
+        "hooks:\n  - {id: a, event: turn_end, command: echo a}\n"
+        "hook_files: {claude: hooks/hooks.json}\n",
+        hosts="[claude, gemini]",
+    )
+    assert "plugins/demo/hooks/hooks.json" in files and "gemini/demo/hooks/hooks.json" in files
