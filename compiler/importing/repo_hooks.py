@@ -100,9 +100,9 @@ def read_hooks_file(fmt: HookFormat, content: bytes, where: str, into: ReadHooks
     if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
         problems.append('is not a JSON object with a "hooks" object (the only shape hosts read)')
         return False
-    count = sum(len(v) if isinstance(v, list) else 1 for v in doc["hooks"].values())
+    count = _count(doc["hooks"])
     if count > MAX_HOOKS:
-        problems.append(f"holds {count} hook groups, more than the {MAX_HOOKS} memhub imports")
+        problems.append(f"holds {count} hooks, more than the {MAX_HOOKS} memhub imports")
         return False
     _top_level(fmt, doc, problems, into)
     for event, entries in doc["hooks"].items():
@@ -117,6 +117,16 @@ def read_hooks_file(fmt: HookFormat, content: bytes, where: str, into: ReadHooks
             for index, handler in enumerate(entries):
                 _handler(fmt, event, None, handler, f"{at}/{index}", problems, into)
     return True
+
+
+def _count(events: dict[str, Any]) -> int:
+    """How many handlers (and malformed entries) the events hold."""
+    count = 0
+    for entries in events.values():
+        for entry in entries if isinstance(entries, list) else [entries]:
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            count += len(inner) if isinstance(inner, list) else 1
+    return count
 
 
 def _top_level(fmt: HookFormat, doc: dict[str, Any], problems: list[str], into: ReadHooks) -> None:

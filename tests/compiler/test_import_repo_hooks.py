@@ -201,6 +201,20 @@ def test_a_huge_hooks_file_is_refused_whole(tmp_path: Path) -> None:
     assert imported_hub(repo, "review-kit").get("hooks") is None
     listed, _, _ = trip(repo)
     assert f"more than the {MAX_HOOKS} memhub imports" in listed[ONLY_FILE]
+    # one group holding them all counts the same
+    (repo / ONLY_FILE).write_text(_hooks(*[GOOD] * (MAX_HOOKS + 1)))
+    assert f"holds {MAX_HOOKS + 1} hooks" in trip(repo)[0][ONLY_FILE]
+
+
+def test_a_file_of_as_many_hooks_as_allowed_round_trips(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "claude-only", repo)
+    groups = [
+        {"matcher": f"T{n}", "hooks": [{**GOOD, "timeout": 1 + n % 600}]} for n in range(MAX_HOOKS)
+    ]
+    (repo / ONLY_FILE).write_text(json.dumps({"hooks": {"Stop": groups}}, indent=2) + "\n")
+    listed, files, _ = trip(repo)
+    assert listed == {} and files[0] == files[1]
 
 
 CURSOR_HOSTILE = [
