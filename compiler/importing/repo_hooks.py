@@ -100,6 +100,9 @@ def read_hooks_file(fmt: HookFormat, content: bytes, where: str, into: ReadHooks
     if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
         problems.append('is not a JSON object with a "hooks" object (the only shape hosts read)')
         return False
+    if not doc["hooks"]:
+        problems.append("holds no hooks: memhub writes no hooks file for a host without hooks")
+        return False
     count = _count(doc["hooks"])
     if count > MAX_HOOKS:
         problems.append(f"holds {count} hooks, more than the {MAX_HOOKS} memhub imports")

@@ -136,6 +136,7 @@ HOSTILE = [
     ("not utf-8", b"\xff\xfe", "is not UTF-8 JSON"),
     ("a list", "[]", 'is not a JSON object with a "hooks" object'),
     ("hooks a list", '{"hooks": []}', 'is not a JSON object with a "hooks" object'),
+    ("no hooks", '{"hooks": {}}', "holds no hooks"),
     ("unknown event", _hooks(GOOD, event="Teardown"), "claude has no hook event 'Teardown'"),
     ("event not a list", '{"hooks": {"Stop": {}}}', "hooks/Stop: is not a non-empty list"),
     ("empty group", '{"hooks": {"Stop": [{"hooks": []}]}}', "is empty"),
@@ -161,7 +162,11 @@ HOSTILE = [
         _hooks({**GOOD, "command": "x $CURSOR_PLUGIN_ROOT"}),
         "which claude does not set",
     ),
-    ("key after hooks", '{"hooks": {}, "description": "d"}', "memhub writes description, hooks"),
+    (
+        "key after hooks",
+        _hooks(GOOD)[:-1] + ', "description": "d"}',
+        "memhub writes description, hooks",
+    ),
     ("nested", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
 ]
 
@@ -218,7 +223,7 @@ def test_a_file_of_as_many_hooks_as_allowed_round_trips(tmp_path: Path) -> None:
 
 
 CURSOR_HOSTILE = [
-    ("version 2", {"version": 2, "hooks": {}}, "version: is 2; memhub writes 1"),
+    ("version 2", {"version": 2, "hooks": {"stop": [{"command": "x"}]}}, "is 2; memhub writes 1"),
     (
         "typed",
         {"version": 1, "hooks": {"stop": [{"type": "command", "command": "x"}]}},
