@@ -171,6 +171,16 @@ class HookFileChecks(PerHostChecks):
         tables = host_tables()
         places: dict[tuple[str, str], str] = {}  # (bundle folder, path) -> the host there
         landed = {item.path for item in shipped}
+        for host in raw:
+            if host not in hub_hosts or not hasattr(tables.get(host), "HOOKS_FILE"):
+                has = [h for h in hub_hosts if hasattr(tables.get(h), "HOOKS_FILE")]
+                self.problem(
+                    ("hook_files", host),
+                    f"{host} writes no hooks file for this hub"
+                    + ("" if host in hub_hosts else " (it is not in `hosts:`)"),
+                    f"name one of: {', '.join(has) or 'none (no host here has a hooks file)'}",
+                    at_key=True,
+                )
         for host in hub_hosts:
             adapter = tables.get(host)
             default = getattr(adapter, "HOOKS_FILE", None)

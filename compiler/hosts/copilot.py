@@ -26,7 +26,7 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
-from memhub.compiler.hosts.hook_files import flat_hooks
+from memhub.compiler.hosts.hook_files import flat_hooks, hooks_path
 from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
     LAUNCHED_BY,
@@ -201,7 +201,7 @@ def build(hub: Hub) -> HostBuild:
             "agents": "./agents/" if any(for_host(a, name) for a in hub.agents) else None,
             "skills": "./skills/" if hub.skills else None,
             "commands": "./commands/" if any(for_host(c, name) for c in hub.commands) else None,
-            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "mcpServers": servers,
         }
     )
@@ -215,7 +215,8 @@ def build(hub: Hub) -> HostBuild:
     ]
     if mapped:
         hooks = json_bytes(_hooks_file(mapped))
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", hooks, owners=(name,)))
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, hooks, owners=(name,)))
     if hub.instructions:
         rows.append(
             CoverageRow(

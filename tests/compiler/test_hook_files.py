@@ -118,7 +118,6 @@ def test_overrides_hooks_add_top_level_keys_before_hooks(tmp_path: Path) -> None
     [
         ("hook_files: {claude: ../out.json}\n", "hook_files"),
         ("hook_files: {claude: hooks/hooks.yaml}\n", "hook_files"),
-        ("hook_files: {opencode: hooks/x.json}\n", "hook_files"),
         (
             "hooks:\n  - {id: a, event: turn_end, command: echo a, key_order: type}\n",
             "key_order",
@@ -143,6 +142,8 @@ def test_bad_layout_values_are_refused(body: str, words: str, tmp_path: Path) ->
         ("{claude: hooks/a.json, codex: hooks/a.json}", "codex and claude would both write"),
         ("{codex: hooks/claude-hooks.json}", "codex and claude would both write"),
         ("{claude: skills/hooks.json}", "a folder memhub writes itself"),
+        ("{cursor: hooks/c.json}", "cursor writes no hooks file for this hub (it is not in"),
+        ("{opencode: hooks/o.json}", "opencode writes no hooks file"),
     ],
 )
 def test_hook_files_that_would_collide_are_refused(
