@@ -163,6 +163,13 @@ def _hosts(spec: dict[str, Any]) -> tuple[str, ...] | None:
 class HookFileChecks(PerHostChecks):
     """`hook_files`: each host's hooks file a place of its own in its plugin folder."""
 
+    def _shipped_at(self, origin: Any) -> KeyPath:
+        """The `files:` entry written at `origin` (its key path), `files` when none is."""
+        for key in self.positions.values:
+            if len(key) == 2 and key[0] == "files" and self.positions.of_value(key) == origin:
+                return key
+        return ("files",)
+
     def _hook_files(
         self, raw: dict[str, str], hub_hosts: tuple[str, ...], shipped: tuple[Any, ...]
     ) -> Any:
@@ -170,7 +177,7 @@ class HookFileChecks(PerHostChecks):
 
         tables = host_tables()
         places: dict[tuple[str, str], str] = {}  # (bundle folder, path) -> the host there
-        landed = {item.path for item in shipped}
+        landed = {item.path: item for item in shipped}
         for host in raw:
             if host not in hub_hosts or not hasattr(tables.get(host), "HOOKS_FILE"):
                 has = [h for h in hub_hosts if hasattr(tables.get(h), "HOOKS_FILE")]
@@ -194,9 +201,17 @@ class HookFileChecks(PerHostChecks):
                     f"{path} is in {path.split('/', 1)[0]}/, a folder memhub writes itself",
                     "put the hooks file elsewhere, e.g. hooks/<name>.json",
                 )
-            if host in raw and path in landed:
+            if path in landed:
+                item = landed[path]
                 self.problem(
-                    where, f"{path} is also a file the hub ships (files:)", "give one another path"
+                    where if host in raw else self._shipped_at(item.origin),
+                    f"{item.source} would land on {path}, where memhub writes {host}'s hooks file",
+                    "give the shipped file another `to`"
+                    + (
+                        ""
+                        if host in raw
+                        else f", or move the hooks file: `hook_files: {{{host}: ...}}`"
+                    ),
                 )
             other = places.setdefault((adapter.bundle_root, path), host)
             if other != host:

@@ -99,7 +99,8 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
     hub.icon = _icon(tree, prefix, mine)
     if hub.icon:
         hub.files[hub.icon] = mine[hub.icon]
-    hooks = {h for reader in READERS for h in reader.HOOKS_FILES}
+    # the hooks file names of the hosts this plugin has: another host's is a plain file
+    hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
@@ -165,7 +166,7 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
     """Where one plugin file goes in the hub: a hub folder, `files:`, or the cannot list."""
     read, where = hub.read, prefix + rel
     top = rel.split("/", 1)[0]
-    if rel in hooks:
+    if rel in hooks or (rel.startswith("hooks/") and reserved(rel)):
         read.cannot(where, HOOKS_REASON)
     elif rel in ELSEWHERE:
         read.cannot(where, ELSEWHERE[rel])

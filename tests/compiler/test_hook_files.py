@@ -138,7 +138,7 @@ def test_bad_layout_values_are_refused(body: str, words: str, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("hook_files", "words"),
     [
-        ("{claude: scripts/x.json}", "scripts/x.json is also a file the hub ships"),
+        ("{claude: scripts/x.json}", "would land on scripts/x.json, where memhub writes claude's"),
         ("{claude: hooks/a.json, codex: hooks/a.json}", "codex and claude would both write"),
         ("{codex: hooks/claude-hooks.json}", "codex and claude would both write"),
         ("{claude: skills/hooks.json}", "a folder memhub writes itself"),
@@ -168,3 +168,18 @@ def test_gemini_keeps_its_own_folder_for_hooks_json(tmp_path: Path) -> None:
         hosts="[claude, gemini]",
     )
     assert "plugins/demo/hooks/hooks.json" in files and "gemini/demo/hooks/hooks.json" in files
+
+
+def test_a_hosts_hooks_file_name_ships_only_where_that_host_is_not_built(tmp_path: Path) -> None:
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "codex-hooks.json").write_text('{"hooks": {}}\n')
+    body = "files: [{from: hooks/codex-hooks.json}]\n"
+    files = _build(tmp_path, body)  # claude only: the name is a plain file
+    assert files["plugins/demo/hooks/codex-hooks.json"] == b'{"hooks": {}}\n'
+    (tmp_path / "hub.yaml").write_text(f"{HEAD}hosts: [claude, codex]\n{body}")
+    with pytest.raises(HubError) as caught:
+        load(tmp_path)
+    assert "files[0]: hooks/codex-hooks.json would land on hooks/codex-hooks.json, where " in str(
+        caught.value
+    )
+    assert "hook_files: {codex: ...}" in str(caught.value)
