@@ -360,3 +360,17 @@ def test_a_second_file_claude_loads_by_itself_is_a_named_row(tmp_path: Path) -> 
         f"{KIT}/hooks/hooks.json": "claude loads it beside the hooks file its manifest names: "
         "memhub writes one hooks file per host"
     }
+
+
+def test_a_manifest_naming_hooks_json_keeps_that_key(tmp_path: Path) -> None:
+    """Claude Code loads hooks/hooks.json by itself; a manifest naming it as well is kept as
+    written (an override), and the file is still read into hooks."""
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "claude-only", repo)
+    manifest = repo / "plugins/review-kit/.claude-plugin/plugin.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**data, "hooks": "./hooks/hooks.json"}, indent=2) + "\n")
+    hub = imported_hub(repo, "review-kit")
+    assert hub["hook_files"] == {"claude": "hooks/hooks.json"}
+    assert hub["hooks"][0]["event"] == {"claude": "SubagentStop"}
+    assert trip(repo)[0] == {}
