@@ -11,7 +11,7 @@ from .model import (
     StdioServer,
     frozen_map,
 )
-from .perhost import PerHostChecks, split
+from .perhost import PerHostChecks, host_tables, split
 from .refs import reference_problems
 from .vocabulary import TOOL_EVENTS
 from .yamlsrc import KeyPath
@@ -158,3 +158,66 @@ class ComponentChecks(PerHostChecks):
 def _hosts(spec: dict[str, Any]) -> tuple[str, ...] | None:
     """A component's `hosts:` (None: every host)."""
     return tuple(spec["hosts"]) if "hosts" in spec else None
+
+
+class HookFileChecks(PerHostChecks):
+    """`hook_files`: each host's hooks file a place of its own in its plugin folder."""
+
+    def _shipped_at(self, origin: Any) -> KeyPath:
+        """The `files:` entry written at `origin` (its key path), `files` when none is."""
+        for key in self.positions.values:
+            if len(key) == 2 and key[0] == "files" and self.positions.of_value(key) == origin:
+                return key
+        return ("files",)
+
+    def _hook_files(
+        self, raw: dict[str, str], hub_hosts: tuple[str, ...], shipped: tuple[Any, ...]
+    ) -> Any:
+        from .files import RESERVED_FOLDERS
+
+        tables = host_tables()
+        places: dict[tuple[str, str], str] = {}  # (bundle folder, path) -> the host there
+        landed = {item.path: item for item in shipped}
+        for host in raw:
+            if host not in hub_hosts or not hasattr(tables.get(host), "HOOKS_FILE"):
+                has = [h for h in hub_hosts if hasattr(tables.get(h), "HOOKS_FILE")]
+                self.problem(
+                    ("hook_files", host),
+                    f"{host} writes no hooks file for this hub"
+                    + ("" if host in hub_hosts else " (it is not in `hosts:`)"),
+                    f"name one of: {', '.join(has) or 'none (no host here has a hooks file)'}",
+                    at_key=True,
+                )
+        for host in hub_hosts:
+            adapter = tables.get(host)
+            default = getattr(adapter, "HOOKS_FILE", None)
+            if adapter is None or default is None:
+                continue
+            path = raw.get(host, default)
+            where: KeyPath = ("hook_files", host)
+            if host in raw and path.split("/", 1)[0] in RESERVED_FOLDERS:
+                self.problem(
+                    where,
+                    f"{path} is in {path.split('/', 1)[0]}/, a folder memhub writes itself",
+                    "put the hooks file elsewhere, e.g. hooks/<name>.json",
+                )
+            if path in landed:
+                item = landed[path]
+                self.problem(
+                    where if host in raw else self._shipped_at(item.origin),
+                    f"{item.source} would land on {path}, where memhub writes {host}'s hooks file",
+                    "give the shipped file another `to`"
+                    + (
+                        ""
+                        if host in raw
+                        else f", or move the hooks file: `hook_files: {{{host}: ...}}`"
+                    ),
+                )
+            other = places.setdefault((adapter.bundle_root, path), host)
+            if other != host:
+                self.problem(
+                    where if host in raw else ("hook_files", other),
+                    f"{host} and {other} would both write their hooks to {path}",
+                    "give each host its own hooks file",
+                )
+        return frozen_map(raw)

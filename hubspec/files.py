@@ -44,12 +44,11 @@ RESERVED_FILES = frozenset(
         "plugin.json",
         "gemini-extension.json",
         "GEMINI.md",
-        "hooks/hooks.json",
-        "hooks/claude-hooks.json",
-        "hooks/codex-hooks.json",
-        "hooks/cursor-hooks.json",
+        "hooks/hooks.json",  # Claude Code loads it by itself: never a plain shipped file
     }
 )
+# A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
+# where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 ICON_PREFIX = "assets/icon."
 README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 

@@ -13,7 +13,7 @@ from typing import Any
 from .agents import PromptChecks
 from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
-from .components import ComponentChecks
+from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks
@@ -138,7 +138,13 @@ def _hub_text(hub_file: Path, shown: str) -> str:
 
 
 class _Checker(
-    ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks, FileChecks, PromptChecks
+    ComponentChecks,
+    HookFileChecks,
+    ContentChecks,
+    MemoryChecks,
+    RulebookChecks,
+    FileChecks,
+    PromptChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -158,6 +164,7 @@ class _Checker(
         instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
         files = self._shipped_files(data.get("files", []))
+        hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
         if self.problems:
@@ -180,6 +187,7 @@ class _Checker(
             files=files,
             agents=agents,
             commands=commands,
+            hook_files=hook_files,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

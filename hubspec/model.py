@@ -199,6 +199,10 @@ class Hook:
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
     matcher: str | None = None  # passed through as is (native events only)
     options: Mapping[str, Any] = field(default_factory=frozen_map)  # `options:`, hub names
+    # the order of its keys in the host's hooks file, host spellings (`matcher`/`hooks` for
+    # its group); keys not named follow in memhub's order. Set by import --from-repo.
+    key_order: tuple[str, ...] = ()
+    new_group: bool = False  # starts a group of its own in a Claude-style file (never joins)
 
     def origin_of(self, key: str) -> Origin:
         """Where `key` of this hook is written (the hook's own position if it is not)."""
@@ -332,6 +336,8 @@ class Hub:
     files: tuple[ShippedFile, ...] = ()
     agents: tuple[Agent, ...] = ()
     commands: tuple[Command, ...] = ()
+    # host -> its hooks file in the plugin folder, where it is not the adapter's own name
+    hook_files: Mapping[str, str] = field(default_factory=frozen_map)
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

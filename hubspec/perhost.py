@@ -30,6 +30,7 @@ HOOK_VALUES = {
     "async": "is_async",
     "status_message": "status_message",
     "matcher": "matcher",
+    "key_order": "key_order",
 }
 NATIVE_ONLY = ""  # Hook.event of a hook bound only to native events, on the other hosts
 _VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
@@ -181,8 +182,13 @@ class PerHostChecks(Checker):
         reached = hook_hosts(hub_hosts, hosts)
         for host in reached:
             self._check_hook_on(path, spec, host, {**defaults, **per_host.get(host, {})})
+        for values in (defaults, *per_host.values()):
+            if values.get("key_order") is not None:
+                values["key_order"] = tuple(values["key_order"])
         return {
             **defaults,
+            "key_order": defaults.get("key_order") or (),
+            "new_group": bool(spec.get("new_group", False)),
             "is_async": bool(defaults.get("is_async", False)),
             "hosts": hosts,
             "per_host": frozen_map(per_host),

@@ -42,10 +42,10 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
     command_handler,
-    grouped_hooks,
     hook_entries,
     map_hooks,
     map_install_hooks,
@@ -109,8 +109,6 @@ NATIVE_EVENTS: tuple[str, ...] = (
     "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove",
     "PreCompact", "PostCompact", "SessionEnd", "Elicitation", "ElicitationResult",
 )  # fmt: skip
-EVENT_ORDER = [e for s in EVENTS.values() for e in (s.host_event, *s.handler_also) if e]
-EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
 # hub option -> Claude Code's command handler key
 HOOK_OPTIONS: dict[str, str] = {
     "if": "if",
@@ -214,6 +212,15 @@ SHIPPING = Shipping(
 )
 
 
+AUTO_HOOKS = "hooks/hooks.json"  # loaded without a manifest key (naming it loads it twice)
+
+
+def _manifest_hooks(hub: Hub) -> str | None:
+    """The manifest's `hooks`: the hooks file, unless it is the one Claude Code loads itself."""
+    path = hooks_path(hub, name, HOOKS_FILE)
+    return None if path == AUTO_HOOKS else f"./{path}"
+
+
 def build(hub: Hub) -> HostBuild:
     base = plugin_dir(hub)
     plugin = hub.plugin
@@ -225,7 +232,7 @@ def build(hub: Hub) -> HostBuild:
             **plugin_metadata(plugin),
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
-            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "hooks": _manifest_hooks(hub) if mapped else None,
         }
     )
     marketplace = marketplace_document(
@@ -248,8 +255,9 @@ def build(hub: Hub) -> HostBuild:
         if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
             artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     if mapped:
-        hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+        hooks = hooks_document(hub, name, grouped_hooks(mapped, command_handler))
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
     rows += instructions_row(
         hub,
         name,

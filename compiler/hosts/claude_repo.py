@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memhub.compiler.hosts import claude
 from memhub.compiler.hosts.claude_servers import hub_spec
+from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     ReadPlugin,
     from_git_source,
@@ -25,6 +27,25 @@ MARKETPLACE = ".claude-plugin/marketplace.json"
 MCP_FILE = ".mcp.json"
 HOOKS_FILES = ("hooks/hooks.json", "hooks/claude-hooks.json")
 ROOT_VAR, DATA_VAR = "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"
+# the command handler hooks.command_handler writes (Codex shares it)
+COMMAND_KEYS = {
+    "command": "command",
+    "timeout": "timeout",
+    "async": "async",
+    "statusMessage": "status_message",
+}
+COMMAND_ORDER = ("type", "command", "timeout", "async", "statusMessage")
+# how claude.py writes its hooks file, for import --from-repo (importing/repo_hooks.py)
+HOOKS = HookFormat(
+    host=name,
+    events=claude.NATIVE_EVENTS,
+    keys=COMMAND_KEYS,
+    options={v: k for k, v in claude.HOOK_OPTIONS.items()},
+    order=COMMAND_ORDER,
+    roots={claude.ROOT: "${plugin_root}", claude.DATA: "${plugin_data}"},
+    default_file=claude.HOOKS_FILE,
+    auto_file=claude.AUTO_HOOKS,
+)
 # manifest keys claude.py writes from hub fields (the rest are overrides)
 _FIELDS = {"privacyPolicyUrl": "privacy_policy"}
 

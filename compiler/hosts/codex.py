@@ -43,10 +43,10 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
     command_handler,
-    grouped_hooks,
     hook_entries,
     map_hooks,
     map_install_hooks,
@@ -96,22 +96,12 @@ EVENTS = {
     "turn_end": EventSupport("Stop"),
     "pre_compact": EventSupport("PreCompact"),
 }
-EVENT_ORDER = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PreCompact",
-    "Stop",
-    "SessionEnd",
-]
 # Every hook event of Codex (hosts.md 2.2): `event: {codex: <name>}` binds one natively.
 NATIVE_EVENTS: tuple[str, ...] = (
     "SessionStart", "SessionEnd", "SubagentStart", "SubagentStop", "UserPromptSubmit",
     "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "Stop",
     "Interrupt",
 )  # fmt: skip
-EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
 # hub option -> Codex's command handler key
 HOOK_OPTIONS: dict[str, str] = {
     "command_windows": "commandWindows",
@@ -193,7 +183,7 @@ def build(hub: Hub) -> HostBuild:
             **plugin_metadata(plugin),
             "skills": "./skills/" if hub.skills else None,
             "mcpServers": servers,
-            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "interface": compact(
                 {
                     "displayName": plugin.title,
@@ -222,8 +212,9 @@ def build(hub: Hub) -> HostBuild:
         ),
     ]
     if mapped:
-        hooks = {"hooks": grouped_hooks(mapped, command_handler, order=EVENT_ORDER)}
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+        hooks = hooks_document(hub, name, grouped_hooks(mapped, command_handler))
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     rows += instructions_row(

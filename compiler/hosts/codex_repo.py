@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memhub.compiler.hosts import codex
+from memhub.compiler.hosts.claude_repo import COMMAND_KEYS, COMMAND_ORDER
+from memhub.compiler.hosts.codex_servers import DATA, ROOT
+from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     ReadPlugin,
     from_git_source,
@@ -20,6 +24,16 @@ name = "codex"
 MANIFEST = ".codex-plugin/plugin.json"
 MARKETPLACE = ".agents/plugins/marketplace.json"
 HOOKS_FILES = ("hooks/codex-hooks.json",)
+# how codex.py writes its hooks file (Claude's command handler), for import --from-repo
+HOOKS = HookFormat(
+    host=name,
+    events=codex.NATIVE_EVENTS,
+    keys=COMMAND_KEYS,
+    options={v: k for k, v in codex.HOOK_OPTIONS.items()},
+    order=COMMAND_ORDER,
+    roots={ROOT: "${plugin_root}", DATA: "${plugin_data}"},
+    default_file=codex.HOOKS_FILE,
+)
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

@@ -26,6 +26,7 @@ from memhub.compiler.hosts.common import (
 )
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
+from memhub.compiler.hosts.hook_files import flat_hooks, hooks_path
 from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
     LAUNCHED_BY,
@@ -74,7 +75,6 @@ EVENTS = {
     "turn_end": EventSupport("agentStop"),
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
 }
-EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
 # Copilot's own events beyond these eight, and its hook options, are not bound yet
 NATIVE_EVENTS: tuple[str, ...] = ()
 HOOK_OPTIONS: dict[str, str] = {}
@@ -201,7 +201,7 @@ def build(hub: Hub) -> HostBuild:
             "agents": "./agents/" if any(for_host(a, name) for a in hub.agents) else None,
             "skills": "./skills/" if hub.skills else None,
             "commands": "./commands/" if any(for_host(c, name) for c in hub.commands) else None,
-            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "mcpServers": servers,
         }
     )
@@ -215,7 +215,8 @@ def build(hub: Hub) -> HostBuild:
     ]
     if mapped:
         hooks = json_bytes(_hooks_file(mapped))
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", hooks, owners=(name,)))
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, hooks, owners=(name,)))
     if hub.instructions:
         rows.append(
             CoverageRow(
@@ -233,10 +234,7 @@ def build(hub: Hub) -> HostBuild:
 
 
 def _hooks_file(mapped: list[MappedHook]) -> dict[str, Any]:
-    by_event: dict[str, list[dict[str, Any]]] = {}
-    for item in mapped:
-        by_event.setdefault(item.host_event, []).append(_handler(item))
-    return {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
+    return {"version": 1, "hooks": flat_hooks(mapped, _handler)}
 
 
 def _copilot_home(scope: Scope) -> Path:

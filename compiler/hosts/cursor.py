@@ -37,6 +37,7 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
+from memhub.compiler.hosts.hook_files import flat_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
@@ -110,8 +111,6 @@ NATIVE_EVENTS: tuple[str, ...] = (
     "beforeSubmitPrompt", "preCompact", "stop", "afterAgentResponse", "afterAgentThought",
     "beforeTabFileRead", "afterTabFileEdit", "workspaceOpen",
 )  # fmt: skip
-EVENT_ORDER = [s.host_event for s in EVENTS.values() if s.host_event]
-EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
 # hub option -> Cursor's hook key
 HOOK_OPTIONS: dict[str, str] = {"loop_limit": "loop_limit", "fail_closed": "failClosed"}
 # what Cursor sets for a plugin's hook commands
@@ -273,7 +272,7 @@ def build(hub: Hub) -> HostBuild:
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
             "rules": "./rules/" if hub.instructions else None,
-            "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "mcpServers": servers,
         }
     )
@@ -289,11 +288,9 @@ def build(hub: Hub) -> HostBuild:
         ),
     ]
     if mapped:
-        by_event: dict[str, list[dict[str, Any]]] = {}
-        for item in mapped:
-            by_event.setdefault(item.host_event, []).append(_handler(item))
-        hooks = {"version": 1, "hooks": {e: by_event[e] for e in EVENT_ORDER if e in by_event}}
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+        hooks = hooks_document(hub, name, flat_hooks(mapped, _handler), {"version": 1})
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
     if hub.instructions:
         rule = fill(
             "cursor_rule.mdc.tmpl",

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memhub.compiler.hosts import cursor
+from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     ReadPlugin,
     marketplace_entries,
@@ -20,6 +22,19 @@ name = "cursor"
 MANIFEST = ".cursor-plugin/plugin.json"
 MARKETPLACE = ".cursor-plugin/marketplace.json"
 HOOKS_FILES = ("hooks/cursor-hooks.json",)
+# how cursor.py writes its hooks file (`version: 1`, flat handlers with their matcher)
+HOOKS = HookFormat(
+    host=name,
+    events=cursor.NATIVE_EVENTS,
+    keys={"command": "command", "matcher": "matcher", "timeout": "timeout"},
+    options={v: k for k, v in cursor.HOOK_OPTIONS.items()},
+    order=("command", "matcher", "timeout"),
+    roots={cursor.ROOT: "${plugin_root}"},
+    default_file=cursor.HOOKS_FILE,
+    grouped=False,
+    typed=False,
+    leading={"version": 1},
+)
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

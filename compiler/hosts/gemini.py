@@ -34,10 +34,10 @@ from memhub.compiler.hosts.entries import (
     skill_entries,
 )
 from memhub.compiler.hosts.gemini_servers import hub_spec, server_spec
+from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
     MappedHook,
-    grouped_hooks,
     hook_entries,
     map_hooks,
     map_install_hooks,
@@ -106,8 +106,6 @@ NATIVE_EVENTS: tuple[str, ...] = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
     "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
 )  # fmt: skip
-EVENT_ORDER = list(dict.fromkeys(s.host_event for s in EVENTS.values() if s.host_event))
-EVENT_ORDER += [e for e in NATIVE_EVENTS if e not in EVENT_ORDER]
 HOOK_OPTIONS: dict[str, str] = {}  # Gemini's command hooks take no more keys memhub writes
 # what Gemini CLI sets (extensionPath: written into an extension's files)
 HOOK_ENV = frozenset({"extensionPath", "GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID"})
@@ -200,8 +198,9 @@ def build(hub: Hub) -> HostBuild:
     )
     artifacts = [json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest")]
     if mapped:
-        hooks = {"hooks": grouped_hooks(mapped, _handler, order=EVENT_ORDER)}
-        artifacts.append(Artifact(f"{base}/{HOOKS_FILE}", json_bytes(hooks), owners=(name,)))
+        hooks = hooks_document(hub, name, grouped_hooks(mapped, _handler))
+        path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
+        artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, ROOT_DIR))
     if hub.instructions:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -347,40 +347,6 @@ def host_options(host: str, hook: Hook) -> tuple[dict[str, Any], str]:
     dropped = sorted(k for k in given if k not in spelled)
     carried = {spelled[k]: v for k, v in given.items() if k in spelled}
     return carried, (f"{host} has no hook option {', '.join(dropped)}; left out" if dropped else "")
-
-
-def grouped_hooks(
-    mapped: Iterable[MappedHook],
-    handler: Callable[[MappedHook], dict[str, Any]],
-    *,
-    order: Iterable[str],
-) -> dict[str, list[dict[str, Any]]]:
-    """Claude-style `{Event: [{matcher?, hooks: [handler]}]}`, events in `order`. Command
-    hooks that follow one another on an event with the same matcher share one group, as
-    published hooks files write them (the host runs a group's hooks as it runs separate
-    groups' hooks: every one that matches)."""
-    by_event: dict[str, list[dict[str, Any]]] = {}
-    last: dict[str, MappedHook] = {}  # the item that made each event's last group
-    for item in mapped:
-        groups = by_event.setdefault(item.host_event, [])
-        before = last.get(item.host_event)
-        last[item.host_event] = item
-        if before is not None and _shares_group(before, item):
-            groups[-1]["hooks"].append(handler(item))
-            continue
-        group: dict[str, Any] = {}
-        if item.matcher:
-            group["matcher"] = item.matcher
-        group["hooks"] = [handler(item)]
-        groups.append(group)
-    ordered = [e for e in order if e in by_event]
-    return {event: by_event[event] for event in ordered}
-
-
-def _shares_group(before: MappedHook, item: MappedHook) -> bool:
-    """Two command hooks (not the runtime's dispatcher entry) with one matcher."""
-    commands = before.hook.command is not None and item.hook.command is not None
-    return commands and before.matcher == item.matcher
 
 
 def hook_entries(

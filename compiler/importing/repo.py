@@ -15,6 +15,13 @@ from types import ModuleType
 from typing import Any
 
 from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
+from memhub.compiler.importing.repo_hook_merge import merge_hosts
+from memhub.compiler.importing.repo_hooks import (
+    HookFormat,
+    ReadHooks,
+    hooks_file_of,
+    read_hooks_file,
+)
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
 from memhub.hubspec.files import ICON_PREFIX, README, reserved
@@ -37,8 +44,13 @@ ELSEWHERE = {
 # files the build generates from the hub when the hub ships none (a repository's is shipped)
 GENERATED = {"README.md": "memhub generates README.md from the hub"}
 HOOKS_REASON = (
-    "hooks are not imported yet: the hub binds eight logical events with a fixed hooks file "
-    "per host; native events and hook options are being added (issue 12 §1.5)"
+    "a hooks file no manifest of this plugin names and no host loads by itself: memhub "
+    "writes each host's hooks file where its manifest names it (hub `hook_files`) and keeps "
+    "this name for one, so it does not ship it as a plain file"
+)
+UNNAMED_HOOKS = (
+    "the manifest's `hooks` is not one ./path to a .json file: memhub writes a host's hooks "
+    "in one file (the manifest entry is kept as an override)"
 )
 FOLDERS = ("skills", "agents", "commands")
 
@@ -54,6 +66,7 @@ class PluginHub:
     icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
     elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
     readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
+    hooks: ReadHooks = field(default_factory=ReadHooks)
 
     @property
     def name(self) -> str:
@@ -87,6 +100,7 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         read.consumed.add(reader.MANIFEST)
         if reader is not claude_repo:  # the servers this host's manifest carries
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
+        read_hooks(hub, reader.HOOKS, doc, tree, folder)
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
@@ -96,7 +110,8 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
     hub.icon = _icon(tree, prefix, mine)
     if hub.icon:
         hub.files[hub.icon] = mine[hub.icon]
-    hooks = {h for reader in READERS for h in reader.HOOKS_FILES}
+    # the hooks file names of the hosts this plugin has: another host's is a plain file
+    hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
@@ -110,6 +125,39 @@ def _carried(inline: Any) -> set[str] | None:
     if isinstance(inline, Mapping):
         return {str(k) for k in inline}
     return None if isinstance(inline, str | list) else set()
+
+
+def read_hooks(
+    hub: PluginHub, fmt: HookFormat, manifest: dict[str, Any] | None, tree: Tree, folder: str
+) -> None:
+    """The hooks file `fmt`'s host loads from its plugin folder `folder` in the repository
+    (the plugin's own, or Gemini's extension folder), read into `hub.hooks`; a file of the
+    plugin's own folder is consumed: compared, not shipped."""
+    rel = hooks_file_of(fmt, manifest)
+    auto = f"{folder}/{fmt.auto_file}" if folder else str(fmt.auto_file)
+    if fmt.auto_file and rel != fmt.auto_file and auto in tree:
+        hub.read.consumed.add(fmt.auto_file)
+        hub.hooks.problems.setdefault(auto, []).append(
+            f"{fmt.host} loads it beside the hooks file its manifest names: memhub writes one "
+            "hooks file per host"
+        )
+    if rel is False:
+        hub.read.note(f"{folder or '.'}: {fmt.host}: {UNNAMED_HOOKS}")
+        return
+    where = f"{folder}/{rel}" if folder else str(rel)
+    if not isinstance(rel, str) or where not in tree:
+        return
+    if where in hub.hooks.problems:
+        hub.hooks.problems[where].append(
+            f"{fmt.host} loads it too: memhub writes one hooks file per host"
+        )
+        return
+    if folder == hub.folder:
+        hub.read.consumed.add(rel)
+    if read_hooks_file(fmt, tree[where].content, where, hub.hooks) and rel != fmt.default_file:
+        hub.hooks.files[fmt.host] = rel
+    if fmt.host in hub.hooks.extras:
+        hub.read.override(fmt.host, "hooks", hub.hooks.extras[fmt.host])
 
 
 def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
@@ -137,7 +185,7 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
     """Where one plugin file goes in the hub: a hub folder, `files:`, or the cannot list."""
     read, where = hub.read, prefix + rel
     top = rel.split("/", 1)[0]
-    if rel in hooks:
+    if rel in hooks or (rel.startswith("hooks/") and reserved(rel)):
         read.cannot(where, HOOKS_REASON)
     elif rel in ELSEWHERE:
         read.cannot(where, ELSEWHERE[rel])
@@ -180,6 +228,10 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
+    if hub.hooks.hooks:
+        data["hooks"] = merge_hosts(hub.hooks.hooks)
+    if hub.hooks.files:
+        data["hook_files"] = hub.hooks.files
     if hub.shipped:
         data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
     if read.overrides:
@@ -220,7 +272,11 @@ def hints(hubs: list[PluginHub]) -> dict[str, str]:
 
 
 def unreproduced(hubs: list[PluginHub]) -> list[Unreproduced]:
-    return [item for hub in hubs for item in hub.read.unreproduced]
+    """What each plugin cannot give back: the reader's rows and each hooks file's problems."""
+    out = [item for hub in hubs for item in hub.read.unreproduced]
+    for hub in hubs:
+        out += [Unreproduced(p, why) for p, why in hub.hooks.reasons().items() if why]
+    return out
 
 
 def listed_folders(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from memhub.compiler.hosts import agent_plugins_repo, gemini_repo
-from memhub.compiler.importing.repo import PluginHub
+from memhub.compiler.importing.repo import PluginHub, read_hooks
 from memhub.compiler.importing.repo_tree import Tree, json_file
 
 OTHERS: tuple[ModuleType, ...] = (gemini_repo, agent_plugins_repo)
@@ -26,3 +26,5 @@ def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
                 continue
             reader.read_manifest(doc, hub.read)
             hub.elsewhere += [p for p in tree if p.startswith(folder + "/")]
+            if hasattr(reader, "HOOKS"):
+                read_hooks(hub, reader.HOOKS, None, tree, folder)

@@ -114,6 +114,8 @@ def json_file(tree: Tree, rel: str) -> Any:
         return json.loads(entry.content.decode("utf-8"))
     except UnicodeDecodeError:
         raise RepoError(f"{rel}: is not UTF-8. Fix: save it as UTF-8 JSON") from None
+    except RecursionError:
+        raise RepoError(f"{rel}: is nested too deeply to read. Fix: correct the JSON") from None
     except json.JSONDecodeError as exc:
         raise RepoError(
             f"{rel}:{exc.lineno}:{exc.colno}: does not parse as JSON ({exc.msg}). "

@@ -151,8 +151,8 @@ Path_ = tuple[Any, ...]
 def _json(content: bytes) -> Any:
     try:
         return json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return _NOT_JSON
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return _NOT_JSON  # compared as bytes (a document nested past Python's stack too)
 
 
 def _leaves(value: Any, at: Path_ = ()) -> Iterator[tuple[Path_, Any]]:
