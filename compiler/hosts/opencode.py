@@ -58,6 +58,7 @@ bundle_root = BUNDLE_DIR
 runs_hooks = False
 shows_icon = False
 CONFIG_FILE = "opencode.json"
+JSONC_FILE = "opencode.jsonc"  # read too (after opencode.json), JSONC like it
 SCHEMA_URL = "https://opencode.ai/config.json"
 # Where an install's hooks plugin would live; an install writes none (doctor finds none there).
 HOOKS_PLUGIN = "plugins/memhub-hooks.js"
@@ -158,13 +159,21 @@ def _config_home(scope: Scope) -> Path:
     return scope.env_dir(XDG_ENV, scope.home / ".config") / "opencode"
 
 
+def config_file(folder: Path) -> Path:
+    """The config file memhub edits in `folder`: opencode.jsonc when the person has only that
+    one, else opencode.json (OpenCode 1.18 reads both, JSONC each: jsonedit keeps comments)."""
+    jsonc = folder / JSONC_FILE
+    plain = folder / CONFIG_FILE
+    return jsonc if jsonc.is_file() and not plain.exists() else plain
+
+
 def locations(scope: Scope) -> Locations:
-    """User scope: ~/.config/opencode/opencode.json, skills/ and AGENTS.md; project scope:
-    opencode.json at the project root, .opencode/skills and AGENTS.md (found walking up)."""
+    """User scope: ~/.config/opencode/opencode.json(c), skills/ and AGENTS.md; project scope:
+    opencode.json(c) at the project root, .opencode/skills and AGENTS.md (found walking up)."""
     if scope.kind == "user":
         folder = _config_home(scope)
         return Locations(
-            folder / CONFIG_FILE,
+            config_file(folder),
             "json-key",
             "mcp",
             folder / HOOKS_PLUGIN,
@@ -173,7 +182,7 @@ def locations(scope: Scope) -> Locations:
         )
     dot = scope.base / ".opencode"
     return Locations(
-        scope.base / CONFIG_FILE,
+        config_file(scope.base),
         "json-key",
         "mcp",
         dot / HOOKS_PLUGIN,
@@ -239,17 +248,15 @@ loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
 
 def read_installed(scope: Scope) -> Installed:
     """What OpenCode has installed in `scope`, for `memhub import`: the `mcp` servers of
-    opencode.json (opencode.jsonc is named, not read: memhub edits JSON without comments),
-    the skills folder and AGENTS.md."""
+    opencode.json and opencode.jsonc (comments and trailing commas read as JSONC), the
+    skills folder and AGENTS.md."""
     from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
 
     where = locations(scope)
     reader = Reader(name, scope)
-    servers = (reader.json(where.mcp_file) or {}).get(where.mcp_key)
-    reader.servers(where.mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
-    jsonc = where.mcp_file.with_suffix(".jsonc")
-    if jsonc.is_file():
-        reader.skip("MCP servers", jsonc, "a JSONC file (comments); copy its servers by hand")
+    for config in (where.mcp_file.with_name(CONFIG_FILE), where.mcp_file.with_name(JSONC_FILE)):
+        servers = (reader.json(config) or {}).get(where.mcp_key)
+        reader.servers(config, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
     reader.skills(where.skills)
     if where.instructions is not None:
         reader.instructions(where.instructions)

@@ -268,12 +268,15 @@ def test_import_reads_the_persons_servers_skills_and_agents_md(
             }
         )
     )
-    (folder / "opencode.jsonc").write_text("{ // mine\n}\n")
+    (folder / "opencode.jsonc").write_text(
+        '{ // mine\n  "mcp": {\n    /* docs */ "docs": {"type": "remote", "url": '
+        '"https://docs.example/mcp",},\n  },\n}\n'
+    )
     into = tmp_path / "mine"
-    code, out, err = run(capsys, "import", "--hosts", "opencode", "--into", str(into), "--yes")
+    code, _, err = run(capsys, "import", "--hosts", "opencode", "--into", str(into), "--yes")
     assert code == 0, err
-    assert "opencode.jsonc" in out + err, "the JSONC file is named, not read"
     data = yaml.safe_load((into / "hub.yaml").read_text())
+    assert data["mcp"]["servers"]["docs"] == {"url": "https://docs.example/mcp"}, "JSONC read"
     assert data["mcp"]["servers"]["files"] == {"command": "npx", "args": ["-y", "fs", "."]}
     assert data["mcp"]["servers"]["api"] == {
         "url": "https://api.example.com/mcp",
@@ -396,20 +399,66 @@ def test_a_hub_without_command_hooks_has_no_plugin(tmp_path: Path) -> None:
     assert result.artifact("opencode/oc-probe/plugins/memhub-hooks.js") is None
 
 
-def test_an_opencode_json_with_comments_is_refused_naming_its_line(
+COMMENTED = """\
+{
+  // the person's own theme
+  "theme": "x", /* inline */
+  "mcp": {
+    // their server, kept as it is
+    "theirs": {"type": "remote", "url": "https://theirs.example/mcp",},
+  },
+}
+"""
+
+
+@pytest.mark.parametrize("file_name", ["opencode.json", "opencode.jsonc"])
+def test_apply_into_a_commented_config_keeps_every_comment(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str], file_name: str
+) -> None:
+    """OpenCode reads opencode.json and opencode.jsonc as JSONC: memhub edits either one
+    (the .jsonc when it is the person's only one) and keeps every comment; undo restores it."""
+    hub = make_hub(tmp_path)
+    config = home / ".config/opencode" / file_name
+    config.parent.mkdir(parents=True)
+    config.write_text(COMMENTED)
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    text = config.read_text()
+    for comment in ("// the person's own theme", "/* inline */", "// their server, kept"):
+        assert comment in text
+    assert '"theirs": {"type": "remote", "url": "https://theirs.example/mcp",},' in text
+    assert not (config.parent / "opencode.json").exists() or file_name == "opencode.json"
+    data = opencode_data(text)
+    assert set(data["mcp"]) == {"theirs", "local", "remote", "moved"}
+    code, out, err = run(capsys, "doctor", str(hub.root), "--hosts", "opencode")
+    assert code == 0 and "drift 4" in out and " 0 warn, 0 fail" in out, out + err
+    code, _, err = run(capsys, "uninstall", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    assert config.read_text() == COMMENTED
+
+
+def test_a_broken_jsonc_config_is_refused_naming_its_line(
     tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """OpenCode reads JSONC in opencode.json; memhub's editor keeps bytes, not comments."""
+    """Comments are fine; a comment never closed is not: nothing is written."""
     hub = make_hub(tmp_path)
     config = home / ".config/opencode/opencode.json"
     config.parent.mkdir(parents=True)
-    original = '{\n  // mine\n  "theme": "x"\n}\n'
+    original = '{\n  // mine\n  "theme": "x" /* never closed\n}\n'
     config.write_text(original)
     code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
     assert code == 2
-    assert f"{config}: line 2 col 3" in err
+    assert f"{config}: line 3 col 16" in err
     assert config.read_text() == original
     assert not (home / ".config/opencode/AGENTS.md").exists(), "nothing written"
+
+
+def opencode_data(text: str) -> dict[str, object]:
+    from memhub.compiler.formats.jsonedit import parse
+
+    data = parse(text)
+    assert isinstance(data, dict)
+    return data
 
 
 def test_hook_commands_stay_data_in_the_generated_module(tmp_path: Path) -> None:
