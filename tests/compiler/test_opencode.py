@@ -136,6 +136,13 @@ def test_locations_per_scope(tmp_path: Path) -> None:
     assert project.mcp_file == work / "opencode.json"
     assert project.skills == work / ".opencode/skills"
     assert project.instructions == work / "AGENTS.md"
+    assert user.hooks_file == home / ".config/opencode/memhub-hooks"
+    assert project.hooks_file == work / ".opencode/memhub-hooks"
+    (work / "opencode.jsonc").parent.mkdir(parents=True)
+    (work / "opencode.jsonc").write_text("{}")
+    assert opencode.locations(Scope("project", home, work)).mcp_file == work / "opencode.jsonc"
+    (work / "opencode.json").write_text("{}")
+    assert opencode.locations(Scope("project", home, work)).mcp_file == work / "opencode.json"
 
 
 def test_install_entries_and_coverage(tmp_path: Path) -> None:
@@ -155,8 +162,60 @@ def test_install_entries_and_coverage(tmp_path: Path) -> None:
     assert [b.target for b in blocks] == [str(tmp_path / "home/.config/opencode/AGENTS.md")]
     by_id = {(r.component, r.id): r.status for r in rows}
     assert by_id["mcp", "in-plugin"] == "unsupported"
-    assert by_id["hook", "on-turn"] == "unsupported", "an install writes no plugin file"
+    assert by_id["hook", "on-turn"] == "caveat", "the install's plugin module carries it"
     assert by_id["instructions", "INSTRUCTIONS.md"] == "mapped"
+    folder = tmp_path / "home/.config/opencode/memhub-hooks/oc-probe"
+    (tree,) = [e for e in entries if e.kind == "tree" and e.target == str(folder)]
+    assert [(rel, mode) for rel, _, mode in tree.files] == [("memhub-hooks.js", 0o644)]
+    module = tree.files[0][1].decode()
+    assert '"command": "echo turn"' in module and '"on": "session.idle"' in module
+    items = [(e.target, e.path, e.value) for e in entries if e.kind == "json-item"]
+    assert items == [(target, ("plugin",), "./memhub-hooks/oc-probe/memhub-hooks.js")]
+    project, _ = opencode.install_entries(hub, Scope("project", tmp_path / "home", tmp_path / "w"))
+    items = [(e.target, e.value) for e in project if e.kind == "json-item"]
+    module_path = "./.opencode/memhub-hooks/oc-probe/memhub-hooks.js"
+    assert items == [(str(tmp_path / "w/opencode.json"), module_path)]
+
+
+def test_install_hooks_leave_out_plugin_root_and_handlers(tmp_path: Path) -> None:
+    """An install has no plugin folder: a hook naming ${plugin_root} is not carried, and a
+    runtime handler never is; with no hook left there is no module and no `plugin` item."""
+    text = HUB_YAML[: HUB_YAML.index("hooks:")] + (
+        "hooks:\n"
+        "  - {id: in-root, event: turn_end, command: 'sh \"${plugin_root}/x.sh\"'}\n"
+        "  - {id: runtime, event: turn_end, handler: capture.turn_end}\n"
+    )
+    entries, rows = opencode.install_entries(make_hub(tmp_path, text), Scope("user", tmp_path))
+    by_id = {r.id: r for r in rows if r.component == "hook"}
+    assert by_id["in-root"].status == "unsupported" and by_id["runtime"].status == "unsupported"
+    assert not [e for e in entries if e.kind in ("tree", "json-item")]
+
+
+def test_install_hooks_plugin_is_owned_and_removed_with_the_persons_plugins_kept(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = make_hub(tmp_path)
+    folder = home / ".config/opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.json").write_text('{\n  "plugin": ["their-plugin"], // theirs\n}\n')
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    module = folder / "memhub-hooks/oc-probe/memhub-hooks.js"
+    assert module.is_file()
+    data = opencode_data((folder / "opencode.json").read_text())
+    assert data["plugin"] == ["their-plugin", "./memhub-hooks/oc-probe/memhub-hooks.js"]
+    module.write_text("// changed by hand\n")
+    code, out, _ = run(capsys, "doctor", str(hub.root), "--hosts", "opencode")
+    assert code == 1 and "memhub-hooks" in out, out
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode", "--force")
+    assert code == 0, err
+    assert "echo turn" in module.read_text()
+    code, _, err = run(capsys, "uninstall", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    assert not (folder / "memhub-hooks").exists()
+    assert (
+        folder / "opencode.json"
+    ).read_text() == '{\n  "plugin": ["their-plugin"], // theirs\n}\n'
 
 
 def test_launched_servers_take_their_cwd_as_a_launcher_argument(tmp_path: Path) -> None:
@@ -326,7 +385,7 @@ def test_doctor_after_an_apply_has_no_failure(
     assert code == 0, report
     assert report["summary"]["fail"] == 0
     drift = {Path(c["target"]).name for c in report["checks"] if c["name"] == "drift"}
-    assert drift == {"opencode.json", "AGENTS.md"}
+    assert drift == {"opencode.json", "AGENTS.md", "oc-probe"}, "oc-probe: the hooks plugin"
     config = home / ".config/opencode/opencode.json"
     config.write_text(config.read_text().replace('"run"', '"ran"', 1))
     code, out, _ = run(capsys, "doctor", "--hosts", "opencode", "--json")
@@ -431,7 +490,7 @@ def test_apply_into_a_commented_config_keeps_every_comment(
     data = opencode_data(text)
     assert set(data["mcp"]) == {"theirs", "local", "remote", "moved"}
     code, out, err = run(capsys, "doctor", str(hub.root), "--hosts", "opencode")
-    assert code == 0 and "drift 4" in out and " 0 warn, 0 fail" in out, out + err
+    assert code == 0 and "drift 6" in out and " 0 warn, 0 fail" in out, out + err
     code, _, err = run(capsys, "uninstall", str(hub.root), "--hosts", "opencode")
     assert code == 0, err
     assert config.read_text() == COMMENTED
