@@ -244,7 +244,14 @@ def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
 # Loads and validates every config file as OpenCode starts (offline, starts no server):
 # 1.18 exits 1 naming the file and each wrong key on stderr.
 LOADER_ARGS = ("debug", "config")
-LOADER_ENV = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+# OPENCODE_PURE (`--pure`): no external plugin is loaded. A config naming a plugin (the
+# install's hooks module) otherwise makes 1.18 install @opencode-ai/plugin into the config
+# folder first, which offline waits past the doctor's timeout; the config is still validated.
+LOADER_ENV = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_PURE": "1",
+}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
