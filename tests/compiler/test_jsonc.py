@@ -165,3 +165,12 @@ def test_huge_whitespace_and_comment_runs_stay_linear() -> None:
     good = '{"a": 1,' + " /* c */ " * 20_000 + '"b": 2,' + " " * 200_000 + "}"
     assert parse(good) == {"a": 1, "b": 2}
     assert time.monotonic() - started < 5
+
+
+def test_comment_lookalikes_inside_strings_stay_strings() -> None:
+    text = '{\n  "a": "/* not a comment */", // one\n  "b": "// nor this", /* "quoted" */\n}\n'
+    assert parse(text) == {"a": "/* not a comment */", "b": "// nor this"}
+    out = set_key(text, ["c"], "x")
+    assert parse(out) == {"a": "/* not a comment */", "b": "// nor this", "c": "x"}
+    assert "// one" in out and '/* "quoted" */' in out
+    assert remove_key(out, ["c"]) == text

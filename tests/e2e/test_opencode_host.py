@@ -242,6 +242,10 @@ def test_project_install_is_loaded_from_the_checkout(
     assert_loaded(opencode_cli, env, project, project / ".opencode" / "skills")
     body = session_request(opencode_cli, env, project, fake_model)
     assert INSTRUCTIONS_MARK in body and SKILL_MARK in body and TOOL in body
+    # the project's .opencode/memhub-hooks/oc-e2e/memhub-hooks.js, named in its opencode.json
+    fired = (isolated_home.home / HOOK_LOG).read_text().splitlines()
+    module_folder = project / ".opencode" / "memhub-hooks"
+    assert fired[:2] == [f"start {module_folder}", "prompt"] and fired[-1] == "turn", fired
 
 
 def test_bundle_folder_loads_with_opencode_config_dir(
