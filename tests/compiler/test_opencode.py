@@ -533,3 +533,31 @@ def test_hook_commands_stay_data_in_the_generated_module(tmp_path: Path) -> None
     table = json.loads(module[start : module.index("\nconst FOLDER")])
     assert [h["command"] for h in table] == [command]
     assert module.count("\nconst HOOKS = ") == 1 and "rm -rf /nope\n" not in module
+
+
+def test_a_plugin_key_that_is_not_a_list_is_refused_naming_its_line(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OpenCode's `plugin` is a list; a person's string there is theirs to fix: nothing written."""
+    hub = make_hub(tmp_path)
+    config = home / ".config/opencode/opencode.json"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // mine\n  "plugin": "one-plugin",\n}\n'
+    config.write_text(original)
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 2, err
+    assert f"{config}: line 3 col 13: plugin is not an array" in err
+    assert config.read_text() == original
+    assert not (home / ".config/opencode/memhub-hooks").exists(), "nothing written"
+
+
+def test_a_hooks_folder_memhub_does_not_own_is_not_overwritten(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = make_hub(tmp_path)
+    theirs = home / ".config/opencode/memhub-hooks/oc-probe"
+    theirs.mkdir(parents=True)
+    (theirs / "memhub-hooks.js").write_text("// theirs\n")
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code != 0 and "memhub does not own it" in err, err
+    assert (theirs / "memhub-hooks.js").read_text() == "// theirs\n"
