@@ -56,7 +56,8 @@ def check_target(
         host = label(owned, mine)
         entry = EntryKey.parse(key)
         if entry.kind == "tree":
-            if check_skill(run, host, target):
+            plugin = any(str(Path(target).parent) in mine[h].hook_files for h in owners)
+            if plugin or check_skill(run, host, target):  # a hooks plugin folder (OpenCode's)
                 check_drift(run, host, target, key, owned)
             continue
         found = check_drift(run, host, target, key, owned)

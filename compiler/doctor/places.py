@@ -38,9 +38,11 @@ def places(host: str, scope: Scope) -> Places:
     from memhub.compiler.hosts.recall_settings import settings_path
 
     where = INSTALLERS[host].locations(scope)
+    # a hooks place without a suffix is a folder of hub folders, as skills is (OpenCode's)
+    hooks_folder = {str(where.hooks_file)} if not where.hooks_file.suffix else set()
     return Places(
         where.files | {str(settings_path(scope))},  # the runtime its hooks run reads it
-        frozenset({str(where.skills)}),
+        frozenset({str(where.skills), *hooks_folder}),
         frozenset({str(where.hooks_file)}),
         (str(where.mcp_file), where.mcp_kind, (where.mcp_key,)),
     )

@@ -51,8 +51,9 @@ def parsed(fmt: DocFormat, text: str) -> Any:
 
 
 def format_of(name: str) -> DocFormat | None:
-    """The document format a file name says (`.json`, `.toml`), None for any other file."""
-    if name.endswith(".json"):
+    """The document format a file name says (`.json` and `.jsonc`, whose comments jsonedit
+    keeps; `.toml`), None for any other file."""
+    if name.endswith((".json", ".jsonc")):
         return "json"
     return "toml" if name.endswith(".toml") else None
 

@@ -20,6 +20,10 @@ Rules worth knowing:
   ``prune=False`` to get ``t`` back.
 - Removing the only member or item leaves ``{}`` or ``[]``; an empty container written with
   inner whitespace (``[ ]``) therefore does not come back byte for byte after an add and remove.
+- JSONC: comments (``//``, ``/* */``) and trailing commas are read as whitespace and kept
+  where they are (jsonc.py): every scan runs on a blanked view of the text at the same
+  offsets, and every edit is a splice of the real text. A comment inside a value that is
+  replaced or removed goes with that value; one between members stays.
 - Text that is not a JSON object document, and a path through a value that is not an object
   (or, for the item functions, a last member that is not an array), raise ``JsonEditError``
   naming line and column, from every function including ``remove_key`` and ``remove_item``.
@@ -34,9 +38,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from memhub.compiler.formats import jsonc
 from memhub.compiler.formats.jsonbatch import Batch, disjoint, nested_set, splice
 from memhub.compiler.formats.jsonscan import (
     BOM,
+    Container,
     JsonEditError,
     dotted,
     key_path,
@@ -44,10 +50,13 @@ from memhub.compiler.formats.jsonscan import (
     open_container,
     root_of,
     same,
+    skip,
     walk,
 )
 from memhub.compiler.formats.jsonstyle import (
+    Splice,
     Style,
+    apply,
     blank_as_empty,
     cut_member,
     detect,
@@ -55,6 +64,7 @@ from memhub.compiler.formats.jsonstyle import (
     prune_empty,
     replace_value,
     split_bom,
+    tidy,
 )
 
 __all__ = [
@@ -72,8 +82,9 @@ __all__ = [
 
 
 def parse(text: str) -> Any:
-    """The document's object (json.loads, key order kept; blank is {}); errors name line:col."""
-    body = text.removeprefix(BOM)
+    """The document's object (json.loads, key order kept; blank is {}; JSONC comments and
+    trailing commas are whitespace); errors name line:col."""
+    body = jsonc.blank(text.removeprefix(BOM))
     if not body.strip():
         return {}
     try:
@@ -90,14 +101,14 @@ def parse(text: str) -> Any:
 
 def detect_style(text: str) -> Style:
     """The indentation, newline and separators new text in this document should use."""
-    body = blank_as_empty(text.removeprefix(BOM))
+    body = jsonc.blank(blank_as_empty(text.removeprefix(BOM)))
     return detect(body, root_of(body))
 
 
 def get_key(text: str, path: Sequence[str]) -> Any:
     """The value at path; KeyError when a key on it is absent."""
     keys = key_path(path)
-    body = blank_as_empty(text.removeprefix(BOM))
+    body = jsonc.blank(blank_as_empty(text.removeprefix(BOM)))
     parent, _, index = walk(body, root_of(body), keys)
     if index is None:
         raise KeyError(dotted(keys))
@@ -110,14 +121,15 @@ def set_key(text: str, path: Sequence[str], value: Any) -> str:
     keys = key_path(path)
     bom, body = split_bom(text)
     body = blank_as_empty(body)
-    root = root_of(body)
-    parent, depth, index = walk(body, root, keys)
-    style = detect(body, root)
+    view = jsonc.blank(body)
+    root = root_of(view)
+    parent, depth, index = walk(view, root, keys)
+    style = detect(view, root)
     if index is None:
-        out = insert(body, parent, keys[depth], nest(keys[depth + 1 :], value), style)
+        change = insert(view, parent, keys[depth], nest(keys[depth + 1 :], value), style)
     else:
-        out = replace_value(body, parent, parent.members[index], value, style)
-    return bom + out
+        change = replace_value(view, parent, parent.members[index], value, style)
+    return bom + apply(body, _tidy(change, view, body))
 
 
 def set_keys(text: str, items: Sequence[tuple[Sequence[str], Any]]) -> str:
@@ -134,7 +146,8 @@ def set_keys(text: str, items: Sequence[tuple[Sequence[str], Any]]) -> str:
         return text
     bom, body = split_bom(text)
     body = blank_as_empty(body)
-    out = splice(body, Batch(body).plan(keyed))
+    view = jsonc.blank(body)
+    out = splice(body, [_tidy(change, view, body) for change in Batch(view).plan(keyed)])
     if out is not None:
         expected = parse(body)
         for keys, value in keyed:
@@ -144,6 +157,29 @@ def set_keys(text: str, items: Sequence[tuple[Sequence[str], Any]]) -> str:
     for keys, value in keyed:  # overlapping splices, or a result that is not exact
         text = set_key(text, keys, value)
     return text
+
+
+def _cut(body: str, view: str, container: Container, index: int) -> Splice:
+    """cut_member, except that the only member of a container holding comments goes alone
+    (with its comma), so the comments stay inside the container."""
+    start, end, new = cut_member(container, index)
+    if len(container.members) > 1 or body[start:end] == view[start:end]:
+        return start, end, new
+    member = container.members[0]
+    end = member.value_end
+    after = skip(view, end)
+    if body[after : after + 1] == ",":
+        end = after + 1  # a trailing comma, blanked in the view
+    line = body.rfind("\n", 0, member.start)
+    if not body[line + 1 : member.start].strip(" \t"):
+        start = line if body[line - 1 : line] != "\r" else line - 1
+        return start, end, ""
+    return member.start, end, ""
+
+
+def _tidy(change: Splice, view: str, body: str) -> Splice:
+    """change as made on a JSONC view, tidied where the view differs from the text."""
+    return change if view == body else tidy(change)
 
 
 def _mixed_newlines(text: str) -> bool:
@@ -158,14 +194,16 @@ def remove_key(text: str, path: Sequence[str], *, prune: bool = True) -> str:
     bom, body = split_bom(text)
     if not body.strip():
         return text
-    parent, _, index = walk(body, root_of(body), keys)
+    view = jsonc.blank(body)
+    parent, _, index = walk(view, root_of(view), keys)
     if index is None:
         return text
     while index is not None:
-        body = cut_member(body, parent, index)
-        parent, _, index = walk(body, root_of(body), keys)
+        change = _cut(body, view, parent, index)
+        body, view = apply(body, change), apply(view, change)
+        parent, _, index = walk(view, root_of(view), keys)
     if prune:
-        body = prune_empty(body, keys[:-1])
+        body, view = prune_empty(body, view, keys[:-1])
     return bom + body
 
 
@@ -174,13 +212,17 @@ def append_item(text: str, path: Sequence[str], value: Any) -> str:
     keys = key_path(path)
     bom, body = split_bom(text)
     body = blank_as_empty(body)
-    root = root_of(body)
-    parent, depth, index = walk(body, root, keys)
-    style = detect(body, root)
+    view = jsonc.blank(body)
+    root = root_of(view)
+    parent, depth, index = walk(view, root, keys)
+    style = detect(view, root)
     if index is None:
-        return bom + insert(body, parent, keys[depth], nest(keys[depth + 1 :], [value]), style)
-    array = open_container(body, parent.members[index], "[", keys)
-    return bom + insert(body, array, None, value, style)
+        new = nest(keys[depth + 1 :], [value])
+        change = insert(view, parent, keys[depth], new, style)
+    else:
+        array = open_container(view, parent.members[index], "[", keys)
+        change = insert(view, array, None, value, style)
+    return bom + apply(body, _tidy(change, view, body))
 
 
 def remove_item(text: str, path: Sequence[str], value: Any) -> str:
@@ -189,11 +231,12 @@ def remove_item(text: str, path: Sequence[str], value: Any) -> str:
     bom, body = split_bom(text)
     if not body.strip():
         return text
-    parent, _, index = walk(body, root_of(body), keys)
+    view = jsonc.blank(body)
+    parent, _, index = walk(view, root_of(view), keys)
     if index is None:
         return text
-    array = open_container(body, parent.members[index], "[", keys)
+    array = open_container(view, parent.members[index], "[", keys)
     for position, element in enumerate(array.members):
-        if same(json.loads(body[element.value_start : element.value_end]), value):
-            return bom + cut_member(body, array, position)
+        if same(json.loads(view[element.value_start : element.value_end]), value):
+            return bom + apply(body, _cut(body, view, array, position))
     return text

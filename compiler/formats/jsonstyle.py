@@ -22,6 +22,7 @@ from memhub.compiler.formats.jsonscan import (
 
 LINE_INDENT = re.compile(r"[ \t]*")
 NEXT_INDENT = re.compile(r"\n([ \t]*)")
+_SPACES_TO_EOL = re.compile(r"[ \t]+(?=\r?\n)")
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,20 @@ class Style:
 
 DEFAULT = Style()
 
+Splice = tuple[int, int, str]  # (start, end, new text): text[start:end] becomes new text
 
-DEFAULT = Style()
+
+def apply(text: str, change: Splice) -> str:
+    """text with one splice made."""
+    start, end, new = change
+    return text[:start] + new + text[end:]
+
+
+def tidy(change: Splice) -> Splice:
+    """change without spaces before its line breaks: in a JSONC view a new member's gap is
+    copied from one that held a comment, blanked to spaces (a JSON string holds no break)."""
+    start, end, new = change
+    return start, end, _SPACES_TO_EOL.sub("", new)
 
 
 def split_bom(text: str) -> tuple[str, str]:
@@ -137,8 +150,8 @@ def entry_text(key: str | None, value: Any, style: Style, indent: str, multiline
     return text if key is None else json.dumps(key, ensure_ascii=False) + style.key_sep + text
 
 
-def insert(text: str, container: Container, key: str | None, value: Any, style: Style) -> str:
-    """text with a new last member (or element, key None) in container, in its style."""
+def insert(text: str, container: Container, key: str | None, value: Any, style: Style) -> Splice:
+    """The splice adding a new last member (or element, key None) to container, in its style."""
     style = local_style(text, container, style)
     members = container.members
     if not members:
@@ -151,11 +164,11 @@ def insert(text: str, container: Container, key: str | None, value: Any, style: 
     multiline = style.indent is not None and "\n" in gap
     piece = "," + gap + entry_text(key, value, style, gap[gap.rfind("\n") + 1 :], multiline)
     at = members[-1].value_end
-    return text[:at] + piece + text[at:]
+    return at, at, piece
 
 
-def fill(text: str, container: Container, key: str | None, value: Any, style: Style) -> str:
-    """text with the empty container holding just one new member or element."""
+def fill(text: str, container: Container, key: str | None, value: Any, style: Style) -> Splice:
+    """The splice making the empty container hold just one new member or element."""
     if style.indent is None or not starts_line(text, container.owner):
         inner = entry_text(key, value, style, "", False)
     else:
@@ -163,38 +176,41 @@ def fill(text: str, container: Container, key: str | None, value: Any, style: St
         deeper = outer + style.indent
         entry = entry_text(key, value, style, deeper, True)
         inner = style.newline + deeper + entry + style.newline + outer
-    return text[: container.start + 1] + inner + text[container.end - 1 :]
+    return container.start + 1, container.end - 1, inner
 
 
-def replace_value(text: str, parent: Container, member: Member, value: Any, style: Style) -> str:
-    """text with member's value span rewritten as value."""
+def replace_value(text: str, parent: Container, member: Member, value: Any, style: Style) -> Splice:
+    """The splice rewriting member's value span as value."""
     style = local_style(text, parent, style)
     multiline = starts_line(text, member.start)
     new = dump(value, style, line_indent(text, member.start), multiline)
-    return text[: member.value_start] + new + text[member.value_end :]
+    return member.value_start, member.value_end, new
 
 
-def cut_member(text: str, container: Container, index: int) -> str:
-    """text without member index of container, its comma and the whitespace that went with it."""
+def cut_member(container: Container, index: int) -> Splice:
+    """The splice removing member index of container, its comma and the whitespace (and, in
+    JSONC, the comments) that went with it."""
     members = container.members
     if len(members) == 1:
-        return text[: container.start + 1] + text[container.end - 1 :]
+        return container.start + 1, container.end - 1, ""
     if index == len(members) - 1:
         start, end = members[index - 1].value_end, members[index].value_end
     else:
         start, end = members[index].start, members[index + 1].start
-    return text[:start] + text[end:]
+    return start, end, ""
 
 
-def prune_empty(body: str, keys: Sequence[str]) -> str:
-    """body without the empty objects on keys, deepest first, up to the first non-empty one."""
+def prune_empty(body: str, view: str, keys: Sequence[str]) -> tuple[str, str]:
+    """body (and its JSONC view) without the empty objects on keys, deepest first, up to the
+    first non-empty one."""
     while keys:
-        parent, _, index = walk(body, root_of(body), keys)
+        parent, _, index = walk(view, root_of(view), keys)
         if index is None:
             break
         member = parent.members[index]
-        if body[member.value_start] != "{" or scan(body, member.value_start, 0).members:
+        if view[member.value_start] != "{" or scan(view, member.value_start, 0).members:
             break
-        body = cut_member(body, parent, index)
+        change = cut_member(parent, index)
+        body, view = apply(body, change), apply(view, change)
         keys = keys[:-1]
-    return body
+    return body, view

@@ -4,7 +4,9 @@ OpenCode has no plugin repository format: its plugins are JS/TS modules (npm pac
 files in `.opencode/plugins`). The bundle is a config folder, `opencode/<plugin>/`, that
 OpenCode loads as it is with `OPENCODE_CONFIG_DIR` (its opencode.json, AGENTS.md and skills/).
 The bundle's `command:` hooks run from a generated plugin in that folder (opencode_plugin.py);
-an install carries no hooks (it would have to write a whole plugin file).
+an install writes the same module into a folder memhub owns, `memhub-hooks/<plugin>/` beside
+the config file, and names it in the config's `plugin` list (OpenCode loads a plugin from a
+path there; its own `plugins/` folder holds the person's files, which memhub cannot own).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memhub.compiler.artifact import Artifact
+from memhub.compiler.artifact import FILE_MODE, Artifact
+from memhub.compiler.digest import skill_tree_value
 from memhub.compiler.hosts import opencode_plugin, opencode_prompts
 from memhub.compiler.hosts.base import (
     CoverageRow,
@@ -58,9 +61,12 @@ bundle_root = BUNDLE_DIR
 runs_hooks = False
 shows_icon = False
 CONFIG_FILE = "opencode.json"
+JSONC_FILE = "opencode.jsonc"  # read too (after opencode.json), JSONC like it
 SCHEMA_URL = "https://opencode.ai/config.json"
-# Where an install's hooks plugin would live; an install writes none (doctor finds none there).
-HOOKS_PLUGIN = "plugins/memhub-hooks.js"
+# Where an install's hooks plugins live: one memhub-owned folder per hub, <plugin>/ in it
+HOOKS_FOLDER = "memhub-hooks"
+HOOKS_MODULE = "memhub-hooks.js"
+PLUGIN_KEY = "plugin"  # opencode.json's list of plugins: npm names or paths to modules
 
 EVENTS = opencode_plugin.EVENTS  # what the bundle's generated plugin carries
 TOOLS = opencode_plugin.TOOLS
@@ -69,10 +75,6 @@ TOOLS = opencode_plugin.TOOLS
 NATIVE_EVENTS: tuple[str, ...] = ()
 HOOK_OPTIONS: dict[str, str] = {}
 HOOK_ENV: frozenset[str] = frozenset()  # ${plugin_root} is substituted, no variable is set
-NO_INSTALL_HOOKS = (
-    "OpenCode runs hooks only inside JS/TS plugins and an install writes none; load the "
-    "bundle's opencode/<plugin>/ folder (OPENCODE_CONFIG_DIR) for its hooks"
-)
 # OpenCode 1.18.33 lists a name that is not kebab-case as written
 SKILL_NAMES = SkillNames(
     without_name=(
@@ -158,25 +160,33 @@ def _config_home(scope: Scope) -> Path:
     return scope.env_dir(XDG_ENV, scope.home / ".config") / "opencode"
 
 
+def config_file(folder: Path) -> Path:
+    """The config file memhub edits in `folder`: opencode.jsonc when the person has only that
+    one, else opencode.json (OpenCode 1.18 reads both, JSONC each: jsonedit keeps comments)."""
+    jsonc = folder / JSONC_FILE
+    plain = folder / CONFIG_FILE
+    return jsonc if jsonc.is_file() and not plain.exists() else plain
+
+
 def locations(scope: Scope) -> Locations:
-    """User scope: ~/.config/opencode/opencode.json, skills/ and AGENTS.md; project scope:
-    opencode.json at the project root, .opencode/skills and AGENTS.md (found walking up)."""
+    """User scope: ~/.config/opencode/opencode.json(c), skills/ and AGENTS.md; project scope:
+    opencode.json(c) at the project root, .opencode/skills and AGENTS.md (found walking up)."""
     if scope.kind == "user":
         folder = _config_home(scope)
         return Locations(
-            folder / CONFIG_FILE,
+            config_file(folder),
             "json-key",
             "mcp",
-            folder / HOOKS_PLUGIN,
+            folder / HOOKS_FOLDER,
             folder / "skills",
             folder / "AGENTS.md",
         )
     dot = scope.base / ".opencode"
     return Locations(
-        scope.base / CONFIG_FILE,
+        config_file(scope.base),
         "json-key",
         "mcp",
-        dot / HOOKS_PLUGIN,
+        dot / HOOKS_FOLDER,
         dot / "skills",
         scope.base / "AGENTS.md",
     )
@@ -201,13 +211,27 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         entries.insert(
             0, Entry(name, str(where.mcp_file), "json-default", ("$schema",), SCHEMA_URL)
         )
-    hook_rows = [
-        CoverageRow(name, "hook", h.id, "unsupported", "-", NO_INSTALL_HOOKS, h.required)
-        for h in hub.hooks
-    ]
+    hooks, hook_rows = _install_hooks(hub, where)
+    entries += hooks
     entries += skill_entries(hub, name, where.skills)
     blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
+
+
+def _install_hooks(hub: Hub, where: Locations) -> tuple[list[Entry], list[CoverageRow]]:
+    """The hub's `command:` hooks as the generated plugin module, in memhub's own folder
+    (a `tree`), and its path (relative to the config file, as OpenCode resolves it) as one
+    item of the config's `plugin` list."""
+    mapped, rows = opencode_plugin.plugin_hooks(hub, name, root=None)
+    if not mapped:
+        return [], rows
+    files = ((HOOKS_MODULE, opencode_plugin.module_text(mapped), FILE_MODE),)
+    folder = where.hooks_file / hub.plugin.name
+    tree = Entry(name, str(folder), "tree", (), skill_tree_value(files), files=files)
+    module = folder / HOOKS_MODULE
+    spec = "./" + module.relative_to(where.mcp_file.parent).as_posix()
+    item = Entry(name, str(where.mcp_file), "json-item", (PLUGIN_KEY,), spec)
+    return [tree, item], rows
 
 
 def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
@@ -220,7 +244,14 @@ def after_install_steps(hub: Hub, scope: Scope | None = None) -> list[str]:
 # Loads and validates every config file as OpenCode starts (offline, starts no server):
 # 1.18 exits 1 naming the file and each wrong key on stderr.
 LOADER_ARGS = ("debug", "config")
-LOADER_ENV = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+# OPENCODE_PURE (`--pure`): no external plugin is loaded. A config naming a plugin (the
+# install's hooks module) otherwise makes 1.18 install @opencode-ai/plugin into the config
+# folder first, which offline waits past the doctor's timeout; the config is still validated.
+LOADER_ENV = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_PURE": "1",
+}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -233,23 +264,21 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
     return words or f"opencode {' '.join(LOADER_ARGS)} exited {returncode}"
 
 
-hook_switches = HookSwitches()  # memhub installs no OpenCode hooks
+hook_switches = HookSwitches()  # OpenCode has no setting that turns plugins' hooks off
 loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
 
 
 def read_installed(scope: Scope) -> Installed:
     """What OpenCode has installed in `scope`, for `memhub import`: the `mcp` servers of
-    opencode.json (opencode.jsonc is named, not read: memhub edits JSON without comments),
-    the skills folder and AGENTS.md."""
+    opencode.json and opencode.jsonc (comments and trailing commas read as JSONC), the
+    skills folder and AGENTS.md."""
     from memhub.compiler.importing.hostconfig import Reader  # for `memhub import` alone
 
     where = locations(scope)
     reader = Reader(name, scope)
-    servers = (reader.json(where.mcp_file) or {}).get(where.mcp_key)
-    reader.servers(where.mcp_file, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
-    jsonc = where.mcp_file.with_suffix(".jsonc")
-    if jsonc.is_file():
-        reader.skip("MCP servers", jsonc, "a JSONC file (comments); copy its servers by hand")
+    for config in (where.mcp_file.with_name(CONFIG_FILE), where.mcp_file.with_name(JSONC_FILE)):
+        servers = (reader.json(config) or {}).get(where.mcp_key)
+        reader.servers(config, servers, (where.mcp_key,), where.mcp_kind, hub_spec)
     reader.skills(where.skills)
     if where.instructions is not None:
         reader.instructions(where.instructions)

@@ -60,11 +60,14 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
-def plugin_hooks(hub: Hub, host: str) -> tuple[list[MappedHook], list[CoverageRow]]:
-    """The hub's `command:` hooks placed on OpenCode's hooks, with one row per hub hook."""
+def plugin_hooks(
+    hub: Hub, host: str, root: str | None = ROOT
+) -> tuple[list[MappedHook], list[CoverageRow]]:
+    """The hub's `command:` hooks placed on OpenCode's hooks, with one row per hub hook;
+    `root` None for an install (no plugin folder: a hook naming ${plugin_root} is not carried)."""
     commands = replace(hub, hooks=tuple(h for h in hub.hooks if h.handler is None))
     mapped, rows = map_hooks(
-        commands, host=host, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
+        commands, host=host, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=None
     )
     by_id = {row.id: row for row in rows}
     ordered = [
@@ -78,6 +81,11 @@ def plugin_hooks(hub: Hub, host: str) -> tuple[list[MappedHook], list[CoverageRo
 
 def plugin_artifact(base: str, host: str, mapped: list[MappedHook]) -> Artifact:
     """`<base>/plugins/memhub-hooks.js`: the module OpenCode loads from the config folder."""
+    return Artifact(f"{base}/{PLUGIN_FILE}", module_text(mapped), FILE_MODE, (host,))
+
+
+def module_text(mapped: list[MappedHook]) -> bytes:
+    """The plugin module running `mapped`: the same text for a bundle and an install."""
     table = [
         {
             "id": item.hook.id,
@@ -90,7 +98,7 @@ def plugin_artifact(base: str, host: str, mapped: list[MappedHook]) -> Artifact:
     ]
     hooks = json.dumps(table, indent=2, ensure_ascii=False)
     text = _MODULE.replace("@HOOKS@", hooks).replace("@ROOT_ENV@", ROOT_ENV)
-    return Artifact(f"{base}/{PLUGIN_FILE}", text.encode("utf-8"), FILE_MODE, (host,))
+    return text.encode("utf-8")
 
 
 _MODULE = """\

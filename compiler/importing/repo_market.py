@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from memhub.compiler.hosts import copilot_repo
 from memhub.compiler.importing.repo import (
     FOLDERS,
     HUB_FILE,
@@ -111,14 +112,15 @@ class RepoImport:
 def markets(tree: Tree) -> Found:
     """Every marketplace file: (host reader, its folder, what it says), root first."""
     found = []
+    readers = (*READERS, copilot_repo)  # Copilot's plugins sit apart (repo_other.OTHERS)
     for path in tree:
-        for reader in READERS:
+        for reader in readers:
             if path == reader.MARKETPLACE or path.endswith("/" + reader.MARKETPLACE):
                 doc = json_file(tree, path)
                 if not isinstance(doc, Mapping):
                     raise RepoError(f"{path}: is not a JSON object. Fix: correct the marketplace")
                 found.append((reader, path[: -len(reader.MARKETPLACE)].rstrip("/"), dict(doc)))
-    hosts = [r.name for r in READERS]
+    hosts = [r.name for r in readers]
     return sorted(
         found, key=lambda m: (m[1].count("/") if m[1] else -1, m[1], hosts.index(m[0].name))
     )
@@ -128,7 +130,9 @@ def import_repo(tree: Tree) -> RepoImport:
     """The hub files for `tree` (a plugin repository read by repo_tree.read_tree)."""
     found = markets(tree)
     plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
-    plugins += listed_folders(tree, found, {hub.folder for hub in plugins})
+    plugins += copilot_repo.standalone(tree, plugins)
+    known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
+    plugins += listed_folders(tree, found, known)
     read_other_hosts(tree, plugins)
     if not plugins:
         raise RepoError(_no_plugin(found))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from memhub.compiler.hosts import agent_plugins_repo, gemini_repo
+from memhub.compiler.hosts import agent_plugins_repo, copilot_repo, gemini_repo
 from memhub.compiler.importing.repo import PluginHub, read_hooks
 from memhub.compiler.importing.repo_tree import Tree, json_file
 
-OTHERS: tuple[ModuleType, ...] = (gemini_repo, agent_plugins_repo)
+OTHERS: tuple[ModuleType, ...] = (gemini_repo, agent_plugins_repo, copilot_repo)
 
 
 def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
@@ -19,7 +19,7 @@ def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
             folder = f"{reader.FOLDER}/{hub.name}"
             path = f"{folder}/{reader.MANIFEST}"
             doc = json_file(tree, path)
-            if doc is None:
+            if doc is None or hub.folder == folder:  # a Copilot-only plugin is its own hub
                 continue
             if not isinstance(doc, dict):
                 hub.read.cannot(path, "is not a JSON object")

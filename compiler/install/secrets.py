@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler.formats.document import parsed
+from memhub.compiler.formats.document import format_of, parsed
 from memhub.hubspec.errors import MemhubError, Origin
 from memhub.hubspec.model import Hub
 from memhub.hubspec.refs import references
@@ -230,7 +230,7 @@ def _raw(data: bytes | None) -> str:
 
 
 def _structured(target: str) -> bool:
-    return target.endswith((".json", ".toml"))
+    return format_of(target) is not None
 
 
 def _parsed(target: str, data: bytes | None) -> object:
@@ -239,7 +239,7 @@ def _parsed(target: str, data: bytes | None) -> object:
     if not text or not _structured(target):
         return None
     try:
-        return parsed("json" if target.endswith(".json") else "toml", text)
+        return parsed(format_of(target) or "toml", text)
     except ValueError:
         return None
 

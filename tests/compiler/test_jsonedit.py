@@ -632,7 +632,8 @@ def test_escapes_in_keys_and_strings() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{\n  "a": 1,\n}', "line 3 col 1: "),
+        ('{\n  "a": 1,,\n}', "line 3 col 1: "),
+        ('{\n  "a": 1 /* open\n}', "line 2 col 10: "),
         ('{\n  "a" 1\n}', "line 2 col 7: Expecting ':' delimiter"),
         ('{"a": [1 2]}', "line 1 col 10: "),
         ('{"a": tru}', "line 1 col 7: Expecting value"),

@@ -136,6 +136,13 @@ def test_locations_per_scope(tmp_path: Path) -> None:
     assert project.mcp_file == work / "opencode.json"
     assert project.skills == work / ".opencode/skills"
     assert project.instructions == work / "AGENTS.md"
+    assert user.hooks_file == home / ".config/opencode/memhub-hooks"
+    assert project.hooks_file == work / ".opencode/memhub-hooks"
+    (work / "opencode.jsonc").parent.mkdir(parents=True)
+    (work / "opencode.jsonc").write_text("{}")
+    assert opencode.locations(Scope("project", home, work)).mcp_file == work / "opencode.jsonc"
+    (work / "opencode.json").write_text("{}")
+    assert opencode.locations(Scope("project", home, work)).mcp_file == work / "opencode.json"
 
 
 def test_install_entries_and_coverage(tmp_path: Path) -> None:
@@ -155,8 +162,60 @@ def test_install_entries_and_coverage(tmp_path: Path) -> None:
     assert [b.target for b in blocks] == [str(tmp_path / "home/.config/opencode/AGENTS.md")]
     by_id = {(r.component, r.id): r.status for r in rows}
     assert by_id["mcp", "in-plugin"] == "unsupported"
-    assert by_id["hook", "on-turn"] == "unsupported", "an install writes no plugin file"
+    assert by_id["hook", "on-turn"] == "caveat", "the install's plugin module carries it"
     assert by_id["instructions", "INSTRUCTIONS.md"] == "mapped"
+    folder = tmp_path / "home/.config/opencode/memhub-hooks/oc-probe"
+    (tree,) = [e for e in entries if e.kind == "tree" and e.target == str(folder)]
+    assert [(rel, mode) for rel, _, mode in tree.files] == [("memhub-hooks.js", 0o644)]
+    module = tree.files[0][1].decode()
+    assert '"command": "echo turn"' in module and '"on": "session.idle"' in module
+    items = [(e.target, e.path, e.value) for e in entries if e.kind == "json-item"]
+    assert items == [(target, ("plugin",), "./memhub-hooks/oc-probe/memhub-hooks.js")]
+    project, _ = opencode.install_entries(hub, Scope("project", tmp_path / "home", tmp_path / "w"))
+    items = [(e.target, e.value) for e in project if e.kind == "json-item"]
+    module_path = "./.opencode/memhub-hooks/oc-probe/memhub-hooks.js"
+    assert items == [(str(tmp_path / "w/opencode.json"), module_path)]
+
+
+def test_install_hooks_leave_out_plugin_root_and_handlers(tmp_path: Path) -> None:
+    """An install has no plugin folder: a hook naming ${plugin_root} is not carried, and a
+    runtime handler never is; with no hook left there is no module and no `plugin` item."""
+    text = HUB_YAML[: HUB_YAML.index("hooks:")] + (
+        "hooks:\n"
+        "  - {id: in-root, event: turn_end, command: 'sh \"${plugin_root}/x.sh\"'}\n"
+        "  - {id: runtime, event: turn_end, handler: capture.turn_end}\n"
+    )
+    entries, rows = opencode.install_entries(make_hub(tmp_path, text), Scope("user", tmp_path))
+    by_id = {r.id: r for r in rows if r.component == "hook"}
+    assert by_id["in-root"].status == "unsupported" and by_id["runtime"].status == "unsupported"
+    assert not [e for e in entries if e.kind in ("tree", "json-item")]
+
+
+def test_install_hooks_plugin_is_owned_and_removed_with_the_persons_plugins_kept(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = make_hub(tmp_path)
+    folder = home / ".config/opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.json").write_text('{\n  "plugin": ["their-plugin"], // theirs\n}\n')
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    module = folder / "memhub-hooks/oc-probe/memhub-hooks.js"
+    assert module.is_file()
+    data = opencode_data((folder / "opencode.json").read_text())
+    assert data["plugin"] == ["their-plugin", "./memhub-hooks/oc-probe/memhub-hooks.js"]
+    module.write_text("// changed by hand\n")
+    code, out, _ = run(capsys, "doctor", str(hub.root), "--hosts", "opencode")
+    assert code == 1 and "memhub-hooks" in out, out
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode", "--force")
+    assert code == 0, err
+    assert "echo turn" in module.read_text()
+    code, _, err = run(capsys, "uninstall", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    assert not (folder / "memhub-hooks").exists()
+    assert (
+        folder / "opencode.json"
+    ).read_text() == '{\n  "plugin": ["their-plugin"], // theirs\n}\n'
 
 
 def test_launched_servers_take_their_cwd_as_a_launcher_argument(tmp_path: Path) -> None:
@@ -268,12 +327,15 @@ def test_import_reads_the_persons_servers_skills_and_agents_md(
             }
         )
     )
-    (folder / "opencode.jsonc").write_text("{ // mine\n}\n")
+    (folder / "opencode.jsonc").write_text(
+        '{ // mine\n  "mcp": {\n    /* docs */ "docs": {"type": "remote", "url": '
+        '"https://docs.example/mcp",},\n  },\n}\n'
+    )
     into = tmp_path / "mine"
-    code, out, err = run(capsys, "import", "--hosts", "opencode", "--into", str(into), "--yes")
+    code, _, err = run(capsys, "import", "--hosts", "opencode", "--into", str(into), "--yes")
     assert code == 0, err
-    assert "opencode.jsonc" in out + err, "the JSONC file is named, not read"
     data = yaml.safe_load((into / "hub.yaml").read_text())
+    assert data["mcp"]["servers"]["docs"] == {"url": "https://docs.example/mcp"}, "JSONC read"
     assert data["mcp"]["servers"]["files"] == {"command": "npx", "args": ["-y", "fs", "."]}
     assert data["mcp"]["servers"]["api"] == {
         "url": "https://api.example.com/mcp",
@@ -323,7 +385,7 @@ def test_doctor_after_an_apply_has_no_failure(
     assert code == 0, report
     assert report["summary"]["fail"] == 0
     drift = {Path(c["target"]).name for c in report["checks"] if c["name"] == "drift"}
-    assert drift == {"opencode.json", "AGENTS.md"}
+    assert drift == {"opencode.json", "AGENTS.md", "oc-probe"}, "oc-probe: the hooks plugin"
     config = home / ".config/opencode/opencode.json"
     config.write_text(config.read_text().replace('"run"', '"ran"', 1))
     code, out, _ = run(capsys, "doctor", "--hosts", "opencode", "--json")
@@ -396,20 +458,66 @@ def test_a_hub_without_command_hooks_has_no_plugin(tmp_path: Path) -> None:
     assert result.artifact("opencode/oc-probe/plugins/memhub-hooks.js") is None
 
 
-def test_an_opencode_json_with_comments_is_refused_naming_its_line(
+COMMENTED = """\
+{
+  // the person's own theme
+  "theme": "x", /* inline */
+  "mcp": {
+    // their server, kept as it is
+    "theirs": {"type": "remote", "url": "https://theirs.example/mcp",},
+  },
+}
+"""
+
+
+@pytest.mark.parametrize("file_name", ["opencode.json", "opencode.jsonc"])
+def test_apply_into_a_commented_config_keeps_every_comment(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str], file_name: str
+) -> None:
+    """OpenCode reads opencode.json and opencode.jsonc as JSONC: memhub edits either one
+    (the .jsonc when it is the person's only one) and keeps every comment; undo restores it."""
+    hub = make_hub(tmp_path)
+    config = home / ".config/opencode" / file_name
+    config.parent.mkdir(parents=True)
+    config.write_text(COMMENTED)
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    text = config.read_text()
+    for comment in ("// the person's own theme", "/* inline */", "// their server, kept"):
+        assert comment in text
+    assert '"theirs": {"type": "remote", "url": "https://theirs.example/mcp",},' in text
+    assert not (config.parent / "opencode.json").exists() or file_name == "opencode.json"
+    data = opencode_data(text)
+    assert set(data["mcp"]) == {"theirs", "local", "remote", "moved"}
+    code, out, err = run(capsys, "doctor", str(hub.root), "--hosts", "opencode")
+    assert code == 0 and "drift 6" in out and " 0 warn, 0 fail" in out, out + err
+    code, _, err = run(capsys, "uninstall", str(hub.root), "--hosts", "opencode")
+    assert code == 0, err
+    assert config.read_text() == COMMENTED
+
+
+def test_a_broken_jsonc_config_is_refused_naming_its_line(
     tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """OpenCode reads JSONC in opencode.json; memhub's editor keeps bytes, not comments."""
+    """Comments are fine; a comment never closed is not: nothing is written."""
     hub = make_hub(tmp_path)
     config = home / ".config/opencode/opencode.json"
     config.parent.mkdir(parents=True)
-    original = '{\n  // mine\n  "theme": "x"\n}\n'
+    original = '{\n  // mine\n  "theme": "x" /* never closed\n}\n'
     config.write_text(original)
     code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
     assert code == 2
-    assert f"{config}: line 2 col 3" in err
+    assert f"{config}: line 3 col 16" in err
     assert config.read_text() == original
     assert not (home / ".config/opencode/AGENTS.md").exists(), "nothing written"
+
+
+def opencode_data(text: str) -> dict[str, object]:
+    from memhub.compiler.formats.jsonedit import parse
+
+    data = parse(text)
+    assert isinstance(data, dict)
+    return data
 
 
 def test_hook_commands_stay_data_in_the_generated_module(tmp_path: Path) -> None:
@@ -425,3 +533,31 @@ def test_hook_commands_stay_data_in_the_generated_module(tmp_path: Path) -> None
     table = json.loads(module[start : module.index("\nconst FOLDER")])
     assert [h["command"] for h in table] == [command]
     assert module.count("\nconst HOOKS = ") == 1 and "rm -rf /nope\n" not in module
+
+
+def test_a_plugin_key_that_is_not_a_list_is_refused_naming_its_line(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """OpenCode's `plugin` is a list; a person's string there is theirs to fix: nothing written."""
+    hub = make_hub(tmp_path)
+    config = home / ".config/opencode/opencode.json"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // mine\n  "plugin": "one-plugin",\n}\n'
+    config.write_text(original)
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code == 2, err
+    assert f"{config}: line 3 col 13: plugin is not an array" in err
+    assert config.read_text() == original
+    assert not (home / ".config/opencode/memhub-hooks").exists(), "nothing written"
+
+
+def test_a_hooks_folder_memhub_does_not_own_is_not_overwritten(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = make_hub(tmp_path)
+    theirs = home / ".config/opencode/memhub-hooks/oc-probe"
+    theirs.mkdir(parents=True)
+    (theirs / "memhub-hooks.js").write_text("// theirs\n")
+    code, _, err = run(capsys, "apply", str(hub.root), "--hosts", "opencode")
+    assert code != 0 and "memhub does not own it" in err, err
+    assert (theirs / "memhub-hooks.js").read_text() == "// theirs\n"

@@ -4,11 +4,14 @@ The hub (written here) has one stdio MCP server (tests/e2e/fake_github_mcp.py, i
 an `${env:...}` reference), one skill and instructions, each carrying a marker.
 
 * `test_user_install_is_loaded_listed_and_reaches_the_model`: `memhub apply --scope user`
-  merges into a person's own ~/.config/opencode/opencode.json; `opencode debug config` shows
-  the server as the hub has it, `opencode mcp list` connects it, `opencode debug skill`
+  merges into a person's own ~/.config/opencode/opencode.json, written with comments and a
+  trailing comma (JSONC, kept as they are); `opencode debug config` shows
+  the server as the hub has it and the install's hooks plugin in `plugin`, `opencode mcp list` connects it, `opencode debug skill`
   lists the skill from ~/.config/opencode/skills, and one `opencode run` against the fake
   Anthropic API (tests/e2e/fake_anthropic.py, set as the person's provider `baseURL`) sends
-  a request holding the instructions, the skill and the server's tool.
+  a request holding the instructions, the skill and the server's tool, while the install's
+  memhub-hooks/<plugin>/memhub-hooks.js runs the hub's hooks (the guard blocks a shell call);
+  `memhub uninstall` gives the commented file back byte for byte.
 * `test_project_install_is_loaded_from_the_checkout`: `--scope project` writes the
   project's opencode.json, .opencode/skills and AGENTS.md; OpenCode started there reads them.
 * `test_bundle_folder_loads_with_opencode_config_dir`: the built `opencode/<plugin>/` folder
@@ -169,29 +172,57 @@ def assert_loaded(cli: Path, env: dict[str, str], cwd: Path, skill_dir: Path) ->
     assert skills.get("oc-e2e-skill") == str(skill_dir / "oc-e2e-skill" / "SKILL.md"), skills
 
 
+def commented(config: dict[str, Any]) -> str:
+    """The person's config as JSONC, as OpenCode accepts it: comments and a trailing comma."""
+    text = json.dumps(config, indent=2)
+    text = text.replace("{\n", "{\n  // mine: memhub keeps this comment\n", 1)
+    return text[: text.rindex("\n}")] + ", /* trailing comma */\n}\n"
+
+
 def test_user_install_is_loaded_listed_and_reaches_the_model(
     opencode_cli: Path, isolated_home: IsolatedHome, hub: Path, fake_model: FakeAnthropic
 ) -> None:
+    """Into the person's commented opencode.json: OpenCode loads the server, skill and
+    instructions, and the install's hooks plugin runs the hub's command hooks."""
     folder = isolated_home.home / ".config" / "opencode"
     folder.mkdir(parents=True)
-    own = json.dumps(person_config(fake_model.origin), indent=2) + "\n"
+    own = commented(person_config(fake_model.origin))
     (folder / "opencode.json").write_text(own)
     env = env_for(isolated_home, opencode_cli)
     proc = memhub(env, "apply", hub, "--hosts", "opencode")
     assert proc.returncode == 0, describe(proc)
-    written = json.loads((folder / "opencode.json").read_text())
-    assert written["provider"] == person_config(fake_model.origin)["provider"]
+    text = (folder / "opencode.json").read_text()
+    assert "// mine: memhub keeps this comment\n" in text and "/* trailing comma */" in text
     work = isolated_home.root / "work"
     work.mkdir()
     assert_loaded(opencode_cli, env, work, folder / "skills")
+    module = folder / "memhub-hooks" / "oc-e2e" / "memhub-hooks.js"
+    plugins = debug(opencode_cli, env, work, "config")["plugin"]
+    assert any(module.as_uri() in str(p) for p in plugins), plugins
     listed = run([opencode_cli, "mcp", "list"], env=env, cwd=work)
     assert listed.returncode == 0, describe(listed)
     assert "fakegh" in listed.stdout and "connected" in listed.stdout, describe(listed)
+    home = isolated_home.home
+    fake_model.bash_commands = [
+        f'echo allowed > "{home}/allowed.txt"',
+        f'echo {FORBIDDEN} > "{home}/forbidden.txt"',
+    ]
     body = session_request(opencode_cli, env, work, fake_model)
-    assert not (isolated_home.home / HOOK_LOG).exists(), "an install carries no hooks"
     assert INSTRUCTIONS_MARK in body, "AGENTS.md reaches the system prompt"
     assert SKILL_MARK in body, "the skill is offered"
     assert TOOL in body, "the MCP server's tool is offered"
+    # the install's plugin ran the hooks; in-folder names ${plugin_root}: not installed
+    fired = (home / HOOK_LOG).read_text().splitlines()
+    assert fired == [f"start {module.parent.parent}", "prompt", "before", "after", "before", "turn"]
+    assert (home / "allowed.txt").is_file()
+    assert not (home / "forbidden.txt").exists(), "the guard's exit code 2 blocked the call"
+    proc = memhub(env, "uninstall", hub, "--hosts", "opencode")
+    assert proc.returncode == 0, describe(proc)
+    assert (folder / "opencode.json").read_text() == own, "uninstall gives the file back"
+    assert not (folder / "memhub-hooks").exists()
+    assert "plugin" not in debug(opencode_cli, env, work, "config") or not [
+        p for p in debug(opencode_cli, env, work, "config")["plugin"] if "memhub" in str(p)
+    ]
 
 
 def test_project_install_is_loaded_from_the_checkout(
@@ -211,6 +242,10 @@ def test_project_install_is_loaded_from_the_checkout(
     assert_loaded(opencode_cli, env, project, project / ".opencode" / "skills")
     body = session_request(opencode_cli, env, project, fake_model)
     assert INSTRUCTIONS_MARK in body and SKILL_MARK in body and TOOL in body
+    # the project's .opencode/memhub-hooks/oc-e2e/memhub-hooks.js, named in its opencode.json
+    fired = (isolated_home.home / HOOK_LOG).read_text().splitlines()
+    module_folder = project / ".opencode" / "memhub-hooks"
+    assert fired[:2] == [f"start {module_folder}", "prompt"] and fired[-1] == "turn", fired
 
 
 def test_bundle_folder_loads_with_opencode_config_dir(

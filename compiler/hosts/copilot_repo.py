@@ -1,0 +1,154 @@
+"""GitHub Copilot CLI's plugin files read back into a hub: the inverse of copilot.py's bundle.
+
+memhub writes a plugin's Copilot copy at `copilot/<name>/` (copilot.bundle_root) with its
+manifest at `.github/plugin/plugin.json`, and the repository's Copilot marketplace at
+`.github/plugin/marketplace.json`. The manifest gives the plugin's fields and, from its inline
+`mcpServers`, the hub's servers; the folder keys copilot.py writes from the hub (`skills`,
+`agents`, `commands`) are not overrides; every other key (`hooks` too, while hooks files
+are not imported) goes to
+`overrides.copilot.manifest`. A plugin the repository has only for Copilot becomes a plugin
+hub of its own (`standalone`); one the other hosts have too joins it (repo_other.OTHERS).
+Hooks files are not read here (the hooks import reads every host's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from memhub.compiler.hosts import copilot
+from memhub.compiler.hosts.copilot_servers import hub_spec
+from memhub.compiler.importing.repo_parts import (
+    SHARED_FIELDS,
+    ReadPlugin,
+    from_git_source,
+    marketplace_entries,
+    person,
+)
+from memhub.compiler.importing.shapes import NotImportable
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.repo import PluginHub
+    from memhub.compiler.importing.repo_tree import Tree
+
+name = "copilot"
+FOLDER = copilot.bundle_root  # the plugin's Copilot copy is FOLDER/<name>
+MANIFEST = copilot.MANIFEST
+MARKETPLACE = copilot.MARKETPLACE
+HOOKS_FILES = (copilot.HOOKS_FILE,)
+ROOT_VAR = "PLUGIN_ROOT"  # copilot_servers.ROOT
+# manifest keys copilot.py writes from what the hub holds, with the value it writes
+_GENERATED = {
+    "agents": "./agents/",
+    "skills": "./skills/",
+    "commands": "./commands/",
+}
+SERVERS = "mcpServers"
+_FIELDS = {"category": "category"}  # a hub field copilot.py writes beyond the shared ones
+
+
+def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
+    """.github/plugin/plugin.json: the plugin's fields, its servers, the rest as overrides."""
+    path = f"{read.folder}/{MANIFEST}" if read.folder else MANIFEST
+    rest = {k: v for k, v in doc.items() if k != SERVERS and _GENERATED.get(k) != v}
+    read.manifest(name, rest, _FIELDS, written=(*SHARED_FIELDS, "category"))
+    if SERVERS in doc:
+        _read_servers(doc[SERVERS], read, path)
+
+
+def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
+    """The manifest's `mcpServers`: hub servers, Copilot-only keys as overrides."""
+    if not isinstance(servers, Mapping):
+        read.cannot(where, "its `mcpServers` is not an object, the only shape memhub writes")
+        return
+    for server, raw in servers.items():
+        if not isinstance(raw, Mapping):
+            read.cannot(where, f"server {server!r} is not an object")
+            continue
+        try:
+            spec, extras, notes = hub_spec(str(server), raw)
+        except NotImportable as exc:
+            read.cannot(where, f"server {server!r}: {exc}")
+            continue
+        read.server(str(server), _roots(spec), name)
+        if extras:
+            read.override(name, "mcp_servers", {str(server): extras})
+        for note in notes:
+            read.note(f"{where}: {server}: {note}")
+
+
+def _roots(value: Any) -> Any:
+    """Copilot's `${PLUGIN_ROOT}` (read back as `${env:PLUGIN_ROOT}`) as `${plugin_root}`."""
+    if isinstance(value, str):
+        return value.replace("${env:" + ROOT_VAR + "}", "${plugin_root}")
+    if isinstance(value, Mapping):
+        return {k: _roots(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_roots(v) for v in value]
+    return value
+
+
+def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """.github/plugin/marketplace.json: Cursor's file shape (`metadata.description`) around
+    Claude Code's entries (copilot_marketplace.py)."""
+    entries = marketplace_entries(doc, _source)
+    owner = doc.get("owner")
+    metadata = doc.get("metadata")
+    described = metadata.get("description") if isinstance(metadata, Mapping) else None
+    extra = {k: v for k, v in doc.items() if k not in ("name", "owner", "metadata", "plugins")}
+    if isinstance(metadata, Mapping) and set(metadata) - {"description"}:
+        extra["metadata"] = {k: v for k, v in metadata.items() if k != "description"}
+    return {
+        "name": doc.get("name"),
+        "owner": person(owner) if isinstance(owner, Mapping) else None,
+        "description": described,
+        "entries": entries,
+        "extra": extra,
+    }
+
+
+def _source(raw: Any) -> Any:
+    """An entry's `source` in the hub's shape: Claude Code's kinds (claude_marketplace.py)."""
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, Mapping):
+        return None
+    kind = raw.get("source")
+    if kind == "github":
+        return from_git_source({"github": raw.get("repo")}, raw)
+    if kind == "url":
+        return from_git_source({"git": raw.get("url")}, raw)
+    if kind == "git-subdir":
+        return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
+    return None
+
+
+# entry keys copilot_marketplace.plugin_entry writes from the plugin hub
+ENTRY_KEYS = ("description",)
+
+
+def folders(tree: Tree) -> set[str]:
+    """Every `copilot/<name>` folder holding a Copilot manifest (no other plugin's folder)."""
+    found = {path.removesuffix("/" + MANIFEST) for path in tree if path.endswith("/" + MANIFEST)}
+    return {f for f in found if f.count("/") == 1 and f.startswith(FOLDER + "/")}
+
+
+def standalone(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
+    """A plugin hub for each `copilot/<name>/` whose name no other host's plugin has: the
+    repository publishes that plugin for Copilot alone."""
+    from memhub.compiler.importing.repo import read_plugin  # importing needs the readers first
+    from memhub.compiler.importing.repo_tree import json_file
+
+    known = {hub.name for hub in plugins}
+    hubs: list[PluginHub] = []
+    for folder in sorted(folders(tree)):
+        doc = json_file(tree, f"{folder}/{MANIFEST}")
+        if not isinstance(doc, Mapping) or doc.get("name") in known:
+            continue  # not an object: repo_other reports it; a known name: it joins that hub
+        hub = read_plugin(tree, folder)
+        read_manifest(doc, hub.read)
+        hub.read.consumed.add(MANIFEST)
+        hub.shipped = [rel for rel in hub.shipped if rel != MANIFEST]
+        hub.files.pop(MANIFEST, None)
+        hubs.append(hub)
+    return hubs
