@@ -8,7 +8,7 @@ from typing import Any
 from memhub.runtime import credentials
 
 from .errors import Problem
-from .refs import literal_secret, reference_problems
+from .refs import literal_secret, reference_problems, with_defaults
 from .yamlsrc import KeyPath, Positions, format_path
 
 
@@ -26,7 +26,7 @@ class Checker:
         self.problems.append(Problem(where, format_path(path), message, fix))
 
     def _check_token(self, path: KeyPath, value: str) -> None:
-        found = credentials.find(value)
+        found = credentials.find(with_defaults(value))
         if found:
             self._literal_credential(path, credentials.describe(found[0]))
 
@@ -45,7 +45,7 @@ class Checker:
         line, starts = "", []
         for arg in args:
             starts.append(len(line))
-            line += arg + " "
+            line += with_defaults(arg) + " "
         reported: set[int] = set()
         for found in credentials.find(line):
             index = max(i for i, start in enumerate(starts) if start <= found.start)
@@ -86,7 +86,7 @@ class Checker:
     ) -> None:
         for key, value in mapping.items():
             self._check_refs((*path, key), value, allow_plugin=allow_plugin, tokens=False)
-            why = literal_secret(key, value)
+            why = literal_secret(key, with_defaults(value))
             if why:
                 self.problem(
                     (*path, key),

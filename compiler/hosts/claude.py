@@ -63,7 +63,7 @@ from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import substitute
+from memhub.hubspec.refs import shell_default, shell_ref, substitute
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -145,7 +145,10 @@ def matcher(names: list[str]) -> str:
 
 
 def _env(value: str) -> str:
-    return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
+    """`value` in Claude Code's syntax (it expands `${VAR:-default}` in .mcp.json too)."""
+    return substitute(
+        value, env=shell_ref, env_default=shell_default, plugin_root=ROOT, plugin_data=DATA
+    )
 
 
 def _server(

@@ -13,6 +13,7 @@ from typing import Any
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
     LAUNCH_BY_HUB,
+    LAUNCH_FOR_DEFAULT,
     LAUNCHED_BY,
     PLUGIN_ROOT_TEMPLATE,
     Launcher,
@@ -34,7 +35,7 @@ from memhub.compiler.importing.shapes import (
     to_env_refs,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import env_only, references, substitute
+from memhub.hubspec.refs import env_only, has_default, references, substitute
 
 # Codex's plugin folder variables, in the only places it expands them (hooks, not servers).
 ROOT = "${PLUGIN_ROOT}"
@@ -52,6 +53,8 @@ def _launch_reason(hub: Hub, server: StdioServer) -> str:
     values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
     if any(ref.kind == "plugin_root" for v in values for ref in references(v)):
         return "Codex expands no ${PLUGIN_ROOT} in a plugin server's command line"
+    if has_default(values):
+        return LAUNCH_FOR_DEFAULT
     for key, value in server.env.items():
         source = env_only(value)
         if source is not None and source != key:
@@ -134,7 +137,8 @@ def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]
             env_headers[key] = source
         elif references(value):
             reasons.append(
-                f"header {key}: Codex cannot build a value around ${{env:...}}; left out"
+                f"header {key}: Codex cannot build a value around ${{env:...}} or give it a "
+                "default; left out"
             )
         else:
             headers[key] = value

@@ -13,9 +13,10 @@ from memhub.compiler.hosts.common import compact, deep_merge
 from memhub.compiler.hosts.entries import server_row
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
-    LAUNCH_BY_HUB,
     LAUNCHED_BY,
     Launcher,
+    default_dropped,
+    launch_reason,
     launched,
     oauth_not_carried,
 )
@@ -52,7 +53,8 @@ def server_spec(
         return None, server_row(HOST, server.name, "unsupported", "-", NO_DATA)
     extra = hub.override(HOST, "mcp_servers").get(server.name, {})
     by_launcher = hub.runtime.secrets == "launcher"
-    if isinstance(server, StdioServer) and by_launcher:
+    launch = launch_reason(hub, server)  # Copilot is not proven to expand ${VAR:-default}
+    if isinstance(server, StdioServer) and launch:
         run = launched(server, launcher, plain=value, plugin_root=ROOT, plugin_data="")
         spec = compact(
             {
@@ -63,7 +65,7 @@ def server_spec(
                 "cwd": run.cwd,
             }
         )
-        reason = f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
+        reason = f"{LAUNCHED_BY}: {launch}"
         return deep_merge(spec, extra), server_row(
             HOST, server.name, "caveat", f"{target} stdio", reason
         )
@@ -95,6 +97,7 @@ def server_spec(
     reasons = [
         HTTP_NOT_LAUNCHED if by_launcher else "",
         oauth_not_carried("Copilot CLI", server, carried),
+        default_dropped("Copilot CLI", server),
     ]
     reason = "; ".join(r for r in reasons if r)
     status: CoverageStatus = "caveat" if reason else "mapped"

@@ -1,0 +1,63 @@
+"""`${env:NAME:-default}` as the real Claude Code CLI starts the server memhub applied.
+
+`claude mcp get NAME` starts a user-scope stdio server to check it; the server here writes
+the argv and env it was started with. Unset, the hub's default arrives; set, the variable's
+value wins. (Claude Code shows `${NAME}` in its listing, without the default: only the
+started process proves the expansion.)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from .harness import describe, run
+
+pytestmark = pytest.mark.e2e
+
+DUMP = (
+    "import json, os, sys; json.dump({'argv': sys.argv[1:], 'url': os.environ.get('API_URL')}, "
+    "open(sys.argv[1], 'w'))"
+)
+
+
+def hub(tmp_path: Path, out: Path) -> Path:
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    (folder / "hub.yaml").write_text(
+        "version: 1\n"
+        "plugin: {name: default-probe, version: 0.1.0, description: Env defaults probe}\n"
+        "marketplace: {name: probe-market, owner: {name: Probe}}\n"
+        "mcp:\n  servers:\n    dump:\n"
+        f"      command: {sys.executable}\n"
+        f'      args: ["-c", "{DUMP}", "{out}", "${{env:MEMHUB_T_LEVEL:-info}}"]\n'
+        '      env: {API_URL: "${env:MEMHUB_T_URL:-https://api.example.com}"}\n',
+        "utf-8",
+    )
+    return folder
+
+
+def test_claude_starts_the_server_with_the_hubs_default(
+    claude_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    out = tmp_path / "seen.json"
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub(tmp_path, out))]
+    applied = run([*argv, "--scope", "user", "--hosts", "claude"], env=isolated_home.env)
+    assert applied.returncode == 0, describe(applied)
+    written = json.loads((isolated_home.claude_dir / ".claude.json").read_text())["mcpServers"]
+    assert written["dump"]["args"][-1] == "${MEMHUB_T_LEVEL:-info}"
+
+    got = run([claude_cli, "mcp", "get", "dump"], env=isolated_home.env, cwd=tmp_path)
+    assert got.returncode in (0, 1) and "dump" in got.stdout, describe(got)
+    seen = json.loads(out.read_text())
+    assert seen == {"argv": [str(out), "info"], "url": "https://api.example.com"}, seen
+
+    out.unlink()
+    env = isolated_home.with_env(MEMHUB_T_LEVEL="debug", MEMHUB_T_URL="https://b.example.com")
+    got = run([claude_cli, "mcp", "get", "dump"], env=env, cwd=tmp_path)
+    assert "dump" in got.stdout, describe(got)
+    seen = json.loads(out.read_text())
+    assert seen == {"argv": [str(out), "debug"], "url": "https://b.example.com"}, seen
