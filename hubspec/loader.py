@@ -198,6 +198,8 @@ class _Checker(
             license=raw.get("license"),
             keywords=tuple(values.get("keywords", ())),
             category=raw.get("category"),
+            tags=tuple(raw.get("tags", ())),
+            min_client_versions=frozen_map(raw.get("min_client_versions", {})),
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),

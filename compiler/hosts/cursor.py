@@ -270,6 +270,8 @@ def build(hub: Hub) -> HostBuild:
             "rules": "./rules/" if hub.instructions else None,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
             "mcpServers": servers,
+            "tags": list(plugin.tags),  # last, where overrides.cursor.manifest put them
+            "minClientVersions": dict(plugin.min_client_versions),
         }
     )
     marketplace = marketplace_document(

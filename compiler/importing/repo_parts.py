@@ -129,6 +129,9 @@ def _merge(into: dict[str, Any], data: Mapping[str, Any]) -> None:
             into[key] = value
 
 
+_SEMVER = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
+)
 _EMAIL = re.compile(r"[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+")
 
 
@@ -163,9 +166,12 @@ def _field_value(key: str, raw: Any) -> Any:
         return (
             person(raw) if isinstance(raw, Mapping) and len(person(raw) or {}) == len(raw) else None
         )
-    if key == "keywords":
+    if key in ("keywords", "tags"):
         ok = isinstance(raw, list) and all(isinstance(k, str) for k in raw)
         return list(raw) if ok and raw else None
+    if key == "min_client_versions":  # only what the hub's schema takes (cursor: semver)
+        ok = isinstance(raw, Mapping) and set(raw) == {"cursor"}
+        return dict(raw) if ok and _SEMVER.fullmatch(str(raw["cursor"])) else None
     return raw if isinstance(raw, str) and raw else None
 
 
