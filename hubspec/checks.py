@@ -8,7 +8,7 @@ from typing import Any
 from memhub.runtime import credentials
 
 from .errors import Problem
-from .refs import literal_secret, reference_problems, with_defaults
+from .refs import literal_secret, reference_problems, references, with_defaults
 from .yamlsrc import KeyPath, Positions, format_path
 
 
@@ -76,10 +76,21 @@ class Checker:
     ) -> None:
         if tokens:
             self._check_token(path, value)
-        for why in reference_problems(value, allow_plugin=allow_plugin, allow_unknown=False):
+        for why in reference_problems(
+            value, allow_plugin=allow_plugin, allow_unknown=False, allow_user_config=True
+        ):
             self.problem(
                 path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file"
             )
+        declared: frozenset[str] = getattr(self, "user_config_keys", frozenset())
+        for ref in references(value):
+            if ref.kind == "user_config" and ref.name not in declared:
+                self.problem(
+                    path,
+                    f"{ref.raw} names no option of plugin.user_config",
+                    f"declare it: plugin: user_config: {{{ref.name}: {{type: string, "
+                    "title: ..., description: ...}}",
+                )
 
     def _check_secret_map(
         self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool

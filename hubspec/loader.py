@@ -29,6 +29,7 @@ from .model import (
 )
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
+from .userconfig import UserConfigChecks
 from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
 
@@ -138,7 +139,13 @@ def _hub_text(hub_file: Path, shown: str) -> str:
 
 
 class _Checker(
-    ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks, FileChecks, PromptChecks
+    ComponentChecks,
+    ContentChecks,
+    MemoryChecks,
+    RulebookChecks,
+    FileChecks,
+    PromptChecks,
+    UserConfigChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -200,6 +207,7 @@ class _Checker(
             category=raw.get("category"),
             tags=tuple(raw.get("tags", ())),
             min_client_versions=frozen_map(raw.get("min_client_versions", {})),
+            user_config=self._user_config(raw.get("user_config", {})),
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),

@@ -32,14 +32,15 @@ PROJECT_REF = "project_dir"
 # each real CLI); Cursor does not, and names its workspace `${workspaceFolder}` instead.
 PROJECT_IN_CWD = "."
 DEFAULT_SEPARATOR = ":-"
+USER_CONFIG_PREFIX = "user_config."  # `${user_config.KEY}`: an install-time option
 DEFAULT_MAX = 1024  # a default is a fallback value (a URL, a level), not a document
 _DEFAULT_REFUSED = frozenset("${}")
 
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """One `${...}` occurrence: `env` (with `name`), `plugin_root`, `plugin_data`,
-    `project_dir`, or unknown."""
+    """One `${...}` occurrence: `env` or `user_config` (with `name`), `plugin_root`,
+    `plugin_data`, `project_dir`, or unknown."""
 
     kind: str
     name: str
@@ -56,6 +57,8 @@ def references(text: str) -> list[Reference]:
         if body.startswith("env:"):
             name, sep, default = body[4:].partition(DEFAULT_SEPARATOR)
             out.append(Reference("env", name, match.group(0), default if sep else None))
+        elif body.startswith(USER_CONFIG_PREFIX):
+            out.append(Reference("user_config", body[len(USER_CONFIG_PREFIX) :], match.group(0)))
         elif body in PLUGIN_REFS or body == PROJECT_REF:
             out.append(Reference(body, body, match.group(0)))
         else:
@@ -63,11 +66,22 @@ def references(text: str) -> list[Reference]:
     return out
 
 
-def reference_problems(text: str, *, allow_plugin: bool, allow_unknown: bool) -> list[str]:
-    """Why the references in `text` are unusable (empty list when fine)."""
+def reference_problems(
+    text: str, *, allow_plugin: bool, allow_unknown: bool, allow_user_config: bool = False
+) -> list[str]:
+    """Why the references in `text` are unusable (empty list when fine). `allow_user_config`:
+    `${user_config.KEY}` may stand here (an MCP server's values)."""
     problems = []
     for ref in references(text):
-        if ref.kind == "env" and not ENV_NAME.match(ref.name):
+        if ref.kind == "user_config" and not (allow_user_config and ENV_NAME.match(ref.name)):
+            problems.append(
+                f"{ref.raw} is not usable here: an install-time option goes in an MCP "
+                "server's command, args, env, url or headers (a hook command reads "
+                f"$CLAUDE_PLUGIN_OPTION_{ref.name if ENV_NAME.match(ref.name) else 'KEY'})"
+                if not allow_user_config
+                else f"{ref.raw} is not a valid option name (letters, digits and underscores)"
+            )
+        elif ref.kind == "env" and not ENV_NAME.match(ref.name):
             problems.append(
                 f"{ref.raw} is not a valid environment reference "
                 "(a name of letters, digits and underscores)"

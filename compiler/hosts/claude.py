@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import user_config
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -82,6 +83,7 @@ DATA = "${CLAUDE_PLUGIN_DATA}"
 bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
+USER_CONFIG = ".claude-plugin/plugin.json userConfig"  # plugin.user_config (user_config.py)
 HOOKS_FILE = "hooks/claude-hooks.json"
 
 EVENTS = {
@@ -227,6 +229,7 @@ def build(hub: Hub) -> HostBuild:
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
             "hooks": f"./{HOOKS_FILE}" if mapped else None,
+            "userConfig": user_config.manifest_value(hub),
         }
     )
     marketplace = marketplace_document(

@@ -26,7 +26,7 @@ MCP_FILE = ".mcp.json"
 HOOKS_FILES = ("hooks/hooks.json", "hooks/claude-hooks.json")
 ROOT_VAR, DATA_VAR = "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"
 # manifest keys claude.py writes from hub fields (the rest are overrides)
-_FIELDS = {"privacyPolicyUrl": "privacy_policy"}
+_FIELDS = {"privacyPolicyUrl": "privacy_policy", "userConfig": "user_config"}
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 
 name = "cursor"
 title = "Cursor"
+NO_USER_CONFIG = "Cursor's plugin `variables` are not written: how a plugin names one is not proven"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables: tuple[str, ...] = ("cursor-agent", "cursor")
 # variables that move where this host keeps its files (none: always under HOME)

@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhub.hubspec import userconfig
+
 # manifest keys every host's manifest shares with the hub's `plugin:` (common.plugin_metadata)
 SHARED_FIELDS = (
     "name",
@@ -169,6 +171,8 @@ def _field_value(key: str, raw: Any) -> Any:
     if key in ("keywords", "tags"):
         ok = isinstance(raw, list) and all(isinstance(k, str) for k in raw)
         return list(raw) if ok and raw else None
+    if key == "user_config":  # Claude Code's userConfig, kept as written when the hub can
+        return dict(raw) if userconfig.importable(raw) else None
     if key == "min_client_versions":  # only what the hub's schema takes (cursor: semver)
         ok = isinstance(raw, Mapping) and set(raw) == {"cursor"}
         return dict(raw) if ok and _SEMVER.fullmatch(str(raw["cursor"])) else None
