@@ -17,6 +17,8 @@ from .components import ComponentChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks
+from .icons import FIX as ICON_FIX
+from .icons import icon_problem
 from .memory import MemoryChecks
 from .model import (
     Hub,
@@ -226,12 +228,9 @@ class _Checker(
         except OSError as exc:
             self.problem(("plugin", "icon"), cannot_read(value, exc), "make it readable")
             return None
-        if not content.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
-            self.problem(
-                ("plugin", "icon"),
-                f"{value!r} is not a PNG or JPEG image",
-                "use a square PNG or JPEG of 512 to 2048 pixels",
-            )
+        problem = icon_problem(value, content)
+        if problem is not None:
+            self.problem(("plugin", "icon"), problem, ICON_FIX)
             return None
         return Icon(source=value, content=content)
 
