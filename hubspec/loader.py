@@ -31,6 +31,7 @@ from .model import (
 )
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
+from .serverextras import ServerExtraChecks
 from .userconfig import UserConfigChecks
 from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
@@ -148,6 +149,7 @@ class _Checker(
     FileChecks,
     PromptChecks,
     UserConfigChecks,
+    ServerExtraChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -166,6 +168,9 @@ class _Checker(
         servers = self._memory_server(memory, servers)
         instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
+        overrides = self._server_extras(
+            data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
+        )
         files = self._shipped_files(data.get("files", []))
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
@@ -182,7 +187,7 @@ class _Checker(
             instructions=instructions,
             hooks=hooks,
             runtime=runtime,
-            overrides=frozen_map(data.get("overrides", {})),
+            overrides=frozen_map(overrides),
             id=data.get("id"),
             memory=memory,
             rulebooks=rulebooks,

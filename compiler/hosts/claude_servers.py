@@ -21,6 +21,8 @@ from memhub.hubspec.refs import hub_env_ref
 
 _REFERENCE = re.compile(r"\$\{(?P<name>" + ENV_NAME + r")(?P<default>:-[^}]*)?\}")
 _TRANSPORTS = {"http": "http", "streamable-http": "http", "sse": "sse"}
+# Host-only server keys a hub server may give under `extra: {claude: ...}` (server_extras.py)
+EXTRA_KEYS = {"timeout": "integer", "alwaysLoad": "boolean", "headersHelper": "string"}
 
 
 def env_refs(text: str, pattern: re.Pattern[str], notes: list[str]) -> str:

@@ -40,6 +40,19 @@ from memhub.hubspec.refs import env_only, has_default, references, substitute
 # Codex's plugin folder variables, in the only places it expands them (hooks, not servers).
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
+# Host-only server keys a hub server may give under `extra: {codex: ...}` (server_extras.py)
+EXTRA_KEYS: dict[str, str | tuple[str, ...]] = {
+    "enabled": "boolean",
+    "required": "boolean",
+    "startup_timeout_sec": "number",
+    "tool_timeout_sec": "number",
+    "enabled_tools": "strings",
+    "disabled_tools": "strings",
+    "default_tools_approval_mode": ("auto", "prompt", "approve"),
+    "tools": "object",
+    "supports_parallel_tool_calls": "boolean",
+    "environment_id": "string",
+}
 
 
 def _launch_reason(hub: Hub, server: StdioServer) -> str:

@@ -28,6 +28,8 @@ HOST = "copilot"
 # plugin folder as PLUGIN_ROOT (also COPILOT_PLUGIN_ROOT, CLAUDE_PLUGIN_ROOT).
 ROOT = "${PLUGIN_ROOT}"
 NO_DATA = "Copilot CLI gives MCP servers no plugin data folder for ${plugin_data}"
+# Host-only server keys a hub server may give under `extra: {copilot: ...}` (server_extras.py)
+EXTRA_KEYS = {"tools": "strings"}  # its own `copilot mcp add` writes `tools: ["*"]`
 
 
 def value(text: str, root: str = ROOT) -> str:

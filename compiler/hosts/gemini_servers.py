@@ -32,6 +32,17 @@ from memhub.compiler.importing.shapes import (
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, shell_default, shell_ref, substitute
 
+# Host-only server keys a hub server may give under `extra: {gemini: ...}` (server_extras.py)
+EXTRA_KEYS = {
+    "timeout": "integer",
+    "trust": "boolean",
+    "includeTools": "strings",
+    "excludeTools": "strings",
+}
+EXTENSION_TRUST = (
+    "Gemini CLI drops `trust` from an extension's servers (it reads it from settings.json: an "
+    "install)"
+)
 # Gemini's OAuth callback path; its port comes from `redirectUri` (default: a free port).
 REDIRECT_PATH = "/oauth/callback"
 

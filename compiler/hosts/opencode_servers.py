@@ -42,6 +42,8 @@ HOST_TITLE = "OpenCode"
 REDIRECT = "http://127.0.0.1:{port}/mcp/oauth/callback"
 NO_FOLDER = "OpenCode has no reference to a config folder for ${plugin_root} / ${plugin_data}"
 NO_CWD = "OpenCode has no cwd for local servers; it starts them in the folder it works in"
+# Host-only server keys a hub server may give under `extra: {opencode: ...}` (server_extras.py)
+EXTRA_KEYS = {"enabled": "boolean", "timeout": "integer"}
 
 
 def value(text: str) -> str:
