@@ -184,3 +184,42 @@ def test_import_keeps_a_default_and_drops_a_secret_one() -> None:
     assert notes and all("dropped" in n for n in notes)
     spec, _, notes = gemini_servers.hub_spec("g", {"command": "x", "env": {"L": "${L:-warn}"}})
     assert spec["env"] == {"L": "${env:L:-warn}"} and notes == []
+
+
+def test_the_launcher_template_round_trips_a_default() -> None:
+    from memhub.runtime import launcher
+
+    template = "--url=%{env:URL:-https://a.example.com}/%{env:ID} %%{literal}"
+    values = {"ID": "7"}
+
+    def value(name: str, default: str | None = None) -> str:
+        return values.get(name) or (default if default is not None else "?")
+
+    assert launcher.expand(template, value) == "--url=https://a.example.com/7 %{literal}"
+    values["URL"] = "https://b.example.com"
+    assert launcher.expand(template, value) == "--url=https://b.example.com/7 %{literal}"
+    assert (
+        launcher.to_hub(template) == "--url=${env:URL:-https://a.example.com}/${env:ID} %{literal}"
+    )
+
+
+def test_an_empty_or_missing_value_takes_the_default_and_none_stops_the_start(
+    tmp_path: Path,
+) -> None:
+    from memhub.runtime import launcher
+
+    value = launcher.resolver({"EMPTY": ""}, None, "s")
+    assert launcher.expand("%{env:EMPTY:-d1} %{env:UNSET:-d2} %{env:UNSET:-}", value) == "d1 d2 "
+    with pytest.raises(launcher.LaunchError, match="UNSET"):
+        launcher.expand("%{env:UNSET}", value)
+
+
+def test_opencode_bundles_say_the_default_is_dropped_and_installs_launch(
+    tmp_path: Path, capsys
+) -> None:
+    result = build(load(hub_with(tmp_path, SERVERS)), ["opencode"])
+    assert "the default is not carried" in rows(result, "opencode")["local"]
+    assert main(["apply", str(tmp_path / "hub"), "--scope", "user", "--hosts", "opencode"]) == 0
+    printed = capsys.readouterr().out
+    line = next(x for x in printed.splitlines() if x.split()[:3] == ["opencode", "mcp", "local"])
+    assert "launcher" in line and "${VAR:-default}" in line, line

@@ -1,9 +1,9 @@
-"""`${env:NAME:-default}` as the real Claude Code CLI starts the server memhub applied.
+"""`${env:NAME:-default}` as the real Claude Code and Gemini CLIs read what memhub applied.
 
 `claude mcp get NAME` starts a user-scope stdio server to check it; the server here writes
 the argv and env it was started with. Unset, the hub's default arrives; set, the variable's
 value wins. (Claude Code shows `${NAME}` in its listing, without the default: only the
-started process proves the expansion.)
+started process proves the expansion.) `gemini mcp list` prints the command line expanded.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from .harness import describe, run
+from .test_install_hosts import GEMINI_REJECTS, GEMINI_SETTINGS
 
 pytestmark = pytest.mark.e2e
 
@@ -61,3 +62,28 @@ def test_claude_starts_the_server_with_the_hubs_default(
     assert "dump" in got.stdout, describe(got)
     seen = json.loads(out.read_text())
     assert seen == {"argv": [str(out), "debug"], "url": "https://b.example.com"}, seen
+
+
+def test_gemini_lists_the_server_with_the_hubs_default(
+    gemini_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    """`gemini mcp list` prints each server's command line as Gemini expands it on load."""
+    gemini = isolated_home.home / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    (gemini / "settings.json").write_text(GEMINI_SETTINGS)
+    out = tmp_path / "seen.json"
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub(tmp_path, out))]
+    applied = run([*argv, "--scope", "user", "--hosts", "gemini"], env=isolated_home.env)
+    assert applied.returncode == 0, describe(applied)
+    written = json.loads((gemini / "settings.json").read_text())["mcpServers"]["dump"]
+    assert written["args"][-1] == "${MEMHUB_T_LEVEL:-info}"
+
+    listed = run([gemini_cli, "mcp", "list"], env=isolated_home.env, cwd=tmp_path)
+    text = listed.stdout + "\n" + listed.stderr  # where it prints depends on the terminal
+    assert listed.returncode == 0 and GEMINI_REJECTS not in text, describe(listed)
+    line = next(x for x in text.splitlines() if "dump:" in x)
+    assert line.split(" (stdio)")[0].endswith(f"{out} info"), line
+    env = isolated_home.with_env(MEMHUB_T_LEVEL="debug")
+    listed = run([gemini_cli, "mcp", "list"], env=env, cwd=tmp_path)
+    line = next(x for x in (listed.stdout + "\n" + listed.stderr).splitlines() if "dump:" in x)
+    assert line.split(" (stdio)")[0].endswith(f"{out} debug"), line
