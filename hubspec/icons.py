@@ -28,6 +28,8 @@ _REFUSED_ELEMENTS = {
     "set": "animation",
     "iframe": "an iframe",
 }
+# a value whose every url(...) names an element of this file: `url(#g)`, `url('#g')`
+_LOCAL_URLS = re.compile(r"[^()]*(?:url\(\s*['\"]?#[^)]*\)[^()]*)+")
 _HREF = re.compile(r"^(?:\{http://www\.w3\.org/1999/xlink\})?href$")
 FIX = "use a square PNG, JPEG or plain SVG (shapes and gradients only) under 2 MB"
 
@@ -77,6 +79,6 @@ def svg_problem(name: str, content: bytes) -> str | None:
                 return f"{name!r} holds an event handler ({bare})"
             if _HREF.match(attribute) and not value.startswith("#"):
                 return f"{name!r} refers outside the file ({value[:80]!r})"
-            if "url(" in value and not re.fullmatch(r"[^()]*(url\(\s*#[^)]*\)[^()]*)+", value):
+            if "url(" in value and not _LOCAL_URLS.fullmatch(value):
                 return f"{name!r} refers outside the file ({value[:80]!r})"
     return None

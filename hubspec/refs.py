@@ -73,14 +73,8 @@ def reference_problems(
     `${user_config.KEY}` may stand here (an MCP server's values)."""
     problems = []
     for ref in references(text):
-        if ref.kind == "user_config" and not (allow_user_config and ENV_NAME.match(ref.name)):
-            problems.append(
-                f"{ref.raw} is not usable here: an install-time option goes in an MCP "
-                "server's command, args, env, url or headers (a hook command reads "
-                f"$CLAUDE_PLUGIN_OPTION_{ref.name if ENV_NAME.match(ref.name) else 'KEY'})"
-                if not allow_user_config
-                else f"{ref.raw} is not a valid option name (letters, digits and underscores)"
-            )
+        if ref.kind == "user_config":
+            problems += _user_config_problems(ref, allow_user_config)
         elif ref.kind == "env" and not ENV_NAME.match(ref.name):
             problems.append(
                 f"{ref.raw} is not a valid environment reference "
@@ -99,6 +93,19 @@ def reference_problems(
     if ("${" in rest and not allow_unknown) or "${env:" in rest:
         problems.append("an unterminated ${ reference")
     return problems
+
+
+def _user_config_problems(ref: Reference, allowed: bool) -> list[str]:
+    """Why `${user_config.KEY}` is unusable: a bad name, or a place that is not a server's."""
+    if not ENV_NAME.match(ref.name):
+        return [f"{ref.raw} is not a valid option name (letters, digits and underscores)"]
+    if not allowed:
+        return [
+            f"{ref.raw} is not usable here: an install-time option goes in an MCP server's "
+            f"command, args, env, url or headers (a hook command reads "
+            f"$CLAUDE_PLUGIN_OPTION_{ref.name})"
+        ]
+    return []
 
 
 def default_problems(ref: Reference) -> list[str]:

@@ -16,7 +16,7 @@ PLAIN = (
     '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
     'viewBox="0 0 512 512"><defs><linearGradient id="g"><stop offset="0"/></linearGradient>'
     '<rect id="r" width="512" height="512"/></defs><use xlink:href="#r" fill="url(#g)" '
-    'style="opacity:0.9"/></svg>\n'
+    "style=\"opacity:0.9;stroke:url('#g')\"/></svg>\n"
 )
 
 
