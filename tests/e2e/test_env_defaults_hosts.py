@@ -4,6 +4,7 @@
 the argv and env it was started with. Unset, the hub's default arrives; set, the variable's
 value wins. (Claude Code shows `${NAME}` in its listing, without the default: only the
 started process proves the expansion.) `gemini mcp list` prints the command line expanded.
+Codex expands nothing: a real session starts the server through memhub's launcher.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from .harness import describe, run
-from .test_install_hosts import GEMINI_REJECTS, GEMINI_SETTINGS
+from .test_install_hosts import GEMINI_REJECTS, GEMINI_SETTINGS, codex_config
 
 pytestmark = pytest.mark.e2e
+SESSION_TIMEOUT_S = 150
 
 DUMP = (
     "import json, os, sys; json.dump({'argv': sys.argv[1:], 'url': os.environ.get('API_URL')}, "
@@ -87,3 +89,22 @@ def test_gemini_lists_the_server_with_the_hubs_default(
     listed = run([gemini_cli, "mcp", "list"], env=env, cwd=tmp_path)
     line = next(x for x in (listed.stdout + "\n" + listed.stderr).splitlines() if "dump:" in x)
     assert line.split(" (stdio)")[0].endswith(f"{out} debug"), line
+
+
+def test_codex_starts_the_server_through_the_launcher_with_the_default(
+    codex_cli: Path, isolated_home, git_repo: Path, fake_responses, tmp_path: Path
+) -> None:
+    """Codex expands nothing: a real `codex exec` session starts the launcher memhub wrote,
+    which hands the server the hub's default (the variable is unset)."""
+    home = isolated_home
+    (home.codex_home / "config.toml").write_text(codex_config(fake_responses.base_url))
+    out = home.home / "seen-default.json"
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "apply", str(hub(tmp_path, out))]
+    applied = run([*argv, "--scope", "user", "--hosts", "codex"], env=home.env)
+    assert applied.returncode == 0 and "launcher" in applied.stdout, describe(applied)
+    session = [codex_cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "hello"]
+    env = home.with_env(MEMHUB_E2E_FAKE_KEY="sk-memhub-e2e-fake")
+    proc = run(session, env=env, cwd=git_repo, timeout=SESSION_TIMEOUT_S)
+    assert proc.returncode == 0, describe(proc)
+    seen = json.loads(out.read_text())
+    assert seen == {"argv": [str(out), "info"], "url": "https://api.example.com"}, seen
