@@ -13,15 +13,14 @@ from memhub.compiler.hosts.common import compact, deep_merge
 from memhub.compiler.hosts.entries import server_row
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
+    LAUNCH_BY_HUB,
     LAUNCHED_BY,
     Launcher,
-    default_dropped,
-    launch_reason,
     launched,
     oauth_not_carried,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.refs import references, shell_default, shell_ref, substitute
 
 HOST = "copilot"
 # What Copilot CLI sets for a plugin's servers and hooks (seen in their environment): the
@@ -33,8 +32,12 @@ EXTRA_KEYS = {"tools": "strings"}  # its own `copilot mcp add` writes `tools: ["
 
 
 def value(text: str, root: str = ROOT) -> str:
-    """`text` in Copilot's syntax: `${env:NAME}` as `${NAME}` (expanded from its environment)."""
-    return substitute(text, env=lambda n: "${" + n + "}", plugin_root=root, plugin_data="")
+    """`text` in Copilot's syntax: `${env:NAME}` as `${NAME}` (expanded from its environment),
+    `${env:NAME:-default}` as `${NAME:-default}` (Copilot CLI 1.0 expands that too:
+    tests/e2e/test_env_defaults_copilot.py)."""
+    return substitute(
+        text, env=shell_ref, env_default=shell_default, plugin_root=root, plugin_data=""
+    )
 
 
 def _uses_data(server: StdioServer | RemoteServer) -> bool:
@@ -55,8 +58,7 @@ def server_spec(
         return None, server_row(HOST, server.name, "unsupported", "-", NO_DATA)
     extra = hub.override(HOST, "mcp_servers").get(server.name, {})
     by_launcher = hub.runtime.secrets == "launcher"
-    launch = launch_reason(hub, server)  # Copilot is not proven to expand ${VAR:-default}
-    if isinstance(server, StdioServer) and launch:
+    if isinstance(server, StdioServer) and by_launcher:
         run = launched(server, launcher, plain=value, plugin_root=ROOT, plugin_data="")
         spec = compact(
             {
@@ -67,7 +69,7 @@ def server_spec(
                 "cwd": run.cwd,
             }
         )
-        reason = f"{LAUNCHED_BY}: {launch}"
+        reason = f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
         return deep_merge(spec, extra), server_row(
             HOST, server.name, "caveat", f"{target} stdio", reason
         )
@@ -99,7 +101,6 @@ def server_spec(
     reasons = [
         HTTP_NOT_LAUNCHED if by_launcher else "",
         oauth_not_carried("Copilot CLI", server, carried),
-        default_dropped("Copilot CLI", server),
     ]
     reason = "; ".join(r for r in reasons if r)
     status: CoverageStatus = "caveat" if reason else "mapped"

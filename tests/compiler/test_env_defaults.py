@@ -96,6 +96,15 @@ def test_a_plain_default_loads(tmp_path: Path) -> None:
     assert hub.mcp_servers[0].args[-1] == "${env:LEVEL:-info}"
 
 
+def test_copilot_writes_its_own_default_syntax(tmp_path: Path) -> None:
+    result = build(load(hub_with(tmp_path, SERVERS)), ["copilot"])
+    (manifest,) = [a for a in result.artifacts if a.path.endswith(".github/plugin/plugin.json")]
+    servers = json.loads(manifest.content)["mcpServers"]
+    assert servers["local"]["args"][-1] == "${LEVEL:-info}"
+    assert servers["remote"]["headers"] == {"X-Region": "${REGION:-eu}"}
+    assert rows(result, "copilot") == {"local": "mapped: ", "remote": "mapped: "}
+
+
 def test_claude_and_gemini_write_their_own_default_syntax(tmp_path: Path) -> None:
     result = build(load(hub_with(tmp_path, SERVERS)), ["claude", "gemini"])
     claude = artifact_json(result, ".mcp.json")["mcpServers"]
@@ -113,7 +122,7 @@ def test_claude_and_gemini_write_their_own_default_syntax(tmp_path: Path) -> Non
     assert rows(result, "gemini") == {"local": "mapped: ", "remote": "mapped: "}
 
 
-@pytest.mark.parametrize("host", ["codex", "cursor", "copilot"])
+@pytest.mark.parametrize("host", ["codex", "cursor"])
 def test_hosts_without_defaults_start_the_server_through_the_launcher(
     tmp_path: Path, host: str
 ) -> None:
@@ -126,7 +135,7 @@ def test_hosts_without_defaults_start_the_server_through_the_launcher(
     assert any(a.path.endswith("memhub_runtime/launcher.py") for a in result.artifacts)
 
 
-@pytest.mark.parametrize("host", ["cursor", "copilot", "opencode"])
+@pytest.mark.parametrize("host", ["cursor", "opencode"])
 def test_a_remote_servers_default_is_a_caveat_where_the_host_has_none(
     tmp_path: Path, host: str
 ) -> None:
