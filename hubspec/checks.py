@@ -9,6 +9,7 @@ from memhub.runtime import credentials
 
 from .errors import Problem
 from .refs import literal_secret, reference_problems, references, with_defaults
+from .vocabulary import ENV_NAME
 from .yamlsrc import KeyPath, Positions, format_path
 
 
@@ -84,7 +85,7 @@ class Checker:
             )
         declared: frozenset[str] = getattr(self, "user_config_keys", frozenset())
         for ref in references(value):
-            if ref.kind == "user_config" and ref.name not in declared:
+            if ref.kind == "user_config" and ref.name not in declared and ENV_NAME.match(ref.name):
                 self.problem(
                     path,
                     f"{ref.raw} names no option of plugin.user_config",
