@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from memhub.compiler import rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
-from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings
+from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings, user_config
 from memhub.compiler.hosts.base import SkillNames
 from memhub.compiler.hosts.common import (
     icon_artifacts,
@@ -72,10 +72,10 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
             produced += rulebooks.bundle_artifacts(hub, root)
     coverage: list[CoverageRow] = []
     for host in selected:
-        seen = perhost.view(hub, host)
+        seen, option_rows = user_config.host_view(perhost.view(hub, host), ADAPTERS[host])
         result = ADAPTERS[host].build(seen)
         produced.extend(result.artifacts)
-        coverage.extend(result.coverage)
+        coverage.extend(result.coverage + tuple(option_rows))
         # an adapter without SKILL_NAMES loads such skills as they are (base.SkillNames)
         coverage += skill_name_rows(
             seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())

@@ -8,7 +8,8 @@ from typing import Any
 from memhub.runtime import credentials
 
 from .errors import Problem
-from .refs import literal_secret, reference_problems
+from .refs import literal_secret, reference_problems, references, with_defaults
+from .vocabulary import ENV_NAME
 from .yamlsrc import KeyPath, Positions, format_path
 
 
@@ -26,7 +27,7 @@ class Checker:
         self.problems.append(Problem(where, format_path(path), message, fix))
 
     def _check_token(self, path: KeyPath, value: str) -> None:
-        found = credentials.find(value)
+        found = credentials.find(with_defaults(value))
         if found:
             self._literal_credential(path, credentials.describe(found[0]))
 
@@ -45,7 +46,7 @@ class Checker:
         line, starts = "", []
         for arg in args:
             starts.append(len(line))
-            line += arg + " "
+            line += with_defaults(arg) + " "
         reported: set[int] = set()
         for found in credentials.find(line):
             index = max(i for i, start in enumerate(starts) if start <= found.start)
@@ -76,17 +77,28 @@ class Checker:
     ) -> None:
         if tokens:
             self._check_token(path, value)
-        for why in reference_problems(value, allow_plugin=allow_plugin, allow_unknown=False):
+        for why in reference_problems(
+            value, allow_plugin=allow_plugin, allow_unknown=False, allow_user_config=True
+        ):
             self.problem(
                 path, why, "write ${env:NAME} for a secret or ${plugin_root}/... for a bundled file"
             )
+        declared: frozenset[str] = getattr(self, "user_config_keys", frozenset())
+        for ref in references(value):
+            if ref.kind == "user_config" and ref.name not in declared and ENV_NAME.match(ref.name):
+                self.problem(
+                    path,
+                    f"{ref.raw} names no option of plugin.user_config",
+                    f"declare it: plugin: user_config: {{{ref.name}: {{type: string, "
+                    "title: ..., description: ...}}",
+                )
 
     def _check_secret_map(
         self, path: KeyPath, mapping: dict[str, str], *, allow_plugin: bool
     ) -> None:
         for key, value in mapping.items():
             self._check_refs((*path, key), value, allow_plugin=allow_plugin, tokens=False)
-            why = literal_secret(key, value)
+            why = literal_secret(key, with_defaults(value))
             if why:
                 self.problem(
                     (*path, key),

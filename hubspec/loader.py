@@ -17,6 +17,8 @@ from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks
+from .icons import FIX as ICON_FIX
+from .icons import icon_problem
 from .memory import MemoryChecks
 from .model import (
     Hub,
@@ -29,6 +31,8 @@ from .model import (
 )
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
+from .serverextras import ServerExtraChecks
+from .userconfig import UserConfigChecks
 from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
 
@@ -145,6 +149,8 @@ class _Checker(
     RulebookChecks,
     FileChecks,
     PromptChecks,
+    UserConfigChecks,
+    ServerExtraChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -163,6 +169,9 @@ class _Checker(
         servers = self._memory_server(memory, servers)
         instructions = self._memory_instructions(memory, instructions)
         self._check_overrides(("overrides",), data.get("overrides", {}))
+        overrides = self._server_extras(
+            data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
+        )
         files = self._shipped_files(data.get("files", []))
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
         agents = self._prompts("agents", data.get("agents"))
@@ -180,7 +189,7 @@ class _Checker(
             instructions=instructions,
             hooks=hooks,
             runtime=runtime,
-            overrides=frozen_map(data.get("overrides", {})),
+            overrides=frozen_map(overrides),
             id=data.get("id"),
             memory=memory,
             rulebooks=rulebooks,
@@ -206,6 +215,9 @@ class _Checker(
             license=raw.get("license"),
             keywords=tuple(values.get("keywords", ())),
             category=raw.get("category"),
+            tags=tuple(raw.get("tags", ())),
+            min_client_versions=frozen_map(raw.get("min_client_versions", {})),
+            user_config=self._user_config(raw.get("user_config", {})),
             icon=self._icon(raw.get("icon")),
             privacy_policy=raw.get("privacy_policy"),
             origin=self.positions.of_value(("plugin",)),
@@ -225,12 +237,9 @@ class _Checker(
         except OSError as exc:
             self.problem(("plugin", "icon"), cannot_read(value, exc), "make it readable")
             return None
-        if not content.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
-            self.problem(
-                ("plugin", "icon"),
-                f"{value!r} is not a PNG or JPEG image",
-                "use a square PNG or JPEG of 512 to 2048 pixels",
-            )
+        problem = icon_problem(value, content)
+        if problem is not None:
+            self.problem(("plugin", "icon"), problem, ICON_FIX)
             return None
         return Icon(source=value, content=content)
 

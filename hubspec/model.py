@@ -76,6 +76,11 @@ class Plugin:
     license: str | None = None
     keywords: tuple[str, ...] = ()
     category: str | None = None
+    tags: tuple[str, ...] = ()  # Cursor's `tags` (its marketplace's labels)
+    # host -> the oldest client version the plugin supports (Cursor's `minClientVersions`)
+    min_client_versions: Mapping[str, str] = field(default_factory=frozen_map)
+    # install-time options, KEY -> Claude Code's option shape as written (hubspec/userconfig.py)
+    user_config: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
     icon: Icon | None = None
     privacy_policy: str | None = None
     origin: Origin = Origin("hub.yaml")

@@ -36,7 +36,10 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "use at most 100 letters, digits, '-', '_' or '.', starting with a letter or digit "
         "(a book's name is its file's name)",
     ),
-    "\\.(png|jpg|jpeg)$": ("is not a .png or .jpg file", "use a square PNG or JPEG image"),
+    "\\.(png|jpg|jpeg|svg)$": (
+        "is not a .png, .jpg or .svg file",
+        "use a square PNG or JPEG image, or a plain SVG",
+    ),
 }
 
 

@@ -10,7 +10,9 @@ this launcher instead of the server, with the server's command line in launcher 
 
 `%{env:NAME}` in a TEMPLATE, COMMAND or ARG is replaced by NAME's value from the environment,
 else from `DIR/.env` (the hub's). No host expands `%{...}`, so the host file holds only names,
-never a value. `%%{` stands for a literal `%{`. A reference with no value stops the start with
+never a value. `%{env:NAME:-default}` takes `default` when NAME has no value (the hub's
+`${env:NAME:-default}`; a default holds no `{` or `}`). `%%{` stands for a literal `%{`. A
+reference with no value stops the start with
 one message naming the variable (exit 2): an MCP server started without its secret fails later
 and less clearly. In a bundle the vendored copy runs as `python3 -S .../launcher.py`, so this
 module is stdlib only and imports nothing from memhub.
@@ -24,9 +26,9 @@ import stat
 import sys
 from collections.abc import Callable, Mapping
 
-# %{env:NAME}, %{plugin_root}, or %%{ for a literal %{ (the compiler escapes a hub's
-# literal %{ that way)
-_TEMPLATE = re.compile(r"%(%)?\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|(plugin_root))\}|%%\{")
+# %{env:NAME}, %{env:NAME:-default}, %{plugin_root}, or %%{ for a literal %{ (the compiler
+# escapes a hub's literal %{ that way)
+_TEMPLATE = re.compile(r"%(%)?\{(?:env:([A-Za-z_][A-Za-z0-9_]*)(:-[^{}]*)?|(plugin_root))\}|%%\{")
 EXIT_BAD_INPUT = 2
 EXIT_NOT_FOUND = 127
 ENV_FILE = ".env"
@@ -195,7 +197,10 @@ def read_env_file(path: str) -> dict[str, str]:
         raise LaunchError(f"{path}:{exc}") from None
 
 
-def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callable[[str], str]:
+Resolve = Callable[..., str]  # (NAME) or (NAME, default) -> value
+
+
+def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Resolve:
     """NAME -> value: the environment first, then the hub's `.env` (read once, when needed)."""
     cache: dict[str, dict[str, str]] = {}
     env_path = os.path.join(hub, ENV_FILE) if hub else None
@@ -205,8 +210,10 @@ def resolver(environ: Mapping[str, str], hub: str | None, server: str) -> Callab
             cache["file"] = read_env_file(env_path or "")
         return cache["file"]
 
-    def value(name: str) -> str:
+    def value(name: str, default: str | None = None) -> str:
         found = environ.get(name) or (from_file().get(name) if env_path else None)
+        if not found and default is not None:
+            return default  # unset or empty, as `${NAME:-default}` reads in a shell
         if not found:
             where = f"the environment or {env_path}" if env_path else "the environment"
             fix = f"export {name}" + (f", or add {name}=... to {env_path}" if env_path else "")
@@ -226,16 +233,18 @@ def plugin_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def expand(template: str, value: Callable[[str], str]) -> str:
+def expand(template: str, value: Resolve) -> str:
     """`template` with each `%{env:NAME}` replaced by NAME's value, `%{plugin_root}` by the
     plugin folder and `%%{` by `%{`."""
 
     def replace(match: re.Match[str]) -> str:
-        name, root = match.group(2), match.group(3)
+        name, default, root = match.group(2), match.group(3), match.group(4)
         if name is None and root is None:
             return "%{"
         if match.group(1):
-            return "%{" + (f"env:{name}" if name else "plugin_root") + "}"
+            return "%{" + (f"env:{name}{default or ''}" if name else "plugin_root") + "}"
+        if name and default is not None:
+            return value(name, default[2:])
         return value(name) if name else plugin_root()
 
     return _TEMPLATE.sub(replace, template)
@@ -246,10 +255,10 @@ def to_hub(template: str) -> str:
     `memhub import` reading back a server memhub started through the launcher."""
 
     def replace(match: re.Match[str]) -> str:
-        name, root = match.group(2), match.group(3)
+        name, default, root = match.group(2), match.group(3), match.group(4)
         if name is None and root is None:
             return "%{"
-        body = f"env:{name}" if name else "plugin_root"
+        body = f"env:{name}{default or ''}" if name else "plugin_root"
         return ("%{" if match.group(1) else "${") + body + "}"
 
     return _TEMPLATE.sub(replace, template)

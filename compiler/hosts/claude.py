@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
+from memhub.compiler.hosts import user_config
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -65,7 +66,7 @@ from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import substitute
+from memhub.hubspec.refs import shell_default, shell_ref, substitute
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -84,6 +85,7 @@ DATA = "${CLAUDE_PLUGIN_DATA}"
 bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
+USER_CONFIG = ".claude-plugin/plugin.json userConfig"  # plugin.user_config (user_config.py)
 HOOKS_FILE = "hooks/claude-hooks.json"
 
 EVENTS = {
@@ -145,7 +147,10 @@ def matcher(names: list[str]) -> str:
 
 
 def _env(value: str) -> str:
-    return substitute(value, env=lambda n: "${" + n + "}", plugin_root=ROOT, plugin_data=DATA)
+    """`value` in Claude Code's syntax (it expands `${VAR:-default}` in .mcp.json too)."""
+    return substitute(
+        value, env=shell_ref, env_default=shell_default, plugin_root=ROOT, plugin_data=DATA
+    )
 
 
 def _server(
@@ -233,6 +238,7 @@ def build(hub: Hub) -> HostBuild:
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
             "hooks": _manifest_hooks(hub) if mapped else None,
+            "userConfig": user_config.manifest_value(hub),
         }
     )
     marketplace = marketplace_document(

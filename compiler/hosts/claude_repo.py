@@ -47,7 +47,7 @@ HOOKS = HookFormat(
     auto_file=claude.AUTO_HOOKS,
 )
 # manifest keys claude.py writes from hub fields (the rest are overrides)
-_FIELDS = {"privacyPolicyUrl": "privacy_policy"}
+_FIELDS = {"privacyPolicyUrl": "privacy_policy", "userConfig": "user_config"}
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

@@ -16,23 +16,41 @@ from memhub.compiler.importing.shapes import (
     stdio_spec,
     string_map,
     strings,
-    to_env_refs,
 )
+from memhub.hubspec.refs import hub_env_ref
 
-_REFERENCE = re.compile(r"\$\{(" + ENV_NAME + r")(:-[^}]*)?\}")
+_REFERENCE = re.compile(r"\$\{(?P<name>" + ENV_NAME + r")(?P<default>:-[^}]*)?\}")
 _TRANSPORTS = {"http": "http", "streamable-http": "http", "sse": "sse"}
+# Host-only server keys a hub server may give under `extra: {claude: ...}` (server_extras.py)
+EXTRA_KEYS = {"timeout": "integer", "alwaysLoad": "boolean", "headersHelper": "string"}
+
+
+def env_refs(text: str, pattern: re.Pattern[str], notes: list[str]) -> str:
+    """`text` with each host reference `pattern` matches (groups `name`, or `bare` for a
+    `$NAME`, and an optional `default`, `:-...`) in hub syntax; a default that cannot be
+    kept adds a note."""
+
+    def replace(match: re.Match[str]) -> str:
+        found = match.groupdict()
+        default = found.get("default")
+        name = found.get("name") or found["bare"]
+        ref, note = hub_env_ref(name, default[2:] if default else None)
+        if note and note not in notes:
+            notes.append(note)
+        return ref
+
+    return pattern.sub(replace, text)
 
 
 def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
     """A Claude Code `mcpServers` entry read back as a hub server, for `memhub import`:
-    `${VAR}` and `${VAR:-default}` become `${env:VAR}` (a default is dropped, with a note);
+    `${VAR}` and `${VAR:-default}` become `${env:VAR}` and `${env:VAR:-default}` (a default
+    the hub refuses, a secret, is dropped with a note);
     `timeout`, `alwaysLoad` and other Claude-only keys are kept as overrides."""
     notes: list[str] = []
 
     def value(text: str) -> str:
-        if any(m.group(2) for m in _REFERENCE.finditer(text)):
-            notes.append("a ${VAR:-default} default was dropped (the hub has no defaults)")
-        return to_env_refs(text, _REFERENCE)
+        return env_refs(text, _REFERENCE, notes)
 
     kind = raw.get("type") or ("stdio" if "command" in raw else "http")
     if kind == "stdio":

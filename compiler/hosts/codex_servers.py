@@ -13,6 +13,7 @@ from typing import Any
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
     LAUNCH_BY_HUB,
+    LAUNCH_FOR_DEFAULT,
     LAUNCHED_BY,
     PLUGIN_ROOT_TEMPLATE,
     Launcher,
@@ -34,11 +35,24 @@ from memhub.compiler.importing.shapes import (
     to_env_refs,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import env_only, references, substitute
+from memhub.hubspec.refs import env_only, has_default, references, substitute
 
 # Codex's plugin folder variables, in the only places it expands them (hooks, not servers).
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
+# Host-only server keys a hub server may give under `extra: {codex: ...}` (server_extras.py)
+EXTRA_KEYS: dict[str, str | tuple[str, ...]] = {
+    "enabled": "boolean",
+    "required": "boolean",
+    "startup_timeout_sec": "number",
+    "tool_timeout_sec": "number",
+    "enabled_tools": "strings",
+    "disabled_tools": "strings",
+    "default_tools_approval_mode": ("auto", "prompt", "approve"),
+    "tools": "object",
+    "supports_parallel_tool_calls": "boolean",
+    "environment_id": "string",
+}
 
 
 def _launch_reason(hub: Hub, server: StdioServer) -> str:
@@ -52,6 +66,8 @@ def _launch_reason(hub: Hub, server: StdioServer) -> str:
     values = [server.command, *server.args, *server.env.values(), server.cwd or ""]
     if any(ref.kind == "plugin_root" for v in values for ref in references(v)):
         return "Codex expands no ${PLUGIN_ROOT} in a plugin server's command line"
+    if has_default(values):
+        return LAUNCH_FOR_DEFAULT
     for key, value in server.env.items():
         source = env_only(value)
         if source is not None and source != key:
@@ -134,7 +150,8 @@ def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]
             env_headers[key] = source
         elif references(value):
             reasons.append(
-                f"header {key}: Codex cannot build a value around ${{env:...}}; left out"
+                f"header {key}: Codex cannot build a value around ${{env:...}} or give it a "
+                "default; left out"
             )
         else:
             headers[key] = value

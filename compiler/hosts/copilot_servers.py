@@ -20,18 +20,24 @@ from memhub.compiler.hosts.launcher import (
     oauth_not_carried,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.refs import references, shell_default, shell_ref, substitute
 
 HOST = "copilot"
 # What Copilot CLI sets for a plugin's servers and hooks (seen in their environment): the
 # plugin folder as PLUGIN_ROOT (also COPILOT_PLUGIN_ROOT, CLAUDE_PLUGIN_ROOT).
 ROOT = "${PLUGIN_ROOT}"
 NO_DATA = "Copilot CLI gives MCP servers no plugin data folder for ${plugin_data}"
+# Host-only server keys a hub server may give under `extra: {copilot: ...}` (server_extras.py)
+EXTRA_KEYS = {"tools": "strings"}  # its own `copilot mcp add` writes `tools: ["*"]`
 
 
 def value(text: str, root: str = ROOT) -> str:
-    """`text` in Copilot's syntax: `${env:NAME}` as `${NAME}` (expanded from its environment)."""
-    return substitute(text, env=lambda n: "${" + n + "}", plugin_root=root, plugin_data="")
+    """`text` in Copilot's syntax: `${env:NAME}` as `${NAME}` (expanded from its environment),
+    `${env:NAME:-default}` as `${NAME:-default}` (Copilot CLI 1.0 expands that too:
+    tests/e2e/test_env_defaults_copilot.py)."""
+    return substitute(
+        text, env=shell_ref, env_default=shell_default, plugin_root=root, plugin_data=""
+    )
 
 
 def _uses_data(server: StdioServer | RemoteServer) -> bool:

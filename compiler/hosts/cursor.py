@@ -40,16 +40,15 @@ from memhub.compiler.hosts.entries import (
 from memhub.compiler.hosts.hook_files import flat_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import EventSupport, MappedHook, map_hooks, map_install_hooks
 from memhub.compiler.hosts.launcher import (
-    HTTP_NOT_LAUNCHED,
-    LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     Launcher,
     bundle_launcher,
     install_launcher,
+    launch_reason,
     launched,
     launcher_artifact,
-    oauth_not_carried,
+    remote_caveats,
 )
 from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.importing.shapes import (
@@ -72,6 +71,7 @@ if TYPE_CHECKING:
 
 name = "cursor"
 title = "Cursor"
+NO_USER_CONFIG = "Cursor's plugin `variables` are not written: how a plugin names one is not proven"
 # CLIs whose presence on PATH makes `memhub apply` pick this host by default
 executables: tuple[str, ...] = ("cursor-agent", "cursor")
 # variables that move where this host keeps its files (none: always under HOME)
@@ -165,8 +165,8 @@ def _server(
             "Cursor has no plugin data folder for ${plugin_data}",
         )
     extra = hub.override(name, "mcp_servers").get(server.name, {})
-    by_launcher = hub.runtime.secrets == "launcher"
-    if isinstance(server, StdioServer) and by_launcher:
+    launch = launch_reason(hub, server)  # Cursor is not proven to expand ${env:VAR:-default}
+    if isinstance(server, StdioServer) and launch:
         # Cursor expands ${env:NAME} from its own environment only; a desktop start has no
         # shell environment, and the launcher also reads the hub's .env.
         run = launched(
@@ -178,7 +178,7 @@ def _server(
             project_dir=PROJECT_DIR,
         )
         spec = compact({"command": run.command, "args": run.args, "env": run.env})
-        reasons = [f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"]
+        reasons = [f"{LAUNCHED_BY}: {launch}"]
         if server.cwd:
             reasons.append("Cursor has no cwd for stdio servers")
         return deep_merge(spec, extra), server_row(
@@ -211,11 +211,7 @@ def _server(
     )
     if "auth" in spec:
         spec["auth"] = compact(spec["auth"])
-    reasons = [
-        HTTP_NOT_LAUNCHED if by_launcher else "",
-        oauth_not_carried("Cursor", server, ("scopes",)),
-    ]
-    reason = "; ".join(r for r in reasons if r)
+    reason = remote_caveats(hub, "Cursor", server, ("scopes",))
     status: CoverageStatus = "caveat" if reason else "mapped"
     return deep_merge(spec, extra), server_row(
         name, server.name, status, "plugin.json mcpServers remote", reason
@@ -274,6 +270,8 @@ def build(hub: Hub) -> HostBuild:
             "rules": "./rules/" if hub.instructions else None,
             "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "mcpServers": servers,
+            "tags": list(plugin.tags),  # last, where overrides.cursor.manifest put them
+            "minClientVersions": dict(plugin.min_client_versions),
         }
     )
     marketplace = marketplace_document(

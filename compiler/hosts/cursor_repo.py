@@ -1,7 +1,8 @@
 """Cursor's plugin files read back into a hub: the inverse of cursor.py's bundle output.
 
-`.cursor-plugin/plugin.json` gives the plugin's fields (other values and extra keys, such
-as `tags` or inline `mcpServers`, go to `overrides.cursor.manifest`);
+`.cursor-plugin/plugin.json` gives the plugin's fields, `tags` and `minClientVersions` among
+them (other values and extra keys, such as inline `mcpServers`, go to
+`overrides.cursor.manifest`);
 `.cursor-plugin/marketplace.json` gives its marketplace's entries and extras.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 from memhub.compiler.hosts import cursor
 from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
+    SHARED_FIELDS,
     ReadPlugin,
     marketplace_entries,
     person,
@@ -37,8 +39,12 @@ HOOKS = HookFormat(
 )
 
 
+# Cursor's own manifest keys the hub holds as plugin fields (cursor.py writes them)
+OWN_FIELDS = {"tags": "tags", "minClientVersions": "min_client_versions"}
+
+
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
-    read.manifest(name, doc)
+    read.manifest(name, doc, OWN_FIELDS, (*SHARED_FIELDS, *OWN_FIELDS.values()))
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.hosts.gemini_servers import hub_spec, server_spec
+from memhub.compiler.hosts.gemini_servers import EXTENSION_TRUST, hub_spec, server_spec
 from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
@@ -142,7 +142,10 @@ def _server(
     spec, reason = server_spec(hub, server, root, launcher)
     if spec is None:
         return None, reason
-    return deep_merge(spec, hub.override(name, "mcp_servers").get(server.name, {})), reason
+    extra = hub.override(name, "mcp_servers").get(server.name, {})
+    if root is not None and "trust" in extra:  # its extension loader drops the key
+        reason = "; ".join(r for r in (reason, EXTENSION_TRUST) if r)
+    return deep_merge(spec, extra), reason
 
 
 def _launcher(hub: Hub, launcher: Launcher) -> Launcher | None:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from memhub.compiler.hosts.claude_servers import env_refs
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
@@ -27,11 +28,21 @@ from memhub.compiler.importing.shapes import (
     stdio_spec,
     string_map,
     strings,
-    to_env_refs,
 )
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import references, substitute
+from memhub.hubspec.refs import references, shell_default, shell_ref, substitute
 
+# Host-only server keys a hub server may give under `extra: {gemini: ...}` (server_extras.py)
+EXTRA_KEYS = {
+    "timeout": "integer",
+    "trust": "boolean",
+    "includeTools": "strings",
+    "excludeTools": "strings",
+}
+EXTENSION_TRUST = (
+    "Gemini CLI drops `trust` from an extension's servers (it reads it from settings.json: an "
+    "install)"
+)
 # Gemini's OAuth callback path; its port comes from `redirectUri` (default: a free port).
 REDIRECT_PATH = "/oauth/callback"
 
@@ -52,8 +63,13 @@ def server_spec(
     """
 
     def value(text: str) -> str:
+        # Gemini (0.61) expands ${VAR:-default} too (resolveEnvVarsInString).
         return substitute(
-            text, env=lambda n: "${" + n + "}", plugin_root=root or "", plugin_data=""
+            text,
+            env=shell_ref,
+            env_default=shell_default,
+            plugin_root=root or "",
+            plugin_data="",
         )
 
     if isinstance(server, StdioServer):
@@ -131,22 +147,25 @@ def _remote(server: RemoteServer, value: Callable[[str], str]) -> dict[str, Any]
 
 # -- read back, for `memhub import` ----------------------------------------------------------
 
-_REFERENCE = re.compile(r"\$\{(" + ENV_NAME + r")\}|\$(" + ENV_NAME + r")")
+_REFERENCE = re.compile(
+    r"\$\{(?P<name>" + ENV_NAME + r")(?P<default>:-[^}]*)?\}|\$(?P<bare>" + ENV_NAME + r")"
+)
 
 
 def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
-    """A Gemini `mcpServers` entry read back as a hub server, for `memhub import`: `$VAR` and
-    `${VAR}` in env become `${env:VAR}`; `type: sse` is SSE, `httpUrl` or any other `url`
+    """A Gemini `mcpServers` entry read back as a hub server, for `memhub import`: `$VAR`,
+    `${VAR}` and `${VAR:-default}` in env become `${env:VAR}` (`${env:VAR:-default}`); `type: sse` is SSE, `httpUrl` or any other `url`
     streamable HTTP; the rest is kept as overrides (the second value)."""
     description = raw.get("description") if isinstance(raw.get("description"), str) else None
     if "command" in raw:
         cwd = raw.get("cwd")
         relative = cwd_for_hub(cwd) if isinstance(cwd, str) else None
         env = string_map(raw.get("env"), "env")
+        env_notes: list[str] = []
         spec = stdio_spec(
             nonempty(raw.get("command"), "command"),
             strings(raw.get("args"), "args"),
-            {k: to_env_refs(v, _REFERENCE) for k, v in env.items()},
+            {k: env_refs(v, _REFERENCE, env_notes) for k, v in env.items()},
             relative,
             description,
         )
@@ -158,7 +177,7 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
             "description",
             *(("cwd",) if relative else ()),
         )
-        return spec, extras_of(raw, mapped), []
+        return spec, extras_of(raw, mapped), env_notes
     kind = raw.get("type")
     if kind not in (None, "http", "sse") or not ("url" in raw or "httpUrl" in raw):
         raise NotImportable("only stdio, SSE and streamable HTTP servers have a hub shape")

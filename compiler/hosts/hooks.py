@@ -13,7 +13,7 @@ from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hook, Hub
 from memhub.hubspec.perhost import NATIVE_ONLY
-from memhub.hubspec.refs import PLUGIN_REFS, substitute
+from memhub.hubspec.refs import PLUGIN_REFS, shell_default, shell_ref, substitute
 
 RUNTIME_HOSTS = ("claude", "codex", "cursor", "gemini")  # hosts the runtime renders answers for
 
@@ -67,7 +67,8 @@ def hook_command(hub: Hub, hook: Hook, *, host: str, root: str | None, data: str
     assert hook.command is not None, "handler hooks run through dispatcher_command"
     return substitute(
         quote_plugin_refs(hook.command),
-        env=lambda name: "${" + name + "}",
+        env=shell_ref,
+        env_default=shell_default,  # a shell command: `${NAME:-default}` is the shell's
         plugin_root=root or "${plugin_root}",
         plugin_data=data or "${plugin_data}",
     )

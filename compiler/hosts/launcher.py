@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from memhub.compiler.artifact import FILE_MODE, Artifact
 from memhub.compiler.hosts.common import RUNTIME_PACKAGE, SHARED, plugin_dir
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
-from memhub.hubspec.refs import PROJECT_IN_CWD, references, substitute
+from memhub.hubspec.refs import PROJECT_IN_CWD, has_default, references, substitute
 
 LAUNCHER_SCRIPT = "launcher.py"
 LAUNCHER_EXECUTABLE = "memhub-launch"  # the console script beside memhub-hook
 LAUNCH_BY_HUB = "the hub asks for the launcher (runtime: secrets: launcher)"
+LAUNCH_FOR_DEFAULT = "the host has no ${VAR:-default}; the launcher applies the default"
 LAUNCHED_BY = "started through memhub's launcher"  # how each launched server's caveat starts
 HTTP_NOT_LAUNCHED = (
     "an HTTP server cannot go through memhub's launcher (runtime: secrets: launcher); the "
@@ -67,12 +68,13 @@ def launch_template(
     text: str, *, plugin_root: str, plugin_data: str, project_dir: str = PROJECT_IN_CWD
 ) -> str:
     """`text` in launcher syntax: `${env:NAME}` as `%{env:NAME}` (no host expands it, so the
-    launcher sees the name), a literal `%{` as `%%{`, plugin and project folders in the
-    host's syntax."""
+    launcher sees the name; a default as `%{env:NAME:-default}`), a literal `%{` as `%%{`,
+    plugin and project folders in the host's syntax."""
     escaped = text.replace("%{", "%%{")
     return substitute(
         escaped,
         env=lambda name: "%{env:" + name + "}",
+        env_default=lambda name, default: "%{env:" + name + ":-" + default + "}",
         plugin_root=plugin_root,
         plugin_data=plugin_data,
         project_dir=project_dir,
@@ -130,6 +132,45 @@ def launched(
     args += ["--", template(server.command), *(template(a) for a in server.args)]
     names = env_names([server.command, *server.args, *server.env.values(), server.cwd or ""])
     return Launched(launcher.command, args, env, names, cwd)
+
+
+def server_values(server: StdioServer | RemoteServer) -> list[str]:
+    """Every string of `server` that may hold a reference."""
+    if isinstance(server, StdioServer):
+        return [server.command, *server.args, *server.env.values(), server.cwd or ""]
+    return [server.url, *server.headers.values()]
+
+
+def launch_reason(hub: Hub, server: StdioServer | RemoteServer) -> str:
+    """For a host with no `${VAR:-default}` of its own: why stdio `server` starts through
+    the launcher ("" when it need not). A remote server cannot; see `default_dropped`."""
+    if not isinstance(server, StdioServer):
+        return ""
+    if hub.runtime.secrets == "launcher":
+        return LAUNCH_BY_HUB
+    return LAUNCH_FOR_DEFAULT if has_default(server_values(server)) else ""
+
+
+def default_dropped(host_title: str, server: StdioServer | RemoteServer) -> str:
+    """The caveat for the defaults of a server not started through the launcher on a host
+    with no `${VAR:-default}` ("" when it has none): the host reads the variable alone."""
+    if not has_default(server_values(server)):
+        return ""
+    return (
+        f"{host_title} has no ${{VAR:-default}}: the variable is written alone, the default "
+        "is not carried (set the variable)"
+    )
+
+
+def remote_caveats(hub: Hub, host_title: str, server: RemoteServer, carried: Iterable[str]) -> str:
+    """The caveats of a remote server on a host with no `${VAR:-default}` ("" when none):
+    not launched (the hub asks for the launcher), OAuth settings not `carried`, defaults."""
+    reasons = [
+        HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else "",
+        oauth_not_carried(host_title, server, carried),
+        default_dropped(host_title, server),
+    ]
+    return "; ".join(r for r in reasons if r)
 
 
 def oauth_not_carried(host_title: str, server: RemoteServer, carried: Iterable[str]) -> str:

@@ -195,11 +195,8 @@ def locations(scope: Scope) -> Locations:
 def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageRow]]:
     """The hub's servers (`mcp` of opencode.json), skills and instructions."""
     where = locations(scope)
-    launcher = (
-        install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
-        if hub.runtime.secrets == "launcher"
-        else None
-    )
+    # server_spec starts a server through it when the hub asks or a ${VAR:-default} needs it
+    launcher = install_launcher(hub, scope.script(LAUNCHER_EXECUTABLE))
 
     def spec_of(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, CoverageRow]:
         raw, reason = server_spec(hub, server, launcher)

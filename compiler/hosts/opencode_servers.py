@@ -15,12 +15,12 @@ from typing import Any
 
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
-    HTTP_NOT_LAUNCHED,
-    LAUNCH_BY_HUB,
     LAUNCHED_BY,
     Launcher,
+    default_dropped,
+    launch_reason,
     launched,
-    oauth_not_carried,
+    remote_caveats,
 )
 from memhub.compiler.importing.shapes import (
     ENV_NAME,
@@ -42,6 +42,8 @@ HOST_TITLE = "OpenCode"
 REDIRECT = "http://127.0.0.1:{port}/mcp/oauth/callback"
 NO_FOLDER = "OpenCode has no reference to a config folder for ${plugin_root} / ${plugin_data}"
 NO_CWD = "OpenCode has no cwd for local servers; it starts them in the folder it works in"
+# Host-only server keys a hub server may give under `extra: {opencode: ...}` (server_extras.py)
+EXTRA_KEYS = {"enabled": "boolean", "timeout": "integer"}
 
 
 def value(text: str) -> str:
@@ -66,7 +68,8 @@ def server_spec(
         r.kind in ("plugin_root", "plugin_data") for v in _values(server) for r in references(v)
     ):
         return None, NO_FOLDER
-    if isinstance(server, StdioServer) and launcher is not None:
+    launch = launch_reason(hub, server) if launcher is not None else ""
+    if isinstance(server, StdioServer) and launch and launcher is not None:
         # The launcher takes the hub's cwd as an argument (OpenCode has none to give it).
         run = launched(
             server,
@@ -78,7 +81,7 @@ def server_spec(
         spec = compact(
             {"type": "local", "command": [run.command, *run.args], "environment": run.env}
         )
-        return spec, f"{LAUNCHED_BY}: {LAUNCH_BY_HUB}"
+        return spec, f"{LAUNCHED_BY}: {launch}"
     if isinstance(server, StdioServer):
         spec = compact(
             {
@@ -87,7 +90,11 @@ def server_spec(
                 "environment": {k: value(v) for k, v in server.env.items()},
             }
         )
-        return spec, NO_CWD if server.cwd not in (None, ".") else ""
+        caveats = [
+            NO_CWD if server.cwd not in (None, ".") else "",
+            default_dropped(HOST_TITLE, server),
+        ]
+        return spec, "; ".join(c for c in caveats if c)
     return _remote(server), _remote_caveat(hub, server)
 
 
@@ -115,11 +122,7 @@ def _remote(server: RemoteServer) -> dict[str, Any]:
 
 
 def _remote_caveat(hub: Hub, server: RemoteServer) -> str:
-    caveats = [
-        HTTP_NOT_LAUNCHED if hub.runtime.secrets == "launcher" else "",
-        oauth_not_carried(HOST_TITLE, server, ("scopes", "callback_port")),
-    ]
-    return "; ".join(c for c in caveats if c)
+    return remote_caveats(hub, HOST_TITLE, server, ("scopes", "callback_port"))
 
 
 # -- read back, for `memhub import` ----------------------------------------------------------

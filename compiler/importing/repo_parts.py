@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhub.hubspec import userconfig
+
 # manifest keys every host's manifest shares with the hub's `plugin:` (common.plugin_metadata)
 SHARED_FIELDS = (
     "name",
@@ -131,6 +133,9 @@ def _merge(into: dict[str, Any], data: Mapping[str, Any]) -> None:
             into[key] = value
 
 
+_SEMVER = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?"
+)
 _EMAIL = re.compile(r"[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+")
 
 
@@ -165,9 +170,14 @@ def _field_value(key: str, raw: Any) -> Any:
         return (
             person(raw) if isinstance(raw, Mapping) and len(person(raw) or {}) == len(raw) else None
         )
-    if key == "keywords":
+    if key in ("keywords", "tags"):
         ok = isinstance(raw, list) and all(isinstance(k, str) for k in raw)
         return list(raw) if ok and raw else None
+    if key == "user_config":  # Claude Code's userConfig, kept as written when the hub can
+        return dict(raw) if userconfig.importable(raw) else None
+    if key == "min_client_versions":  # only what the hub's schema takes (cursor: semver)
+        ok = isinstance(raw, Mapping) and set(raw) == {"cursor"}
+        return dict(raw) if ok and _SEMVER.fullmatch(str(raw["cursor"])) else None
     return raw if isinstance(raw, str) and raw else None
 
 

@@ -165,7 +165,9 @@ def check_references(spec: Mapping[str, Any]) -> None:
     for key in ("env", "headers"):
         values += [(f"{key}.{k}", v) for k, v in spec.get(key, {}).items()]
     for where, value in values:
-        problems = reference_problems(value, allow_plugin=False, allow_unknown=False)
+        problems = reference_problems(
+            value, allow_plugin=False, allow_unknown=False, allow_user_config=True
+        )
         if problems:
             raise NotImportable(
                 f"{where}: {problems[0]}; the hub has no equivalent of this host variable"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.digest import file_digest
-from memhub.compiler.hosts import INSTALLERS, CoverageRow, recall_settings
+from memhub.compiler.hosts import INSTALLERS, CoverageRow, recall_settings, user_config
 from memhub.compiler.install.changes import (
     Claim,
     InstallPlan,
@@ -62,7 +62,11 @@ def gather_entries(
     coverage: list[CoverageRow] = []
     folder = rulebooks.install_folder(hub, scope, home or Path("$MEMHUB_HOME"))
     for host in hosts:
-        found, rows = INSTALLERS[host].install_entries(perhost.view(hub, host), scope)
+        seen, option_rows = user_config.host_view(
+            perhost.view(hub, host), INSTALLERS[host], install=True
+        )
+        found, rows = INSTALLERS[host].install_entries(seen, scope)
+        rows = [*rows, *option_rows]
         entries += found + recall_settings.install_entries(hub, scope, host)
         coverage += rows + rulebooks.coverage_rows(hub, host, rows, f"{folder}/{{}}")
     if home is not None:

@@ -92,10 +92,9 @@ def test_multi_host_manifest_keys_without_a_hub_field_become_overrides(
     )
     assert code == 1  # the cannot-reproduce list is not empty
     data = yaml.safe_load((into / "hub.yaml").read_text())
+    assert data["plugin"]["tags"] == ["memory", "recall"]  # a hub field, written for Cursor
     assert data["overrides"] == {
-        "cursor": {
-            "manifest": {"description": "Team recall for Cursor.", "tags": ["memory", "recall"]}
-        },
+        "cursor": {"manifest": {"description": "Team recall for Cursor."}},
         "codex": {"manifest": {"interface": {"displayName": "Team Recall"}}},
     }
     assert data["mcp"]["servers"]["recall"]["oauth"] == {

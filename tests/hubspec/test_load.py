@@ -244,7 +244,7 @@ def test_icon_must_be_an_image_inside_the_hub(tmp_path: Path) -> None:
         .replace("description: d}", "description: d, icon: icon.png}")
     )
     (root / "hub.yaml").write_text(text)
-    assert "'icon.png' is not a PNG or JPEG image" in problems_of(root)[0]
+    assert "'icon.png' is not a PNG, JPEG or SVG image" in problems_of(root)[0]
     (root / "hub.yaml").write_text(text.replace("icon: icon.png", "icon: ../icon.png"))
     assert "climbs out of the hub folder" in problems_of(root)[0]
 
