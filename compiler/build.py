@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memhub.compiler import rulebooks
+from memhub.compiler import rootplugin, rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings
@@ -57,6 +57,9 @@ def select_hosts(hub: Hub | MarketplaceHub, hosts: Sequence[str] | None) -> tupl
 def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
     selected = select_hosts(hub, hosts)
+    clashes = rootplugin.root_problems(hub, selected)
+    if clashes:
+        raise HubError(clashes)
     produced: list[Artifact] = []
     for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
         hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]

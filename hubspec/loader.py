@@ -183,7 +183,7 @@ class _Checker(
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
-        bad_path = bundle_path_problem(raw["path"]) if "path" in raw else None
+        bad_path = bundle_path_problem(raw["path"], root_ok=True) if "path" in raw else None
         if bad_path is not None:
             self.problem(("plugin", "path"), *bad_path)
         values, per_host = self._plugin_per_host(raw)

@@ -33,6 +33,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    plugin_source,
     without,
 )
 from memhub.compiler.hosts.entries import (
@@ -231,7 +232,7 @@ def build(hub: Hub) -> HostBuild:
     marketplace = marketplace_document(
         hub.marketplace,
         hub.marketplace.description or plugin.description,
-        [plugin_entry(hub, f"./{base}")],
+        [plugin_entry(hub, plugin_source(hub))],
     )
     artifacts = [json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace")]
     if not _without_manifest(hub, bool(mapped)):

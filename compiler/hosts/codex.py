@@ -35,6 +35,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    plugin_source,
 )
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -187,7 +188,6 @@ def build(hub: Hub) -> HostBuild:
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
     servers = _plugin_servers(hub, rows)
-    author = plugin.author
     manifest = compact(
         {
             **plugin_metadata(plugin),
@@ -199,7 +199,7 @@ def build(hub: Hub) -> HostBuild:
                     "displayName": plugin.title,
                     "shortDescription": _short(plugin.description),
                     "longDescription": plugin.description,
-                    "developerName": author.name if author else None,
+                    "developerName": plugin.author.name if plugin.author else None,
                     "category": plugin.category or DEFAULT_CATEGORY,
                     # Read: skills and MCP reads; Write: servers or hooks that can act.
                     "capabilities": ["Read", "Write"] if hub.mcp_servers or mapped else ["Read"],
@@ -213,7 +213,7 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     marketplace = marketplace_document(
-        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": f"./{base}"})]
+        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": plugin_source(hub)})]
     )
     artifacts = [
         json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),

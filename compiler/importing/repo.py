@@ -170,8 +170,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin.setdefault("description", "")
     if hub.icon:
         plugin["icon"] = hub.icon
-    if hub.folder and hub.folder != f"plugins/{plugin['name']}":
-        plugin["path"] = hub.folder
+    if hub.folder != f"plugins/{plugin['name']}":
+        plugin["path"] = hub.folder or "."  # '': the repository root
     if not hub.readme:
         plugin["readme"] = False
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}

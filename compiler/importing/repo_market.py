@@ -31,9 +31,16 @@ from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
 DEFAULT_OWNER = {"name": "unknown"}
-ROOT_PLUGIN = (
-    "a plugin at the repository root: memhub builds every plugin into a folder of its "
-    "bundle (plugins/{name}, or plugin.path), never the root"
+# what a plugin at the repository root does not hold: the build record, and the folders
+# memhub writes for the hosts that do not share the plugin folder (their files are read
+# apart, repo_other.py, or left out as files of no plugin)
+APART = (
+    ".memhub-build.json",
+    "gemini/",
+    "agent-plugins/",
+    "opencode/",
+    "copilot/",
+    ".github/plugin/",
 )
 Found = list[tuple[Any, str, dict[str, Any]]]
 
@@ -129,6 +136,7 @@ def import_repo(tree: Tree) -> RepoImport:
     found = markets(tree)
     plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
     plugins += listed_folders(tree, found, {hub.folder for hub in plugins})
+    _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins:
         raise RepoError(_no_plugin(found))
@@ -141,11 +149,18 @@ def import_repo(tree: Tree) -> RepoImport:
         result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
     covered = set(result.compared) | {u.path for u in result.unreproduced}
     result.outside = [p for p in tree if p not in covered]
-    for hub in plugins:
-        if not hub.folder:  # its files are compared where the build writes them instead
-            why = ROOT_PLUGIN.format(name=hub.name)
-            hub.read.hints.update({p: why for p in _paths(hub)})
     return result
+
+
+def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
+    """A plugin at the repository root (`plugin.path: .`) without the files that are not its
+    own: the other plugins' folders, the marketplace files, and what is APART."""
+    others = [f"{hub.folder}/" for hub in plugins if hub.folder]
+    for hub in (h for h in plugins if not h.folder):
+        for rel in [r for r in hub.files if r.startswith((*APART, *others))]:
+            del hub.files[rel]
+        hub.shipped = [r for r in hub.shipped if r in hub.files]
+        hub.read.consumed -= marketplaces
 
 
 def _no_plugin(found: Found) -> str:
