@@ -163,6 +163,12 @@ class Skill:
     origin: Origin = Origin("SKILL.md")
     hosts: tuple[str, ...] | None = None  # None: every host (`skill_hosts:`)
     declared: str | None = None
+    group: str | None = None  # the group folder it sits in (skills/<group>/<name>/), if any
+
+    @property
+    def folder(self) -> str:
+        """Its folder under skills/: `<group>/<name>`, or `<name>`."""
+        return f"{self.group}/{self.name}" if self.group else self.name
 
     @property
     def title(self) -> str:

@@ -86,6 +86,10 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/claude-hooks.json"
+SKILL_GROUPS = (  # tests/e2e/test_skill_groups_hosts.py
+    "Claude Code 2.1 loads only skills/<name>/SKILL.md of a plugin (plugin details lists no "
+    "skill of a group folder)"
+)
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),

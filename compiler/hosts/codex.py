@@ -80,6 +80,9 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
+# skills/<group>/<name>/SKILL.md loads: Codex 0.171 lists it (`debug prompt-input`,
+# tests/e2e/test_skill_groups_hosts.py)
+SKILL_GROUPS: str | None = None
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -165,15 +168,9 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
         servers[server.name] = deep_merge(
             spec, hub.override(name, "mcp_servers").get(server.name, {})
         )
-        rows.append(
-            server_row(
-                name,
-                server.name,
-                "caveat" if reason else "mapped",
-                ".codex-plugin/plugin.json mcpServers",
-                reason,
-            )
-        )
+        status: CoverageStatus = "caveat" if reason else "mapped"
+        where = ".codex-plugin/plugin.json mcpServers"
+        rows.append(server_row(name, server.name, status, where, reason))
     return servers
 
 

@@ -116,12 +116,13 @@ def compact(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v not in (None, "", (), [], {})}
 
 
-def skill_artifacts(hub: Hub, root: str) -> list[Artifact]:
-    """Every skill file under `<root>/<plugin>/skills/`, byte for byte (shared by its hosts)."""
+def skill_artifacts(hub: Hub, root: str, *, flat: bool = False) -> list[Artifact]:
+    """Every skill file under `<root>/<plugin>/skills/`, byte for byte (shared by its hosts);
+    a skill of a group folder at `skills/<group>/<name>/`, or `skills/<name>/` when `flat`."""
     base = plugin_dir(hub, root)
     return [
         Artifact(
-            f"{base}/skills/{skill.name}/{file.path}",
+            f"{base}/skills/{skill.name if flat else skill.folder}/{file.path}",
             file.content,
             EXEC_MODE if file.executable else FILE_MODE,
             (SHARED,),

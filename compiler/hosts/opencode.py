@@ -57,6 +57,8 @@ BUNDLE_DIR = "opencode"
 bundle_root = BUNDLE_DIR
 runs_hooks = False
 shows_icon = False
+# OpenCode 1.18.33 finds **/SKILL.md (debug skill): tests/e2e/test_skill_groups_hosts.py
+SKILL_GROUPS: str | None = None
 CONFIG_FILE = "opencode.json"
 SCHEMA_URL = "https://opencode.ai/config.json"
 # Where an install's hooks plugin would live; an install writes none (doctor finds none there).
