@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from memhub.compiler import rootplugin, rulebooks, skillgroups
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
-from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings
+from memhub.compiler.hosts import ADAPTERS, CoverageRow, cursor_rules, recall_settings
 from memhub.compiler.hosts.base import SkillNames
 from memhub.compiler.hosts.common import (
     icon_artifacts,
@@ -89,6 +89,8 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
         flat = skillgroups.flat(ADAPTERS[host].bundle_root, [ADAPTERS[h] for h in folder])
         coverage += skillgroups.group_rows(seen, ADAPTERS[host], flat)
+        if not getattr(ADAPTERS[host], "CURSOR_RULES", False):
+            coverage += cursor_rules.elsewhere_rows(seen, host, ADAPTERS[host].title)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
         books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
         vendored = hub.runtime.vendor != "never"

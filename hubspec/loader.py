@@ -15,6 +15,7 @@ from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
 from .components import ComponentChecks
 from .content import ContentChecks
+from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks
 from .memory import MemoryChecks
@@ -138,7 +139,13 @@ def _hub_text(hub_file: Path, shown: str) -> str:
 
 
 class _Checker(
-    ComponentChecks, ContentChecks, MemoryChecks, RulebookChecks, FileChecks, PromptChecks
+    ComponentChecks,
+    ContentChecks,
+    MemoryChecks,
+    RulebookChecks,
+    FileChecks,
+    PromptChecks,
+    RuleChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -160,6 +167,8 @@ class _Checker(
         files = self._shipped_files(data.get("files", []))
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
+        generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
+        rules = self._rules(data.get("rules"), generated)
         if self.problems:
             return None
         return Hub(
@@ -180,6 +189,7 @@ class _Checker(
             files=files,
             agents=agents,
             commands=commands,
+            rules=rules,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:

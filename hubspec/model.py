@@ -295,6 +295,15 @@ class ShippedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class CursorRule:
+    """One Cursor rule (`rules:`): its file name in rules/, and its bytes as read."""
+
+    name: str  # <name>.mdc, .md or .markdown
+    content: bytes
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
 class PromptFile:
     """An agent or a command: one `<name>.md` with front matter, kept as read."""
 
@@ -338,6 +347,7 @@ class Hub:
     files: tuple[ShippedFile, ...] = ()
     agents: tuple[Agent, ...] = ()
     commands: tuple[Command, ...] = ()
+    rules: tuple[CursorRule, ...] = ()  # `rules:`, Cursor's rules/ folder
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

@@ -81,6 +81,7 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
+CURSOR_RULES = True  # the hub's `rules:` go in its plugin's rules/ (cursor_rules.py)
 # not run here (no Cursor CLI): its plugin format documents skills/*/SKILL.md discovery
 SKILL_GROUPS = "Cursor finds a plugin's skills at skills/<name>/SKILL.md (its plugin docs)"
 

@@ -2,7 +2,9 @@
 
 `.cursor-plugin/plugin.json` gives the plugin's fields (other values and extra keys, such
 as `tags` or inline `mcpServers`, go to `overrides.cursor.manifest`);
-`.cursor-plugin/marketplace.json` gives its marketplace's entries and extras.
+`.cursor-plugin/marketplace.json` gives its marketplace's entries and extras; the plugin's
+`rules/` folder is the hub's `rules:` (each rule copied byte for byte, hubspec/cursorrules.py
+checks it; one the hub's loader refuses is listed with why).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ name = "cursor"
 MANIFEST = ".cursor-plugin/plugin.json"
 MARKETPLACE = ".cursor-plugin/marketplace.json"
 HOOKS_FILES = ("hooks/cursor-hooks.json",)
+RULES = "rules"  # a plugin folder's rules/, read as the hub's `rules:` folder
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

@@ -1,5 +1,5 @@
 """Cursor's rules: the `instructions` as `rules/<plugin>.mdc` (always applied), and the hub's
-own rules (`rules:`, each `.mdc` file copied byte for byte)."""
+own rules (`rules:`, each file copied byte for byte; hubspec/cursorrules.py checks them)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ FOLDER = "rules"
 
 def has_rules(hub: Hub) -> bool:
     """Whether the plugin's rules/ folder holds anything (the manifest then names it)."""
-    return hub.instructions is not None
+    return hub.instructions is not None or bool(hub.rules)
 
 
 def rule_artifacts(hub: Hub, base: str) -> tuple[list[Artifact], list[CoverageRow]]:
@@ -25,12 +25,23 @@ def rule_artifacts(hub: Hub, base: str) -> tuple[list[Artifact], list[CoverageRo
     artifacts: list[Artifact] = []
     rows: list[CoverageRow] = []
     if hub.instructions:
-        rule = fill(
+        text = fill(
             "cursor_rule.mdc.tmpl",
             description=json.dumps(f"{hub.plugin.title} instructions", ensure_ascii=False),
             body=hub.instructions.text,
         )
         where = f"{FOLDER}/{hub.plugin.name}.mdc"
-        artifacts.append(Artifact(f"{base}/{where}", rule.encode("utf-8"), owners=(name,)))
+        artifacts.append(Artifact(f"{base}/{where}", text.encode("utf-8"), owners=(name,)))
         rows += instructions_row(hub, name, "mapped", f"{where} (alwaysApply)", "")
+    for rule in hub.rules:  # byte for byte
+        where = f"{FOLDER}/{rule.name}"
+        artifacts.append(Artifact(f"{base}/{where}", rule.content, owners=(name,)))
+        rows.append(CoverageRow(name, "rule", rule.name, "mapped", where))
     return artifacts, rows
+
+
+def elsewhere_rows(hub: Hub, host: str, title: str) -> list[CoverageRow]:
+    """The hub's Cursor rules on another host: not carried (build.py asks for each host
+    whose adapter has no CURSOR_RULES)."""
+    why = f"a Cursor rule (rules:); {title} has no such files"
+    return [CoverageRow(host, "rule", rule.name, "unsupported", "-", why) for rule in hub.rules]

@@ -40,7 +40,7 @@ HOOKS_REASON = (
     "hooks are not imported yet: the hub binds eight logical events with a fixed hooks file "
     "per host; native events and hook options are being added (issue 12 §1.5)"
 )
-FOLDERS = ("skills", "agents", "commands")
+FOLDERS = ("skills", "agents", "commands", cursor_repo.RULES)  # the hub keys of these names
 
 
 @dataclass
