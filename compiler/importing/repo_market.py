@@ -141,7 +141,8 @@ def import_repo(tree: Tree) -> RepoImport:
     if not plugins:
         raise RepoError(_no_plugin(found))
     market = _market_defaults(found, plugins[0])
-    if len(plugins) == 1 and not found:
+    # a plugin hub writes its marketplace files: a root plugin without any would hold them
+    if len(plugins) == 1 and not found and plugins[0].folder:
         result = RepoImport([(plugins[0], "")], market, None)
     else:
         placed = [(hub, hub.folder or hub.name) for hub in plugins]

@@ -173,8 +173,8 @@ def test_a_marketplace_source_leaving_the_repository_is_refused(
 def test_a_plugin_at_the_repository_root_round_trips_as_plugin_path_dot(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No marketplace file: one plugin hub at INTO, built back at the bundle root (the build
-    adds its marketplace files, as for any one plugin without them: listed, exit 1)."""
+    """No marketplace file: a marketplace hub writing none (`marketplaces: []`, as a plugin
+    hub would write its own into the plugin itself) over the plugin hub, at the root."""
     manifest = {"name": "solo", "version": "1.0.0", "description": "Solo."}
     skill = "---\nname: s\ndescription: S.\n---\nS\n"
     repo = write(
@@ -184,9 +184,14 @@ def test_a_plugin_at_the_repository_root_round_trips_as_plugin_path_dot(
     into = tmp_path / "hub"
     code = main(["import", "--from-repo", str(repo), "--into", str(into), "--yes", "--json"])
     trip = json.loads(capsys.readouterr().out)["data"]["round_trip"]
-    assert code == 1 and trip["files"] == {"reproduced": 3, "total": 3}
-    assert [c["path"] for c in trip["cannot_reproduce"]] == [".claude-plugin/marketplace.json"]
-    plugin = hub(into)["plugin"]
+    assert trip == {
+        "files": {"reproduced": 3, "total": 3},
+        "json_key_paths": {"reproduced": 3, "total": 3},
+        "cannot_reproduce": [],
+    }
+    assert code == 0
+    assert hub(into)["marketplaces"] == []
+    plugin = hub(into, "solo")["plugin"]
     assert plugin["path"] == "."  # type: ignore[index]
 
 
