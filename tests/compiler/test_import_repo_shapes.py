@@ -240,3 +240,25 @@ def test_a_root_plugin_keeps_out_the_folders_that_are_not_its_own(tmp_path: Path
         "copilot/solo/NOTES.md",
         "gemini/solo/NOTES.md",
     ]
+
+
+def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code would read skills/x as a skill folder of the root plugin, which has
+    skills: the build of the import refuses it, and the import says so (exit 1, not 70)."""
+    repo = write(
+        tmp_path / "repo",
+        {
+            ".claude-plugin/plugin.json": {"name": "root", "version": "1.0.0", "description": "R"},
+            "skills/x/.claude-plugin/plugin.json": {"name": "x", "description": "X"},
+            "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\nS\n",
+        },
+    )
+    code = main(["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--json"])
+    trip = json.loads(capsys.readouterr().out)["data"]["round_trip"]
+    assert code == 1
+    assert (
+        "plugin 'x' (folder 'skills/x') sits inside skills/, which the root plugin 'root'"
+        in (trip["cannot_reproduce"][0]["reason"])
+    )

@@ -170,3 +170,12 @@ def test_a_root_plugins_file_on_a_sub_marketplace_file_is_refused(tmp_path: Path
     with pytest.raises(HubError) as caught:
         build_marketplace(load_marketplace(root))
     assert f"notes.txt lands on {to} of the root plugin" in str(caught.value)
+
+
+def test_a_marketplace_in_a_sub_folder_cannot_list_a_root_plugin(tmp_path: Path) -> None:
+    extra = "marketplaces:\n  - name: sub\n    path: internal\n    plugins: [solo]\n"
+    with pytest.raises(HubError) as caught:
+        load_marketplace(market_hub(tmp_path / "m", other=extra))
+    assert "plugin 'solo' (folder '.') is not inside this marketplace's folder 'internal'" in str(
+        caught.value
+    )
