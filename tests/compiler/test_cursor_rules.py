@@ -123,3 +123,20 @@ def test_a_rule_the_loader_refuses_is_listed_and_the_rest_imported(tmp_path: Pat
     listed = {u.path: u.reason for u in result.unreproduced}
     assert "front matter key 'type'" in listed["rules/bad.mdc"]
     assert "rules/good.mdc" not in listed
+
+
+def test_a_rule_with_crlf_lines_ships_as_written(tmp_path: Path) -> None:
+    text = "---\r\ndescription: Windows\r\nalwaysApply: true\r\n---\r\nBody\r\n"
+    result = build(load(hub_with(tmp_path, {"rules/win.mdc": text})))
+    built = result.artifact("plugins/p/rules/win.mdc")
+    assert built is not None and built.content == text.encode()
+
+
+def test_a_rule_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    root = hub_with(tmp_path, {"rules/ok.mdc": TS})
+    with open(root / "rules" / "big.mdc", "wb") as handle:
+        handle.truncate(10 * 1024 * 1024 + 1)
+    with pytest.raises(HubError) as caught:
+        load(root)
+    (problem,) = caught.value.problems
+    assert problem.origin.file.endswith("big.mdc") and "over 10,485,760" in problem.message
