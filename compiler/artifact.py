@@ -21,6 +21,8 @@ class Artifact:
     owners: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        if self.path.startswith("./"):  # under a plugin folder at the bundle root (`.`)
+            object.__setattr__(self, "path", self.path[2:])
         pure = PurePosixPath(self.path)
         if pure.is_absolute() or ".." in pure.parts or not self.path or "\\" in self.path:
             raise ValueError(f"artifact path {self.path!r} is not a relative POSIX path")

@@ -5,10 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memhub.compiler import rulebooks
+from memhub.compiler import rootplugin, rulebooks, skillgroups
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
-from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings, user_config
+from memhub.compiler.hosts import (
+    ADAPTERS,
+    CoverageRow,
+    cursor_rules,
+    recall_settings,
+    user_config,
+)
 from memhub.compiler.hosts.base import SkillNames
 from memhub.compiler.hosts.common import (
     icon_artifacts,
@@ -57,11 +63,17 @@ def select_hosts(hub: Hub | MarketplaceHub, hosts: Sequence[str] | None) -> tupl
 def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
     selected = select_hosts(hub, hosts)
+    clashes = rootplugin.root_problems(hub, selected)
+    if clashes:
+        raise HubError(clashes)
     produced: list[Artifact] = []
     for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
         hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
-        produced += skill_artifacts(perhost.shared(hub, [a.name for a in hosts_here]), root)
+        flat = skillgroups.flat(root, hosts_here)
+        produced += skill_artifacts(
+            perhost.shared(hub, [a.name for a in hosts_here]), root, flat=flat
+        )
         # the hub ships its own, or wants none
         if hub.plugin.readme and not any(item.path == README for item in hub.files):
             produced.append(readme_artifact(hub, root, installs))
@@ -81,6 +93,10 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
             seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())
         )
         folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
+        flat = skillgroups.flat(ADAPTERS[host].bundle_root, [ADAPTERS[h] for h in folder])
+        coverage += skillgroups.group_rows(seen, ADAPTERS[host], flat)
+        if not getattr(ADAPTERS[host], "CURSOR_RULES", False):
+            coverage += cursor_rules.elsewhere_rows(seen, host, ADAPTERS[host].title)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
         books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
         vendored = hub.runtime.vendor != "never"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler import build as building
+from memhub.compiler import rootplugin
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
@@ -16,6 +17,7 @@ from memhub.compiler.hosts.common import deep_merge, json_bytes, plugin_dir
 from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS, MarketplaceWriter
 from memhub.hubspec.bundlepaths import relative_to
+from memhub.hubspec.errors import HubError
 from memhub.hubspec.marketplace import MarketEntry, MarketplaceFile, MarketplaceHub
 from memhub.hubspec.model import thaw
 
@@ -57,6 +59,9 @@ def build_marketplace(
             # the plugin's README names the marketplace it is installed from: this one
             plugin_hub = replace(entry.hub, marketplace=market.marketplace)
             builds.append(building.build(plugin_hub, wanted))
+    clashes = rootplugin.market_problems(market, builds)
+    if clashes:
+        raise HubError(clashes)
     produced = [a for b in builds for a in b.artifacts if a.path not in ROOT_FILES]
     coverage = [row for b in builds for row in b.coverage]
     built = {b.hub.plugin.name: b.hosts for b in builds}

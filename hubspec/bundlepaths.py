@@ -1,5 +1,6 @@
 """Folders inside a bundle that a hub names (`plugin.path`, a marketplace's `path`, a
-relative `source:`): relative, plain segments, and clear of the folders memhub writes itself."""
+relative `source:`): relative, plain segments, and clear of the folders memhub writes itself.
+A plugin's folder may also be `.`, the bundle root (a repository that is one plugin)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,16 @@ _SEGMENT = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 # the roots other hosts' plugin folders live under (gemini, agent-plugins): a native plugin
 # folder there would mix two hosts' manifests in one folder
 RESERVED_ROOTS = ("gemini", "agent-plugins")
+ROOT = "."  # a plugin folder at the bundle root
 
 
-def bundle_path_problem(value: str, *, what: str = "the folder") -> tuple[str, str] | None:
-    """(message, fix) when `value` cannot name a folder inside a bundle, else None."""
+def bundle_path_problem(
+    value: str, *, what: str = "the folder", root_ok: bool = False
+) -> tuple[str, str] | None:
+    """(message, fix) when `value` cannot name a folder inside a bundle (`.`, the root, only
+    when `root_ok`), else None."""
+    if value == ROOT and root_ok:
+        return None
     parts = value.split("/")
     if value.startswith("/") or value.startswith("~"):
         return f"{value!r} is an absolute path", f"write {what} relative to the bundle root"
@@ -36,7 +43,10 @@ def bundle_path_problem(value: str, *, what: str = "the folder") -> tuple[str, s
 
 
 def relative_to(folder: str, base: str) -> str | None:
-    """`folder` as `./...` seen from `base` ('' is the bundle root); None when it is not inside."""
+    """`folder` as `./...` seen from `base` ('' is the bundle root; a `folder` of `.` is the
+    root itself, `./` from there); None when it is not inside."""
+    if folder == ROOT:
+        return None if base else "./"
     if not base:
         return f"./{folder}"
     if folder.startswith(base + "/"):

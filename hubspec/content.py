@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .checks import Checker, cannot_read
@@ -10,7 +11,7 @@ from .model import (
     Instructions,
     Skill,
 )
-from .skills import duplicate_skills, read_skill
+from .skills import duplicate_skills, group_members, read_skill
 from .vocabulary import BLOCK_MARKER
 
 
@@ -30,24 +31,32 @@ class ContentChecks(Checker):
         except OSError as exc:
             self.problem(("skills",), cannot_read(value, exc), "make the folder readable")
             return ()
-        skills = []
+        skills: list[Skill] = []
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             if entry.is_file() and not entry.is_symlink():
                 continue  # a README or notes beside the skill folders
-            shown = str(folder / entry.name)
-            cached = self.skill_cache.get(entry, shown) if self.skill_cache else None
-            if cached is not None:
-                skills.append(cached)
+            members = group_members(entry)
+            if members is None:
+                loaded = self._skill(entry, str(folder / entry.name))
+                skills += [loaded] if loaded else []
                 continue
-            loaded = read_skill(entry, shown=shown, problems=self.problems)
-            if loaded is not None:
-                skills.append(loaded)
-                if self.skill_cache is not None:
-                    self.skill_cache.put(entry, shown, loaded)
+            for member in members:  # skills/<group>/<name>/
+                loaded = self._skill(member, str(folder / entry.name / member.name))
+                skills += [replace(loaded, group=entry.name)] if loaded else []
         self.problems.extend(duplicate_skills(skills))
         return tuple(skills)
+
+    def _skill(self, entry: Path, shown: str) -> Skill | None:
+        """One skill folder, read once per loader (skill_cache)."""
+        cached = self.skill_cache.get(entry, shown) if self.skill_cache else None
+        if cached is not None:
+            return cached
+        loaded = read_skill(entry, shown=shown, problems=self.problems)
+        if loaded is not None and self.skill_cache is not None:
+            self.skill_cache.put(entry, shown, loaded)
+        return loaded
 
     def _instructions(self, value: str | None) -> Instructions | None:
         if value is None:

@@ -15,6 +15,7 @@ from .bundlepaths import bundle_path_problem
 from .checks import cannot_read
 from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
+from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks
 from .icons import FIX as ICON_FIX
@@ -151,6 +152,7 @@ class _Checker(
     PromptChecks,
     UserConfigChecks,
     ServerExtraChecks,
+    RuleChecks,
 ):
     """Semantic checks beyond the schema, and construction of the model."""
 
@@ -176,6 +178,8 @@ class _Checker(
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
+        generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
+        rules = self._rules(data.get("rules"), generated)
         if self.problems:
             return None
         return Hub(
@@ -197,10 +201,11 @@ class _Checker(
             agents=agents,
             commands=commands,
             hook_files=hook_files,
+            rules=rules,
         )
 
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
-        bad_path = bundle_path_problem(raw["path"]) if "path" in raw else None
+        bad_path = bundle_path_problem(raw["path"], root_ok=True) if "path" in raw else None
         if bad_path is not None:
             self.problem(("plugin", "path"), *bad_path)
         values, per_host = self._plugin_per_host(raw)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .bundlepaths import bundle_path_problem, relative_to
+from .bundlepaths import ROOT, bundle_path_problem, relative_to
 from .checks import Checker
 from .errors import HubError, Problem
 from .marketplace import MarketEntry, MarketplaceFile, MarketplaceHub, PluginSource
@@ -195,8 +195,8 @@ class _MarketChecker(Checker):
                     "add `hub: <folder of its hub.yaml>`, or give a {github:} or {git:} source",
                 )
                 return None, None
-            folder = raw[2:].rstrip("/")
-            bad = bundle_path_problem(folder, what="the plugin's folder")
+            folder = raw[2:].rstrip("/") or ROOT  # `./`: the bundle root
+            bad = bundle_path_problem(folder, what="the plugin's folder", root_ok=True)
             if bad is not None:
                 self.problem(at, *bad)
                 return None, None

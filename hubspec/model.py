@@ -168,6 +168,12 @@ class Skill:
     origin: Origin = Origin("SKILL.md")
     hosts: tuple[str, ...] | None = None  # None: every host (`skill_hosts:`)
     declared: str | None = None
+    group: str | None = None  # the group folder it sits in (skills/<group>/<name>/), if any
+
+    @property
+    def folder(self) -> str:
+        """Its folder under skills/: `<group>/<name>`, or `<name>`."""
+        return f"{self.group}/{self.name}" if self.group else self.name
 
     @property
     def title(self) -> str:
@@ -298,6 +304,15 @@ class ShippedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class CursorRule:
+    """One Cursor rule (`rules:`): its file name in rules/, and its bytes as read."""
+
+    name: str  # <name>.mdc, .md or .markdown
+    content: bytes
+    origin: Origin = Origin("hub.yaml")
+
+
+@dataclass(frozen=True, slots=True)
 class PromptFile:
     """An agent or a command: one `<name>.md` with front matter, kept as read."""
 
@@ -343,6 +358,7 @@ class Hub:
     commands: tuple[Command, ...] = ()
     # host -> its hooks file in the plugin folder, where it is not the adapter's own name
     hook_files: Mapping[str, str] = field(default_factory=frozen_map)
+    rules: tuple[CursorRule, ...] = ()  # `rules:`, Cursor's rules/ folder
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""

@@ -31,6 +31,20 @@ def read_text(path: Path, fail: Any, label: str = "") -> tuple[bytes, str] | Non
     return None
 
 
+def group_members(entry: Path) -> list[Path] | None:
+    """The skill folders of a group folder (`skills/<group>/<name>/SKILL.md`: a folder without
+    SKILL.md whose sub folders hold one), every sub folder but dot folders; None when `entry`
+    is no group (a skill folder, a link, a file)."""
+    if entry.is_symlink() or not entry.is_dir() or unsafe_folder_name(entry.name):
+        return None
+    if (entry / "SKILL.md").exists():
+        return None
+    if not any(entry.glob("*/SKILL.md")):
+        return None
+    subs = (p for p in entry.iterdir() if not p.name.startswith("."))
+    return sorted((p for p in subs if p.is_dir() or p.is_symlink()), key=lambda p: p.name)
+
+
 def split_front_matter(text: str) -> tuple[str, str] | None:
     """(front matter, body) of a Markdown file that starts with a `---` block, else None."""
     lines = text.split("\n")
@@ -73,12 +87,14 @@ def read_skill(folder: Path, *, shown: str, problems: list[Problem]) -> Skill | 
         return None
     source = folder / "SKILL.md"
     if not source.is_file():
-        nested = sorted(p.parent.name for p in folder.glob("*/SKILL.md"))
-        if nested:  # skills/<group>/<name>/SKILL.md
+        deeper = (p for p in folder.rglob("SKILL.md") if p.parent != folder and p.is_file())
+        nested = sorted(p.parent.relative_to(folder).as_posix() for p in deeper)
+        if nested:  # skills/<group>/<group>/<name>/SKILL.md
             fail(
-                f"a skill folder inside a group folder ({nested[0]}): Claude Code, Gemini CLI "
-                "and Agent Plugins load only skills/<name>/SKILL.md",
-                f"move {shown}/{nested[0]} up to the skills folder, or add {skill_md}",
+                f"a skill folder two group folders deep ({nested[0]}): the hosts that load "
+                "skill groups were seen loading skills/<group>/<name>/SKILL.md, one level deep",
+                f"move {shown}/{nested[0]} up to a group folder of the skills folder, or add "
+                f"{skill_md}",
             )
             return None
         fail("missing SKILL.md", f"create {skill_md} with front matter `description`")

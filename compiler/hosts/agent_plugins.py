@@ -32,6 +32,7 @@ ROOT_DIR = "agent-plugins"
 bundle_root = ROOT_DIR
 runs_hooks = False
 shows_icon = False
+SKILL_GROUPS = "Agent Plugins 1.0 reads skills/<name>/SKILL.md, immediate children only"
 ROOT = "${PLUGIN_ROOT}"
 DATA = "${PLUGIN_DATA}"
 _NO_HOOKS = EventSupport(None, unsupported="Agent Plugins 1.0 defines no hooks")

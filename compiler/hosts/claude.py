@@ -34,6 +34,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    plugin_source,
     without,
 )
 from memhub.compiler.hosts.entries import (
@@ -87,6 +88,10 @@ runs_hooks = True
 shows_icon = True
 USER_CONFIG = ".claude-plugin/plugin.json userConfig"  # plugin.user_config (user_config.py)
 HOOKS_FILE = "hooks/claude-hooks.json"
+SKILL_GROUPS = (  # tests/e2e/test_skill_groups_hosts.py
+    "Claude Code 2.1 loads only skills/<name>/SKILL.md of a plugin (plugin details lists no "
+    "skill of a group folder)"
+)
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -244,7 +249,7 @@ def build(hub: Hub) -> HostBuild:
     marketplace = marketplace_document(
         hub.marketplace,
         hub.marketplace.description or plugin.description,
-        [plugin_entry(hub, f"./{base}")],
+        [plugin_entry(hub, plugin_source(hub))],
     )
     artifacts = [json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace")]
     if not _without_manifest(hub, bool(mapped)):

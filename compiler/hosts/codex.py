@@ -35,6 +35,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    plugin_source,
 )
 from memhub.compiler.hosts.entries import (
     instruction_entries,
@@ -79,6 +80,9 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
+# skills/<group>/<name>/SKILL.md loads: Codex 0.171 lists it (`debug prompt-input`,
+# tests/e2e/test_skill_groups_hosts.py)
+SKILL_GROUPS: str | None = None
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),
@@ -154,15 +158,9 @@ def _plugin_servers(hub: Hub, rows: list[CoverageRow]) -> dict[str, Any]:
         servers[server.name] = deep_merge(
             spec, hub.override(name, "mcp_servers").get(server.name, {})
         )
-        rows.append(
-            server_row(
-                name,
-                server.name,
-                "caveat" if reason else "mapped",
-                ".codex-plugin/plugin.json mcpServers",
-                reason,
-            )
-        )
+        status: CoverageStatus = "caveat" if reason else "mapped"
+        where = ".codex-plugin/plugin.json mcpServers"
+        rows.append(server_row(name, server.name, status, where, reason))
     return servers
 
 
@@ -177,7 +175,6 @@ def build(hub: Hub) -> HostBuild:
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
     servers = _plugin_servers(hub, rows)
-    author = plugin.author
     manifest = compact(
         {
             **plugin_metadata(plugin),
@@ -189,7 +186,7 @@ def build(hub: Hub) -> HostBuild:
                     "displayName": plugin.title,
                     "shortDescription": _short(plugin.description),
                     "longDescription": plugin.description,
-                    "developerName": author.name if author else None,
+                    "developerName": plugin.author.name if plugin.author else None,
                     "category": plugin.category or DEFAULT_CATEGORY,
                     # Read: skills and MCP reads; Write: servers or hooks that can act.
                     "capabilities": ["Read", "Write"] if hub.mcp_servers or mapped else ["Read"],
@@ -203,7 +200,7 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     marketplace = marketplace_document(
-        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": f"./{base}"})]
+        hub.marketplace, None, [plugin_entry(hub, {"source": "local", "path": plugin_source(hub)})]
     )
     artifacts = [
         json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),

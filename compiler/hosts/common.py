@@ -10,6 +10,7 @@ from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.formats import jsondump
 from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
+from memhub.hubspec.bundlepaths import ROOT
 from memhub.hubspec.model import Hub, Plugin, Rulebook, StdioServer, thaw
 from memhub.templates import fill
 
@@ -30,10 +31,18 @@ NATIVE_ROOT = "plugins"
 
 def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
     """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default), or
-    the hub's `plugin.path` for the native root."""
+    the hub's `plugin.path` for the native root (`.`: the bundle root; an Artifact drops the
+    `./` its paths then start with)."""
     if root == NATIVE_ROOT and hub.plugin.path:
         return hub.plugin.path
     return f"{root}/{hub.plugin.name}"
+
+
+def plugin_source(hub: Hub) -> str:
+    """The native plugin folder as a root marketplace's relative source: `./<folder>`, or
+    `./` for a plugin at the bundle root."""
+    folder = plugin_dir(hub)
+    return "./" if folder == ROOT else f"./{folder}"
 
 
 def with_project(server: StdioServer) -> StdioServer:
@@ -107,12 +116,13 @@ def compact(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v not in (None, "", (), [], {})}
 
 
-def skill_artifacts(hub: Hub, root: str) -> list[Artifact]:
-    """Every skill file under `<root>/<plugin>/skills/`, byte for byte (shared by its hosts)."""
+def skill_artifacts(hub: Hub, root: str, *, flat: bool = False) -> list[Artifact]:
+    """Every skill file under `<root>/<plugin>/skills/`, byte for byte (shared by its hosts);
+    a skill of a group folder at `skills/<group>/<name>/`, or `skills/<name>/` when `flat`."""
     base = plugin_dir(hub, root)
     return [
         Artifact(
-            f"{base}/skills/{skill.name}/{file.path}",
+            f"{base}/skills/{skill.name if flat else skill.folder}/{file.path}",
             file.content,
             EXEC_MODE if file.executable else FILE_MODE,
             (SHARED,),

@@ -57,6 +57,8 @@ bundle_root = "copilot"
 # payloads yet (handler hooks are unsupported rows), so the bundle carries no runtime copy.
 runs_hooks = False
 shows_icon = False  # its plugin.json has no icon field
+# Copilot 1.0.102 lists skills/<group>/<name>/ (skill list): tests/e2e/test_skill_groups_hosts.py
+SKILL_GROUPS: str | None = None
 MANIFEST = ".github/plugin/plugin.json"  # the third of the four places it looks, its own
 MARKETPLACE = copilot_marketplace.MARKETPLACE_FILE
 HOOKS_FILE = "hooks/hooks.json"

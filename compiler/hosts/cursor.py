@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from memhub.compiler.hosts.common import (
     json_artifact,
     json_bytes,
     plugin_dir,
+    plugin_source,
     with_project,
 )
 from memhub.compiler.hosts.cursor_marketplace import (
@@ -30,9 +30,9 @@ from memhub.compiler.hosts.cursor_marketplace import (
     marketplace_document,
     plugin_entry,
 )
+from memhub.compiler.hosts.cursor_rules import has_rules, rule_artifacts
 from memhub.compiler.hosts.entries import (
     instruction_entries,
-    instructions_row,
     mcp_entries,
     server_row,
     skill_entries,
@@ -64,7 +64,6 @@ from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import references, substitute
-from memhub.templates import fill
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -83,6 +82,9 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/cursor-hooks.json"
+CURSOR_RULES = True  # the hub's `rules:` go in its plugin's rules/ (cursor_rules.py)
+# not run here (no Cursor CLI): its plugin format documents skills/*/SKILL.md discovery
+SKILL_GROUPS = "Cursor finds a plugin's skills at skills/<name>/SKILL.md (its plugin docs)"
 
 EVENTS = {
     "session_start": EventSupport("sessionStart"),
@@ -267,7 +269,7 @@ def build(hub: Hub) -> HostBuild:
             "logo": icon_path(hub),
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
-            "rules": "./rules/" if hub.instructions else None,
+            "rules": "./rules/" if has_rules(hub) else None,
             "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
             "mcpServers": servers,
             "tags": list(plugin.tags),  # last, where overrides.cursor.manifest put them
@@ -277,7 +279,7 @@ def build(hub: Hub) -> HostBuild:
     marketplace = marketplace_document(
         hub.marketplace,
         hub.marketplace.description or plugin.description,
-        [plugin_entry(hub, f"./{base}")],
+        [plugin_entry(hub, plugin_source(hub))],
     )
     artifacts = [
         json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
@@ -289,16 +291,9 @@ def build(hub: Hub) -> HostBuild:
         hooks = hooks_document(hub, name, flat_hooks(mapped, _handler), {"version": 1})
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
         artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
-    if hub.instructions:
-        rule = fill(
-            "cursor_rule.mdc.tmpl",
-            description=json.dumps(f"{plugin.title} instructions", ensure_ascii=False),
-            body=hub.instructions.text,
-        )
-        artifacts.append(
-            Artifact(f"{base}/rules/{plugin.name}.mdc", rule.encode("utf-8"), owners=(name,))
-        )
-        rows += instructions_row(hub, name, "mapped", f"rules/{plugin.name}.mdc (alwaysApply)", "")
+    rules, rule_rows = rule_artifacts(hub, base)
+    artifacts += rules
+    rows += rule_rows
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
         artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     return with_shipped(hub, SHIPPING, artifacts, rows)

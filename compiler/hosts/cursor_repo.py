@@ -3,7 +3,9 @@
 `.cursor-plugin/plugin.json` gives the plugin's fields, `tags` and `minClientVersions` among
 them (other values and extra keys, such as inline `mcpServers`, go to
 `overrides.cursor.manifest`);
-`.cursor-plugin/marketplace.json` gives its marketplace's entries and extras.
+`.cursor-plugin/marketplace.json` gives its marketplace's entries and extras; the plugin's
+`rules/` folder is the hub's `rules:` (each rule copied byte for byte, hubspec/cursorrules.py
+checks it; one the hub's loader refuses is listed with why).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ HOOKS = HookFormat(
 
 # Cursor's own manifest keys the hub holds as plugin fields (cursor.py writes them)
 OWN_FIELDS = {"tags": "tags", "minClientVersions": "min_client_versions"}
+
+RULES = "rules"  # a plugin folder's rules/, read as the hub's `rules:` folder
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

@@ -78,6 +78,8 @@ shows_icon = False
 ROOT = "${extensionPath}"
 MANIFEST = "gemini-extension.json"
 HOOKS_FILE = "hooks/hooks.json"
+# tests/e2e/test_skill_groups_hosts.py
+SKILL_GROUPS = "Gemini CLI 0.61 loads only skills/<name>/SKILL.md (gemini skills list)"
 CONTEXT_FILE = "GEMINI.md"
 
 EVENTS = {

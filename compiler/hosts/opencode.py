@@ -60,6 +60,8 @@ BUNDLE_DIR = "opencode"
 bundle_root = BUNDLE_DIR
 runs_hooks = False
 shows_icon = False
+# OpenCode 1.18.33 finds **/SKILL.md (debug skill): tests/e2e/test_skill_groups_hosts.py
+SKILL_GROUPS: str | None = None
 CONFIG_FILE = "opencode.json"
 JSONC_FILE = "opencode.jsonc"  # read too (after opencode.json), JSONC like it
 SCHEMA_URL = "https://opencode.ai/config.json"

@@ -52,7 +52,7 @@ UNNAMED_HOOKS = (
     "the manifest's `hooks` is not one ./path to a .json file: memhub writes a host's hooks "
     "in one file (the manifest entry is kept as an override)"
 )
-FOLDERS = ("skills", "agents", "commands")
+FOLDERS = ("skills", "agents", "commands", cursor_repo.RULES)  # the hub keys of these names
 
 
 @dataclass
@@ -218,8 +218,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin.setdefault("description", "")
     if hub.icon:
         plugin["icon"] = hub.icon
-    if hub.folder and hub.folder != f"plugins/{plugin['name']}":
-        plugin["path"] = hub.folder
+    if hub.folder != f"plugins/{plugin['name']}":
+        plugin["path"] = hub.folder or "."  # '': the repository root
     if not hub.readme:
         plugin["readme"] = False
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}

@@ -32,9 +32,16 @@ from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
 DEFAULT_OWNER = {"name": "unknown"}
-ROOT_PLUGIN = (
-    "a plugin at the repository root: memhub builds every plugin into a folder of its "
-    "bundle (plugins/{name}, or plugin.path), never the root"
+# what a plugin at the repository root does not hold: the build record, and the folders
+# memhub writes for the hosts that do not share the plugin folder (their files are read
+# apart, repo_other.py, or left out as files of no plugin)
+APART = (
+    ".memhub-build.json",
+    "gemini/",
+    "agent-plugins/",
+    "opencode/",
+    "copilot/",
+    ".github/plugin/",
 )
 Found = list[tuple[Any, str, dict[str, Any]]]
 
@@ -133,11 +140,13 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += copilot_repo.standalone(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
+    _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins:
         raise RepoError(_no_plugin(found))
     market = _market_defaults(found, plugins[0])
-    if len(plugins) == 1 and not found:
+    # a plugin hub writes its marketplace files: a root plugin without any would hold them
+    if len(plugins) == 1 and not found and plugins[0].folder:
         result = RepoImport([(plugins[0], "")], market, None)
     else:
         placed = [(hub, hub.folder or hub.name) for hub in plugins]
@@ -145,11 +154,18 @@ def import_repo(tree: Tree) -> RepoImport:
         result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
     covered = set(result.compared) | {u.path for u in result.unreproduced}
     result.outside = [p for p in tree if p not in covered]
-    for hub in plugins:
-        if not hub.folder:  # its files are compared where the build writes them instead
-            why = ROOT_PLUGIN.format(name=hub.name)
-            hub.read.hints.update({p: why for p in _paths(hub)})
     return result
+
+
+def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
+    """A plugin at the repository root (`plugin.path: .`) without the files that are not its
+    own: the other plugins' folders, the marketplace files, and what is APART."""
+    others = [f"{hub.folder}/" for hub in plugins if hub.folder]
+    for hub in (h for h in plugins if not h.folder):
+        for rel in [r for r in hub.files if r.startswith((*APART, *others))]:
+            del hub.files[rel]
+        hub.shipped = [r for r in hub.shipped if r in hub.files]
+        hub.read.consumed -= marketplaces
 
 
 def _no_plugin(found: Found) -> str:

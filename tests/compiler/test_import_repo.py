@@ -241,3 +241,17 @@ def test_from_repo_with_hosts_is_a_usage_error(
     assert code == 2
     assert "drop --hosts" in err
     assert not into.exists()
+
+
+def test_a_repository_that_is_one_plugin_round_trips_whole(tmp_path: Path) -> None:
+    """Manifests, marketplace files (listing `./`), skills, agents, commands and shipped
+    files all at the root: imported with `plugin.path: .`, built back at the root."""
+    listed, files, keys = trip("root-plugin")
+    assert listed == {}
+    assert files == (15, 15)
+    assert keys[0] == keys[1] > 0
+    tree = read_tree(REPOS / "root-plugin")
+    imported = import_repo(tree)
+    (solo, folder), *others = imported.plugins
+    assert (folder, others, solo.folder) == ("solo", [], "")
+    assert yaml.safe_load(imported.files["solo/hub.yaml"][0])["plugin"]["path"] == "."

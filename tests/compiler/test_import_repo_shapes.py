@@ -170,22 +170,33 @@ def test_a_marketplace_source_leaving_the_repository_is_refused(
     assert "names the folder ./../../etc" in refusal(repo, tmp_path / "hub", capsys)
 
 
-def test_a_plugin_at_the_repository_root_says_where_its_files_go(tmp_path: Path) -> None:
-    manifest = {"name": "solo", "version": "1.0.0", "description": "Solo."}
-    repo = write(tmp_path / "repo", {".claude-plugin/plugin.json": manifest})
-    tree = read_tree(repo)
-    result = round_trip(tree, import_repo(tree))
-    listed = {u.path: u.reason for u in result.unreproduced}
-    assert listed[".claude-plugin/plugin.json"].startswith(
-        "a plugin at the repository root: memhub builds every plugin into a folder of its "
-        "bundle (plugins/solo, or plugin.path), never the root"
-    )
-
-
-def test_a_root_plugin_only_a_marketplace_entry_names_is_imported_with_why(
-    tmp_path: Path,
+def test_a_plugin_at_the_repository_root_round_trips_as_plugin_path_dot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`source: "./"` names the repository root: its files are the plugin's, not refused."""
+    """No marketplace file: a marketplace hub writing none (`marketplaces: []`, as a plugin
+    hub would write its own into the plugin itself) over the plugin hub, at the root."""
+    manifest = {"name": "solo", "version": "1.0.0", "description": "Solo."}
+    skill = "---\nname: s\ndescription: S.\n---\nS\n"
+    repo = write(
+        tmp_path / "repo",
+        {".claude-plugin/plugin.json": manifest, "skills/s/SKILL.md": skill, "LICENSE": "MIT\n"},
+    )
+    into = tmp_path / "hub"
+    code = main(["import", "--from-repo", str(repo), "--into", str(into), "--yes", "--json"])
+    trip = json.loads(capsys.readouterr().out)["data"]["round_trip"]
+    assert trip == {
+        "files": {"reproduced": 3, "total": 3},
+        "json_key_paths": {"reproduced": 3, "total": 3},
+        "cannot_reproduce": [],
+    }
+    assert code == 0
+    assert hub(into)["marketplaces"] == []
+    plugin = hub(into, "solo")["plugin"]
+    assert plugin["path"] == "."  # type: ignore[index]
+
+
+def test_a_root_plugin_only_a_marketplace_entry_names_round_trips(tmp_path: Path) -> None:
+    """`source: "./"` names the repository root: its files are the plugin's."""
     entry = {"name": "x", "description": "X.", "version": "1.0.0", "source": "./"}
     skill = "---\nname: s\ndescription: S.\n---\nS\n"
     repo = write(
@@ -197,5 +208,57 @@ def test_a_root_plugin_only_a_marketplace_entry_names_is_imported_with_why(
     )
     tree = read_tree(repo)
     result = round_trip(tree, import_repo(tree))
-    listed = {u.path: u.reason for u in result.unreproduced}
-    assert listed["skills/s/SKILL.md"].startswith("a plugin at the repository root")
+    assert result.unreproduced == []
+    assert (result.files_same, result.files_total) == (2, 2)
+
+
+def test_a_root_plugin_keeps_out_the_folders_that_are_not_its_own(tmp_path: Path) -> None:
+    """Beside a plugin folder, another host's folder and a build record, a root plugin ships
+    none of them: the nested plugin is its own, the others are files of no plugin."""
+    entries = [{"name": "solo", "source": "./"}, {"name": "inner", "source": "./plugins/inner"}]
+    repo = write(
+        tmp_path / "repo",
+        {
+            MARKET: {"name": "m", "owner": {"name": "x"}, "plugins": entries},
+            ".claude-plugin/plugin.json": {"name": "solo", "version": "1.0.0", "description": "S"},
+            "plugins/inner/.claude-plugin/plugin.json": {"name": "inner", "description": "I"},
+            "plugins/inner/notes.md": "inner\n",
+            "gemini/solo/NOTES.md": "gemini\n",
+            "copilot/solo/NOTES.md": "copilot\n",
+            ".memhub-build.json": {"builds": []},
+            "notes.md": "root\n",
+        },
+    )
+    tree = read_tree(repo)
+    imported = import_repo(tree)
+    result = round_trip(tree, imported)
+    assert result.unreproduced == []
+    solo = next(h for h, _ in imported.plugins if h.name == "solo")
+    assert sorted(solo.files) == ["notes.md"]
+    assert sorted(imported.outside) == [
+        ".memhub-build.json",
+        "copilot/solo/NOTES.md",
+        "gemini/solo/NOTES.md",
+    ]
+
+
+def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code would read skills/x as a skill folder of the root plugin, which has
+    skills: the build of the import refuses it, and the import says so (exit 1, not 70)."""
+    repo = write(
+        tmp_path / "repo",
+        {
+            ".claude-plugin/plugin.json": {"name": "root", "version": "1.0.0", "description": "R"},
+            "skills/x/.claude-plugin/plugin.json": {"name": "x", "description": "X"},
+            "skills/s/SKILL.md": "---\nname: s\ndescription: S.\n---\nS\n",
+        },
+    )
+    code = main(["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--json"])
+    trip = json.loads(capsys.readouterr().out)["data"]["round_trip"]
+    assert code == 1
+    assert (
+        "plugin 'x' (folder 'skills/x') sits inside skills/, which the root plugin 'root'"
+        in (trip["cannot_reproduce"][0]["reason"])
+    )

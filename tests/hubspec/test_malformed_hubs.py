@@ -909,7 +909,7 @@ SKILL_CASES: dict[str, tuple[Setup, int, str | None]] = {
     "name-two-lines": (skill_file('---\nname: "a\\nb"\ndescription: x\n---\n'), 2, "line break"),
     "name-control-char": (skill_file('---\nname: "a\\tb"\ndescription: x\n---\n'), 2, "control"),
     "name-trailing-space": (skill_file("---\nname: 'ab '\ndescription: x\n---\n"), 2, "spaces"),
-    "nested-skill-folder": (skill_file(skill_md("inner"), "group/inner"), 1, "group folder"),
+    "skill-two-groups-deep": (skill_file(skill_md("inner"), "a/b/inner"), 1, "two group folders"),
     # another skill's folder name, in another case: Gemini CLI and case-insensitive disks conflate
     "name-is-another-folder": (skill_file(skill_md("Beta")), 1, "is the name of skill"),
     "folder-case-duplicate": (skill_file(skill_md("x"), "ALPHA"), 1, "is the name of skill"),
