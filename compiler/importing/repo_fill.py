@@ -55,8 +55,6 @@ def _patch_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         if patch and path in docs:
             _into(hub.read.extra.setdefault(host, {}), {MANIFEST: patch})
     market = imported.market_hub
-    if market is None:
-        return
     patches: dict[str, list[dict[str, Any]]] = {}
     items = _items(imported)
     for path, host in _marketplaces(imported, tree):
@@ -83,8 +81,6 @@ def _order_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         if order:
             hub.read.extra.setdefault(host, {}).setdefault(KEY_ORDER, {})[MANIFEST] = order
     market = imported.market_hub
-    if market is None:
-        return
     for path, host in _marketplaces(imported, tree):
         order = order_of(_repo(tree, path), docs.get(path))
         if order:  # one order for all of a host's files: the first (the root's) wins
@@ -118,7 +114,7 @@ def _marketplaces(imported: RepoImport, tree: Tree) -> list[tuple[str, str]]:
 def _items(imported: RepoImport) -> dict[str, dict[str, Any]]:
     """The marketplace hub's `plugins:` items by plugin name."""
     names = {into: hub.name for hub, into in imported.plugins}
-    market = imported.market_hub or {}
+    market = imported.market_hub
     return {
         str(item.get("name") or names.get(item.get("hub", ""), item.get("hub"))): item
         for item in market.get(PLUGINS, [])

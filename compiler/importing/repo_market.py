@@ -52,22 +52,20 @@ class RepoImport:
 
     plugins: list[tuple[PluginHub, str]]  # each plugin hub and its folder in INTO
     market: dict[str, Any]  # the `marketplace:` every hub gets
-    market_hub: dict[str, Any] | None  # the marketplace hub's data, None for one plugin hub
+    market_hub: dict[str, Any]  # the marketplace hub's data (INTO/hub.yaml)
     marketplace_files: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)  # repository files of no plugin
 
     @property
     def hubs(self) -> list[str]:
         """Every hub.yaml in INTO, the one to build first."""
-        own = [HUB_FILE] if self.market_hub is not None else []
-        return own + [_join(into, HUB_FILE) for _, into in self.plugins]
+        return [HUB_FILE] + [_join(into, HUB_FILE) for _, into in self.plugins]
 
     @property
     def files(self) -> dict[str, tuple[bytes, int]]:
         """Every file to write in INTO (hub.yaml files and what they hold)."""
         out: dict[str, tuple[bytes, int]] = {}
-        if self.market_hub is not None:
-            out[HUB_FILE] = (_dump(self.market_hub), FILE)
+        out[HUB_FILE] = (_dump(self.market_hub), FILE)
         for hub, into in self.plugins:
             _add(out, _join(into, HUB_FILE), _dump(plugin_yaml(hub, self.market)), FILE)
             for rel, entry in hub.files.items():
@@ -145,13 +143,11 @@ def import_repo(tree: Tree) -> RepoImport:
     if not plugins:
         raise RepoError(_no_plugin(found))
     market = _market_defaults(found, plugins[0])
-    # a plugin hub writes its marketplace files: a root plugin without any would hold them
-    if len(plugins) == 1 and not found and plugins[0].folder:
-        result = RepoImport([(plugins[0], "")], market, None)
-    else:
-        placed = [(hub, hub.folder or hub.name) for hub in plugins]
-        result = RepoImport(placed, market, _market_hub(found, plugins, market))
-        result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
+    # always a marketplace hub: a plugin hub writes marketplace files, which a repository
+    # without any (`marketplaces: []`) or a root plugin would not give back
+    placed = [(hub, hub.folder or hub.name) for hub in plugins]
+    result = RepoImport(placed, market, _market_hub(found, plugins, market))
+    result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
     covered = set(result.compared) | {u.path for u in result.unreproduced}
     result.outside = [p for p in tree if p not in covered]
     return result
