@@ -8,12 +8,19 @@ from dataclasses import dataclass
 from memhub.compiler import rulebooks
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
-from memhub.compiler.hosts import ADAPTERS, CoverageRow, recall_settings, user_config
+from memhub.compiler.hosts import (
+    ADAPTERS,
+    CoverageRow,
+    agent_plugins_shared,
+    recall_settings,
+    user_config,
+)
 from memhub.compiler.hosts.base import SkillNames
 from memhub.compiler.hosts.common import (
     icon_artifacts,
     plugin_dir,
     readme_artifact,
+    root_of,
     runtime_artifacts,
     skill_artifacts,
 )
@@ -58,8 +65,9 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
     selected = select_hosts(hub, hosts)
     produced: list[Artifact] = []
-    for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
-        hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
+    roots = {h: root_of(hub, ADAPTERS[h]) for h in selected}
+    for root in dict.fromkeys(roots.values()):
+        hosts_here = [ADAPTERS[h] for h in selected if roots[h] == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         produced += skill_artifacts(perhost.shared(hub, [a.name for a in hosts_here]), root)
         # the hub ships its own, or wants none
@@ -80,11 +88,12 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         coverage += skill_name_rows(
             seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())
         )
-        folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
+        folder = tuple(h for h in selected if roots[h] == roots[host])
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
-        books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
+        books = f"{plugin_dir(hub, roots[host])}/{rulebooks.BUNDLED}/{{}}"
         vendored = hub.runtime.vendor != "never"
         coverage += rulebooks.coverage_rows(hub, host, result.coverage, books, vendored)
+    coverage = agent_plugins_shared.codex_rows(hub, selected, coverage)
     failed = [row for row in coverage if row.required and row.status == "unsupported"]
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])

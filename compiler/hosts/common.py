@@ -28,6 +28,13 @@ NOT_VENDORED = ("server/", "memory/writes.py")
 NATIVE_ROOT = "plugins"
 
 
+def root_of(hub: Hub, adapter: Any) -> str:
+    """The bundle folder of `adapter`'s plugin copy for `hub`: its `root(hub)` when the
+    adapter lets the hub choose (Agent Plugins), else its `bundle_root`."""
+    choose = getattr(adapter, "root", None)
+    return str(choose(hub)) if callable(choose) else str(adapter.bundle_root)
+
+
 def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
     """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default), or
     the hub's `plugin.path` for the native root."""
