@@ -146,6 +146,15 @@ def _section(title: str, items: list[str]) -> str:
     return f"## {title}\n\n" + "".join(f"- {item}\n" for item in items) + "\n" if items else ""
 
 
+def _event_words(hook: Any) -> str:
+    """A hook's event for the README: its logical one, else each host's own (`event: {host:
+    Name}` binds no logical event)."""
+    if hook.event:
+        return f"`{hook.event}`"
+    native = [f"{host} `{v['event']}`" for host, v in hook.per_host.items() if v.get("event")]
+    return ", ".join(native) or "`-`"
+
+
 def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Artifact:
     """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
     plugin = hub.plugin
@@ -155,7 +164,7 @@ def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Arti
         note = f" - {server.description}" if server.description else ""
         servers.append(f"`{server.name}`: {kind}{note}")
     hooks = [
-        f"`{h.id}` on `{h.event}`" + (f" ({', '.join(h.tools)} tools)" if h.tools else "")
+        f"`{h.id}` on {_event_words(h)}" + (f" ({', '.join(h.tools)} tools)" if h.tools else "")
         for h in hub.hooks
     ]
     text = fill(

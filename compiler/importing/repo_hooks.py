@@ -269,10 +269,14 @@ def _value(fmt: HookFormat, hub_key: str, raw: Any) -> tuple[Any, str]:
             return None, "is not a non-empty string"
         if has_credential(raw):
             return None, "holds a credential; a hub is committed, its secrets are not"
-        if foreign := _foreign(fmt.host, raw):
-            return None, foreign
         command = as_hub_command(fmt, raw)
-        return (command, "") if command is not None else (None, _COMMAND_WHY)
+        if command is None:
+            return None, _COMMAND_WHY
+        # after the host's plugin folder variables became `${plugin_root}`: Copilot's is
+        # `${PLUGIN_ROOT}`, which another host also sets for its hooks
+        if foreign := _foreign(fmt.host, command):
+            return None, foreign
+        return command, ""
     if hub_key == "timeout":
         unit = fmt.timeout_unit
         ok = isinstance(raw, int) and not isinstance(raw, bool) and raw % unit == 0
