@@ -75,7 +75,7 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
 
 
 def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
-    """The manifest's `mcpServers`: hub servers, Copilot-only keys as overrides."""
+    """The manifest's `mcpServers`: hub servers, Copilot-only keys as `extra.copilot`."""
     if not isinstance(servers, Mapping):
         read.cannot(where, "its `mcpServers` is not an object, the only shape memhub writes")
         return
@@ -90,7 +90,7 @@ def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
             continue
         read.server(str(server), _roots(spec), name)
         if extras:
-            read.override(name, "mcp_servers", {str(server): extras})
+            read.server_keys(name, str(server), extras)
         for note in notes:
             read.note(f"{where}: {server}: {note}")
 

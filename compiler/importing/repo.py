@@ -264,8 +264,12 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
 def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
     """A `.mcp.json` server limited (`hosts:`) to the hosts whose manifests carry it: a Codex
     or Cursor manifest without it (inline or by file) does not."""
+    if not isinstance(spec, dict):
+        return spec
+    if server in read.server_extra:  # host-only keys: `extra: {host: {...}}`
+        spec = {**spec, "extra": read.server_extra[server]}
     hosts = [h for h, names in read.carried.items() if names is not None and server not in names]
-    if not hosts or not isinstance(spec, dict):
+    if not hosts:
         return spec
     return {**spec, "hosts": [h for h in read.hosts if h not in hosts]}
 

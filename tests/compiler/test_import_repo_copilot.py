@@ -53,7 +53,10 @@ def test_copilot_plugin_reads_into_its_own_hub(
     assert market["plugins"] == [{"hub": PLUGIN}]
     hub = yaml.safe_load((into / PLUGIN / "hub.yaml").read_text())
     assert hub["plugin"]["category"] == "productivity"
-    assert hub["mcp"]["servers"]["local"] == {"command": "${plugin_root}/bin/server"}
+    assert hub["mcp"]["servers"]["local"] == {
+        "command": "${plugin_root}/bin/server",
+        "extra": {"copilot": {"tools": ["lint", "fix"]}},  # a key in copilot_servers.EXTRA_KEYS
+    }
     assert hub["mcp"]["servers"]["tracker"]["env"] == {"TRACKER_TOKEN": "${env:TRACKER_TOKEN}"}
     assert hub["overrides"] == {"copilot": {"manifest": {"logo": "assets/logo.png"}}}
     assert hub["files"] == [{"from": "bin"}]
