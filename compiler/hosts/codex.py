@@ -79,6 +79,9 @@ bundle_root = NATIVE_ROOT
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"
+# the file Codex loads when its manifest names none (codex 0.171, and not beside a named one:
+# tests/e2e/test_codex_default_hooks_file.py); Claude Code loads it too, so memhub writes its own
+AUTO_HOOKS = "hooks/hooks.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),

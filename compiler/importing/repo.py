@@ -155,7 +155,7 @@ def read_hooks(
     plugin's own folder is consumed: compared, not shipped."""
     rel = hooks_file_of(fmt, manifest)
     auto = f"{folder}/{fmt.auto_file}" if folder else str(fmt.auto_file)
-    if fmt.auto_file and rel != fmt.auto_file and auto in tree:
+    if fmt.auto_file and fmt.auto_beside and rel != fmt.auto_file and auto in tree:
         hub.read.consumed.add(fmt.auto_file)
         hub.hooks.problems.setdefault(auto, []).append(
             f"{fmt.host} loads it beside the hooks file its manifest names: memhub writes one "

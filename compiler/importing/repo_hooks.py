@@ -40,6 +40,7 @@ class HookFormat:
     roots: Mapping[str, str]  # the host's `${VAR}` -> `${plugin_root}` / `${plugin_data}`
     default_file: str  # the adapter's HOOKS_FILE (hub `hook_files` names another)
     auto_file: str | None = None  # the file the host loads with no manifest key
+    auto_beside: bool = True  # it loads auto_file beside the file its manifest names too
     grouped: bool = True  # Claude-style `{Event: [{matcher, hooks: [...]}]}`; else flat
     typed: bool = True  # handlers carry `"type": "command"`
     leading: Mapping[str, Any] = field(default_factory=dict)  # top-level keys it writes
