@@ -11,6 +11,7 @@ from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import (
     ADAPTERS,
     CoverageRow,
+    agent_plugins_shared,
     cursor_rules,
     recall_settings,
     user_config,
@@ -20,6 +21,7 @@ from memhub.compiler.hosts.common import (
     icon_artifacts,
     plugin_dir,
     readme_artifact,
+    root_of,
     runtime_artifacts,
     skill_artifacts,
 )
@@ -67,8 +69,9 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     if clashes:
         raise HubError(clashes)
     produced: list[Artifact] = []
-    for root in dict.fromkeys(ADAPTERS[h].bundle_root for h in selected):
-        hosts_here = [ADAPTERS[h] for h in selected if ADAPTERS[h].bundle_root == root]
+    roots = {h: root_of(hub, ADAPTERS[h]) for h in selected}
+    for root in dict.fromkeys(roots.values()):
+        hosts_here = [ADAPTERS[h] for h in selected if roots[h] == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         flat = skillgroups.flat(root, hosts_here)
         produced += skill_artifacts(
@@ -92,15 +95,16 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
         coverage += skill_name_rows(
             seen, host, getattr(ADAPTERS[host], "SKILL_NAMES", SkillNames())
         )
-        folder = tuple(h for h in selected if ADAPTERS[h].bundle_root == ADAPTERS[host].bundle_root)
-        flat = skillgroups.flat(ADAPTERS[host].bundle_root, [ADAPTERS[h] for h in folder])
+        folder = tuple(h for h in selected if roots[h] == roots[host])
+        flat = skillgroups.flat(roots[host], [ADAPTERS[h] for h in folder])
         coverage += skillgroups.group_rows(seen, ADAPTERS[host], flat)
         if not getattr(ADAPTERS[host], "CURSOR_RULES", False):
             coverage += cursor_rules.elsewhere_rows(seen, host, ADAPTERS[host].title)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]
-        books = f"{plugin_dir(hub, ADAPTERS[host].bundle_root)}/{rulebooks.BUNDLED}/{{}}"
+        books = f"{plugin_dir(hub, roots[host])}/{rulebooks.BUNDLED}/{{}}"
         vendored = hub.runtime.vendor != "never"
         coverage += rulebooks.coverage_rows(hub, host, result.coverage, books, vendored)
+    coverage = agent_plugins_shared.codex_rows(hub, selected, coverage)
     failed = [row for row in coverage if row.required and row.status == "unsupported"]
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])

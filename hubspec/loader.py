@@ -228,6 +228,7 @@ class _Checker(
             origin=self.positions.of_value(("plugin",)),
             path=raw.get("path"),
             readme=raw.get("readme", True),
+            agent_plugins_folder=raw.get("agent_plugins_folder", "apart"),
             per_host=per_host,
         )
 

@@ -86,6 +86,8 @@ class Plugin:
     origin: Origin = Origin("hub.yaml")
     path: str | None = None  # the plugin folder in a bundle (None: plugins/<name>)
     readme: bool = True  # False: no generated README.md in its plugin folders
+    # "shared": the Agent Plugins package in the plugin folder (hosts/agent_plugins.py)
+    agent_plugins_folder: str = "apart"
     # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 

@@ -7,6 +7,7 @@ from typing import Any
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import CoverageRow, HostBuild, SkillNames
 from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
     compact,
     deep_merge,
     json_artifact,
@@ -30,6 +31,9 @@ SPEC = "https://agent-plugins.org/schemas/1.0.0"
 # their native manifest and then load no hooks, so the two must not share a plugin folder.
 ROOT_DIR = "agent-plugins"
 bundle_root = ROOT_DIR
+# `plugin.agent_plugins_folder: shared` puts the package in the plugin's own folder instead, as
+# some published repositories have it: an author's opt-in, paid for on Codex (agent_plugins_shared)
+SHARED = "shared"
 runs_hooks = False
 shows_icon = False
 SKILL_GROUPS = "Agent Plugins 1.0 reads skills/<name>/SKILL.md, immediate children only"
@@ -119,16 +123,20 @@ def _server(server: StdioServer | RemoteServer) -> tuple[dict[str, Any] | None, 
     )
 
 
+def root(hub: Hub) -> str:
+    """The bundle folder holding the package: its own, or the native plugin folder's."""
+    return NATIVE_ROOT if hub.plugin.agent_plugins_folder == SHARED else ROOT_DIR
+
+
 def install_steps(hub: Hub) -> list[str]:
-    return [f"point an Agent Plugins client at {plugin_dir(hub, ROOT_DIR)} (its plugin.json)"]
+    return [f"point an Agent Plugins client at {plugin_dir(hub, root(hub))} (its plugin.json)"]
 
 
 SKILLS_AND_SERVERS = "Agent Plugins 1.0 carries skills and MCP servers only"
-SHIPPING = Shipping(name, ROOT_DIR, agents=SKILLS_AND_SERVERS, commands=SKILLS_AND_SERVERS)
 
 
 def build(hub: Hub) -> HostBuild:
-    base = plugin_dir(hub, ROOT_DIR)
+    base = plugin_dir(hub, root(hub))
     plugin = hub.plugin
     _, rows = map_hooks(
         hub, host=name, events=EVENTS, tools={}, matcher=lambda n: "", root=ROOT, data=DATA
@@ -156,4 +164,5 @@ def build(hub: Hub) -> HostBuild:
     rows += instructions_row(
         hub, name, "unsupported", "-", "Agent Plugins 1.0 carries skills and MCP servers only"
     )
-    return with_shipped(hub, SHIPPING, artifacts, rows)
+    shipping = Shipping(name, root(hub), agents=SKILLS_AND_SERVERS, commands=SKILLS_AND_SERVERS)
+    return with_shipped(hub, shipping, artifacts, rows)

@@ -16,6 +16,7 @@ from memhub.compiler.importing.repo_parts import ReadPlugin
 name = "agent-plugins"
 FOLDER = ROOT_DIR  # the package's folder is FOLDER/<name>
 MANIFEST = "plugin.json"
+MCP_FILE = "mcp.json"
 
 
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:

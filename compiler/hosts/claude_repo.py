@@ -56,7 +56,7 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
 
 
 def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
-    """.mcp.json `mcpServers`: hub servers, Claude-only keys as `overrides.claude.mcp_servers`."""
+    """.mcp.json `mcpServers`: hub servers, Claude-only keys as `extra.claude` (or overrides)."""
     servers = doc.get("mcpServers") if isinstance(doc, Mapping) else None
     if not isinstance(servers, Mapping):
         read.cannot(where, "has no `mcpServers` object, the only shape memhub writes")
@@ -72,7 +72,7 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
             continue
         read.server(str(server), _roots(spec), name)
         if extras:
-            read.override(name, "mcp_servers", {str(server): extras})
+            read.server_keys(name, str(server), extras)
         for note in notes:
             read.note(f"{where}: {server}: {note}")
 

@@ -83,6 +83,9 @@ HOOKS_FILE = "hooks/codex-hooks.json"
 # skills/<group>/<name>/SKILL.md loads: Codex 0.171 lists it (`debug prompt-input`,
 # tests/e2e/test_skill_groups_hosts.py)
 SKILL_GROUPS: str | None = None
+# the file Codex loads when its manifest names none (codex 0.171, and not beside a named one:
+# tests/e2e/test_codex_default_hooks_file.py); Claude Code loads it too, so memhub writes its own
+AUTO_HOOKS = "hooks/hooks.json"
 
 EVENTS = {
     "session_start": EventSupport("SessionStart"),

@@ -33,6 +33,8 @@ HOOKS = HookFormat(
     order=COMMAND_ORDER,
     roots={ROOT: "${plugin_root}", DATA: "${plugin_data}"},
     default_file=codex.HOOKS_FILE,
+    auto_file=codex.AUTO_HOOKS,  # only when the manifest names none (codex 0.171)
+    auto_beside=False,
 )
 
 

@@ -29,6 +29,13 @@ NOT_VENDORED = ("server/", "memory/writes.py")
 NATIVE_ROOT = "plugins"
 
 
+def root_of(hub: Hub, adapter: Any) -> str:
+    """The bundle folder of `adapter`'s plugin copy for `hub`: its `root(hub)` when the
+    adapter lets the hub choose (Agent Plugins), else its `bundle_root`."""
+    choose = getattr(adapter, "root", None)
+    return str(choose(hub)) if callable(choose) else str(adapter.bundle_root)
+
+
 def plugin_dir(hub: Hub, root: str = NATIVE_ROOT) -> str:
     """Where the plugin lives inside a bundle: `<root>/<name>` (root: plugins by default), or
     the hub's `plugin.path` for the native root (`.`: the bundle root; an Artifact drops the
@@ -149,6 +156,15 @@ def _section(title: str, items: list[str]) -> str:
     return f"## {title}\n\n" + "".join(f"- {item}\n" for item in items) + "\n" if items else ""
 
 
+def _event_words(hook: Any) -> str:
+    """A hook's event for the README: its logical one, else each host's own (`event: {host:
+    Name}` binds no logical event)."""
+    if hook.event:
+        return f"`{hook.event}`"
+    native = [f"{host} `{v['event']}`" for host, v in hook.per_host.items() if v.get("event")]
+    return ", ".join(native) or "`-`"
+
+
 def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Artifact:
     """`<plugin>/README.md`: what the plugin holds and how each selected host installs it."""
     plugin = hub.plugin
@@ -158,7 +174,7 @@ def readme_artifact(hub: Hub, root: str, installs: list[dict[str, Any]]) -> Arti
         note = f" - {server.description}" if server.description else ""
         servers.append(f"`{server.name}`: {kind}{note}")
     hooks = [
-        f"`{h.id}` on `{h.event}`" + (f" ({', '.join(h.tools)} tools)" if h.tools else "")
+        f"`{h.id}` on {_event_words(h)}" + (f" ({', '.join(h.tools)} tools)" if h.tools else "")
         for h in hub.hooks
     ]
     text = fill(

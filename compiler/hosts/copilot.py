@@ -77,9 +77,15 @@ EVENTS = {
     "turn_end": EventSupport("agentStop"),
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
 }
-# Copilot's own events beyond these eight, and its hook options, are not bound yet
-NATIVE_EVENTS: tuple[str, ...] = ()
-HOOK_OPTIONS: dict[str, str] = {}
+# Copilot CLI's hook events (its hooks reference), for hooks bound natively
+# (`event: {copilot: ...}`) and read back by import --from-repo (copilot_repo.HOOKS)
+NATIVE_EVENTS: tuple[str, ...] = (
+    "sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse",
+    "postToolUseFailure", "agentStop", "subagentStop", "preCompact", "errorOccurred",
+    "notification", "permissionRequest",
+)  # fmt: skip
+# hub option -> Copilot's handler key: its Windows command, and the folder a command runs in
+HOOK_OPTIONS: dict[str, str] = {"command_windows": "powershell", "cwd": "cwd"}
 HOOK_ENV = frozenset({"COPILOT_PLUGIN_DATA"})  # what DATA names; ${plugin_root} is a path
 # Copilot CLI 1.0.102 names a SKILL.md without `name` by its folder
 SKILL_NAMES = SkillNames(
@@ -152,6 +158,7 @@ def _handler(item: MappedHook) -> dict[str, Any]:
         handler["matcher"] = item.matcher
     if item.hook.timeout is not None:
         handler["timeoutSec"] = item.hook.timeout
+    handler.update(item.options)
     return handler
 
 

@@ -4,11 +4,10 @@ memhub writes a plugin's Copilot copy at `copilot/<name>/` (copilot.bundle_root)
 manifest at `.github/plugin/plugin.json`, and the repository's Copilot marketplace at
 `.github/plugin/marketplace.json`. The manifest gives the plugin's fields and, from its inline
 `mcpServers`, the hub's servers; the folder keys copilot.py writes from the hub (`skills`,
-`agents`, `commands`) are not overrides; every other key (`hooks` too, while hooks files
-are not imported) goes to
-`overrides.copilot.manifest`. A plugin the repository has only for Copilot becomes a plugin
-hub of its own (`standalone`); one the other hosts have too joins it (repo_other.OTHERS).
-Hooks files are not read here (the hooks import reads every host's).
+`agents`, `commands`, and `hooks`, which names the hooks file read through `HOOKS`) are not
+overrides; every other key goes to `overrides.copilot.manifest`. A plugin the repository has
+only for Copilot becomes a plugin hub of its own (`standalone`); one the other hosts have too
+joins it (repo_other.OTHERS).
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.hosts import copilot
-from memhub.compiler.hosts.copilot_servers import hub_spec
+from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec
+from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     SHARED_FIELDS,
     ReadPlugin,
@@ -37,6 +37,19 @@ MANIFEST = copilot.MANIFEST
 MARKETPLACE = copilot.MARKETPLACE
 HOOKS_FILES = (copilot.HOOKS_FILE,)
 ROOT_VAR = "PLUGIN_ROOT"  # copilot_servers.ROOT
+# how copilot.py writes its hooks file (`version: 1`, flat handlers: `bash`, its matcher,
+# `timeoutSec`, then the options: `powershell`, `cwd`)
+HOOKS = HookFormat(
+    host=name,
+    events=copilot.NATIVE_EVENTS,
+    keys={"bash": "command", "matcher": "matcher", "timeoutSec": "timeout"},
+    options={v: k for k, v in copilot.HOOK_OPTIONS.items()},
+    order=("type", "bash", "matcher", "timeoutSec"),
+    roots={ROOT: "${plugin_root}", copilot.DATA: "${plugin_data}"},
+    default_file=copilot.HOOKS_FILE,
+    grouped=False,
+    leading={"version": 1},
+)
 # manifest keys copilot.py writes from what the hub holds, with the value it writes
 _GENERATED = {
     "agents": "./agents/",
@@ -50,14 +63,19 @@ _FIELDS = {"category": "category"}  # a hub field copilot.py writes beyond the s
 def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
     """.github/plugin/plugin.json: the plugin's fields, its servers, the rest as overrides."""
     path = f"{read.folder}/{MANIFEST}" if read.folder else MANIFEST
-    rest = {k: v for k, v in doc.items() if k != SERVERS and _GENERATED.get(k) != v}
+    # `hooks` as one path: copilot.py writes it from the hooks file it names (hub `hook_files`)
+    rest = {
+        k: v
+        for k, v in doc.items()
+        if k != SERVERS and _GENERATED.get(k) != v and not (k == "hooks" and isinstance(v, str))
+    }
     read.manifest(name, rest, _FIELDS, written=(*SHARED_FIELDS, "category"))
     if SERVERS in doc:
         _read_servers(doc[SERVERS], read, path)
 
 
 def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
-    """The manifest's `mcpServers`: hub servers, Copilot-only keys as overrides."""
+    """The manifest's `mcpServers`: hub servers, Copilot-only keys as `extra.copilot`."""
     if not isinstance(servers, Mapping):
         read.cannot(where, "its `mcpServers` is not an object, the only shape memhub writes")
         return
@@ -72,7 +90,7 @@ def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
             continue
         read.server(str(server), _roots(spec), name)
         if extras:
-            read.override(name, "mcp_servers", {str(server): extras})
+            read.server_keys(name, str(server), extras)
         for note in notes:
             read.note(f"{where}: {server}: {note}")
 
@@ -136,7 +154,8 @@ def folders(tree: Tree) -> set[str]:
 def standalone(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
     """A plugin hub for each `copilot/<name>/` whose name no other host's plugin has: the
     repository publishes that plugin for Copilot alone."""
-    from memhub.compiler.importing.repo import read_plugin  # importing needs the readers first
+    # importing needs the readers first
+    from memhub.compiler.importing.repo import read_hooks, read_plugin
     from memhub.compiler.importing.repo_tree import json_file
 
     known = {hub.name for hub in plugins}
@@ -148,6 +167,7 @@ def standalone(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
         hub = read_plugin(tree, folder)
         read_manifest(doc, hub.read)
         hub.read.consumed.add(MANIFEST)
+        read_hooks(hub, HOOKS, dict(doc), tree, folder)
         hub.shipped = [rel for rel in hub.shipped if rel != MANIFEST]
         hub.files.pop(MANIFEST, None)
         hubs.append(hub)

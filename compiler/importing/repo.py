@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from memhub.compiler.hosts import claude_repo, codex_repo, cursor_repo
+from memhub.compiler.hosts import (
+    agent_plugins,
+    agent_plugins_repo,
+    claude_repo,
+    codex_repo,
+    cursor_repo,
+)
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
     HookFormat,
@@ -29,10 +35,9 @@ from memhub.hubspec.files import ICON_PREFIX, README, reserved
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
 # files of hosts memhub builds elsewhere than the plugin folder (README "build")
-# An Agent Plugins package inside a Codex plugin folder is not offered as a hub option: Codex
-# then reads it instead of .codex-plugin/plugin.json and loads none of the plugin's hooks
-# (codex 0.171: tests/e2e/test_codex_plugin.py; a published repository laid out this way
-# listed 0 plugin hooks in `hooks/list`, and its Codex hooks once the two files were gone).
+# An Agent Plugins package (its `$schema` names the standard) inside a plugin folder is read as
+# `plugin.agent_plugins_folder: shared`: the build then says that Codex loads none of the
+# plugin's hooks (agent_plugins_shared.py). Any other plugin.json there cannot come back.
 ELSEWHERE = {
     "plugin.json": "an Agent Plugins plugin.json beside .codex-plugin/plugin.json: Codex reads "
     "it instead and loads none of the plugin's hooks, so memhub writes it only in "
@@ -66,6 +71,7 @@ class PluginHub:
     icon: str | None = None  # the plugin folder's assets/icon.<ext>, when a manifest names it
     elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
     readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
+    shared_package: bool = False  # an Agent Plugins package in the plugin folder itself
     hooks: ReadHooks = field(default_factory=ReadHooks)
 
     @property
@@ -101,6 +107,7 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         if reader is not claude_repo:  # the servers this host's manifest carries
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
+    hub.shared_package = _shared_package(tree, prefix, read)
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
@@ -119,6 +126,19 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
     return hub
 
 
+def _shared_package(tree: Tree, prefix: str, read: ReadPlugin) -> bool:
+    """An Agent Plugins package in the plugin folder itself, read (its mcp.json compared)."""
+    try:
+        doc = json_file(tree, prefix + agent_plugins_repo.MANIFEST)
+    except RepoError:  # not JSON: a plugin.json of another kind, shipped as it is
+        return False
+    if not isinstance(doc, dict) or not str(doc.get("$schema", "")).startswith(agent_plugins.SPEC):
+        return False
+    agent_plugins_repo.read_manifest(doc, read)
+    read.consumed.update({agent_plugins_repo.MANIFEST, agent_plugins_repo.MCP_FILE})
+    return True
+
+
 def _carried(inline: Any) -> set[str] | None:
     """The `.mcp.json` servers a manifest's `mcpServers` carries: those it holds inline, all
     (None) when it names a file, none when it has no `mcpServers`."""
@@ -135,7 +155,7 @@ def read_hooks(
     plugin's own folder is consumed: compared, not shipped."""
     rel = hooks_file_of(fmt, manifest)
     auto = f"{folder}/{fmt.auto_file}" if folder else str(fmt.auto_file)
-    if fmt.auto_file and rel != fmt.auto_file and auto in tree:
+    if fmt.auto_file and fmt.auto_beside and rel != fmt.auto_file and auto in tree:
         hub.read.consumed.add(fmt.auto_file)
         hub.hooks.problems.setdefault(auto, []).append(
             f"{fmt.host} loads it beside the hooks file its manifest names: memhub writes one "
@@ -222,6 +242,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["path"] = hub.folder or "."  # '': the repository root
     if not hub.readme:
         plugin["readme"] = False
+    if hub.shared_package:
+        plugin["agent_plugins_folder"] = agent_plugins.SHARED
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
@@ -242,8 +264,12 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
 def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
     """A `.mcp.json` server limited (`hosts:`) to the hosts whose manifests carry it: a Codex
     or Cursor manifest without it (inline or by file) does not."""
+    if not isinstance(spec, dict):
+        return spec
+    if server in read.server_extra:  # host-only keys: `extra: {host: {...}}`
+        spec = {**spec, "extra": read.server_extra[server]}
     hosts = [h for h, names in read.carried.items() if names is not None and server not in names]
-    if not hosts or not isinstance(spec, dict):
+    if not hosts:
         return spec
     return {**spec, "hosts": [h for h in read.hosts if h not in hosts]}
 

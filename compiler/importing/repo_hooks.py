@@ -40,6 +40,7 @@ class HookFormat:
     roots: Mapping[str, str]  # the host's `${VAR}` -> `${plugin_root}` / `${plugin_data}`
     default_file: str  # the adapter's HOOKS_FILE (hub `hook_files` names another)
     auto_file: str | None = None  # the file the host loads with no manifest key
+    auto_beside: bool = True  # it loads auto_file beside the file its manifest names too
     grouped: bool = True  # Claude-style `{Event: [{matcher, hooks: [...]}]}`; else flat
     typed: bool = True  # handlers carry `"type": "command"`
     leading: Mapping[str, Any] = field(default_factory=dict)  # top-level keys it writes
@@ -269,10 +270,14 @@ def _value(fmt: HookFormat, hub_key: str, raw: Any) -> tuple[Any, str]:
             return None, "is not a non-empty string"
         if has_credential(raw):
             return None, "holds a credential; a hub is committed, its secrets are not"
-        if foreign := _foreign(fmt.host, raw):
-            return None, foreign
         command = as_hub_command(fmt, raw)
-        return (command, "") if command is not None else (None, _COMMAND_WHY)
+        if command is None:
+            return None, _COMMAND_WHY
+        # after the host's plugin folder variables became `${plugin_root}`: Copilot's is
+        # `${PLUGIN_ROOT}`, which another host also sets for its hooks
+        if foreign := _foreign(fmt.host, command):
+            return None, foreign
+        return command, ""
     if hub_key == "timeout":
         unit = fmt.timeout_unit
         ok = isinstance(raw, int) and not isinstance(raw, bool) and raw % unit == 0

@@ -27,4 +27,4 @@ def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
             reader.read_manifest(doc, hub.read)
             hub.elsewhere += [p for p in tree if p.startswith(folder + "/")]
             if hasattr(reader, "HOOKS"):
-                read_hooks(hub, reader.HOOKS, None, tree, folder)
+                read_hooks(hub, reader.HOOKS, doc, tree, folder)  # where its manifest says

@@ -49,6 +49,8 @@ class ReadPlugin:
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # host -> the .mcp.json servers its manifest carries (None: all, by naming the file)
     carried: dict[str, set[str] | None] = field(default_factory=dict)
+    # server -> host -> its host-only keys the hub holds as `extra:` (server_extras.py)
+    server_extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def host(self, host: str) -> None:
         if host not in self.hosts:
@@ -111,6 +113,25 @@ class ReadPlugin:
         fields, extra = plugin_fields(doc, renames or {})
         self.fields(fields, host, written)
         self.override(host, "manifest", extra)
+
+    def server_keys(self, host: str, server: str, keys: Mapping[str, Any]) -> None:
+        """A server's keys only `host` writes: those in the host's `EXTRA_KEYS`, of its type,
+        as the server's `extra.<host>`; any other as `overrides.<host>.mcp_servers`. The build
+        writes a server's overrides before its `extra` keys, so only the trailing run of
+        fitting keys becomes `extra` (the file's key order comes back)."""
+        from memhub.compiler.hosts.server_extras import known_keys, type_problem
+
+        known = known_keys().get(host, {})
+        fits: dict[str, Any] = {}
+        for key in reversed(list(keys)):
+            if key not in known or type_problem(known[key], keys[key]) is not None:
+                break
+            fits[key] = keys[key]
+        fits = dict(reversed(list(fits.items())))
+        if fits:
+            self.server_extra.setdefault(server, {}).setdefault(host, {}).update(fits)
+        rest = {k: v for k, v in keys.items() if k not in fits}
+        self.override(host, "mcp_servers", {server: rest} if rest else {})
 
     def override(self, host: str, section: str, data: Mapping[str, Any]) -> None:
         if not data:

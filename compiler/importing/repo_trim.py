@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
+from memhub.compiler.hosts import agent_plugins_repo
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_other import OTHERS
@@ -57,10 +58,11 @@ def trim(imported: RepoImport, build: Any) -> None:
 
 def manifest_path(hub: PluginHub, host: str) -> str:
     """Where the build writes `host`'s manifest of `hub`'s plugin."""
-    if host in APART:
+    if host in APART and not (hub.shared_package and host == agent_plugins_repo.name):
         folder, manifest = APART[host]
         return f"{folder}/{hub.name}/{manifest}"
-    return f"{hub.folder}/{NATIVE[host]}" if hub.folder else NATIVE[host]
+    name = NATIVE.get(host) or APART[host][1]  # a shared package: plugin.json in the folder
+    return f"{hub.folder}/{name}" if hub.folder else name
 
 
 def _take(extra: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

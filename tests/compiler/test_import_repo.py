@@ -252,3 +252,44 @@ def test_a_repository_that_is_one_plugin_round_trips_whole(tmp_path: Path) -> No
     (solo, folder), *others = imported.plugins
     assert (folder, others, solo.folder) == ("solo", [], "")
     assert yaml.safe_load(imported.files["solo/hub.yaml"][0])["plugin"]["path"] == "."
+
+
+def test_host_only_server_keys_go_to_extra_where_the_host_lists_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude's `timeout` and `alwaysLoad` (claude_servers.EXTRA_KEYS) become the server's
+    `extra.claude`; `disabled`, which memhub does not list, stays an override."""
+    into = tmp_path / "hub"
+    run(capsys, "import", "--from-repo", str(REPOS / "claude-only"), "--into", str(into), "--yes")
+    hub = yaml.safe_load((into / "plugins" / "review-kit" / "hub.yaml").read_text())
+    linter = hub["mcp"]["servers"]["linter"]
+    assert linter["extra"] == {"claude": {"timeout": 30000, "alwaysLoad": True}}
+    assert hub["overrides"]["claude"]["mcp_servers"] == {"linter": {"disabled": False}}
+
+
+@pytest.mark.parametrize(
+    ("keys", "extra", "override"),
+    [
+        ({"timeout": "30"}, None, {"timeout": "30"}),  # not of its type
+        ({"timeout": 5, "disabled": True}, None, {"timeout": 5, "disabled": True}),  # order
+        ({"alwaysLoad": True}, {"alwaysLoad": True}, None),
+    ],
+    ids=["wrong-type", "before-an-override", "alone"],
+)
+def test_server_keys_split_so_the_file_comes_back(
+    tmp_path: Path,
+    keys: dict[str, object],
+    extra: dict[str, object] | None,
+    override: dict[str, object] | None,
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "claude-only", repo)
+    server = {"type": "stdio", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/check.sh", **keys}
+    mcp = repo / "plugins/review-kit/.mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"linter": server}}, indent=2) + "\n")
+    tree = read_tree(repo)
+    imported = import_repo(tree)
+    ((hub, _),) = imported.plugins
+    assert hub.read.server_extra.get("linter", {}).get("claude") == extra
+    assert hub.read.overrides.get("claude", {}).get("mcp_servers", {}).get("linter") == override
+    assert round_trip(tree, imported).unreproduced == []

@@ -2,7 +2,8 @@
 
 tests/data/repos/copilot is memhub's build of a Copilot-only plugin (marketplace at
 .github/plugin/marketplace.json, the plugin at copilot/<name>/ with .github/plugin/plugin.json,
-inline MCP servers, a skill, an agent, a command, a shipped script); copilot-mixed is the
+inline MCP servers, a skill, an agent, a command, a shipped script, a hooks file with a
+matcher, a timeout, Copilot's options and a native event); copilot-mixed is the
 same plugin built for Claude Code and Copilot, whose Copilot copy joins the Claude plugin.
 """
 
@@ -35,7 +36,7 @@ def repo(tmp_path: Path) -> Path:
 def test_copilot_only_plugin_round_trips_whole() -> None:
     listed, files, keys = trip("copilot")
     assert listed == {}
-    assert files == (7, 7)
+    assert files == (8, 8)
     assert keys[0] == keys[1] > 0
 
 
@@ -52,7 +53,10 @@ def test_copilot_plugin_reads_into_its_own_hub(
     assert market["plugins"] == [{"hub": PLUGIN}]
     hub = yaml.safe_load((into / PLUGIN / "hub.yaml").read_text())
     assert hub["plugin"]["category"] == "productivity"
-    assert hub["mcp"]["servers"]["local"] == {"command": "${plugin_root}/bin/server"}
+    assert hub["mcp"]["servers"]["local"] == {
+        "command": "${plugin_root}/bin/server",
+        "extra": {"copilot": {"tools": ["lint", "fix"]}},  # a key in copilot_servers.EXTRA_KEYS
+    }
     assert hub["mcp"]["servers"]["tracker"]["env"] == {"TRACKER_TOKEN": "${env:TRACKER_TOKEN}"}
     assert hub["overrides"] == {"copilot": {"manifest": {"logo": "assets/logo.png"}}}
     assert hub["files"] == [{"from": "bin"}]
@@ -73,15 +77,77 @@ def test_copilot_copy_joins_the_plugin_other_hosts_have() -> None:
     assert result.market_hub is not None and result.market_hub["hosts"] == ["claude", "copilot"]
 
 
-def test_a_hooks_file_stays_unreproduced(repo: Path) -> None:
-    """Reading hooks files is the hooks import's work: the file is listed, with why."""
-    (repo / PLUGIN / "hooks").mkdir()
-    hooks = {"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "echo"}]}}
-    (repo / PLUGIN / "hooks/hooks.json").write_text(json.dumps(hooks, indent=2) + "\n")
-    tree = read_tree(repo)
-    result = import_repo(tree)
+def test_hooks_read_back_as_copilot_hooks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    into = tmp_path / "hub"
+    assert (
+        main(["import", "--from-repo", str(REPOS / "copilot"), "--into", str(into), "--yes"]) == 0
+    )
+    capsys.readouterr()
+    hub = yaml.safe_load((into / PLUGIN / "hub.yaml").read_text())
+    hooks = {h["id"]: h for h in hub["hooks"]}
+    start = hooks["copilot-session-start"]
+    assert start["event"] == {"copilot": "sessionStart"}
+    assert start["command"] == '"${plugin_root}"/bin/server --note start'
+    assert start["timeout"] == 10
+    guard = hooks["copilot-pre-tool-use"]
+    assert guard["matcher"] == "^(?:bash)$"
+    assert guard["command"] == 'echo guard >> "${plugin_data}/guard.log"'
+    assert guard["options"] == {"command_windows": "Write-Output guard", "cwd": "."}
+    assert hooks["copilot-error-occurred"]["event"] == {"copilot": "errorOccurred"}
+    assert "hooks" not in hub["overrides"]["copilot"]["manifest"]  # written from the file
+
+
+HOOKS_FILE = f"{PLUGIN}/hooks/hooks.json"
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"version": 2}, "version: is 2; memhub writes 1"),
+        (
+            {"hooks": {"sessionStart": [{"type": "prompt", "prompt": "/go"}]}},
+            "hooks/sessionStart/0: is a 'prompt' hook; the hub carries `command` hooks only",
+        ),
+        (
+            {"hooks": {"agentStop": [{"type": "command", "bash": "x", "env": {"A": "1"}}]}},
+            "hooks/agentStop/0/env: not a key memhub writes for a copilot hook",
+        ),
+        (
+            {"hooks": {"Stop": [{"type": "command", "bash": "x"}]}},
+            "hooks/Stop: copilot has no hook event 'Stop'",
+        ),
+        (
+            {"hooks": {"agentStop": [{"type": "command", "powershell": "x"}]}},
+            "hooks/agentStop/0: has no `command`",
+        ),
+        (
+            {"hooks": {"agentStop": [{"type": "command", "bash": "$CLAUDE_PLUGIN_ROOT/x"}]}},
+            "names CLAUDE_PLUGIN_ROOT, which copilot does not set",
+        ),
+    ],
+    ids=["version", "prompt", "env", "event", "powershell-only", "foreign"],
+)
+def test_a_hooks_file_memhub_cannot_write_back_is_listed(
+    repo: Path, change: dict[str, object], why: str
+) -> None:
+    path = repo / HOOKS_FILE
+    data = {**json.loads(path.read_text()), **change}
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    result = import_repo(read_tree(repo))
     listed = {u.path: u.reason for u in result.unreproduced}
-    assert listed == {f"{PLUGIN}/hooks/hooks.json": HOOKS_REASON}
+    assert why in listed[HOOKS_FILE]
+
+
+def test_a_hooks_file_no_manifest_names_is_listed(repo: Path) -> None:
+    path = repo / MANIFEST
+    data = json.loads(path.read_text())
+    del data["hooks"]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    result = import_repo(read_tree(repo))
+    listed = {u.path: u.reason for u in result.unreproduced}
+    assert listed == {HOOKS_FILE: HOOKS_REASON}
 
 
 def test_a_manifest_key_the_hub_does_not_hold_goes_to_overrides(repo: Path) -> None:
