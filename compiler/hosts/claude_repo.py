@@ -18,8 +18,8 @@ from memhub.compiler.importing.repo_parts import (
     from_git_source,
     marketplace_entries,
     person,
+    read_server_map,
 )
-from memhub.compiler.importing.shapes import NotImportable
 
 name = "claude"
 MANIFEST = ".claude-plugin/plugin.json"
@@ -27,6 +27,7 @@ MARKETPLACE = ".claude-plugin/marketplace.json"
 MCP_FILE = ".mcp.json"
 HOOKS_FILES = ("hooks/hooks.json", "hooks/claude-hooks.json")
 ROOT_VAR, DATA_VAR = "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"
+FOLDER_REFS = {ROOT_VAR: "${plugin_root}", DATA_VAR: "${plugin_data}"}  # as the hub spells them
 # the command handler hooks.command_handler writes (Codex shares it)
 COMMAND_KEYS = {
     "command": "command",
@@ -61,20 +62,7 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
     if not isinstance(servers, Mapping):
         read.cannot(where, "has no `mcpServers` object, the only shape memhub writes")
         return
-    for server, raw in servers.items():
-        if not isinstance(raw, Mapping):
-            read.cannot(where, f"server {server!r} is not an object")
-            continue
-        try:
-            spec, extras, notes = hub_spec(str(server), raw)
-        except NotImportable as exc:
-            read.cannot(where, f"server {server!r}: {exc}")
-            continue
-        read.server(str(server), _roots(spec), name)
-        if extras:
-            read.server_keys(name, str(server), extras)
-        for note in notes:
-            read.note(f"{where}: {server}: {note}")
+    read_server_map(servers, read, where, name, hub_spec, FOLDER_REFS)
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,16 +109,3 @@ ENTRY_KEYS = (
     "keywords",
     "category",
 )
-
-
-def _roots(value: Any) -> Any:
-    """Claude's plugin folder variables as the hub's `${plugin_root}` and `${plugin_data}`."""
-    if isinstance(value, str):
-        return value.replace("${env:" + ROOT_VAR + "}", "${plugin_root}").replace(
-            "${env:" + DATA_VAR + "}", "${plugin_data}"
-        )
-    if isinstance(value, Mapping):
-        return {k: _roots(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_roots(v) for v in value]
-    return value

@@ -22,10 +22,9 @@ from memhub.compiler.importing.repo_parts import (
     SHARED_FIELDS,
     ReadPlugin,
     from_git_source,
-    marketplace_entries,
-    person,
+    metadata_marketplace,
+    read_server_map,
 )
-from memhub.compiler.importing.shapes import NotImportable
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.repo import PluginHub
@@ -75,54 +74,17 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
 
 
 def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
-    """The manifest's `mcpServers`: hub servers, Copilot-only keys as `extra.copilot`."""
+    """The manifest's `mcpServers`: hub servers, Copilot-only keys as `extra` or overrides."""
     if not isinstance(servers, Mapping):
         read.cannot(where, "its `mcpServers` is not an object, the only shape memhub writes")
         return
-    for server, raw in servers.items():
-        if not isinstance(raw, Mapping):
-            read.cannot(where, f"server {server!r} is not an object")
-            continue
-        try:
-            spec, extras, notes = hub_spec(str(server), raw)
-        except NotImportable as exc:
-            read.cannot(where, f"server {server!r}: {exc}")
-            continue
-        read.server(str(server), _roots(spec), name)
-        if extras:
-            read.server_keys(name, str(server), extras)
-        for note in notes:
-            read.note(f"{where}: {server}: {note}")
-
-
-def _roots(value: Any) -> Any:
-    """Copilot's `${PLUGIN_ROOT}` (read back as `${env:PLUGIN_ROOT}`) as `${plugin_root}`."""
-    if isinstance(value, str):
-        return value.replace("${env:" + ROOT_VAR + "}", "${plugin_root}")
-    if isinstance(value, Mapping):
-        return {k: _roots(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_roots(v) for v in value]
-    return value
+    read_server_map(servers, read, where, name, hub_spec, {ROOT_VAR: "${plugin_root}"})
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """.github/plugin/marketplace.json: Cursor's file shape (`metadata.description`) around
     Claude Code's entries (copilot_marketplace.py)."""
-    entries = marketplace_entries(doc, _source)
-    owner = doc.get("owner")
-    metadata = doc.get("metadata")
-    described = metadata.get("description") if isinstance(metadata, Mapping) else None
-    extra = {k: v for k, v in doc.items() if k not in ("name", "owner", "metadata", "plugins")}
-    if isinstance(metadata, Mapping) and set(metadata) - {"description"}:
-        extra["metadata"] = {k: v for k, v in metadata.items() if k != "description"}
-    return {
-        "name": doc.get("name"),
-        "owner": person(owner) if isinstance(owner, Mapping) else None,
-        "description": described,
-        "entries": entries,
-        "extra": extra,
-    }
+    return metadata_marketplace(doc, _source)
 
 
 def _source(raw: Any) -> Any:

@@ -18,8 +18,7 @@ from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     SHARED_FIELDS,
     ReadPlugin,
-    marketplace_entries,
-    person,
+    metadata_marketplace,
 )
 
 name = "cursor"
@@ -54,20 +53,7 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The marketplace's name, owner, description (`metadata.description`) and entries."""
     # Cursor's entries name a folder; another kind of source is not read (reported)
-    entries = marketplace_entries(doc, lambda raw: raw if isinstance(raw, str) else None)
-    owner = doc.get("owner")
-    metadata = doc.get("metadata")
-    described = metadata.get("description") if isinstance(metadata, Mapping) else None
-    extra = {k: v for k, v in doc.items() if k not in ("name", "owner", "metadata", "plugins")}
-    if isinstance(metadata, Mapping) and set(metadata) - {"description"}:
-        extra["metadata"] = {k: v for k, v in metadata.items() if k != "description"}
-    return {
-        "name": doc.get("name"),
-        "owner": person(owner) if isinstance(owner, Mapping) else None,
-        "description": described,
-        "entries": entries,
-        "extra": extra,
-    }
+    return metadata_marketplace(doc, lambda raw: raw if isinstance(raw, str) else None)
 
 
 # entry keys cursor_marketplace.plugin_entry writes from the plugin hub

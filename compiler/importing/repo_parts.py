@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhub.compiler.importing.shapes import NotImportable
 from memhub.hubspec import userconfig
 
 # manifest keys every host's manifest shares with the hub's `plugin:` (common.plugin_metadata)
@@ -221,3 +222,67 @@ def marketplace_entries(
                 {"name": raw.get("name"), "source": source_of(raw.get("source")), **rest}
             )
     return entries
+
+
+ServerReader = Callable[[str, Mapping[str, Any]], tuple[Any, Mapping[str, Any], list[str]]]
+
+
+def read_server_map(
+    servers: Mapping[str, Any],
+    read: ReadPlugin,
+    where: str,
+    host: str,
+    to_hub: ServerReader,
+    folders: Mapping[str, str],
+) -> None:
+    """A host's `mcpServers` object (from `where`) into hub servers: each read by the host's
+    `to_hub` (its servers module's hub_spec), the host's folder variables (`folders`: the
+    `${env:VAR}` the reader gives -> `${plugin_root}`, ...) put back, host-only keys as
+    `extra.<host>` or overrides, and a server the hub cannot hold listed with why."""
+    for server, raw in servers.items():
+        if not isinstance(raw, Mapping):
+            read.cannot(where, f"server {server!r} is not an object")
+            continue
+        try:
+            spec, extras, notes = to_hub(str(server), raw)
+        except NotImportable as exc:
+            read.cannot(where, f"server {server!r}: {exc}")
+            continue
+        read.server(str(server), with_folders(spec, folders), host)
+        if extras:
+            read.server_keys(host, str(server), extras)
+        for note in notes:
+            read.note(f"{where}: {server}: {note}")
+
+
+def with_folders(value: Any, folders: Mapping[str, str]) -> Any:
+    """`value` with each `${env:VAR}` of `folders` replaced by its hub reference."""
+    if isinstance(value, str):
+        for var, ref in folders.items():
+            value = value.replace("${env:" + var + "}", ref)
+        return value
+    if isinstance(value, Mapping):
+        return {k: with_folders(v, folders) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [with_folders(v, folders) for v in value]
+    return value
+
+
+def metadata_marketplace(
+    doc: Mapping[str, Any], source_of: Callable[[object], Any]
+) -> dict[str, Any]:
+    """A marketplace file of Cursor's shape (its description under `metadata.description`,
+    which Copilot's shares): name, owner, description, entries and extra keys."""
+    owner = doc.get("owner")
+    metadata = doc.get("metadata")
+    described = metadata.get("description") if isinstance(metadata, Mapping) else None
+    extra = {k: v for k, v in doc.items() if k not in ("name", "owner", "metadata", "plugins")}
+    if isinstance(metadata, Mapping) and set(metadata) - {"description"}:
+        extra["metadata"] = {k: v for k, v in metadata.items() if k != "description"}
+    return {
+        "name": doc.get("name"),
+        "owner": person(owner) if isinstance(owner, Mapping) else None,
+        "description": described,
+        "entries": marketplace_entries(doc, source_of),
+        "extra": extra,
+    }
