@@ -68,7 +68,7 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """.claude-plugin/marketplace.json as a marketplace: its fields, entries, and extras."""
     owner = doc.get("owner")
-    entries = marketplace_entries(doc, _source)
+    entries = marketplace_entries(doc, entry_source)
     return {
         "name": doc.get("name"),
         "owner": person(owner) if isinstance(owner, Mapping) else None,
@@ -82,8 +82,9 @@ def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _source(raw: Any) -> Any:
-    """An entry's `source` in the hub's shape (the inverse of claude_marketplace.py)."""
+def entry_source(raw: Any) -> Any:
+    """An entry's `source` in the hub's shape (the inverse of claude_marketplace.py; Copilot's
+    marketplace takes Claude Code's kinds too)."""
     if isinstance(raw, str):
         return raw
     if not isinstance(raw, Mapping):

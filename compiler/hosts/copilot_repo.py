@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from memhub.compiler.hosts import copilot
+from memhub.compiler.hosts import claude_repo, copilot
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec
 from memhub.compiler.importing.repo_hooks import HookFormat
 from memhub.compiler.importing.repo_parts import (
     SHARED_FIELDS,
     ReadPlugin,
-    from_git_source,
     metadata_marketplace,
     read_server_map,
 )
@@ -84,23 +83,7 @@ def _read_servers(servers: Any, read: ReadPlugin, where: str) -> None:
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
     """.github/plugin/marketplace.json: Cursor's file shape (`metadata.description`) around
     Claude Code's entries (copilot_marketplace.py)."""
-    return metadata_marketplace(doc, _source)
-
-
-def _source(raw: Any) -> Any:
-    """An entry's `source` in the hub's shape: Claude Code's kinds (claude_marketplace.py)."""
-    if isinstance(raw, str):
-        return raw
-    if not isinstance(raw, Mapping):
-        return None
-    kind = raw.get("source")
-    if kind == "github":
-        return from_git_source({"github": raw.get("repo")}, raw)
-    if kind == "url":
-        return from_git_source({"git": raw.get("url")}, raw)
-    if kind == "git-subdir":
-        return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
-    return None
+    return metadata_marketplace(doc, claude_repo.entry_source)
 
 
 # entry keys copilot_marketplace.plugin_entry writes from the plugin hub
