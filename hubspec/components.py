@@ -220,4 +220,23 @@ class HookFileChecks(PerHostChecks):
                     f"{host} and {other} would both write their hooks to {path}",
                     "give each host its own hooks file",
                 )
+        self._loaded_beside(raw, hub_hosts, places)
         return frozen_map(raw)
+
+    def _loaded_beside(
+        self, raw: dict[str, str], hub_hosts: tuple[str, ...], places: dict[tuple[str, str], str]
+    ) -> None:
+        """A host that loads a hooks file by itself beside its own (Claude Code's
+        hooks/hooks.json: `LOADS_BESIDE`) would run another host's hooks written there."""
+        tables = host_tables()
+        for host in hub_hosts:
+            beside = getattr(tables.get(host), "LOADS_BESIDE", None)
+            other = places.get((getattr(tables.get(host), "bundle_root", None), beside or ""))
+            if beside is None or other is None or other == host:
+                continue
+            self.problem(
+                ("hook_files", other),
+                f"{host} loads {beside} by itself, beside its own hooks file: {other}'s hooks "
+                f"written there would run in {host} too",
+                f"give {other} another hooks file, or leave {host} out of `hosts:`",
+            )

@@ -223,6 +223,9 @@ SHIPPING = Shipping(
 
 
 AUTO_HOOKS = "hooks/hooks.json"  # loaded without a manifest key (naming it loads it twice)
+# Claude Code loads AUTO_HOOKS beside the file its manifest names: another host's hooks file
+# there would run in Claude Code too (hubspec's HookFileChecks refuses it)
+LOADS_BESIDE = AUTO_HOOKS
 
 
 def _manifest_hooks(hub: Hub) -> str | None:

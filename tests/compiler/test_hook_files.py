@@ -144,6 +144,8 @@ def test_bad_layout_values_are_refused(body: str, words: str, tmp_path: Path) ->
         ("{claude: skills/hooks.json}", "a folder memhub writes itself"),
         ("{cursor: hooks/c.json}", "cursor writes no hooks file for this hub (it is not in"),
         ("{opencode: hooks/o.json}", "opencode writes no hooks file"),
+        # Claude Code loads hooks/hooks.json beside its own file: Codex's hooks would run there
+        ("{codex: hooks/hooks.json}", "claude loads hooks/hooks.json by itself, beside its own"),
     ],
 )
 def test_hook_files_that_would_collide_are_refused(
@@ -183,3 +185,14 @@ def test_a_hosts_hooks_file_name_ships_only_where_that_host_is_not_built(tmp_pat
         caught.value
     )
     assert "hook_files: {codex: ...}" in str(caught.value)
+
+
+def test_a_codex_hooks_json_is_fine_without_claude_or_when_it_is_claudes_own(
+    tmp_path: Path,
+) -> None:
+    """hooks/hooks.json for Codex is refused only where Claude Code would load it too."""
+    body = "hooks:\n  - {id: a, event: turn_end, command: echo a}\n"
+    files = _build(tmp_path, body + "hook_files: {codex: hooks/hooks.json}\n", hosts="[codex]")
+    assert "plugins/demo/hooks/hooks.json" in files
+    both = _build(tmp_path, body + "hook_files: {claude: hooks/hooks.json}\n", "[claude, codex]")
+    assert "plugins/demo/hooks/hooks.json" in both and "plugins/demo/hooks/codex-hooks.json" in both
