@@ -70,11 +70,9 @@ def link_problem(target: str) -> str | None:
 
 def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
     """Whether the hub's `files:` ship plugin-folder path `dest` as a link."""
-    for spec in data.get("files") or []:
-        if isinstance(spec, dict) and spec.get("link") is True:
-            if PurePosixPath(str(spec.get("to", spec.get("from", "")))).as_posix() == dest:
-                return True
-    return False
+    specs = [s for s in data.get("files") or [] if isinstance(s, dict) and s.get("link") is True]
+    named = (str(s.get("to", s.get("from", ""))) for s in specs)
+    return any(PurePosixPath(n).as_posix() == dest for n in named)
 
 
 def reserved(dest: str) -> str | None:
@@ -226,13 +224,15 @@ class FileChecks(Checker):
             )
             return []
         target = os.readlink(full)
-        why: str | None = link_problem(target)
-        if why is None and (dest == "." or dest in RESERVED_FILES or dest.startswith(ICON_PREFIX)):
-            why = f"it would land on {dest}, which memhub writes itself"
-        if why:
+        refused = link_problem(target)
+        if refused is None and (
+            dest == "." or dest in RESERVED_FILES or dest.startswith(ICON_PREFIX)
+        ):
+            refused = f"it would land on {dest}, which memhub writes itself"
+        if refused:
             self.problem(
                 (*path, "from"),
-                f"{source!r} -> {target!r} cannot ship as a link: {why}",
+                f"{source!r} -> {target!r} cannot ship as a link: {refused}",
                 "link to a relative path inside the bundle (e.g. ../other-plugin/skills), "
                 "or remove `link: true`",
             )
