@@ -41,12 +41,14 @@ class RoundTrip:
     unreproduced: list[Unreproduced] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "files": {"reproduced": self.files_same, "total": self.files_total},
             "json_key_paths": {"reproduced": self.keys_same, "total": self.keys_total},
-            "links": {"reproduced": self.links_same, "total": self.links_total},
-            "cannot_reproduce": [{"path": u.path, "reason": u.reason} for u in self.unreproduced],
         }
+        if self.links_total:  # a repository with links in its plugin folders
+            data["links"] = {"reproduced": self.links_same, "total": self.links_total}
+        data["cannot_reproduce"] = [{"path": u.path, "reason": u.reason} for u in self.unreproduced]
+        return data
 
 
 Refusal = tuple[str, list[tuple[str, str, str]]]  # the error; each problem's file, key, text
