@@ -20,6 +20,10 @@ MAX_HOPS = 40  # the links followed resolving one path (the system's own limit i
 FIX_INSIDE = (
     "point the link at a file or folder the build writes, or ship it as files (drop `link: true`)"
 )
+FIX_SAME = (
+    "make the hub's file the same as the link target's, or ship the folder as files (drop "
+    "`link: true`)"
+)
 
 
 class Unresolvable(ValueError):
@@ -102,11 +106,7 @@ def settle(artifacts: Sequence[Artifact]) -> tuple[Artifact, ...]:
             continue
         problem = _reached(artifact, links, real)
         if problem:
-            refuse(
-                by_link[outer],
-                problem,
-                "make the file the same as the link's target's, or ship the folder as files (drop `link: true`)",
-            )
+            refuse(by_link[outer], problem, FIX_SAME)
     if problems:
         raise HubError(problems)
     return tuple(kept)

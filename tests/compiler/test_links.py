@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.cli.main import main
-from memhub.compiler.diff import render
+from memhub.compiler.diff import plan_json, render
 from memhub.compiler.links import settle
 from memhub.compiler.marketplace import compile_any
 from memhub.compiler.output import bundle_plan, write_build
@@ -137,6 +137,9 @@ def test_plan_and_diff_show_a_link_as_its_target(hub: Path, tmp_path: Path) -> N
     plan = bundle_plan(built, out)
     text = render(plan)
     assert f"+++ b/{DEV}/skills\n+ -> ../tools/skills\n" in text
+    listed = {c["path"]: c for c in plan_json(plan)["changes"]}
+    assert listed[f"{DEV}/skills"]["target"] == "link:../tools/skills"
+    assert "keys" not in listed[f"{DEV}/skills"]
     assert write_build(built, out, plan)
     assert os.readlink(out / DEV / "skills") == "../tools/skills"
     assert (out / DEV / "skills" / "greet" / "SKILL.md").is_file()
