@@ -115,6 +115,32 @@ def test_link_true_on_a_folder_that_is_no_link_is_refused(hub: Path) -> None:
     assert "is not a link (`link: true` ships a link as a link)" in refused(hub)
 
 
+def test_a_link_landing_on_a_file_memhub_generates_is_refused(hub: Path) -> None:
+    os.symlink("../tools/.claude-plugin/plugin.json", hub / DEV / "manifest-link")
+    yaml_file = hub / DEV / "hub.yaml"
+    entry = "- from: manifest-link\n  to: .mcp.json\n  link: true\n"
+    yaml_file.write_text(yaml_file.read_text().replace("\nfiles:\n", "\nfiles:\n" + entry))
+    assert "it would land on .mcp.json, which memhub writes itself" in refused(hub)
+
+
+def test_a_link_in_a_folder_that_leaves_the_hub_is_refused(hub: Path, tmp_path: Path) -> None:
+    away = tmp_path / "away"
+    away.mkdir()
+    os.symlink("../tools/skills", away / "skills")
+    os.symlink(away, hub / DEV / "elsewhere")
+    yaml_file = hub / DEV / "hub.yaml"
+    entry = "- from: elsewhere/skills\n  to: more\n  link: true\n"
+    yaml_file.write_text(yaml_file.read_text().replace("\nfiles:\n", "\nfiles:\n" + entry))
+    assert "lies in a folder that resolves outside the hub folder" in refused(hub)
+
+
+def test_the_tree_writer_writes_a_link_entry_as_a_link(tmp_path: Path) -> None:
+    files = {"a": (b"../elsewhere", 0o120777), "b/c.txt": (b"text", 0o644)}
+    build_tree(tmp_path / "new", files, file_mode=None, root_mode=0o755, dir_mode=0o755)
+    assert os.readlink(tmp_path / "new" / "a") == "../elsewhere"
+    assert (tmp_path / "new" / "b" / "c.txt").read_bytes() == b"text"
+
+
 def test_a_hook_file_under_a_link_that_is_not_its_targets_is_refused(hub: Path) -> None:
     """tools-dev's hub generates hooks/hooks.json under its linked hooks/: it must be the very
     file the link reaches (tools' own), or the plugin would run other hooks than its hub says."""
