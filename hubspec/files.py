@@ -61,6 +61,10 @@ def link_problem(target: str) -> str | None:
         return "the target is empty"
     if "\0" in target or "\\" in target or any(ord(c) < 0x20 for c in target):
         return "the target holds a NUL, backslash or control character"
+    try:
+        target.encode("utf-8")  # undecodable bytes come back from os.readlink as surrogates
+    except UnicodeEncodeError:
+        return "the target is not UTF-8"
     if target.startswith(("/", "~")) or PurePosixPath(target).is_absolute():
         return "the target is an absolute path (a bundle is copied elsewhere: it would dangle)"
     if len(target) > 1024:

@@ -24,6 +24,7 @@ from memhub.compiler.output import bundle_plan, write_build
 from memhub.compiler.safewrite.durable import build_tree
 from memhub.compiler.safewrite.errors import WriteError
 from memhub.hubspec.errors import HubError, MemhubError
+from memhub.hubspec.files import link_problem
 
 from tests.hubs import REPO
 
@@ -265,3 +266,35 @@ def test_memhub_build_out_in_a_real_process_writes_the_links(hub: Path, tmp_path
         f"{DEV}/scripts": "../tools/scripts",
         f"{DEV}/skills": "../tools/skills",
     }
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("", "empty"),
+        ("/etc", "absolute"),
+        ("~/x", "absolute"),
+        ("a\\b", "backslash"),
+        ("a\nb", "control character"),
+        ("a\udcffb", "not UTF-8"),
+        ("x/" * 600, "longer than 1024"),
+    ],
+)
+def test_a_target_no_bundle_can_hold_is_refused(target: str, said: str) -> None:
+    why = link_problem(target)
+    assert why is not None and said in why
+    with pytest.raises(ValueError):
+        Artifact("p/a", b"", link=target)
+
+
+def test_a_file_under_a_link_that_its_target_lacks_is_refused() -> None:
+    link = Artifact("plugins/dev/hooks", b"", link="../main/hooks")
+    main_file = Artifact("plugins/main/hooks/run.sh", b"echo\n")
+    extra = Artifact("plugins/dev/hooks/hooks.json", b"{}", owners=("claude",))
+    with pytest.raises(HubError) as caught:
+        settle([link, main_file, extra])
+    assert "reaches plugins/main/hooks/hooks.json, which the build does not write" in str(
+        caught.value
+    )
+    same = Artifact("plugins/dev/hooks/run.sh", b"echo\n")
+    assert settle([link, main_file, same]) == (link, main_file)
