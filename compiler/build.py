@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memhub.compiler import rootplugin, rulebooks, skillgroups
+from memhub.compiler import links, rootplugin, rulebooks, skillgroups
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import (
@@ -62,8 +62,11 @@ def select_hosts(hub: Hub | MarketplaceHub, hosts: Sequence[str] | None) -> tupl
     return tuple(h for h in ADAPTERS if h in wanted)
 
 
-def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
-    """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes."""
+def build(hub: Hub, hosts: Sequence[str] | None = None, *, settle: bool = True) -> Build:
+    """Compile `hub` for `hosts` (default: the hub's `hosts`). Same input, same bytes.
+
+    `settle=False` leaves its links unchecked, for a marketplace build to check them over
+    every plugin's files (a link may reach a sibling plugin's folder)."""
     selected = select_hosts(hub, hosts)
     clashes = rootplugin.root_problems(hub, selected)
     if clashes:
@@ -108,7 +111,8 @@ def build(hub: Hub, hosts: Sequence[str] | None = None) -> Build:
     failed = [row for row in coverage if row.required and row.status == "unsupported"]
     if failed:
         raise HubError([_required_problem(hub, row) for row in failed])
-    return Build(hub, selected, _merge(produced), tuple(coverage))
+    merged = _merge(produced)
+    return Build(hub, selected, links.settle(merged) if settle else merged, tuple(coverage))
 
 
 def skill_name_rows(hub: Hub, host: str, rules: SkillNames) -> list[CoverageRow]:
@@ -152,11 +156,13 @@ def _merge(produced: list[Artifact]) -> tuple[Artifact, ...]:
         if seen is None:
             by_path[item.path] = item
             continue
-        if seen.content != item.content or seen.mode != item.mode:
+        if (seen.content, seen.mode, seen.link) != (item.content, item.mode, item.link):
             raise BuildError(
                 f"{item.path}: {', '.join(seen.owners)} and {', '.join(item.owners)} generate "
                 "different contents. Fix: this is a memhub bug; please report it with your hub"
             )
         owners = tuple(sorted(set(seen.owners) | set(item.owners)))
-        by_path[item.path] = Artifact(item.path, item.content, item.mode, owners)
+        by_path[item.path] = Artifact(
+            item.path, item.content, item.mode, owners, item.link, seen.origin or item.origin
+        )
     return tuple(by_path[path] for path in sorted(by_path))

@@ -6,6 +6,7 @@ import difflib
 import json
 from typing import Any
 
+from memhub.compiler.artifact import is_link_entry
 from memhub.compiler.formats.document import format_of, parsed
 from memhub.compiler.plan import Change, Plan
 
@@ -82,6 +83,8 @@ def render_change(change: Change, *, color: bool = False) -> str:
                 f"{drift.last_written}, now {drift.actual or 'absent'}); apply needs --force",
             )
         )
+    if change.is_link:
+        return "\n".join([*head, *_link_lines(change, paint)]) + "\n"
     if change.mode_only:
         mode = change.target.mode if change.target else 0
         return "\n".join([*head, paint(_CYAN, f"mode {change.before_mode:o} -> {mode:o}")]) + "\n"
@@ -119,6 +122,19 @@ def render_change(change: Change, *, color: bool = False) -> str:
     return "\n".join(head) + "\n" + "".join(body)
 
 
+def _link_lines(change: Change, paint: Any) -> list[str]:
+    """A link as `-> target` (what it was, what it becomes), never its target's bytes."""
+    lines = []
+    if change.before is not None:
+        was = change.before.decode("utf-8", "replace")
+        shown = f"-> {was}" if is_link_entry(change.before_mode or 0) else "(a file)"
+        lines.append(paint(_RED, f"- {shown}"))
+    if change.target is not None:
+        shown = f"-> {change.target.link}" if change.target.link is not None else "(a file)"
+        lines.append(paint(_GREEN, f"+ {shown}"))
+    return lines
+
+
 def render(plan: Plan, *, color: bool = False) -> str:
     """The whole plan as one diff document, files in path order."""
     return "".join(render_change(change, color=color) for change in plan.pending)
@@ -131,7 +147,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
         item = change.to_json()
         if change.kind != "unchanged":
             after = change.target.content if change.target else None
-            keys = key_changes(change.path, change.before, after)
+            keys = None if change.is_link else key_changes(change.path, change.before, after)
             if keys is not None:
                 item["keys"] = keys
         files.append(item)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler import build as building
-from memhub.compiler import rootplugin
+from memhub.compiler import links, rootplugin
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
@@ -58,7 +58,7 @@ def build_marketplace(
         if wanted:
             # the plugin's README names the marketplace it is installed from: this one
             plugin_hub = replace(entry.hub, marketplace=market.marketplace)
-            builds.append(building.build(plugin_hub, wanted))
+            builds.append(building.build(plugin_hub, wanted, settle=False))
     clashes = rootplugin.market_problems(market, builds)
     if clashes:
         raise HubError(clashes)
@@ -71,7 +71,8 @@ def build_marketplace(
             coverage += rows
             if artifact is not None:
                 produced.append(artifact)
-    return MarketplaceBuild(market, selected, _merge(produced), tuple(coverage), tuple(builds))
+    artifacts = links.settle(_merge(produced))  # a link may reach a sibling plugin
+    return MarketplaceBuild(market, selected, artifacts, tuple(coverage), tuple(builds))
 
 
 def marketplace_path(file: MarketplaceFile, writer: MarketplaceWriter) -> str:

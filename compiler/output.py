@@ -11,12 +11,13 @@ build that it no longer makes is deleted, as is any file no build claims."""
 from __future__ import annotations
 
 import json
+import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from memhub.compiler.artifact import Artifact
+from memhub.compiler.artifact import LINK_MODE, Artifact, is_link_entry
 from memhub.compiler.build import Build
 from memhub.compiler.errors import OutputError
 from memhub.compiler.formats import jsondump
@@ -24,6 +25,7 @@ from memhub.compiler.marketplace import MarketplaceBuild
 from memhub.compiler.marketplace_hosts import ROOT_FILES
 from memhub.compiler.plan import BUILD_MARKER, Change, Plan, existing_files, plan
 from memhub.compiler.safewrite.fsops import stage_and_swap
+from memhub.hubspec.files import link_problem
 
 AnyBuild = Build | MarketplaceBuild
 
@@ -188,23 +190,75 @@ def _read_inside(out: Path, relative: str) -> tuple[bytes, int] | None:
 
 
 def _read(path: Path) -> tuple[bytes, int] | None:
-    """A regular file's bytes and mode (None when it is gone or not a plain file)."""
+    """A regular file's bytes and mode, or a link's target text and LINK_MODE (kept as it
+    is, never followed); None when it is gone, special, or a link no bundle may hold."""
     try:
         info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            target = os.readlink(path)
+            return (target.encode("utf-8"), LINK_MODE) if link_problem(target) is None else None
         if not stat.S_ISREG(info.st_mode):
             return None
         return path.read_bytes(), stat.S_IMODE(info.st_mode)
-    except OSError:
+    except (OSError, UnicodeEncodeError):
         return None
 
 
 def bundle_plan(build: AnyBuild, out: Path) -> Plan:
     """What writing `build` into `out` changes; other builds' files are not listed."""
     laid = layout(build, out)
-    kept = [Artifact(p, content, mode) for p, (content, mode) in laid.kept.items()]
+    kept = [_kept(p, content, mode) for p, (content, mode) in laid.kept.items()]
     full = plan([*laid.artifacts, *kept], out)
     changes: list[Change] = [c for c in full.changes if c.path not in laid.kept]
     return Plan(full.root, tuple(changes))
+
+
+def _kept(path: str, content: bytes, mode: int) -> Artifact:
+    if is_link_entry(mode):
+        return Artifact(path, b"", link=content.decode("utf-8"))
+    return Artifact(path, content, mode)
+
+
+def check_link_places(
+    artifacts: tuple[Artifact, ...], out: Path, records: list[dict[str, Any]]
+) -> None:
+    """Refuse to put a link where `out` holds something no build recorded: a FIFO, socket or
+    device, a file or folder of someone else's (a folder is fine when every file in it is a
+    build's: an earlier copy the link now replaces). A link already there is replaced, never
+    followed (the folder is built beside and swapped in)."""
+    recorded = {str(p) for r in records for p in r["files"]}
+    for artifact in (a for a in artifacts if a.link is not None):
+        place = out / artifact.path
+        try:
+            info = place.lstat()
+        except OSError:
+            continue  # nothing there (or a parent is gone): the link is simply created
+        if stat.S_ISLNK(info.st_mode) or (artifact.path in recorded and stat.S_ISREG(info.st_mode)):
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            inside = existing_files(place)
+            foreign = [p for p in inside if f"{artifact.path}/{p}" not in recorded]
+            if not foreign and _only_plain(place):
+                continue
+            what = "a folder holding files no build recorded"
+        elif stat.S_ISREG(info.st_mode):
+            what = "a file no build recorded"
+        else:
+            what = "a FIFO, socket or device"
+        raise OutputError(
+            f"{place}: is {what}, where the build puts the link {artifact.path} -> "
+            f"{artifact.link}; nothing written. Fix: move it out of {out}"
+        )
+
+
+def _only_plain(folder: Path) -> bool:
+    """Whether `folder` holds only folders and regular files (no link, FIFO, socket, device)."""
+    for base, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            mode = os.lstat(os.path.join(base, name)).st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return False
+    return True
 
 
 def check_output_dir(out: Path) -> None:
@@ -231,9 +285,10 @@ def write_build(build: AnyBuild, out: Path, plan: Plan | None = None) -> bool:
     if unchanged and marker.is_file() and marker.read_bytes() == laid.marker:
         return False
     out = out.absolute()
+    check_link_places(laid.artifacts, out, read_records(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     files = dict(laid.kept)
-    files.update({a.path: (a.content, a.mode) for a in laid.artifacts})
+    files.update({a.path: a.entry for a in laid.artifacts})
     files[BUILD_MARKER] = (laid.marker, 0o644)
     # Folders 0755 whatever the umask: a bundle is shared.
     stage_and_swap(out, files, root_mode=0o755, dir_mode=0o755)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from memhub.compiler.artifact import Artifact
+from memhub.compiler.artifact import LINK_MODE, Artifact, is_link_entry
 from memhub.compiler.digest import file_digest
 
 ChangeKind = Literal["create", "update", "delete", "unchanged"]
@@ -38,7 +39,18 @@ class Change:
     @property
     def mode_only(self) -> bool:
         return (
-            self.kind == "update" and self.target is not None and self.before == self.target.content
+            self.kind == "update"
+            and self.target is not None
+            and self.target.link is None
+            and not is_link_entry(self.before_mode or 0)
+            and self.before == self.target.content
+        )
+
+    @property
+    def is_link(self) -> bool:
+        """A link is written or was there (diff shows `-> target`, not bytes)."""
+        return (self.target is not None and self.target.link is not None) or is_link_entry(
+            self.before_mode or 0
         )
 
     def to_json(self) -> dict[str, object]:
@@ -72,17 +84,31 @@ class Plan:
 
 
 def existing_files(root: Path) -> dict[str, Path]:
-    """Regular files under `root` by POSIX relative path (skipping .git)."""
+    """Regular files and links under `root` by POSIX relative path (skipping .git); a
+    linked folder is listed as the link, never walked into."""
     if not root.is_dir():
         return {}
     found: dict[str, Path] = {}
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if rel.parts[0] in _IGNORED_DIRS:
-            continue
-        if path.is_file() and not path.is_symlink():
-            found[rel.as_posix()] = path
+    for folder, dirs, names in os.walk(root):  # os.walk does not follow links
+        base = Path(folder)
+        if base == root:
+            dirs[:] = [d for d in dirs if d not in _IGNORED_DIRS]
+        for name in dirs + names:
+            path = base / name
+            if path.is_symlink() or (name in names and path.is_file()):
+                found[path.relative_to(root).as_posix()] = path
     return found
+
+
+def _read(path: Path) -> tuple[bytes, int]:
+    """(bytes, mode) of what is there: a link as its target text and LINK_MODE."""
+    if path.is_symlink():
+        return os.fsencode(os.readlink(path)), LINK_MODE
+    return path.read_bytes(), stat.S_IMODE(path.stat().st_mode)
+
+
+def _digest(content: bytes, mode: int) -> str:
+    return f"link:{os.fsdecode(content)}" if is_link_entry(mode) else file_digest(content)
 
 
 def plan(artifacts: Iterable[Artifact], root: Path, *, prune: bool = True) -> Plan:
@@ -95,21 +121,22 @@ def plan(artifacts: Iterable[Artifact], root: Path, *, prune: bool = True) -> Pl
         if path is None:
             changes.append(Change(artifact.path, "create", artifact, None))
             continue
-        content = path.read_bytes()
-        mode = stat.S_IMODE(path.stat().st_mode)
-        same = content == artifact.content and bool(mode & 0o100) == artifact.is_executable
+        content, mode = _read(path)
+        same = (content, is_link_entry(mode)) == (artifact.entry[0], artifact.link is not None)
+        if artifact.link is None and not is_link_entry(mode):
+            same = same and bool(mode & 0o100) == artifact.is_executable
         changes.append(
             Change(
                 artifact.path,
                 "unchanged" if same else "update",
                 artifact,
-                file_digest(content),
+                _digest(content, mode),
                 content,
                 mode,
             )
         )
     if prune:
         for rel, path in present.items():
-            content = path.read_bytes()
-            changes.append(Change(rel, "delete", None, file_digest(content), content))
+            content, mode = _read(path)
+            changes.append(Change(rel, "delete", None, _digest(content, mode), content, mode))
     return Plan(str(root), tuple(sorted(changes, key=lambda c: c.path)))

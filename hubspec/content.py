@@ -18,9 +18,11 @@ from .vocabulary import BLOCK_MARKER
 class ContentChecks(Checker):
     """`skills` and `instructions`."""
 
-    def _skills(self, value: str | None) -> tuple[Skill, ...]:
+    def _skills(self, value: str | None, *, linked: bool = False) -> tuple[Skill, ...]:
+        """The skills folder's skills; none by default when `files:` ships skills/ as a link
+        (what it reaches is the link target's, not the hub's)."""
         if value is None:
-            if not (self.root / "skills").is_dir():
+            if linked or not (self.root / "skills").is_dir():
                 return ()
             value = "skills"
         folder = self._relative_file(("skills",), value, want_dir=True)

@@ -5,7 +5,9 @@ folder (`to`, default the same path) and optionally the hosts it is for. The byt
 read here, once, so the build that follows is pure. Links inside the hub are followed and
 ship their target's bytes (a bundle holds files only); a link whose target leaves the hub,
 a FIFO, socket or device, a file over MAX_FILE_BYTES, a destination memhub generates itself
-and two sources landing on one destination are refused.
+and two sources landing on one destination are refused. An entry with `link: true` names a
+link of the hub folder that ships as a link, its target text as written (relative: checked
+in the bundle by compiler/links.py).
 """
 
 from __future__ import annotations
@@ -53,6 +55,30 @@ ICON_PREFIX = "assets/icon."
 README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 
 
+def link_problem(target: str) -> str | None:
+    """Why `target` cannot be a link's target text in a bundle, else None."""
+    if not target:
+        return "the target is empty"
+    if "\0" in target or "\\" in target or any(ord(c) < 0x20 for c in target):
+        return "the target holds a NUL, backslash or control character"
+    try:
+        target.encode("utf-8")  # undecodable bytes come back from os.readlink as surrogates
+    except UnicodeEncodeError:
+        return "the target is not UTF-8"
+    if target.startswith(("/", "~")) or PurePosixPath(target).is_absolute():
+        return "the target is an absolute path (a bundle is copied elsewhere: it would dangle)"
+    if len(target) > 1024:
+        return "the target is longer than 1024 characters"
+    return None
+
+
+def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
+    """Whether the hub's `files:` ship plugin-folder path `dest` as a link."""
+    specs = [s for s in data.get("files") or [] if isinstance(s, dict) and s.get("link") is True]
+    named = (str(s.get("to", s.get("from", ""))) for s in specs)
+    return any(PurePosixPath(n).as_posix() == dest for n in named)
+
+
 def reserved(dest: str) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None."""
     top = dest.split("/", 1)[0]
@@ -87,7 +113,7 @@ class FileChecks(Checker):
         for index, spec in enumerate(raw):
             path: KeyPath = ("files", index)
             hosts = tuple(spec["hosts"]) if "hosts" in spec else None
-            for source, dest, content, executable in self._entry(path, spec):
+            for source, dest, content, executable, link in self._entry(path, spec):
                 if dest == README and hosts is not None:
                     self.problem(
                         (*path, "hosts"),
@@ -111,6 +137,7 @@ class FileChecks(Checker):
                         path=dest,
                         content=content,
                         executable=executable,
+                        link=link,
                         source=source,
                         hosts=hosts,
                         origin=self.positions.of_value(path),
@@ -125,8 +152,8 @@ class FileChecks(Checker):
             )
         return tuple(shipped)
 
-    def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[tuple[str, str, bytes, bool]]:
-        """(source, destination, bytes, executable) of every file one entry ships."""
+    def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[Found]:
+        """(source, destination, bytes, executable, link) of every file one entry ships."""
         raw = {"from": spec["from"], "to": spec.get("to", spec["from"])}
         for key, value in raw.items():  # checked as written: "/" is no "." once stripped
             why = _bad_relative(value)
@@ -135,6 +162,8 @@ class FileChecks(Checker):
                 return []
         # normalised, so `./skills` or `hooks//hooks.json` meet the reserved paths too
         source, dest = (PurePosixPath(raw[key]).as_posix() for key in ("from", "to"))
+        if spec.get("link") is True:
+            return self._link(path, source, dest)
         top = self.root.resolve()
         start = self.root / source
         try:
@@ -168,13 +197,62 @@ class FileChecks(Checker):
             walker.file(real, source, dest)
         return walker.found
 
+    def _link(self, path: KeyPath, source: str, dest: str) -> list[Found]:
+        """The link `source` of the hub folder, shipped at `dest` as a link to its target."""
+        full = self.root / source
+        try:
+            parent = full.parent.resolve(strict=True)
+            info = os.lstat(full)
+        except (OSError, RuntimeError) as exc:
+            why = (
+                "does not exist"
+                if isinstance(exc, FileNotFoundError)
+                else f"cannot be read ({exc})"
+            )
+            self.problem(
+                (*path, "from"), f"{source!r} {why}", "create the link, or remove the entry"
+            )
+            return []
+        if not parent.is_relative_to(self.root.resolve()):
+            self.problem(
+                (*path, "from"),
+                f"{source!r} lies in a folder that resolves outside the hub folder (through a link)",
+                "put the link itself in the hub folder",
+            )
+            return []
+        if not stat.S_ISLNK(info.st_mode):
+            self.problem(
+                (*path, "link"),
+                f"{source!r} is not a link (`link: true` ships a link as a link)",
+                "make it a link (ln -s TARGET), or remove `link: true` to ship its files",
+            )
+            return []
+        target = os.readlink(full)
+        refused = link_problem(target)
+        if refused is None and (
+            dest == "." or dest in RESERVED_FILES or dest.startswith(ICON_PREFIX)
+        ):
+            refused = f"it would land on {dest}, which memhub writes itself"
+        if refused:
+            self.problem(
+                (*path, "from"),
+                f"{source!r} -> {target!r} cannot ship as a link: {refused}",
+                "link to a relative path inside the bundle (e.g. ../other-plugin/skills), "
+                "or remove `link: true`",
+            )
+            return []
+        return [(source, dest, b"", False, target)]
+
+
+Found = tuple[str, str, bytes, bool, str | None]  # source, dest, bytes, executable, link
+
 
 class _Walk:
     """One entry's files, links followed inside the hub (each folder once: no loops)."""
 
     def __init__(self, checker: FileChecks, path: KeyPath, top: Path) -> None:
         self.checker, self.path, self.top = checker, path, top
-        self.found: list[tuple[str, str, bytes, bool]] = []
+        self.found: list[Found] = []
 
     def refuse(self, where: str, message: str, fix: str) -> None:
         shown = str(self.checker.root / where)
@@ -253,7 +331,7 @@ class _Walk:
                 "ship it another way (a release download), or shrink it",
             )
             return
-        self.found.append((source, dest, content, bool(mode & stat.S_IXUSR)))
+        self.found.append((source, dest, content, bool(mode & stat.S_IXUSR), None))
 
 
 def _portable(name: str) -> bool:

@@ -17,7 +17,7 @@ from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
-from .files import FileChecks
+from .files import FileChecks, shipped_as_link
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
 from .memory import MemoryChecks
@@ -160,7 +160,7 @@ class _Checker(
         plugin = self._plugin(data["plugin"])
         marketplace = self._marketplace(data["marketplace"])
         servers = self._servers(data.get("mcp", {}).get("servers", {}))
-        skills = self._skills(data.get("skills"))
+        skills = self._skills(data.get("skills"), linked=shipped_as_link(data, "skills"))
         instructions = self._instructions(data.get("instructions"))
         hub_hosts = tuple(data["hosts"]) if "hosts" in data else default_hosts()
         skills = self._skill_hosts(data.get("skill_hosts", {}), skills)

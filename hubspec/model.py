@@ -300,6 +300,7 @@ class ShippedFile:
     path: str  # where it lands, relative to the plugin folder
     content: bytes
     executable: bool = False
+    link: str | None = None  # `link: true`: shipped as a link holding this target text
     source: str = ""  # where it was read, relative to the hub folder
     hosts: tuple[str, ...] | None = None  # None: every host whose bundle is a plugin folder
     origin: Origin = Origin("hub.yaml")

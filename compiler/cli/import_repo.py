@@ -89,7 +89,9 @@ def preview_text(repo: Path, into: Path, imported: RepoImport, trip: RoundTrip) 
     lines.append(
         f"round trip (memhub build of the imported hub against {repo}): "
         f"{trip.files_same}/{trip.files_total} files, "
-        f"{trip.keys_same}/{trip.keys_total} JSON key paths reproduced"
+        f"{trip.keys_same}/{trip.keys_total} JSON key paths"
+        + (f", {trip.links_same}/{trip.links_total} links" if trip.links_total else "")
+        + " reproduced"
     )
     if trip.unreproduced:
         lines.append("cannot reproduce:")

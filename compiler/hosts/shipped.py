@@ -8,6 +8,7 @@ become an `unsupported` coverage row with the adapter's reason. Each adapter cal
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -15,7 +16,7 @@ from typing import Protocol
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE, Artifact
 from memhub.compiler.hosts.base import CoverageRow, CoverageStatus, HostBuild
 from memhub.compiler.hosts.common import plugin_dir
-from memhub.hubspec.model import Hub, PromptFile
+from memhub.hubspec.model import Hub, PromptFile, ShippedFile
 
 
 class Limited(Protocol):
@@ -70,6 +71,23 @@ def dropped_keys(prompt: PromptFile, kept: tuple[str, ...], title: str) -> str:
     return f"front matter {', '.join(left)} left out ({title} has no such key)" if left else ""
 
 
+LINK_OUT = (
+    "a link whose target leaves the plugin folder: it works where the plugin is used from "
+    "the bundle (a local marketplace); a copy of the plugin folder alone (a host's plugin "
+    "cache, a git-subdir source) finds it dangling"
+)
+
+
+def link_row(host: str, item: ShippedFile) -> CoverageRow | None:
+    """A caveat for a shipped link reaching out of its plugin folder (None otherwise)."""
+    if item.link is None:
+        return None
+    reached = posixpath.normpath(posixpath.join(posixpath.dirname(item.path), item.link))
+    if reached != ".." and not reached.startswith("../"):
+        return None
+    return CoverageRow(host, "file", item.path, "caveat", f"{item.path} -> {item.link}", LINK_OUT)
+
+
 def with_shipped(
     hub: Hub, how: Shipping, artifacts: Iterable[Artifact], rows: Iterable[CoverageRow]
 ) -> HostBuild:
@@ -83,10 +101,15 @@ def with_shipped(
             item.content,
             EXEC_MODE if item.executable else FILE_MODE,
             (how.host,),
+            item.link,
+            item.origin if item.link is not None else None,
         )
         for item in hub.files
         if for_host(item, how.host)
     ]
+    for item in hub.files:
+        row = link_row(how.host, item) if for_host(item, how.host) else None
+        coverage += [row] if row is not None else []
     for component, items, writer in (
         ("agent", hub.agents, how.agents),
         ("command", hub.commands, how.commands),

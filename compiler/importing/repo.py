@@ -73,6 +73,7 @@ class PluginHub:
     readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
     shared_package: bool = False  # an Agent Plugins package in the plugin folder itself
     hooks: ReadHooks = field(default_factory=ReadHooks)
+    links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
 
     @property
     def name(self) -> str:
@@ -254,8 +255,9 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["hooks"] = merge_hosts(hub.hooks.hooks)
     if hub.hooks.files:
         data["hook_files"] = hub.hooks.files
-    if hub.shipped:
+    if hub.shipped or hub.links:
         data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
+        data["files"] += [{"from": rel, "link": True} for rel in hub.links]
     if read.overrides:
         data["overrides"] = read.overrides
     return data

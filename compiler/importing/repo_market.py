@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from memhub.compiler.artifact import LINK_MODE
 from memhub.compiler.hosts import copilot_repo
 from memhub.compiler.importing.repo import (
     FOLDERS,
@@ -25,9 +26,10 @@ from memhub.compiler.importing.repo import (
     read_plugin,
     unreproduced,
 )
+from memhub.compiler.importing.repo_links import keep_links
 from memhub.compiler.importing.repo_other import read_other_hosts
 from memhub.compiler.importing.repo_parts import Unreproduced
-from memhub.compiler.importing.repo_tree import RepoError, Tree, json_file
+from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file
 from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
@@ -55,6 +57,7 @@ class RepoImport:
     market_hub: dict[str, Any]  # the marketplace hub's data (INTO/hub.yaml)
     marketplace_files: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)  # repository files of no plugin
+    through: list[str] = field(default_factory=list)  # files reached through kept links
 
     @property
     def hubs(self) -> list[str]:
@@ -70,7 +73,16 @@ class RepoImport:
             _add(out, _join(into, HUB_FILE), _dump(plugin_yaml(hub, self.market)), FILE)
             for rel, entry in hub.files.items():
                 _add(out, _join(into, rel), entry.content, EXEC if entry.executable else FILE)
+            for rel, target in hub.links.items():
+                _add(out, _join(into, rel), target.encode("utf-8"), LINK_MODE)
         return out
+
+    @property
+    def links(self) -> dict[str, str]:
+        """The repository's links the hubs keep as links (repository path -> target)."""
+        return {
+            _join(hub.folder, rel): t for hub, _ in self.plugins for rel, t in hub.links.items()
+        }
 
     @property
     def compared(self) -> list[str]:
@@ -133,6 +145,7 @@ def markets(tree: Tree) -> Found:
 
 def import_repo(tree: Tree) -> RepoImport:
     """The hub files for `tree` (a plugin repository read by repo_tree.read_tree)."""
+    whole, tree = tree, files_of(tree)  # the readers see files; links are kept at the end
     found = markets(tree)
     plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
     plugins += copilot_repo.standalone(tree, plugins)
@@ -142,13 +155,17 @@ def import_repo(tree: Tree) -> RepoImport:
     read_other_hosts(tree, plugins)
     if not plugins:
         raise RepoError(_no_plugin(found))
+    keep_links(plugins, whole)
     market = _market_defaults(found, plugins[0])
     # always a marketplace hub: a plugin hub writes marketplace files, which a repository
     # without any (`marketplaces: []`) or a root plugin would not give back
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
+    kept = tuple(f"{link}/" for link in result.links)
+    result.through = [p for p in tree if p.startswith(kept)] if kept else []
     covered = set(result.compared) | {u.path for u in result.unreproduced}
+    covered |= set(result.links) | set(result.through)
     result.outside = [p for p in tree if p not in covered]
     return result
 

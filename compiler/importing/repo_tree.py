@@ -3,7 +3,8 @@
 Every regular file under DIR is read once, with its executable bit; `.git` is skipped. A link
 is followed only when its target stays inside DIR; a link leaving DIR, a FIFO, socket or
 device, a file over MAX_FILE_BYTES (or DIR over MAX_TOTAL_BYTES in all) is refused with one
-error naming the path and the fix, and nothing is written.
+error naming the path and the fix, and nothing is written. A link is also kept as what it is:
+its entry holds the target text (`link`), a folder link's files listed under its path too.
 """
 
 from __future__ import annotations
@@ -30,8 +31,23 @@ class RepoError(MemhubError):
 
 @dataclass(frozen=True, slots=True)
 class RepoFile:
+    """A file's bytes; a link's entry also holds its target text (a folder link no bytes)."""
+
     content: bytes
     executable: bool = False
+    link: str | None = None
+    folder: bool = False  # a link to a folder: its files are listed under its path
+
+
+def links_of(tree: Tree) -> dict[str, str]:
+    """Every link of the repository (path -> target text)."""
+    return {p: f.link for p, f in tree.items() if f.link is not None}
+
+
+def files_of(tree: Tree) -> Tree:
+    """The tree as the readers see it: files (a file link as its target's bytes), no
+    folder-link entries."""
+    return {p: f for p, f in tree.items() if not f.folder}
 
 
 Tree = dict[str, RepoFile]
@@ -58,15 +74,19 @@ def _walk(top: Path, folder: Path, prefix: str, chain: tuple[Path, ...], tree: T
         if entry.name in SKIPPED:
             continue
         path, rel = Path(entry.path), prefix + entry.name
-        real = _inside(path, rel, top) if entry.is_symlink() else path
+        link = entry.is_symlink()
+        real = _inside(path, rel, top) if link else path
         if real.is_dir():
             if real in chain:
                 raise RepoError(
                     f"{rel}: is a link looping back into its own folder. Fix: remove it"
                 )
+            if link:
+                tree[rel] = RepoFile(b"", link=os.readlink(path), folder=True)
             _walk(top, real, rel + "/", (*chain, real), tree)
         else:
-            tree[rel] = _read(real, rel)
+            read = _read(real, rel)
+            tree[rel] = RepoFile(read.content, read.executable, os.readlink(path)) if link else read
 
 
 def _inside(path: Path, rel: str, top: Path) -> Path:

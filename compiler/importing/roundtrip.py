@@ -1,8 +1,10 @@
 """The round trip of `memhub import --from-repo`: build the imported hub, compare with the repo.
 
 JSON files must be JSON-equal with the same key order, every other file byte-identical with
-the same executable bit. Each difference is one `Unreproduced` (path and reason); the counts
-(files reproduced / total, JSON key paths reproduced / total) are the import's figures.
+the same executable bit; a link must come back as a link with the same target text, and the
+files reached through it are compared where the build's links lead. Each difference is one
+`Unreproduced` (path and reason); the counts (files, JSON key paths and links reproduced /
+total) are the import's figures.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memhub.compiler.artifact import Artifact
+from memhub.compiler.artifact import Artifact, is_link_entry
 from memhub.compiler.importing.repo import GENERATED
+from memhub.compiler.importing.repo_links import KEPT_NOT
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_parts import Unreproduced
-from memhub.compiler.importing.repo_tree import RepoFile, Tree
+from memhub.compiler.importing.repo_tree import RepoFile, Tree, links_of
+from memhub.compiler.links import resolve
 from memhub.hubspec import MemhubError
 
 MAX_SHOWN = 3  # differing key paths named per file
@@ -32,14 +36,19 @@ class RoundTrip:
     files_same: int = 0
     keys_total: int = 0
     keys_same: int = 0
+    links_total: int = 0
+    links_same: int = 0
     unreproduced: list[Unreproduced] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "files": {"reproduced": self.files_same, "total": self.files_total},
             "json_key_paths": {"reproduced": self.keys_same, "total": self.keys_total},
-            "cannot_reproduce": [{"path": u.path, "reason": u.reason} for u in self.unreproduced],
         }
+        if self.links_total:  # a repository with links in its plugin folders
+            data["links"] = {"reproduced": self.links_same, "total": self.links_total}
+        data["cannot_reproduce"] = [{"path": u.path, "reason": u.reason} for u in self.unreproduced]
+        return data
 
 
 Refusal = tuple[str, list[tuple[str, str, str]]]  # the error; each problem's file, key, text
@@ -52,9 +61,12 @@ def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
 
     with tempfile.TemporaryDirectory(prefix="memhub-roundtrip-") as temp:
         root = Path(temp)
-        for rel, (content, mode) in imported.files.items():
+        for rel, (content, mode) in sorted(imported.files.items()):
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
+            if is_link_entry(mode):  # a kept link (repo_links.py), as the repository has it
+                os.symlink(os.fsdecode(content), target)
+                continue
             target.write_bytes(content)
             target.chmod(mode)
         try:
@@ -95,10 +107,14 @@ def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
         built = settle(imported)
     reasons = {u.path: u.reason for u in imported.unreproduced}
     hints = imported.hints
-    wanted = sorted(p for p in set(imported.compared) | set(reasons) if p in tree)
+    links = links_of(tree)
+    asked = set(imported.compared) | set(reasons) | set(imported.through)
+    wanted = sorted(p for p in asked - set(links) if p in tree and not tree[p].folder)
     if isinstance(built, str):
         result.unreproduced.append(Unreproduced(imported.hubs[0], built))
         built = {}
+    _compare_links(result, links, imported, built)
+    built = through_links(built)
     for path in wanted:
         ours = tree[path]
         result.files_total += 1
@@ -111,12 +127,52 @@ def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
         else:
             hint = f"{hints[path]} ({why})" if path in hints else why
             result.unreproduced.append(Unreproduced(path, reasons.get(path) or hint))
-    for path in sorted(set(built) - set(wanted)):
+    for path in sorted(set(built) - set(wanted) - set(links) - set(imported.through)):
         why = "the build writes it; the repository has no such file"
         made = GENERATED.get(path.rsplit("/", 1)[-1])
         why = reasons.get(path) or (f"{made} ({why})" if made else why)
         result.unreproduced.append(Unreproduced(path, why))
     return result
+
+
+def _compare_links(
+    result: RoundTrip, links: dict[str, str], imported: RepoImport, built: dict[str, Artifact]
+) -> None:
+    """Each link of a plugin folder against the build's: the same target text, or why not."""
+    folders = [hub.folder for hub, _ in imported.plugins]
+    for path, target in sorted(links.items()):
+        mine = any(f == "" or path.startswith(f + "/") for f in folders)
+        if not mine:
+            continue  # a link of no plugin: not imported (listed with the repository's rest)
+        result.links_total += 1
+        theirs = built.get(path)
+        if theirs is not None and theirs.link == target:
+            result.links_same += 1
+        elif path not in imported.links:
+            result.unreproduced.append(Unreproduced(path, KEPT_NOT))
+        else:
+            shown = f"-> {theirs.link}" if theirs is not None and theirs.link else "no link"
+            result.unreproduced.append(
+                Unreproduced(path, f"a link -> {target}; the build writes {shown}")
+            )
+
+
+def through_links(built: dict[str, Artifact]) -> dict[str, Artifact]:
+    """The build as a reader of the written folder sees it: each file the build's links lead
+    to listed under the link's path too (as repo_tree.read_tree lists a repository)."""
+    links = {p: a.link for p, a in built.items() if a.link is not None}
+    if not links:
+        return built
+    seen = dict(built)
+    for path in links:
+        try:
+            reached = resolve(path, links)
+        except ValueError:
+            continue
+        for other, artifact in built.items():
+            if other.startswith(reached + "/") and artifact.link is None:
+                seen.setdefault(path + other[len(reached) :], artifact)
+    return seen
 
 
 def _difference(ours: RepoFile, theirs: Artifact | None) -> str | None:

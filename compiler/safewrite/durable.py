@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from memhub.compiler.safewrite.errors import WriteError
 
 Tree = dict[str, tuple[bytes, int]]
 """A folder as data: relative POSIX path -> (bytes, permission bits)."""
@@ -276,6 +279,7 @@ def build_tree(
     os.mkdir(top, 0o700)
     made = [top]
     have = {""}  # folders made so far, relative to `top`
+    links = {rel for rel, (_, mode) in files.items() if stat.S_ISLNK(mode)}
     for rel in sorted(files):
         folder = rel.rpartition("/")[0]
         if folder not in have:
@@ -284,12 +288,18 @@ def build_tree(
                 sub = "/".join(parts[:depth])
                 if sub in have:
                     continue
-                full = os.path.join(top, sub)
-                if not os.path.exists(full):
-                    os.mkdir(full, 0o700)
-                    made.append(full)
+                if sub in links:  # never write through a link (it may point anywhere)
+                    raise WriteError(
+                        f"{rel}: lies under {sub}, which is a link. Fix: this is a memhub "
+                        "bug; please report it"
+                    )
+                os.mkdir(os.path.join(top, sub), 0o700)  # `top` is new: nothing is there
+                made.append(os.path.join(top, sub))
                 have.add(sub)
         data, mode = files[rel]
+        if rel in links:  # a link: `data` is its target text, written as it is
+            os.symlink(os.fsdecode(data), os.path.join(top, rel))  # its folder is synced below
+            continue
         create_file(os.path.join(top, rel), data, mode if file_mode is None else file_mode, sync)
     for each in reversed(made):
         os.chmod(each, root_mode if each == top else dir_mode)

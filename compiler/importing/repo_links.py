@@ -1,0 +1,71 @@
+"""The links of a plugin repository kept as links by `import --from-repo` (`files:` entries
+with `link: true`, the link itself written into the hub folder).
+
+A link inside a plugin folder is kept when its target is relative and, resolved in the
+repository (each link on the way followed), lands inside a plugin folder the import builds,
+on something the repository holds. What it reaches then comes through the link: its files
+leave the plugin hub (the build checks that what the hub still generates there, a hooks
+file, is the target's), and the round trip compares them at the link's path. Any other
+link is read as today: its target's bytes, shipped as files (repo_tree.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memhub.compiler.importing.repo_tree import Tree, links_of
+from memhub.compiler.links import resolve
+from memhub.hubspec.files import link_problem
+
+if TYPE_CHECKING:
+    from memhub.compiler.importing.repo import PluginHub
+
+KEPT_NOT = (
+    "a link memhub ships as its target's files: its target is absolute, leaves the plugin "
+    "folders the import builds, or reaches nothing"
+)
+
+
+def keepable(path: str, tree: Tree, folders: list[str]) -> bool:
+    """Whether the link at `path` can come back as a link (see the module docstring)."""
+    links = links_of(tree)
+    if link_problem(links[path]) is not None:
+        return False
+    folder = path.rpartition("/")[0]
+    try:
+        reached = resolve(f"{folder}/{links[path]}" if folder else links[path], links)
+    except ValueError:
+        return False
+    if not reached or not any(f == "" or reached.startswith(f + "/") for f in folders):
+        return False
+    return reached in tree or any(p.startswith(reached + "/") for p in tree)
+
+
+def keep_links(hubs: list[PluginHub], tree: Tree) -> None:
+    """Each hub's keepable links recorded (`hub.links`), the files under them taken out."""
+    folders = [hub.folder for hub in hubs]
+    for path in sorted(links_of(tree)):
+        owner = _owner(path, hubs)
+        if owner is None or not keepable(path, tree, folders) or _under_kept(path, hubs):
+            continue
+        rel = path[len(owner.folder) + 1 :] if owner.folder else path
+        owner.links[rel] = str(tree[path].link)
+        gone = [r for r in owner.files if r == rel or r.startswith(rel + "/")]
+        for r in gone:
+            del owner.files[r]
+        owner.shipped = [r for r in owner.shipped if r in owner.files]
+
+
+def _owner(path: str, hubs: list[PluginHub]) -> PluginHub | None:
+    """The plugin hub whose folder holds `path` (the deepest one)."""
+    holding = [h for h in hubs if h.folder == "" or path.startswith(h.folder + "/")]
+    return max(holding, key=lambda h: len(h.folder), default=None)
+
+
+def _under_kept(path: str, hubs: list[PluginHub]) -> bool:
+    """`path` lies under a link already kept (it comes through that one)."""
+    for hub in hubs:
+        base = f"{hub.folder}/" if hub.folder else ""
+        if any(path.startswith(f"{base}{rel}/") for rel in hub.links):
+            return True
+    return False

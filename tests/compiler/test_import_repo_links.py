@@ -1,0 +1,112 @@
+"""`import --from-repo` of a repository with links (repo_tree, repo_links, roundtrip): a link
+inside a plugin folder whose target stays in the imported plugins comes back as a link; any
+other is read as its target's bytes and listed as not reproduced as a link."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from memhub.compiler.cli.main import main
+from memhub.compiler.importing.repo_links import KEPT_NOT
+from memhub.compiler.importing.repo_market import import_repo
+from memhub.compiler.importing.repo_tree import RepoError, read_tree
+from memhub.compiler.importing.roundtrip import round_trip
+
+from tests.hubs import REPO
+
+FIXTURE = REPO / "tests" / "data" / "repos" / "linked"
+DEV = "plugins/tools-dev"
+
+
+def trip(root: Path):
+    tree = read_tree(root)
+    imported = import_repo(tree)
+    return imported, round_trip(tree, imported)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(FIXTURE, copy, symlinks=True)
+    return copy
+
+
+def test_the_fixture_round_trips_whole_with_its_links_kept() -> None:
+    imported, result = trip(FIXTURE)
+    assert result.unreproduced == []
+    assert (result.files_same, result.files_total) == (9, 9)
+    assert (result.links_same, result.links_total) == (3, 3)
+    assert imported.links == {
+        f"{DEV}/hooks": "../tools/hooks",
+        f"{DEV}/scripts": "../tools/scripts",
+        f"{DEV}/skills": "../tools/skills",
+    }
+    hub = yaml.safe_load(imported.files[f"{DEV}/hub.yaml"][0])
+    assert {"from": "skills", "link": True} in hub["files"]
+    assert "skills" not in hub  # what the link reaches is the target's
+
+
+def test_the_imported_hub_folder_holds_the_links(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    into = tmp_path / "hub"
+    assert main(["import", "--from-repo", str(FIXTURE), "--into", str(into), "--yes"]) == 0
+    assert "9/9 files reproduced" in capsys.readouterr().out
+    assert os.readlink(into / DEV / "skills") == "../tools/skills"
+    assert os.readlink(into / DEV / "hooks") == "../tools/hooks"
+    # tools' hub generates its hooks file: the link reaches it in the bundle, not here
+    assert not (into / "plugins" / "tools" / "hooks").exists()
+
+
+def test_a_link_to_a_folder_of_no_plugin_ships_its_bytes_and_is_listed(repo: Path) -> None:
+    (repo / "shared").mkdir()
+    (repo / "shared" / "notes.md").write_text("shared notes\n")
+    os.symlink("../../shared", repo / "plugins" / "tools" / "notes")
+    imported, result = trip(repo)
+    assert "plugins/tools/notes" not in imported.links
+    listed = {u.path: u.reason for u in result.unreproduced}
+    assert listed == {"plugins/tools/notes": KEPT_NOT}
+    assert (result.files_same, result.files_total) == (10, 10)  # notes.md, as bytes
+    assert (result.links_same, result.links_total) == (3, 4)
+
+
+def test_an_absolute_link_inside_the_repository_is_not_kept(repo: Path) -> None:
+    os.symlink(repo / "plugins" / "tools" / "scripts", repo / "plugins" / "tools" / "bin")
+    imported, result = trip(repo)
+    assert "plugins/tools/bin" not in imported.links
+    assert {u.path for u in result.unreproduced} == {"plugins/tools/bin"}
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("../../..", "leaving the repository"),
+        ("../tools/gone", "broken or looping link"),
+    ],
+)
+def test_a_link_leaving_the_repository_or_dangling_is_refused(
+    repo: Path, target: str, said: str
+) -> None:
+    (repo / DEV / "skills").unlink()
+    os.symlink(target, repo / DEV / "skills")
+    with pytest.raises(RepoError, match=said):
+        read_tree(repo)
+
+
+def test_a_link_looping_into_its_own_folder_is_refused(repo: Path) -> None:
+    os.symlink("..", repo / "plugins" / "tools" / "skills" / "up")
+    with pytest.raises(RepoError, match="looping back into its own folder"):
+        read_tree(repo)
+
+
+def test_a_link_is_recorded_with_its_target_text_and_its_files_under_it(repo: Path) -> None:
+    tree = read_tree(repo)
+    assert tree[f"{DEV}/skills"].link == "../tools/skills" and tree[f"{DEV}/skills"].folder
+    assert (
+        tree[f"{DEV}/skills/greet/SKILL.md"].content
+        == (repo / "plugins" / "tools" / "skills" / "greet" / "SKILL.md").read_bytes()
+    )
