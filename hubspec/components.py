@@ -230,9 +230,12 @@ class HookFileChecks(PerHostChecks):
         hooks/hooks.json: `LOADS_BESIDE`) would run another host's hooks written there."""
         tables = host_tables()
         for host in hub_hosts:
-            beside = getattr(tables.get(host), "LOADS_BESIDE", None)
-            other = places.get((getattr(tables.get(host), "bundle_root", None), beside or ""))
-            if beside is None or other is None or other == host:
+            adapter = tables.get(host)
+            beside = getattr(adapter, "LOADS_BESIDE", None)
+            if adapter is None or beside is None:
+                continue
+            other = places.get((adapter.bundle_root, beside))
+            if other is None or other == host:
                 continue
             self.problem(
                 ("hook_files", other),
