@@ -113,6 +113,8 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
 
 def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
+
+
 # capture's handlers read the session's transcript, and memhub has no reader of Copilot's
 # session-state/<id>/events.jsonl yet (runtime/transcripts/): those hooks are left out
 NO_CAPTURE = frozenset({"capture.turn_end", "capture.session_end", "capture.commit"})
