@@ -220,3 +220,19 @@ def test_the_process_answers_and_stays_light(vendored: Path, tmp_path: Path, std
     assert {"os", "json", "re", "enum", "typing", "subprocess"}.isdisjoint(loaded), loaded
     assert "memhub_runtime.memory" not in loaded and "memhub_runtime.events_copilot" in loaded
     assert not (tmp_path / "mh" / "logs" / "hook.log").exists()
+
+
+def test_a_failed_commands_output_is_read_for_reactive_recall() -> None:
+    """Copilot reports a command that exited 1 on postToolUse, its output in `toolResult`."""
+    from memhub.runtime.memory import directives_hook
+
+    text = "cat: ledger/missing-ledger.csv: No such file or directory\n<shellId: 4 completed with exit code 1>"
+    payload = {
+        **PAYLOADS["postToolUse"],
+        "toolResult": {"resultType": "success", "textResultForLlm": text},
+    }
+    event = normalise("copilot", "postToolUse", payload)
+    assert event.failed is True and directives_hook.mode(event) == "reactive"
+    assert directives_hook.failing_output(payload) == text
+    failed = normalise("copilot", "postToolUseFailure", PAYLOADS["postToolUseFailure"])
+    assert directives_hook.failing_output(failed.payload) == '"command": Required'
