@@ -38,7 +38,7 @@ from memhub.compiler.hosts.launcher import (
 from memhub.compiler.hosts.shipped import Shipping, as_markdown, for_host, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hook, Hub
+from memhub.hubspec.model import Hub
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -115,31 +115,6 @@ def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
 
 
-# capture's handlers read the session's transcript, and memhub has no reader of Copilot's
-# session-state/<id>/events.jsonl yet (runtime/transcripts/): those hooks are left out
-NO_CAPTURE = frozenset({"capture.turn_end", "capture.session_end", "capture.commit"})
-NO_TRANSCRIPT = (
-    "memhub's capture has no reader of Copilot CLI's session file "
-    "(session-state/<id>/events.jsonl) yet: not carried"
-)
-
-
-def _carried(hub: Hub) -> tuple[Hub, list[CoverageRow]]:
-    """`hub` without the capture handlers Copilot cannot serve yet, and a row for each."""
-    rows: list[CoverageRow] = []
-    kept: list[Hook] = []
-    for hook in hub.hooks:
-        if hook.handler not in NO_CAPTURE:
-            kept.append(hook)
-            continue
-        support = EVENTS.get(hook.event)
-        target = (support.host_event if support else hook.event) or "-"
-        rows.append(
-            CoverageRow(name, "hook", hook.id, "unsupported", target, NO_TRANSCRIPT, hook.required)
-        )
-    return replace(hub, hooks=tuple(kept)), rows
-
-
 def _not_carried_options(rows: list[CoverageRow], hub: Hub) -> list[CoverageRow]:
     """The hooks' rows, with a caveat where the hub sets an option Copilot has not."""
     dropped = {
@@ -170,18 +145,15 @@ def _handler(item: MappedHook) -> dict[str, Any]:
 def _hooks(
     hub: Hub, root: str | None, scope: Scope | None
 ) -> tuple[list[MappedHook], list[CoverageRow]]:
-    carried, rows = _carried(hub)
     if scope is None:
-        mapped, more = map_hooks(
-            carried, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=DATA
+        mapped, rows = map_hooks(
+            hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=DATA
         )
     else:
-        mapped, more = map_install_hooks(
-            carried, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
+        mapped, rows = map_install_hooks(
+            hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
         )
-    order = {hook.id: index for index, hook in enumerate(hub.hooks)}
-    every = _not_carried_options(more, hub) + rows
-    return mapped, sorted(every, key=lambda row: order.get(row.id, len(order)))  # hub order
+    return mapped, _not_carried_options(rows, hub)
 
 
 def install_steps(hub: Hub) -> list[str]:

@@ -11,13 +11,16 @@ hook's `additionalContext` ("Additional context from preToolUse hook: ...") and 
 postToolUseFailure's after the failed result: each lesson first reaches the model in the
 request carrying the result of the call that fired it, and exactly once in the session's last
 request; `memhub recall stats` names each lesson fired once in that session, the hook log
-stays empty. The build's coverage rows say what the hub's other handlers do on Copilot.
+stays empty. The same hub's capture hooks store every record of Copilot's session file
+(runtime/transcripts/copilot.py) once. The build's coverage rows carry every handler.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ from . import scripted
 from .fake_tools import Call, ToolsAnthropic, _claude_results
 from .harness import build_bundle, describe, read_hub, run
 from .scripted import HUB, TIMEOUT_S, host_env, memhub
+from .test_capture_hosts import CAPTURE_WAIT_S, FIRST, _assert_captured
 from .test_copilot_host import _env as copilot_env
 from .test_copilot_host import copilot_cli  # noqa: F401 (fixture)
 from .test_recall_hosts import (
@@ -113,18 +117,44 @@ def test_copilot_recalls_each_lesson_once(
     _assert_accounted(env, git_repo, "copilot", ids, list(FIRED_BY))
 
 
+@pytest.mark.parametrize("how", ["apply", "bundle"])
+def test_copilot_session_is_captured(
+    copilot_cli: Path,  # noqa: F811
+    isolated_home: Any,
+    git_repo: Path,
+    tmp_path: Path,
+    how: str,
+) -> None:
+    """capture.turn_end (agentStop), capture.commit (postToolUse on bash) and
+    capture.session_end (sessionEnd) store every record of Copilot's events.jsonl once, under
+    the title `memhub sessions` gives it; the session's real `git commit` made a commit flush."""
+    hub = _hub(tmp_path)
+    env = host_env(isolated_home, **copilot_env(isolated_home, isolated_home.root / "out"))
+    _install(how, hub, env, copilot_cli, isolated_home)
+    calls = [Call("bash", {"command": c, "description": "e2e step"}) for c in FIRST]
+    session = _session(copilot_cli, env, git_repo, calls)
+    assert [r.is_error for r in session.fake.results()] == [False, False]
+    # Copilot ends the session within a second of the commit: the turn, commit and
+    # session-end flushes run together, and whichever holds the lock first sends it all;
+    # the commit's flush logs once it has run (sent, or nothing new)
+    log = Path(env["MEMHUB_HOME"]) / "logs" / "capture.log"
+    deadline = time.monotonic() + CAPTURE_WAIT_S
+    while not re.search(r"copilot \S+: commit (\+|flush: )", _text(log)):
+        assert time.monotonic() < deadline, _text(log)
+        time.sleep(0.5)
+    _assert_captured("copilot", env, git_repo, None)
+
+
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
 def test_copilot_coverage_of_the_handlers(tmp_path: Path, isolated_home: Any) -> None:
-    """Recall, rules and workflows are mapped; capture, which needs a reader of Copilot's
-    session file, and the PR workflows' MCP half say what is left out."""
+    """Every handler of the hub is carried on Copilot: mapped, or a caveat naming what
+    Copilot has not (async, a status message, an MCP tool to match)."""
     env = host_env(isolated_home)
     proc = memhub(["build", str(_hub(tmp_path)), "--out", str(tmp_path / "b"), "--json"], env,
                   tmp_path)  # fmt: skip
-    rows = {
-        r["id"]: r for r in json.loads(proc.stdout)["data"]["coverage"] if r["component"] == "hook"
-    }
-    for hook_id in ("capture-turn", "capture-session-end", "capture-commit"):
-        assert rows[hook_id]["status"] == "unsupported", rows[hook_id]
-        assert "events.jsonl" in rows[hook_id]["reason"], rows[hook_id]
-    for hook_id, row in rows.items():
-        if not hook_id.startswith("capture-"):
-            assert row["status"] in ("mapped", "caveat"), row
+    rows = [r for r in json.loads(proc.stdout)["data"]["coverage"] if r["component"] == "hook"]
+    assert rows and all(r["status"] in ("mapped", "caveat") for r in rows), rows
+    assert {r["id"] for r in rows} >= {"capture-turn", "capture-session-end", "capture-commit"}
