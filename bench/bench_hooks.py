@@ -25,7 +25,9 @@ project, half shared, the trigger cache and its filter built in process first). 
 read-only `before_tool` (`git status`) at most 1.3, a mutating one with a new handle each
 round (`rm -rf build/<new> && make`: looked up, nothing fires) at most 2.0, `session_start`
 (the brief, a new session each round) at most 2.0 and `prompt_submit` naming no identifier
-at most 1.3. `--no-recall` leaves them out.
+at most 1.3. `--no-recall` leaves them out. The same read-only `before_tool` runs through
+the hook the hub's Copilot CLI bundle has (`copilot preToolUse`, Copilot's payload), beside
+Claude's, under the same goal.
 """
 
 from __future__ import annotations
@@ -57,9 +59,13 @@ RECALL_READ_ONLY = "recall: before_tool, read-only git status"
 RECALL_MUTATING = "recall: before_tool, mutating, new handle"
 RECALL_BRIEF = "recall: session_start, the brief"
 RECALL_PROMPT = "recall: prompt_submit, no identifier"
+RECALL_COPILOT = f"{RECALL_READ_ONLY} (copilot)"  # the prefix gives it the same goal
 GOALS |= {RECALL_READ_ONLY: 1.3, RECALL_MUTATING: 2.0, RECALL_BRIEF: 2.0, RECALL_PROMPT: 1.3}
 PLAIN_PROMPT = "please tidy up the wording of the introduction and make it a little friendlier"
 SESSION = "0b3a4c1e-5d2f-4e8a-9c7b-6a1d2e3f4a5b"
+# the entry whose no-op path a row measures, where a bundle has more than one for the event
+CAPTURE = {"PreToolUse": "capture.commit=shell", "PostToolUse": "capture.commit=shell",
+           "Stop": "capture.turn_end"}  # fmt: skip
 BEFORE_HOOK = (
     "  - id: bench-before-shell\n"
     "    event: before_tool\n"
@@ -99,6 +105,27 @@ def build_plugin(hub_dir: Path, out: Path, name: str) -> Path:
     return out / "plugins" / name
 
 
+def copilot_argv(hub_dir: Path, out: Path, python: str) -> list[str]:
+    """The runtime's preToolUse command of the hub's Copilot CLI bundle, built into `out`."""
+    from dataclasses import replace
+
+    from memhub.compiler.build import build
+    from memhub.hubspec import load
+
+    hub = load(hub_dir)
+    for artifact in build(replace(hub, hosts=("copilot",)), ["copilot"]).artifacts:
+        target = out / artifact.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(artifact.content)
+    plugin = out / "copilot" / hub.plugin.name
+    document = json.loads((plugin / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    (command,) = [
+        h["bash"] for h in document["hooks"]["preToolUse"] if "memhub_runtime/hook.py" in h["bash"]
+    ]
+    argv = shlex.split(command.replace("${PLUGIN_ROOT}", str(plugin)))
+    return [python, *argv[1:]]
+
+
 def hook_argv(plugin: Path, event: str, python: str) -> list[str]:
     document = json.loads((plugin / "hooks" / "claude-hooks.json").read_text(encoding="utf-8"))
     commands = [
@@ -107,6 +134,8 @@ def hook_argv(plugin: Path, event: str, python: str) -> list[str]:
         for handler in group["hooks"]
         if "memhub_runtime/hook.py" in handler["command"]
     ]
+    if len(commands) > 1:  # examples/memhub splits an event by settings: capture's entry
+        commands = [c for c in commands if CAPTURE.get(event, "-") in c.split()] or commands
     if len(commands) != 1:
         raise SystemExit(f"expected one runtime entry for {event}, found {len(commands)}")
     argv = shlex.split(commands[0].replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))
@@ -195,9 +224,17 @@ def recall_rows(root: Path, python: str, env: dict[str, str]) -> tuple[dict[str,
         event = {"session_id": bench_recall.SESSION, "cwd": str(app), "prompt": PLAIN_PROMPT}
         return json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode()
 
+    def copilot(r: int) -> bytes:  # the same call in Copilot CLI's payload
+        claude = bench_recall.payload(app, "read-only shell", r + 1000)
+        event = {"sessionId": claude["session_id"], "timestamp": 1796581265875}
+        tool = {"toolName": "bash", "toolArgs": claude["tool_input"]}
+        return json.dumps({**event, "cwd": claude["cwd"], **tool}).encode()
+
     before = hook_argv(plugin, "PreToolUse", python)
+    copilot_before = copilot_argv(REPO / "examples" / "team-memory", root / "copilot", python)
     rows: dict[str, Row] = {
         RECALL_READ_ONLY: (before, tool("read-only shell"), env),
+        RECALL_COPILOT: (copilot_before, copilot, env),
         RECALL_MUTATING: (before, tool("mutating shell"), env),
         RECALL_BRIEF: (hook_argv(plugin, "SessionStart", python), start, env),
         RECALL_PROMPT: (hook_argv(plugin, "UserPromptSubmit", python), prompt, env),
@@ -382,13 +419,13 @@ def main(argv: list[str] | None = None) -> int:
             f"bytecode {args.bytecode}, load {load_before} -> {env_line['loadavg_after']}"
         )
         header = (
-            f"{'process':48} {'median ms':>9} {'p90 ms':>7} {'min ms':>7} {'ratio':>6} "
+            f"{'process':54} {'median ms':>9} {'p90 ms':>7} {'min ms':>7} {'ratio':>6} "
             f"{'paired':>6} {'cpu ms':>7} {'cpu':>5}"
         )
         print(header)
         for row in results:
             print(
-                f"{row['label']:48} {row['median_ms']:9.2f} {row['p90_ms']:7.2f} "
+                f"{row['label']:54} {row['median_ms']:9.2f} {row['p90_ms']:7.2f} "
                 f"{row['min_ms']:7.2f} {row['ratio']:6.2f} {row['paired_ratio']:6.2f} "
                 f"{row['cpu_ms']:7.2f} {row['cpu_ratio']:5.2f}"
             )

@@ -37,6 +37,10 @@ CONTEXT_EVENTS = {
     "gemini": frozenset({"SessionStart", "BeforeAgent", "AfterTool"}),
     # Cursor: only sessionStart's answer reaches the model (`additional_context`, render)
     "cursor": frozenset({"sessionStart"}),
+    # Copilot CLI 1.0.102: a top-level `additionalContext` (events_copilot.render)
+    "copilot": frozenset(
+        {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure"}
+    ),
 }
 
 
@@ -44,7 +48,16 @@ def carries(host: str, logical: str) -> bool:
     """Whether the model reads what a handler says on `host`'s event for the logical event
     `logical` (`prompt_submit`, `before_tool` ...)."""
     carried = CONTEXT_EVENTS.get(host, frozenset())
-    return any(n in carried for n, name in LOGICAL.get(host, {}).items() if name == logical)
+    return any(n in carried for n, name in logical_events(host).items() if name == logical)
+
+
+def logical_events(host: str) -> dict[str, str]:
+    """`host`'s events -> logical events (Copilot's table lives beside its payloads)."""
+    if host == "copilot":
+        from .events_copilot import LOGICAL as COPILOT
+
+        return COPILOT
+    return LOGICAL.get(host, {})
 
 
 BUDGET_S = 3.0  # the in-process part; hosts allow far more, except at session end
@@ -127,6 +140,10 @@ def render(host: str, host_event: str, out: Output | None) -> str:
     messages = out.messages if out else []
     contexts = out.contexts if out else []
     doc: dict = {}
+    if host == "copilot":
+        from .events_copilot import render as copilot
+
+        return copilot(host_event, messages, contexts, CONTEXT_EVENTS["copilot"])
     if host == "cursor":
         if host_event in CURSOR_PERMISSION:
             doc["permission"] = "allow"

@@ -1,7 +1,7 @@
 """One event shape for every host's hook payload, and the JSON the hook reads and writes.
 
 `normalise(host, host_event, payload)` turns a Claude Code, Codex, Cursor or Gemini CLI hook
-payload (the JSON on the hook's stdin, hosts.md 1.3 / 2.2 / 3.2 / 4.2) into an `Event`: the
+payload (Copilot CLI's: events_copilot.py) (the JSON on the hook's stdin, hosts.md 1.3 / 2.2 / 3.2 / 4.2) into an `Event`: the
 logical event name, host, session id, transcript path, cwd, tool class, tool name and, for
 shell tools, the command; the prompt; whether the tool failed.
 
@@ -205,6 +205,10 @@ def normalise(host: str, host_event: str, payload: object) -> Event:
     fields stay None."""
     if not isinstance(payload, dict):
         payload = {}
+    if host == "copilot":  # its own camelCase payloads, in a module only its hooks import
+        from .events_copilot import normalise as copilot
+
+        return copilot(host_event, payload)
     if host == "claude" and looks_like_cursor(payload):
         host = "cursor"
         host_event = _text(payload.get("hook_event_name")) or host_event

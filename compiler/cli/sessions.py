@@ -18,18 +18,20 @@ from typing import IO, Any
 import click
 from memhub.compiler.cli.options import EXIT_INCOMPLETE, EXIT_OK, error_record, reply
 
-HOSTS = ("claude", "codex", "cursor", "gemini")
+HOSTS = ("claude", "codex", "copilot", "cursor", "gemini")
 
 
 def _readers() -> dict[str, Any]:
     from memhub.runtime.transcripts import claude as read_claude
     from memhub.runtime.transcripts import codex as read_codex
+    from memhub.runtime.transcripts import copilot as read_copilot
     from memhub.runtime.transcripts import cursor as read_cursor
     from memhub.runtime.transcripts import gemini as read_gemini
 
     return {
         "claude": read_claude,
         "codex": read_codex,
+        "copilot": read_copilot,
         "cursor": read_cursor,
         "gemini": read_gemini,
     }

@@ -38,7 +38,7 @@ from memhub.compiler.hosts.launcher import (
 from memhub.compiler.hosts.shipped import Shipping, as_markdown, for_host, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hook, Hub
+from memhub.hubspec.model import Hub
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -53,9 +53,8 @@ summary = "Copilot CLI plugin + marketplace (.github/plugin/), hooks/hooks.json,
 # Its own bundle folder: Copilot reads a plugin's `.mcp.json` and `hooks/hooks.json` before
 # its manifest's paths, and Claude Code's files of those names sit in plugins/<name>/.
 bundle_root = "copilot"
-# Its command hooks run, but not the vendored runtime: its handlers do not read Copilot's
-# payloads yet (handler hooks are unsupported rows), so the bundle carries no runtime copy.
-runs_hooks = False
+# Its hooks run the vendored runtime too (runtime/events_copilot.py reads its payloads)
+runs_hooks = True
 shows_icon = False  # its plugin.json has no icon field
 # Copilot 1.0.102 lists skills/<group>/<name>/ (skill list): tests/e2e/test_skill_groups_hosts.py
 SKILL_GROUPS: str | None = None
@@ -64,15 +63,16 @@ MARKETPLACE = copilot_marketplace.MARKETPLACE_FILE
 HOOKS_FILE = "hooks/hooks.json"
 DATA = "${COPILOT_PLUGIN_DATA}"  # set for a plugin's hook commands
 
+# Copilot 1.0.102 shows the model a hook's `additionalContext` on sessionStart,
+# userPromptSubmitted, preToolUse, postToolUse and postToolUseFailure (the runtime's
+# CONTEXT_EVENTS; tests/e2e/test_copilot_runtime.py); preCompact's output is not read.
 _SILENT = "Copilot CLI ignores the output of {} hooks (observe only)"
 EVENTS = {
-    "session_start": EventSupport("sessionStart", caveat=_SILENT.format("sessionStart")),
+    "session_start": EventSupport("sessionStart"),
     "session_end": EventSupport("sessionEnd"),
-    "prompt_submit": EventSupport(
-        "userPromptSubmitted", caveat=_SILENT.format("userPromptSubmitted")
-    ),
+    "prompt_submit": EventSupport("userPromptSubmitted"),
     "before_tool": EventSupport("preToolUse"),
-    "after_tool": EventSupport("postToolUse", caveat=_SILENT.format("postToolUse")),
+    "after_tool": EventSupport("postToolUse"),
     "after_tool_failure": EventSupport("postToolUseFailure"),
     "turn_end": EventSupport("agentStop"),
     "pre_compact": EventSupport("preCompact", caveat=_SILENT.format("preCompact")),
@@ -99,7 +99,7 @@ SKILL_NAMES = SkillNames(
 
 # Copilot CLI's tool names (its hooks reference). Its preToolUse and postToolUse hooks take a
 # `matcher` regex on the tool name (undocumented there, seen working with copilot 1.0.102);
-# an MCP tool has no fixed name pattern to match.
+# an MCP tool has no fixed name pattern to match (`<server>-<tool>`), nor a runtime class.
 TOOLS: dict[str, tuple[str, ...] | None] = {
     "shell": ("bash",),
     "edit": ("create", "edit"),
@@ -109,30 +109,10 @@ TOOLS: dict[str, tuple[str, ...] | None] = {
     "mcp": None,
     "agent": ("task",),
 }
-NO_RUNTIME = (
-    "memhub's runtime does not read Copilot CLI's hook payloads yet; only `command:` hooks "
-    "are carried"
-)
 
 
 def matcher(names: list[str]) -> str:
     return "^(?:" + "|".join(names) + ")$"
-
-
-def _carried(hub: Hub) -> tuple[Hub, list[CoverageRow]]:
-    """`hub` without the runtime `handler:` hooks, which Copilot cannot carry yet, and one
-    unsupported row for each."""
-    rows: list[CoverageRow] = []
-    kept: list[Hook] = []
-    for hook in hub.hooks:
-        if hook.handler is None:
-            kept.append(hook)
-            continue
-        event = EVENTS[hook.event].host_event or "-"
-        rows.append(
-            CoverageRow(name, "hook", hook.id, "unsupported", event, NO_RUNTIME, hook.required)
-        )
-    return replace(hub, hooks=tuple(kept)), rows
 
 
 def _not_carried_options(rows: list[CoverageRow], hub: Hub) -> list[CoverageRow]:
@@ -165,18 +145,15 @@ def _handler(item: MappedHook) -> dict[str, Any]:
 def _hooks(
     hub: Hub, root: str | None, scope: Scope | None
 ) -> tuple[list[MappedHook], list[CoverageRow]]:
-    carried, rows = _carried(hub)
     if scope is None:
-        mapped, more = map_hooks(
-            carried, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=DATA
+        mapped, rows = map_hooks(
+            hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=root, data=DATA
         )
     else:
-        mapped, more = map_install_hooks(
-            carried, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
+        mapped, rows = map_install_hooks(
+            hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher
         )
-    order = {hook.id: index for index, hook in enumerate(hub.hooks)}
-    every = _not_carried_options(more, hub) + rows
-    return mapped, sorted(every, key=lambda row: order.get(row.id, len(order)))  # hub order
+    return mapped, _not_carried_options(rows, hub)
 
 
 def install_steps(hub: Hub) -> list[str]:

@@ -15,7 +15,8 @@ from memhub.hubspec.model import Hook, Hub
 from memhub.hubspec.perhost import NATIVE_ONLY
 from memhub.hubspec.refs import PLUGIN_REFS, shell_default, shell_ref, substitute
 
-RUNTIME_HOSTS = ("claude", "codex", "cursor", "gemini")  # hosts the runtime renders answers for
+# hosts the runtime renders answers for
+RUNTIME_HOSTS = ("claude", "codex", "copilot", "cursor", "gemini")
 
 
 def command_handler(item: MappedHook) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 MODES = ("turn", "commit", "session_end")
-HOSTS = ("claude", "codex", "cursor", "gemini")
+HOSTS = ("claude", "codex", "copilot", "cursor", "gemini")
 DEFAULT_CAP = 3_500_000
 MIN_CAP = 16_384
 # Codex's own threads; compared by value, never by prefix (Codex adds kinds over time)

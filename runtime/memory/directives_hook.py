@@ -43,7 +43,8 @@ ERROR_MARKS = (
     "Traceback (most recent call last)", "Error", "ERROR", "error:", "✘", "npm ERR!",
     "FAILED", "fatal:", "Exception", "command not found", "No such file or directory",
 )  # fmt: skip
-RESPONSE_FIELDS = ("stderr", "stdout", "output", "error", "text", "llmContent", "returnDisplay")
+RESPONSE_FIELDS = ("stderr", "stdout", "output", "error", "text", "llmContent", "returnDisplay",
+                   "textResultForLlm")  # fmt: skip
 
 
 def mode(event: Event) -> str | None:
@@ -99,8 +100,9 @@ def _text(value: object) -> str:
 
 
 def failing_output(payload: dict[str, Any]) -> str:
-    """The failed call's output as text: Claude's `error`, a `tool_response`'s text fields."""
-    parts = [_text(payload.get("error")), _text(payload.get("tool_response"))]
+    """The failed call's output as text: Claude's (and Copilot's) `error`, a `tool_response`'s
+    text fields, Copilot's `toolResult` (a command that exited 1 is a successful call)."""
+    parts = [_text(payload.get(k)) for k in ("error", "tool_response", "toolResult")]
     return "\n".join(p for p in parts if p)[-OUTPUT_TAIL:]
 
 

@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-HOSTS = ("claude", "codex", "cursor", "gemini")
+HOSTS = ("claude", "codex", "copilot", "cursor", "gemini")
 NAMESPACE = uuid.UUID("0d6f3b52-6a3e-5a8e-9c1e-6d656d687562")  # fixed: never change
 TITLE_SOURCES = ("host", "user", "prompt")
 KINDS = (

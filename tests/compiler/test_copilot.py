@@ -82,22 +82,49 @@ def test_tool_hooks_take_a_matcher_and_dropped_options_are_caveats() -> None:
     assert rows[("instructions", "instructions/AGENTS.md")][0] == "unsupported"
 
 
-def test_handler_hooks_are_unsupported_until_the_runtime_reads_copilot() -> None:
+def test_handler_hooks_run_the_runtime_on_copilot() -> None:
+    """Runtime handlers become dispatcher entries of `hook.py copilot <event>` in the bundle,
+    with the runtime beside them, capture's among them (runtime/transcripts/copilot.py reads
+    its session file); mapped or caveat rows, the caveats naming what Copilot has not."""
     hub = load(REPO / "examples" / "memhub")
     result = build(replace(hub, hosts=("copilot",)))
-    handler_ids = {
-        h.id for h in hub.hooks if h.handler is not None and h.hosts in (None, ("copilot",))
-    }
-    assert handler_ids  # hooks `hosts:` keeps from Copilot get a "limited to" row instead
-    for row in result.coverage:
-        if row.component == "hook" and row.id in handler_ids:
-            assert (row.status, row.reason) == ("unsupported", copilot.NO_RUNTIME)
-    assert not any(a.path.endswith("hooks/hooks.json") for a in result.artifacts)
+    rows = {r.id: r for r in result.coverage if r.component == "hook"}
+    handlers = {h.id for h in hub.hooks if h.handler and h.hosts in (None, ("copilot",))}
+    assert handlers
+    for hook_id in handlers:
+        assert rows[hook_id].status in ("mapped", "caveat"), rows[hook_id]
+    files = {a.path: a.content for a in result.artifacts}
+    base = f"copilot/{hub.plugin.name}"
+    hooks = json.loads(files[f"{base}/hooks/hooks.json"])["hooks"]
+    before = [h["bash"] for h in hooks["preToolUse"]]
+    assert any('memhub_runtime/hook.py" copilot preToolUse recall.directives=' in b for b in before)
+    assert any(
+        'hook.py" copilot agentStop capture.turn_end' in h["bash"] for h in hooks["agentStop"]
+    )
+    assert f"{base}/memhub_runtime/hook.py" in files
+    assert f"{base}/memhub_runtime/transcripts/copilot.py" in files
     mixed = replace(load(FULL), hooks=(*hub.hooks[:1], *load(FULL).hooks))
     ids = [
         r.id for r in build(replace(mixed, hosts=("copilot",))).coverage if r.component == "hook"
     ]
     assert ids == [h.id for h in mixed.hooks]  # rows in hub order, handlers among the rest
+
+
+def test_a_context_handler_on_an_event_copilot_shows_nobody_is_unsupported() -> None:
+    """rules.advise acts only through what the model reads: Copilot's agentStop output never
+    reaches it (the runtime's CONTEXT_EVENTS), so the hook is an unsupported row."""
+    hub = load(REPO / "examples" / "memhub")
+    advise = replace(
+        hub.hooks[0],
+        id="advise-at-stop",
+        event="turn_end",
+        tools=(),
+        handler="rules.advise",
+        hosts=None,
+    )
+    result = build(replace(hub, hosts=("copilot",), hooks=(advise,)))
+    (row,) = [r for r in result.coverage if r.component == "hook"]
+    assert row.status == "unsupported" and "copilot's agentStop" in row.reason, row
 
 
 def test_servers_take_copilot_references_and_say_what_is_dropped() -> None:

@@ -51,7 +51,10 @@ class Result:
 
 
 def exposed(offered: set[str], tool: str) -> str | None:
-    """The host's name of MCP tool `tool` among `offered` (the one ending in it), or None."""
+    """The host's name of MCP tool `tool` among `offered` (itself, else the one ending in it),
+    or None. Itself first: Copilot CLI offers `bash` beside `read_bash` and `stop_bash`."""
+    if tool in offered:
+        return tool
     names = sorted(n for n in offered if n == tool or n.endswith(("__" + tool, "_" + tool)))
     return names[0] if len(names) == 1 else None
 
