@@ -15,6 +15,22 @@ name = "cursor"
 FOLDER = "rules"
 
 
+def instructions_rule_path(plugin: str) -> str:
+    """Where the rule memhub writes from `instructions` lies in the plugin folder."""
+    return f"{FOLDER}/{plugin}.mdc"
+
+
+def instructions_rule(title: str, text: str) -> bytes:
+    """The always-applied rule memhub writes from the hub's `instructions` (import compares a
+    repository's rule with it: cursor_repo)."""
+    rule = fill(
+        "cursor_rule.mdc.tmpl",
+        description=json.dumps(f"{title} instructions", ensure_ascii=False),
+        body=text,
+    )
+    return rule.encode("utf-8")
+
+
 def has_rules(hub: Hub) -> bool:
     """Whether the plugin's rules/ folder holds anything (the manifest then names it)."""
     return hub.instructions is not None or bool(hub.rules)
@@ -25,13 +41,9 @@ def rule_artifacts(hub: Hub, base: str) -> tuple[list[Artifact], list[CoverageRo
     artifacts: list[Artifact] = []
     rows: list[CoverageRow] = []
     if hub.instructions:
-        text = fill(
-            "cursor_rule.mdc.tmpl",
-            description=json.dumps(f"{hub.plugin.title} instructions", ensure_ascii=False),
-            body=hub.instructions.text,
-        )
-        where = f"{FOLDER}/{hub.plugin.name}.mdc"
-        artifacts.append(Artifact(f"{base}/{where}", text.encode("utf-8"), owners=(name,)))
+        where = instructions_rule_path(hub.plugin.name)
+        text = instructions_rule(hub.plugin.title, hub.instructions.text)
+        artifacts.append(Artifact(f"{base}/{where}", text, owners=(name,)))
         rows += instructions_row(hub, name, "mapped", f"{where} (alwaysApply)", "")
     for rule in hub.rules:  # byte for byte
         where = f"{FOLDER}/{rule.name}"

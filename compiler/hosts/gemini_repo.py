@@ -17,6 +17,7 @@ from memhub.compiler.importing.repo_parts import ReadPlugin
 name = "gemini"
 FOLDER = gemini.ROOT_DIR  # the extension's folder is FOLDER/<name>
 MANIFEST = gemini.MANIFEST
+CONTEXT_FILE = gemini.CONTEXT_FILE  # the hub's instructions, as gemini.py writes them
 WRITTEN = ("name", "version", "description")  # the plugin fields gemini.py writes
 # how gemini.py writes the extension's hooks file: a handler's `name` is the hook id, its
 # timeout in milliseconds, its status message as `description`; Gemini loads it unnamed

@@ -74,6 +74,7 @@ class PluginHub:
     shared_package: bool = False  # an Agent Plugins package in the plugin folder itself
     hooks: ReadHooks = field(default_factory=ReadHooks)
     links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
+    instructions: str | None = None  # the hub's instructions file, read from a host's copy
 
     @property
     def name(self) -> str:
@@ -251,6 +252,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
+    if hub.instructions:
+        data["instructions"] = hub.instructions
     if hub.hooks.hooks:
         data["hooks"] = merge_hosts(hub.hooks.hooks)
     if hub.hooks.files:
