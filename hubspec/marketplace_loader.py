@@ -225,8 +225,8 @@ class _MarketChecker(Checker):
     def _remote(self, at: KeyPath, raw: dict[str, Any]) -> PluginSource | None:
         sub = raw.get("path")
         if sub is not None:
-            bad = bundle_path_problem(sub.rstrip("/"), what="the repository folder")
-            if bad is not None and not bad[0].endswith("another host's plugin folders"):
+            bad = bundle_path_problem(sub.rstrip("/"), what="the repository folder", remote=True)
+            if bad is not None:
                 self.problem((*at, "path"), *bad)
                 return None
             sub = sub.rstrip("/")
