@@ -71,6 +71,8 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
             read.cannot(where, f"server {server!r}: {exc}")
             continue
         read.server(str(server), _roots(spec), name)
+        if "type" not in raw:  # the build names the transport; Claude Code infers it
+            read.override(name, "mcp_servers", {str(server): {"type": None}})
         if extras:
             read.server_keys(name, str(server), extras)
         for note in notes:

@@ -43,7 +43,8 @@ def entries_and_markets(
             )
     listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
     listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
-    return listed, _marketplaces(groups, seen, market) if groups else [], overrides
+    unlisted = any(name not in seen for name in by_name)
+    return listed, _marketplaces(groups, seen, market, unlisted) if groups else [], overrides
 
 
 def _item(
@@ -101,10 +102,13 @@ def _marketplaces(
     groups: dict[tuple[str, Any, Any], dict[str, Any]],
     seen: dict[str, dict[str, Any]],
     defaults: dict[str, Any],
+    unlisted: bool,
 ) -> list[dict[str, Any]] | None:
-    """`marketplaces:`, None when one root marketplace lists every plugin for its hosts."""
+    """`marketplaces:`, None when one root marketplace lists every plugin for its hosts
+    (`unlisted`: a plugin folder no marketplace file lists)."""
     (only, *rest) = list(groups.values())
     root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
+    root = root and not unlisted
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"
     )
@@ -114,7 +118,7 @@ def _marketplaces(
     for (folder, _, _), group in groups.items():
         market = {k: v for k, v in group.items() if v}
         if market.get("description") == defaults.get("description"):
-            market.pop("description")
+            market.pop("description", None)
         if folder:
             market["path"] = folder
         out.append(market)
