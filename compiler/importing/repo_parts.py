@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -212,12 +213,22 @@ def marketplace_entries(
     doc: Mapping[str, Any], source_of: Callable[[object], Any]
 ) -> list[dict[str, Any]]:
     """A marketplace file's `plugins`: each entry's name, its source as `source_of` reads
-    it, and its other keys as they stand."""
+    it (a bare folder name under `metadata.pluginRoot`, as `./<root>/<name>`), and its other
+    keys as they stand."""
     entries = []
     for raw in doc.get("plugins") or []:
         if isinstance(raw, Mapping):
             rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
-            entries.append(
-                {"name": raw.get("name"), "source": source_of(raw.get("source")), **rest}
-            )
+            source = source_of(_under_root(doc, raw.get("source")))
+            entries.append({"name": raw.get("name"), "source": source, **rest})
     return entries
+
+
+def _under_root(doc: Mapping[str, Any], source: Any) -> Any:
+    """`source` as `./folder`: Claude Code and Cursor read a bare name (no `./`) under the
+    marketplace's `metadata.pluginRoot`; the entry's own `source` comes back as an override."""
+    metadata = doc.get("metadata")
+    root = metadata.get("pluginRoot") if isinstance(metadata, Mapping) else None
+    if not isinstance(source, str) or source.startswith("./") or not isinstance(root, str):
+        return source
+    return "./" + posixpath.normpath(posixpath.join(root, source))
