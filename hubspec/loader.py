@@ -189,6 +189,7 @@ class _Checker(
             marketplace=marketplace,
             hosts=tuple(data["hosts"]) if "hosts" in data else default_hosts(),
             mcp_servers=servers,
+            mcp_flat=bool(data.get("mcp", {}).get("flat", False)),
             skills=skills,
             instructions=instructions,
             hooks=hooks,

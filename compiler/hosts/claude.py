@@ -260,9 +260,8 @@ def build(hub: Hub) -> HostBuild:
         for server in hub.mcp_servers:
             servers[server.name], row = _server(hub, server, bundle_launcher(hub, ROOT))
             rows.append(row)
-        artifacts.append(
-            Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
-        )
+        document = servers if hub.mcp_flat else {"mcpServers": servers}
+        artifacts.append(Artifact(f"{base}/.mcp.json", json_bytes(document), owners=(name,)))
         if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
             artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     if mapped:

@@ -55,11 +55,19 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
     read.manifest(name, doc, _FIELDS)
 
 
+WRONG_SHAPE = (
+    "holds neither an `mcpServers` object nor servers at its top level (objects with a "
+    "`command` or `url`), the two shapes memhub writes (`mcp.flat`)"
+)
+
+
 def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
     """.mcp.json `mcpServers`: hub servers, Claude-only keys as `extra.claude` (or overrides)."""
     servers = doc.get("mcpServers") if isinstance(doc, Mapping) else None
+    if servers is None and _flat(doc):  # the servers at the top level (`mcp.flat`)
+        servers, read.mcp_flat = doc, True
     if not isinstance(servers, Mapping):
-        read.cannot(where, "has no `mcpServers` object, the only shape memhub writes")
+        read.cannot(where, WRONG_SHAPE)
         return
     for server, raw in servers.items():
         if not isinstance(raw, Mapping):
@@ -77,6 +85,17 @@ def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
             read.server_keys(name, str(server), extras)
         for note in notes:
             read.note(f"{where}: {server}: {note}")
+
+
+def _flat(doc: Any) -> bool:
+    """A .mcp.json holding the servers at its top level: objects, one with a command or url
+    (an empty or keyless object is no server file of either shape)."""
+    if not isinstance(doc, Mapping) or not doc:
+        return False
+    servers = doc.values()
+    return all(isinstance(s, Mapping) for s in servers) and any(
+        "command" in s or "url" in s for s in servers
+    )
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:

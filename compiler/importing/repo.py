@@ -248,6 +248,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     data["hosts"] = list(read.hosts)
     if read.servers:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
+        if read.mcp_flat:
+            data["mcp"]["flat"] = True
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.hooks.hooks:

@@ -50,6 +50,7 @@ class ReadPlugin:
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # host -> the .mcp.json servers its manifest carries (None: all, by naming the file)
     carried: dict[str, set[str] | None] = field(default_factory=dict)
+    mcp_flat: bool = False  # .mcp.json holds its servers at the top level (`mcp.flat`)
     # server -> host -> its host-only keys the hub holds as `extra:` (server_extras.py)
     server_extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
