@@ -18,6 +18,7 @@ from memhub.compiler.importing.repo_parts import (
     from_git_source,
     marketplace_entries,
     person,
+    url_source,
 )
 from memhub.compiler.importing.shapes import NotImportable
 
@@ -125,7 +126,7 @@ def _source(raw: Any) -> Any:
     if kind == "github":
         return from_git_source({"github": raw.get("repo")}, raw)
     if kind == "url":
-        return from_git_source({"git": raw.get("url")}, raw)
+        return url_source(raw)
     if kind == "git-subdir":
         return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
     return None

@@ -210,6 +210,16 @@ def from_git_source(base: dict[str, Any], raw: Mapping[str, Any]) -> dict[str, A
     return {k: v for k, v in {**base, **pins}.items() if v is not None}
 
 
+def url_source(raw: Mapping[str, Any]) -> Any:
+    """A `url` source: a folder of this repository when the url is `./...` (a published
+    Codex marketplace lists its root plugin as `{source: url, url: ./}`; the entry's own
+    source comes back as an override), else a hub git source."""
+    url = raw.get("url")
+    if isinstance(url, str) and url.startswith("./"):
+        return url
+    return from_git_source({"git": url}, raw)
+
+
 def marketplace_entries(
     doc: Mapping[str, Any], source_of: Callable[[object], Any]
 ) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memhub.compiler.importing.repo_parts import marketplace_entries
+from memhub.compiler.importing.repo_parts import marketplace_entries, url_source
 
 
 def _sources(metadata: Any, *sources: Any) -> list[Any]:
@@ -37,3 +37,13 @@ def test_a_root_escaping_the_repository_stays_visible() -> None:
 def test_a_git_source_ignores_plugin_root() -> None:
     git = {"source": "github", "repo": "acme/x"}
     assert _sources({"pluginRoot": "plugins"}, git) == [git]
+
+
+@pytest.mark.parametrize(("url", "read"), [("./", "./"), ("./plugins/x", "./plugins/x")])
+def test_a_url_source_naming_a_folder_of_the_repository_is_that_folder(url: str, read: str) -> None:
+    assert url_source({"source": "url", "url": url}) == read
+
+
+def test_a_url_source_naming_a_remote_is_a_git_source() -> None:
+    raw = {"source": "url", "url": "https://git.example.com/x.git", "ref": "v1", "sha": 5}
+    assert url_source(raw) == {"git": "https://git.example.com/x.git", "ref": "v1"}
