@@ -311,3 +311,15 @@ def test_mcp_flat_is_a_boolean(tmp_path: Path, value: str) -> None:
     with pytest.raises(HubError) as caught:
         load(root)
     assert "hub.yaml:14:" in str(caught.value) and "flat" in str(caught.value)
+
+
+def test_claude_mcp_file_takes_the_hubs_key_order(tmp_path: Path) -> None:
+    """`overrides.claude.key_order.mcp` orders .mcp.json (a published one lists args first)."""
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    data = yaml.safe_load((root / "hub.yaml").read_text())
+    order = [{"mcpServers": [{"filesystem": ["args", "command"]}]}]
+    data.setdefault("overrides", {})["claude"] = {"key_order": {"mcp": order}}
+    (root / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (mcp,) = [a for a in build(load(root)).artifacts if a.path.endswith("/.mcp.json")]
+    assert list(json.loads(mcp.content)["mcpServers"]["filesystem"]) == ["args", "command", "type"]
