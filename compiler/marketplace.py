@@ -91,10 +91,11 @@ def _marketplace_file(
     rows: list[CoverageRow] = []
     for name in file.plugins:
         entry = market.entry(name)
-        if entry.hub is not None and writer.name not in built.get(name, ()):
+        owner = market.builder_of(entry)  # the hub, or the one building its ./folder
+        if owner is not None and writer.name not in built.get(owner.plugin.name, ()):
             continue  # the plugin has no files for this host: nothing to list
         kind = entry.source_for(writer.name)
-        folder = plugin_dir(entry.hub, writer.bundle_root) if entry.hub else None
+        folder = plugin_dir(owner, writer.bundle_root) if owner else None
         relative = relative_to(folder, file.path) if folder else None
         source, reason = writer.marketplace_source(kind, relative)
         if source is None:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+# a folder of another repository (a git-subdir source) may be hidden, e.g. .github/plugins/x:
+# memhub never writes there, so only '.' and '..' are refused
+_REMOTE_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
 # the roots other hosts' plugin folders live under (gemini, agent-plugins): a native plugin
 # folder there would mix two hosts' manifests in one folder
 RESERVED_ROOTS = ("gemini", "agent-plugins")
@@ -14,10 +17,11 @@ ROOT = "."  # a plugin folder at the bundle root
 
 
 def bundle_path_problem(
-    value: str, *, what: str = "the folder", root_ok: bool = False
+    value: str, *, what: str = "the folder", root_ok: bool = False, remote: bool = False
 ) -> tuple[str, str] | None:
     """(message, fix) when `value` cannot name a folder inside a bundle (`.`, the root, only
-    when `root_ok`), else None."""
+    when `root_ok`; hidden segments and the reserved roots only when `remote`, a folder of
+    another repository), else None."""
     if value == ROOT and root_ok:
         return None
     parts = value.split("/")
@@ -28,13 +32,19 @@ def bundle_path_problem(
             f"{value!r} has a '.' or '..' segment",
             f"write {what} as plain folder names, e.g. plugins/my-plugin",
         )
-    if not all(_SEGMENT.match(p) for p in parts):
+    segment = _REMOTE_SEGMENT if remote else _SEGMENT
+    if not all(segment.match(p) for p in parts):
+        if remote:
+            return (
+                f"{value!r} is not a plain relative folder",
+                "use letters, digits, '.', '_' and '-' in each segment, separated by single '/'",
+            )
         return (
             f"{value!r} is not a plain relative folder",
             "use letters, digits, '.', '_' and '-' in each segment, none starting with '.', "
             "separated by single '/'",
         )
-    if parts[0] in RESERVED_ROOTS:
+    if parts[0] in RESERVED_ROOTS and not remote:
         return (
             f"{value!r} is under {parts[0]}/, where memhub writes another host's plugin folders",
             "choose a folder outside " + " and ".join(f"{r}/" for r in RESERVED_ROOTS),

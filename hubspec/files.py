@@ -42,13 +42,15 @@ RESERVED_FOLDERS = (
 RESERVED_FILES = frozenset(
     {
         ".mcp.json",
-        "mcp.json",
         "plugin.json",
         "gemini-extension.json",
         "GEMINI.md",
         "hooks/hooks.json",  # Claude Code loads it by itself: never a plain shipped file
     }
 )
+# the Agent Plugins mcp.json memhub writes in the plugin folder with
+# `plugin.agent_plugins_folder: shared`; otherwise a plain file (a Cursor manifest may name it)
+SHARED_MCP = "mcp.json"
 # A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
 # where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 ICON_PREFIX = "assets/icon."
@@ -106,7 +108,11 @@ def _bad_relative(value: str) -> str | None:
 class FileChecks(Checker):
     """The hub's `files:` list."""
 
-    def _shipped_files(self, raw: list[dict[str, Any]]) -> tuple[ShippedFile, ...]:
+    def _shipped_files(
+        self, raw: list[dict[str, Any]], *, shared: bool = False
+    ) -> tuple[ShippedFile, ...]:
+        """The shipped files (`shared`: the plugin folder also holds the Agent Plugins
+        package, whose mcp.json memhub writes)."""
         shipped: list[ShippedFile] = []
         claimed: dict[str, tuple[int, str]] = {}
         total = 0
@@ -120,6 +126,14 @@ class FileChecks(Checker):
                         f"{source} lands on {README}, which replaces the README memhub "
                         "generates in every plugin folder: it cannot be limited to hosts",
                         "remove `hosts:` from this entry",
+                    )
+                    continue
+                if shared and dest == SHARED_MCP:
+                    self.problem(
+                        (*path, "to"),
+                        f"{source} lands on {dest}, where memhub writes the Agent Plugins "
+                        "mcp.json (plugin.agent_plugins_folder: shared)",
+                        "give the entry another `to`, or drop agent_plugins_folder: shared",
                     )
                     continue
                 if dest in claimed:

@@ -174,7 +174,8 @@ class _Checker(
         overrides = self._server_extras(
             data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
         )
-        files = self._shipped_files(data.get("files", []))
+        shared = data["plugin"].get("agent_plugins_folder") == "shared"
+        files = self._shipped_files(data.get("files", []), shared=shared)
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
@@ -189,6 +190,7 @@ class _Checker(
             marketplace=marketplace,
             hosts=tuple(data["hosts"]) if "hosts" in data else default_hosts(),
             mcp_servers=servers,
+            mcp_flat=bool(data.get("mcp", {}).get("flat", False)),
             skills=skills,
             instructions=instructions,
             hooks=hooks,

@@ -92,6 +92,16 @@ class MarketplaceHub:
     def entry(self, name: str) -> MarketEntry:
         return next(e for e in self.entries if e.name == name)
 
+    def builder_of(self, entry: MarketEntry) -> Hub | None:
+        """The plugin hub building `entry`'s folder: its own, or for a listed `./folder`
+        entry the plugin hub whose folder that is (None for a git source)."""
+        if entry.hub is not None or not entry.source.is_local:
+            return entry.hub
+        return next(
+            (e.hub for e in self.entries if e.hub is not None and e.folder == entry.source.path),
+            None,
+        )
+
     def override(self, host: str, section: str) -> Mapping[str, Any]:
         """The `overrides.<host>.<section>` mapping (empty when not given)."""
         return self.overrides.get(host, {}).get(section, {})

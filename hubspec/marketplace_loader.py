@@ -85,6 +85,7 @@ class _MarketChecker(Checker):
         )
         entries = [self._entry(i, raw, cache) for i, raw in enumerate(data["plugins"])]
         self._check_unique([e for e in entries if e is not None])
+        self._check_shared_folders(entries)
         self._check_overrides(("overrides",), data.get("overrides", {}))
         if self.problems:
             return None
@@ -188,18 +189,13 @@ class _MarketChecker(Checker):
     ) -> tuple[PluginSource | None, Hub | None]:
         """The entry's source, and the plugin hub with its folder set by a ./folder source."""
         if isinstance(raw, str):
-            if hub is None:
-                self.problem(
-                    at,
-                    f"{raw!r} names a folder of this bundle, but no plugin hub builds it",
-                    "add `hub: <folder of its hub.yaml>`, or give a {github:} or {git:} source",
-                )
-                return None, None
             folder = raw[2:].rstrip("/") or ROOT  # `./`: the bundle root
             bad = bundle_path_problem(folder, what="the plugin's folder", root_ok=True)
             if bad is not None:
                 self.problem(at, *bad)
                 return None, None
+            if hub is None:  # another plugin's folder, or none: _check_shared_folders
+                return PluginSource("path", path=folder), None
             if hub.plugin.path and hub.plugin.path != folder:
                 self.problem(
                     at,
@@ -225,8 +221,8 @@ class _MarketChecker(Checker):
     def _remote(self, at: KeyPath, raw: dict[str, Any]) -> PluginSource | None:
         sub = raw.get("path")
         if sub is not None:
-            bad = bundle_path_problem(sub.rstrip("/"), what="the repository folder")
-            if bad is not None and not bad[0].endswith("another host's plugin folders"):
+            bad = bundle_path_problem(sub.rstrip("/"), what="the repository folder", remote=True)
+            if bad is not None:
                 self.problem((*at, "path"), *bad)
                 return None
             sub = sub.rstrip("/")
@@ -237,6 +233,22 @@ class _MarketChecker(Checker):
         if sub is None:
             return PluginSource("git", url=url, **pin)
         return PluginSource("git-subdir", url=url, path=sub, **pin)
+
+    def _check_shared_folders(self, entries: list[MarketEntry | None]) -> None:
+        """A listed plugin with a `./folder` source and no `hub:` describes another plugin in
+        a folder a plugin hub of this marketplace builds (Claude Code's `strict: false`
+        entries naming their own `skills`); a folder no plugin hub builds is an error."""
+        built = {e.folder for e in entries if e is not None and e.hub is not None}
+        for index, entry in enumerate(entries):
+            if entry is None or entry.hub is not None or not entry.source.is_local:
+                continue
+            if entry.source.path not in built:
+                shown = "./" if entry.source.path == ROOT else f"./{entry.source.path}"
+                self.problem(
+                    ("plugins", index, "source"),
+                    f"{shown!r} names a folder of this bundle, but no plugin hub builds it",
+                    "add `hub: <folder of its hub.yaml>`, or give a {github:} or {git:} source",
+                )
 
     def _check_unique(self, entries: list[MarketEntry]) -> None:
         seen: dict[str, MarketEntry] = {}

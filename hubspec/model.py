@@ -351,6 +351,7 @@ class Hub:
     skills: tuple[Skill, ...] = ()
     instructions: Instructions | None = None
     hooks: tuple[Hook, ...] = ()
+    mcp_flat: bool = False  # `mcp.flat`: .mcp.json without its `mcpServers` object
     runtime: Runtime = Runtime()
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones

@@ -52,6 +52,7 @@ from memhub.compiler.hosts.hooks import (
     map_hooks,
     map_install_hooks,
 )
+from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
@@ -263,9 +264,9 @@ def build(hub: Hub) -> HostBuild:
         for server in hub.mcp_servers:
             servers[server.name], row = _server(hub, server, bundle_launcher(hub, ROOT))
             rows.append(row)
-        artifacts.append(
-            Artifact(f"{base}/.mcp.json", json_bytes({"mcpServers": servers}), owners=(name,))
-        )
+        document = servers if hub.mcp_flat else {"mcpServers": servers}
+        document = ordered(document, hub.override(name, KEY_ORDER).get("mcp", ()))
+        artifacts.append(Artifact(f"{base}/.mcp.json", json_bytes(document), owners=(name,)))
         if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
             artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
     if mapped:

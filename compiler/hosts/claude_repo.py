@@ -19,6 +19,7 @@ from memhub.compiler.importing.repo_parts import (
     marketplace_entries,
     person,
     read_server_map,
+    url_source,
 )
 
 name = "claude"
@@ -56,13 +57,35 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin) -> None:
     read.manifest(name, doc, _FIELDS)
 
 
+WRONG_SHAPE = (
+    "holds neither an `mcpServers` object nor servers at its top level (objects with a "
+    "`command` or `url`), the two shapes memhub writes (`mcp.flat`)"
+)
+
+
 def read_servers(doc: Any, read: ReadPlugin, where: str) -> None:
     """.mcp.json `mcpServers`: hub servers, Claude-only keys as `extra.claude` (or overrides)."""
     servers = doc.get("mcpServers") if isinstance(doc, Mapping) else None
+    if servers is None and _flat(doc):  # the servers at the top level (`mcp.flat`)
+        servers, read.mcp_flat = doc, True
     if not isinstance(servers, Mapping):
-        read.cannot(where, "has no `mcpServers` object, the only shape memhub writes")
+        read.cannot(where, WRONG_SHAPE)
         return
     read_server_map(servers, read, where, name, hub_spec, FOLDER_REFS)
+    for server, raw in servers.items():  # the build names the transport; Claude Code infers it
+        if isinstance(raw, Mapping) and "type" not in raw and str(server) in read.servers:
+            read.override(name, "mcp_servers", {str(server): {"type": None}})
+
+
+def _flat(doc: Any) -> bool:
+    """A .mcp.json holding the servers at its top level: objects, one with a command or url
+    (an empty or keyless object is no server file of either shape)."""
+    if not isinstance(doc, Mapping) or not doc:
+        return False
+    servers = doc.values()
+    return all(isinstance(s, Mapping) for s in servers) and any(
+        "command" in s or "url" in s for s in servers
+    )
 
 
 def read_marketplace(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +116,7 @@ def entry_source(raw: Any) -> Any:
     if kind == "github":
         return from_git_source({"github": raw.get("repo")}, raw)
     if kind == "url":
-        return from_git_source({"git": raw.get("url")}, raw)
+        return url_source(raw)
     if kind == "git-subdir":
         return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
     return None

@@ -18,6 +18,7 @@ from memhub.compiler.importing.repo_parts import (
     ReadPlugin,
     from_git_source,
     marketplace_entries,
+    url_source,
 )
 
 name = "codex"
@@ -61,7 +62,7 @@ def _source(raw: Any) -> Any:
     if kind == "local":
         return raw.get("path")
     if kind == "url":
-        return from_git_source({"git": raw.get("url")}, raw)
+        return url_source(raw)
     if kind == "git-subdir":
         return from_git_source({"git": raw.get("url"), "path": raw.get("path")}, raw)
     return None

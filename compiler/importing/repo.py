@@ -34,7 +34,9 @@ from memhub.hubspec.files import ICON_PREFIX, README, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
-# files of hosts memhub builds elsewhere than the plugin folder (README "build")
+# files of hosts memhub builds elsewhere than the plugin folder (README "build"); a plugin
+# folder's mcp.json without an Agent Plugins package beside it ships as a plain file (Cursor
+# manifests name one: `"mcpServers": "./mcp.json"`, kept as a manifest override)
 # An Agent Plugins package (its `$schema` names the standard) inside a plugin folder is read as
 # `plugin.agent_plugins_folder: shared`: the build then says that Codex loads none of the
 # plugin's hooks (agent_plugins_shared.py). Any other plugin.json there cannot come back.
@@ -42,8 +44,6 @@ ELSEWHERE = {
     "plugin.json": "an Agent Plugins plugin.json beside .codex-plugin/plugin.json: Codex reads "
     "it instead and loads none of the plugin's hooks, so memhub writes it only in "
     "agent-plugins/<name>/plugin.json",
-    "mcp.json": "the Agent Plugins mcp.json goes with its plugin.json: memhub writes it only in "
-    "agent-plugins/<name>/mcp.json",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
 # files the build generates from the hub when the hub ships none (a repository's is shipped)
@@ -250,6 +250,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     data["hosts"] = list(read.hosts)
     if read.servers:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
+        if read.mcp_flat:
+            data["mcp"]["flat"] = True
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.instructions:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from memhub.compiler.hosts import claude_repo, codex_repo, copilot_repo, cursor_repo
 from memhub.compiler.importing.repo import PluginHub
 
 Found = list[tuple[Any, str, dict[str, Any]]]
+_MARKET_HOSTS = {r.name for r in (claude_repo, codex_repo, cursor_repo, copilot_repo)}
 
 
 def entries_and_markets(
@@ -43,7 +45,11 @@ def entries_and_markets(
             )
     listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
     listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
-    return listed, _marketplaces(groups, seen, market) if groups else [], overrides
+    # the default marketplace lists every plugin, for every host of theirs that has one
+    marketed = {h for hub in plugins for h in hub.read.hosts if h in _MARKET_HOSTS}
+    filed = {h for group in groups.values() for h in group["hosts"]}
+    partial = any(name not in seen for name in by_name) or bool(marketed - filed)
+    return listed, _marketplaces(groups, seen, market, partial) if groups else [], overrides
 
 
 def _item(
@@ -101,10 +107,14 @@ def _marketplaces(
     groups: dict[tuple[str, Any, Any], dict[str, Any]],
     seen: dict[str, dict[str, Any]],
     defaults: dict[str, Any],
+    partial: bool,
 ) -> list[dict[str, Any]] | None:
-    """`marketplaces:`, None when one root marketplace lists every plugin for its hosts."""
+    """`marketplaces:`, None when one root marketplace lists every plugin for its hosts
+    (`partial`: a plugin folder no marketplace file lists, or a host of the plugins with a
+    marketplace kind the repository has no file of)."""
     (only, *rest) = list(groups.values())
     root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
+    root = root and not partial
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"
     )
@@ -114,7 +124,7 @@ def _marketplaces(
     for (folder, _, _), group in groups.items():
         market = {k: v for k, v in group.items() if v}
         if market.get("description") == defaults.get("description"):
-            market.pop("description")
+            market.pop("description", None)
         if folder:
             market["path"] = folder
         out.append(market)

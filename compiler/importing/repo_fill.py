@@ -6,7 +6,8 @@ reach, made into overrides (after repo_trim.py):
   `interface` keys, a plugin's `version`), into `overrides.<host>.manifest`, the marketplace
   hub's `overrides.<host>.marketplace` and each plugin entry's `overrides.<host>`;
 - a key order (`overrides.<host>.key_order`, compiler/hosts/keyorder.py) where the repository
-  orders an object's keys otherwise than memhub writes them.
+  orders an object's keys otherwise than memhub writes them (manifests, marketplace files,
+  Claude's `.mcp.json`).
 
 Each step builds the hub once and compares; nothing here reads the disk.
 """
@@ -23,7 +24,8 @@ from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_tree import Tree
 
 Documents = dict[str, Any]  # repository path -> the built JSON document there
-MANIFEST, MARKETPLACE, PLUGINS = "manifest", "marketplace", "plugins"
+MANIFEST, MARKETPLACE, PLUGINS, MCP = "manifest", "marketplace", "plugins", "mcp"
+MCP_FILE = ".mcp.json"
 
 
 def fill(imported: RepoImport, tree: Tree, build: Callable[[RepoImport], Any]) -> None:
@@ -80,6 +82,10 @@ def _order_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         order = order_of(_repo(tree, path), docs.get(path))
         if order:
             hub.read.extra.setdefault(host, {}).setdefault(KEY_ORDER, {})[MANIFEST] = order
+    for hub, _ in imported.plugins:  # Claude's .mcp.json (claude.py writes it)
+        path = f"{hub.folder}/{MCP_FILE}" if hub.folder else MCP_FILE
+        if path in tree and (order := order_of(_repo(tree, path), docs.get(path))):
+            hub.read.extra.setdefault("claude", {}).setdefault(KEY_ORDER, {})[MCP] = order
     market = imported.market_hub
     for path, host in _marketplaces(imported, tree):
         order = order_of(_repo(tree, path), docs.get(path))

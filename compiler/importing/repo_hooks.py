@@ -257,6 +257,9 @@ def _values(
         problems.append(f"{at}: has no `command`")
         return None
     for key, value in handler.items():
+        if key in fmt.options and value is None:  # `loop_limit: null` in a Cursor file
+            problems.append(f"{at}/{key}: null: a hub option's null means not given")
+            return None
         if key in fmt.options and not isinstance(value, str | int | bool):
             problems.append(f"{at}/{key}: the hub holds an option as a string, number or bool")
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class ReadPlugin:
     written: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # host -> the .mcp.json servers its manifest carries (None: all, by naming the file)
     carried: dict[str, set[str] | None] = field(default_factory=dict)
+    mcp_flat: bool = False  # .mcp.json holds its servers at the top level (`mcp.flat`)
     # server -> host -> its host-only keys the hub holds as `extra:` (server_extras.py)
     server_extra: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
@@ -209,18 +211,28 @@ def from_git_source(base: dict[str, Any], raw: Mapping[str, Any]) -> dict[str, A
     return {k: v for k, v in {**base, **pins}.items() if v is not None}
 
 
+def url_source(raw: Mapping[str, Any]) -> Any:
+    """A `url` source: a folder of this repository when the url is `./...` (a published
+    Codex marketplace lists its root plugin as `{source: url, url: ./}`; the entry's own
+    source comes back as an override), else a hub git source."""
+    url = raw.get("url")
+    if isinstance(url, str) and url.startswith("./"):
+        return url
+    return from_git_source({"git": url}, raw)
+
+
 def marketplace_entries(
     doc: Mapping[str, Any], source_of: Callable[[object], Any]
 ) -> list[dict[str, Any]]:
     """A marketplace file's `plugins`: each entry's name, its source as `source_of` reads
-    it, and its other keys as they stand."""
+    it (a bare folder name under `metadata.pluginRoot`, as `./<root>/<name>`), and its other
+    keys as they stand."""
     entries = []
     for raw in doc.get("plugins") or []:
         if isinstance(raw, Mapping):
             rest = {k: v for k, v in raw.items() if k not in ("name", "source")}
-            entries.append(
-                {"name": raw.get("name"), "source": source_of(raw.get("source")), **rest}
-            )
+            source = source_of(_under_root(doc, raw.get("source")))
+            entries.append({"name": raw.get("name"), "source": source, **rest})
     return entries
 
 
@@ -286,3 +298,13 @@ def metadata_marketplace(
         "entries": marketplace_entries(doc, source_of),
         "extra": extra,
     }
+
+
+def _under_root(doc: Mapping[str, Any], source: Any) -> Any:
+    """`source` as `./folder`: Claude Code and Cursor read a bare name (no `./`) under the
+    marketplace's `metadata.pluginRoot`; the entry's own `source` comes back as an override."""
+    metadata = doc.get("metadata")
+    root = metadata.get("pluginRoot") if isinstance(metadata, Mapping) else None
+    if not isinstance(source, str) or source.startswith("./") or not isinstance(root, str):
+        return source
+    return "./" + posixpath.normpath(posixpath.join(root, source))

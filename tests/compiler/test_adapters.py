@@ -286,3 +286,40 @@ def test_icon_is_shipped_once_and_referenced_by_each_native_manifest() -> None:
     assert doc("/.cursor-plugin/plugin.json", "memhub")["logo"] == "./assets/icon.png"
     assert doc("/.codex-plugin/plugin.json", "memhub")["interface"]["logo"] == "./assets/icon.png"
     assert result.artifact("agent-plugins/memhub/assets/icon.png") is None
+
+
+@pytest.mark.parametrize("flat", ["true", "false"])
+def test_claude_mcp_file_is_flat_when_the_hub_says_so(tmp_path: Path, flat: str) -> None:
+    """`mcp.flat: true` writes .mcp.json as `{name: server}` (Claude Code reads both shapes)."""
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    text = (root / "hub.yaml").read_text()
+    (root / "hub.yaml").write_text(text.replace("mcp:\n", f"mcp:\n  flat: {flat}\n", 1))
+    (mcp,) = [a for a in build(load(root)).artifacts if a.path.endswith("/.mcp.json")]
+    document = json.loads(mcp.content)
+    servers = document if flat == "true" else document["mcpServers"]
+    assert list(document) == (["filesystem"] if flat == "true" else ["mcpServers"])
+    assert servers["filesystem"]["command"] == "npx"
+
+
+@pytest.mark.parametrize("value", ["yes-please", "[claude]", "{claude: true}"])
+def test_mcp_flat_is_a_boolean(tmp_path: Path, value: str) -> None:
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    text = (root / "hub.yaml").read_text()
+    (root / "hub.yaml").write_text(text.replace("mcp:\n", f"mcp:\n  flat: {value}\n", 1))
+    with pytest.raises(HubError) as caught:
+        load(root)
+    assert "hub.yaml:14:" in str(caught.value) and "flat" in str(caught.value)
+
+
+def test_claude_mcp_file_takes_the_hubs_key_order(tmp_path: Path) -> None:
+    """`overrides.claude.key_order.mcp` orders .mcp.json (a published one lists args first)."""
+    root = tmp_path / "hub"
+    shutil.copytree(HUBS["minimal"], root)
+    data = yaml.safe_load((root / "hub.yaml").read_text())
+    order = [{"mcpServers": [{"filesystem": ["args", "command"]}]}]
+    data.setdefault("overrides", {})["claude"] = {"key_order": {"mcp": order}}
+    (root / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (mcp,) = [a for a in build(load(root)).artifacts if a.path.endswith("/.mcp.json")]
+    assert list(json.loads(mcp.content)["mcpServers"]["filesystem"]) == ["args", "command", "type"]

@@ -151,6 +151,7 @@ HOSTILE = [
     ("text timeout", _hooks({**GOOD, "timeout": "5"}), "timeout of 1 to 600 seconds"),
     ("async false", _hooks({**GOOD, "async": False}), "`async` only as true"),
     ("object option", _hooks({**GOOD, "if": {"a": 1}}), "string, number or bool"),
+    ("null option", _hooks({**GOOD, "if": None}), "if: null: a hub option's null means not"),
     (
         "credential",
         _hooks({**GOOD, "command": "curl -H 'x: ghp_" + "a1B2" * 9 + "'"}),

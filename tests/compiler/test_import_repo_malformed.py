@@ -102,3 +102,16 @@ def test_repository_without_a_plugin(tmp_path: Path, capsys: pytest.CaptureFixtu
     (empty / "docs" / "notes.md").write_text("# notes\n")
     err = refused(capsys, empty, tmp_path / "hub")
     assert "no plugin found" in err
+
+
+def test_plugin_root_leaving_the_repository(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bare source is read under `metadata.pluginRoot`: one leading out is refused."""
+    market = repo / ".claude-plugin" / "marketplace.json"
+    text = market.read_text().replace('"./plugins/review-kit"', '"review-kit"')
+    market.write_text(
+        text.replace('"plugins": [', '"metadata": {"pluginRoot": "../x"},\n  "plugins": [')
+    )
+    err = refused(capsys, repo, tmp_path / "hub")
+    assert "names the folder ./../x/review-kit, which holds no file" in err

@@ -262,3 +262,22 @@ def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
         "plugin 'x' (folder 'skills/x') sits inside skills/, which the root plugin 'root'"
         in (trip["cannot_reproduce"][0]["reason"])
     )
+
+
+def test_a_refused_skill_leaves_the_rest_of_a_shared_folder_built(tmp_path: Path) -> None:
+    """A skill the hub refuses (a description over 1,024 characters) is taken out; the
+    entries that name its plugin's folder then build too, and only its files are listed."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "shared-folder", repo)
+    long = "Use when a draft cites " + "a source, " * 110
+    (repo / "skills" / "cite" / "SKILL.md").write_text(
+        f"---\nname: cite\ndescription: {long}\n---\nCite it.\n"
+    )
+    tree = read_tree(repo)
+    trip = round_trip(tree, import_repo(tree))
+    assert [(u.path, u.reason.split(",")[0]) for u in trip.unreproduced] == [
+        ("skills/cite/SKILL.md", f"description is {len(long.strip())} characters")
+    ]
+    assert (trip.files_same, trip.files_total) == (4, 5)

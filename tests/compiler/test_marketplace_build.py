@@ -362,3 +362,33 @@ def test_build_then_diff_a_marketplace_hub(tmp_path: Path, capsys) -> None:
     assert main(["diff", str(FIXTURE), "--against", str(out), "--exit-code"]) == 0
     (out / "plugins/alpha/README.md").write_text("edited\n")
     assert main(["diff", str(FIXTURE), "--against", str(out), "--exit-code"]) == 1
+
+
+def test_a_listed_plugin_may_describe_another_plugins_folder(tmp_path: Path) -> None:
+    """A `./folder` entry without `hub:` lists a plugin hub's folder again (Claude Code's
+    `strict: false` entries, each naming its own skills), for the hosts that hub builds."""
+    import yaml
+
+    hub = tmp_path / "hub"
+    shutil.copytree(FIXTURE, hub)
+    data = yaml.safe_load((hub / "hub.yaml").read_text())
+    lite = {"claude": {"strict": False, "skills": ["./skills/one"]}}
+    data["plugins"].append(
+        {"name": "alpha-lite", "source": "./plugins/alpha", "description": "Less alpha"}
+        | {"overrides": lite}
+    )
+    data["marketplaces"][0]["plugins"].append("alpha-lite")
+    (hub / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    result = build_marketplace(load_marketplace(hub))
+    claude = json.loads(result.artifact(".claude-plugin/marketplace.json").content)  # type: ignore[union-attr]
+    (entry,) = [e for e in claude["plugins"] if e["name"] == "alpha-lite"]
+    assert entry == {
+        "name": "alpha-lite",
+        "source": "./plugins/alpha",
+        "description": "Less alpha",
+        "strict": False,
+        "skills": ["./skills/one"],
+    }
+    codex = json.loads(result.artifact(".agents/plugins/marketplace.json").content)  # type: ignore[union-attr]
+    (entry,) = [e for e in codex["plugins"] if e["name"] == "alpha-lite"]
+    assert entry["source"] == {"source": "local", "path": "./plugins/alpha"}

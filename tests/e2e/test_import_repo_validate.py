@@ -39,3 +39,26 @@ def test_build_of_the_import_validates_as_the_repository_does(
         passed += [folder] if theirs[0] else []
     # the folders published clean stay clean, plugin.json-less toolkit among them
     assert passed == ["plugins/recall", "plugins/toolkit"]
+
+
+REPOS = FIXTURE.parent
+SHAPES = [
+    # flat and typeless .mcp.json servers, pluginRoot, a hidden git-subdir folder, an unlisted
+    # plugin folder
+    ("listing-shapes", ["", "plugins/notes", "plugins/draft"]),
+    ("shared-folder", [""]),  # strict: false entries sharing ./, each naming its skills
+    ("root-url-source", [""]),  # Codex's {source: url, url: ./}, no Cursor marketplace
+]
+
+
+@pytest.mark.parametrize(("name", "targets"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_build_of_other_published_shapes_validates_alike(
+    name: str, targets: list[str], claude_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    into, out = tmp_path / "hub", tmp_path / "bundle"
+    assert main(["import", "--from-repo", str(REPOS / name), "--into", str(into), "--yes"]) == 0
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    for folder in targets:
+        theirs = _report(claude_cli, REPOS / name / folder, isolated_home.env)
+        ours = _report(claude_cli, out / folder, isolated_home.env)
+        assert ours == theirs, f"{name}/{folder}"

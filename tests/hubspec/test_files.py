@@ -200,7 +200,6 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
         "agents/a.md",
         "commands/c.md",
         ".mcp.json",
-        "mcp.json",
         "plugin.json",
         "gemini-extension.json",
         "memhub_runtime/hook.py",
@@ -341,3 +340,18 @@ def test_a_shipped_readme_cannot_be_limited_to_hosts(tmp_path: Path) -> None:
     script(hub, "README.md", "# Ours\n")
     (found,) = problems(hub)
     assert "cannot be limited to hosts" in found
+
+
+def test_an_mcp_json_ships_unless_the_agent_plugins_package_is_in_the_folder(
+    tmp_path: Path,
+) -> None:
+    """A plugin folder's mcp.json is a plain file (a Cursor manifest names one:
+    `"mcpServers": "./mcp.json"`), except where memhub writes the Agent Plugins one."""
+    hub = write_hub(tmp_path / "hub", [{"from": "mcp.json"}])
+    script(hub, "mcp.json", '{"mcpServers": {}}\n')
+    assert [f.path for f in load(hub).files] == ["mcp.json"]
+    shared = {**HUB["plugin"], "agent_plugins_folder": "shared"}
+    hub = write_hub(tmp_path / "shared", [{"from": "mcp.json"}], plugin=shared)
+    script(hub, "mcp.json", '{"mcpServers": {}}\n')
+    (found,) = problems(hub)
+    assert "lands on mcp.json, where memhub writes the Agent Plugins mcp.json" in found

@@ -130,6 +130,8 @@ CASES: list[tuple[str, Any, str]] = [
         _set(("plugins", 4, "source", "path"), "../gamma"),
         "'.' or '..' segment",
     ),
+    ("subdir-empty-segment", _set(("plugins", 4, "source", "path"), "a//b"), "plain relative"),
+    ("subdir-absolute", _set(("plugins", 4, "source", "path"), "/abs"), "absolute path"),
     (
         "host-source-folder",
         _set(("plugins", 2, "sources", "cursor"), "./plugins/gamma"),
@@ -186,6 +188,19 @@ def _copy(tmp_path: Path, mutate: Any) -> Path:
     mutate(data)
     (hub / "hub.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return hub
+
+
+@pytest.mark.parametrize("path", [".github/plugins/x", "gemini/x", "agent-plugins/x"])
+def test_a_folder_of_another_repository_may_be_hidden_or_reserved(
+    path: str, tmp_path: Path
+) -> None:
+    """memhub writes nothing in the repository a git-subdir source names, so its folder only
+    has to be a relative path (a published marketplace lists .github/plugins/<name>)."""
+    hub = _copy(tmp_path, _set(("plugins", 4, "source", "path"), path))
+    delta = {e.name: e for e in load_marketplace(hub).entries}["delta"]
+    assert delta.source == PluginSource(
+        "git-subdir", url="https://github.com/acme/delta.git", path=path, ref="v2"
+    )
 
 
 @pytest.mark.parametrize(("case", "mutate", "expected"), CASES, ids=[c[0] for c in CASES])
