@@ -11,6 +11,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts import copilot_marketplace
 from memhub.compiler.hosts.base import (
     CoverageRow,
+    DescriptionMax,
     HookSwitches,
     HostBuild,
     Loader,
@@ -88,6 +89,11 @@ NATIVE_EVENTS: tuple[str, ...] = (
 HOOK_OPTIONS: dict[str, str] = {"command_windows": "powershell", "cwd": "cwd"}
 HOOK_ENV = frozenset({"COPILOT_PLUGIN_DATA"})  # what DATA names; ${plugin_root} is a path
 # Copilot CLI 1.0.102 names a SKILL.md without `name` by its folder
+# Copilot CLI 1.0.102 drops a skill whose description is longer: `skill list` leaves it out
+# and says "Skill description must be at most 1024 characters" on stderr
+SKILL_DESCRIPTION_MAX = DescriptionMax(
+    1024, "unsupported", "Copilot CLI 1.0.102 refuses to load a description over 1024"
+)
 SKILL_NAMES = SkillNames(
     other_name=(
         "caveat",
