@@ -13,6 +13,7 @@ from memhub.compiler.hosts import user_config
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
+    DescriptionMax,
     HookSwitches,
     HostBuild,
     Loader,
@@ -131,6 +132,11 @@ HOOK_ENV = frozenset(
 )
 # Claude Code 2.1 loads a SKILL.md without `name` and any name (validate --strict passes
 # both): no SKILL_NAMES, the default
+# Claude Code 2.1.332 loads a longer one (validate --strict passes it) but lists it to the
+# model with its description cut to 1535 characters and "\u2026" (1536 stays whole)
+SKILL_DESCRIPTION_MAX = DescriptionMax(
+    1536, "caveat", "Claude Code 2.1.332 lists it to the model cut to its first 1535 characters"
+)
 
 
 TOOLS: dict[str, tuple[str, ...] | None] = {
