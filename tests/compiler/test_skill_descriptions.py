@@ -80,3 +80,16 @@ def test_a_folder_shared_with_a_host_that_loads_it_keeps_it_and_says_so(tmp_path
 def test_past_the_sanity_cap_the_hub_is_refused_for_every_host(tmp_path: Path) -> None:
     with pytest.raises(HubError, match="over memhub's sanity cap of 65536"):
         load(hub_with(tmp_path, 65537))
+
+
+def test_an_install_for_copilot_leaves_out_a_skill_it_would_drop(tmp_path: Path) -> None:
+    from memhub.compiler.hosts import copilot
+    from memhub.compiler.install.scope import Scope
+
+    hub = load(hub_with(tmp_path, 1025))
+    entries, found = copilot.install_entries(hub, Scope("user", tmp_path / "home"))
+    targets = {Path(e.target).name for e in entries if e.kind == "tree"}
+    assert targets == {"short"}
+    (row,) = [r for r in found if r.component == "skill"]
+    assert (row.id, row.status) == ("long", "unsupported")
+    assert row.reason.startswith("description is 1025 characters: Copilot CLI 1.0.102 refuses")
