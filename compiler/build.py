@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memhub.compiler import links, rootplugin, rulebooks, skillgroups
+from memhub.compiler import links, rootplugin, rulebooks, skilldescriptions, skillgroups
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.errors import BuildError
 from memhub.compiler.hosts import (
@@ -77,9 +77,9 @@ def build(hub: Hub, hosts: Sequence[str] | None = None, *, settle: bool = True) 
         hosts_here = [ADAPTERS[h] for h in selected if roots[h] == root]
         installs = [{"title": a.title, "steps": a.install_steps(hub)} for a in hosts_here]
         flat = skillgroups.flat(root, hosts_here)
-        produced += skill_artifacts(
-            perhost.shared(hub, [a.name for a in hosts_here]), root, flat=flat
-        )
+        skills = perhost.shared(hub, [a.name for a in hosts_here])
+        skills = skilldescriptions.without_dropped(skills, hosts_here)
+        produced += skill_artifacts(skills, root, flat=flat)
         # the hub ships its own, or wants none
         if hub.plugin.readme and not any(item.path == README for item in hub.files):
             produced.append(readme_artifact(hub, root, installs))
@@ -101,6 +101,9 @@ def build(hub: Hub, hosts: Sequence[str] | None = None, *, settle: bool = True) 
         folder = tuple(h for h in selected if roots[h] == roots[host])
         flat = skillgroups.flat(roots[host], [ADAPTERS[h] for h in folder])
         coverage += skillgroups.group_rows(seen, ADAPTERS[host], flat)
+        coverage += skilldescriptions.description_rows(
+            seen, ADAPTERS[host], [ADAPTERS[h] for h in folder]
+        )
         if not getattr(ADAPTERS[host], "CURSOR_RULES", False):
             coverage += cursor_rules.elsewhere_rows(seen, host, ADAPTERS[host].title)
         coverage += [_limited_row(host, item) for item in perhost.limited(hub, host, folder)]

@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import Origin, Problem
 from .model import Skill, SkillFile
-from .vocabulary import SKILL_DESCRIPTION_MAX
+from .vocabulary import SKILL_DESCRIPTION_CAP
 from .yamlsrc import YamlProblems, parse_yaml
 
 FRONT_MATTER_FENCE = "---"
@@ -222,14 +222,15 @@ def _check_description(
             )
         )
         return None
-    if len(description) > SKILL_DESCRIPTION_MAX:
+    if len(description) > SKILL_DESCRIPTION_CAP:
         problems.append(
             Problem(
                 where,
                 "description",
-                f"description is {len(description)} characters, over the hosts' "
-                f"limit of {SKILL_DESCRIPTION_MAX}",
-                f"shorten it to at most {SKILL_DESCRIPTION_MAX} characters",
+                f"description is {len(description)} characters, over memhub's sanity cap "
+                f"of {SKILL_DESCRIPTION_CAP}",
+                f"shorten it to at most {SKILL_DESCRIPTION_CAP} characters (hosts list every "
+                "skill's description to the model in each session)",
             )
         )
         return None

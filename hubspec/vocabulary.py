@@ -43,5 +43,8 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 BLOCK_MARKER = re.compile(r"^<!-- memhub:(begin|end) ([A-Za-z0-9._-]+) -->[ \t]*\r?$", re.MULTILINE)
 
 NAME_MAX = 64
-SKILL_DESCRIPTION_MAX = 1024
+# A sanity cap on a skill's `description`, not any host's limit: each host adapter says what
+# its own CLI does beyond its length (SKILL_DESCRIPTION_MAX there); this only keeps a huge
+# input (a pasted file, a runaway generator) out of every host's skill listing.
+SKILL_DESCRIPTION_CAP = 64 * 1024
 HOOK_TIMEOUT_MAX = 600

@@ -119,6 +119,17 @@ class SkillNames:
 
 
 @dataclass(frozen=True, slots=True)
+class DescriptionMax:
+    """The longest skill `description` a host takes whole (`chars`), and what it does with a
+    longer one: `status` of the coverage row and `beyond`, in words. An adapter whose real
+    CLI loads any length tried defines no `SKILL_DESCRIPTION_MAX`."""
+
+    chars: int
+    status: CoverageStatus
+    beyond: str
+
+
+@dataclass(frozen=True, slots=True)
 class Loader:
     """The host CLI's own command that loads its config, and how to read its refusal."""
 

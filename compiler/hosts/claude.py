@@ -13,6 +13,7 @@ from memhub.compiler.hosts import user_config
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
+    DescriptionMax,
     HookSwitches,
     HostBuild,
     Loader,
@@ -129,8 +130,11 @@ HOOK_OPTIONS: dict[str, str] = {
 HOOK_ENV = frozenset(
     {"CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE"}
 )
-# Claude Code 2.1 loads a SKILL.md without `name` and any name (validate --strict passes
-# both): no SKILL_NAMES, the default
+# Claude Code 2.1 loads a SKILL.md without `name` and any name: no SKILL_NAMES. 2.1.332 loads
+# a longer description but lists it to the model cut to 1535 characters and "\u2026"
+SKILL_DESCRIPTION_MAX = DescriptionMax(
+    1536, "caveat", "Claude Code 2.1.332 lists it to the model cut to 1535 characters"
+)
 
 
 TOOLS: dict[str, tuple[str, ...] | None] = {

@@ -13,6 +13,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
+    DescriptionMax,
     HookSwitches,
     HostBuild,
     Loader,
@@ -77,6 +78,11 @@ placing_env: tuple[str, ...] = (HOME_ENV,)
 summary = "Codex plugin (.codex-plugin/) + marketplace (.agents/plugins/), hooks/codex-hooks.json"
 
 bundle_root = NATIVE_ROOT
+# Codex 0.171 loads such a skill but lists it to the model (`debug prompt-input`) with its
+# description cut to 1021 characters and "..."
+SKILL_DESCRIPTION_MAX = DescriptionMax(
+    1024, "caveat", "Codex 0.171 lists it to the model cut to its first 1021 characters and '...'"
+)
 runs_hooks = True
 shows_icon = True
 HOOKS_FILE = "hooks/codex-hooks.json"

@@ -11,6 +11,7 @@ from memhub.compiler.artifact import Artifact
 from memhub.compiler.hosts import copilot_marketplace
 from memhub.compiler.hosts.base import (
     CoverageRow,
+    DescriptionMax,
     HookSwitches,
     HostBuild,
     Loader,
@@ -38,7 +39,7 @@ from memhub.compiler.hosts.launcher import (
 from memhub.compiler.hosts.shipped import Shipping, as_markdown, for_host, with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
-from memhub.hubspec.model import Hub
+from memhub.hubspec.model import Hub, Skill
 
 if TYPE_CHECKING:
     from memhub.compiler.importing.hostconfig import Installed
@@ -88,6 +89,11 @@ NATIVE_EVENTS: tuple[str, ...] = (
 HOOK_OPTIONS: dict[str, str] = {"command_windows": "powershell", "cwd": "cwd"}
 HOOK_ENV = frozenset({"COPILOT_PLUGIN_DATA"})  # what DATA names; ${plugin_root} is a path
 # Copilot CLI 1.0.102 names a SKILL.md without `name` by its folder
+# Copilot CLI 1.0.102 drops a skill whose description is longer: `skill list` leaves it out
+# and says "Skill description must be at most 1024 characters" on stderr
+SKILL_DESCRIPTION_MAX = DescriptionMax(
+    1024, "unsupported", "Copilot CLI 1.0.102 refuses to load a description over 1024"
+)
 SKILL_NAMES = SkillNames(
     other_name=(
         "caveat",
@@ -276,9 +282,19 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         Entry(name, hooks_file, "json-item", ("hooks", item.host_event), _handler(item))
         for item in mapped
     ]
-    entries += skill_entries(hub, name, where.skills)
+    long = {s.name for s in hub.skills if len(s.description) > SKILL_DESCRIPTION_MAX.chars}
+    kept = tuple(s for s in hub.skills if s.name not in long)
+    entries += skill_entries(replace(hub, skills=kept), name, where.skills)
+    rows += [_too_long(s, where.skills) for s in hub.skills if s.name in long]
     blocks, block_rows = instruction_entries(hub, name, where.instructions)
     return entries + blocks, [*hook_rows, *rows, *block_rows]
+
+
+def _too_long(skill: Skill, folder: Path) -> CoverageRow:
+    """A skill not installed: Copilot CLI would drop it for its description's length."""
+    reason = f"description is {len(skill.description)} characters: {SKILL_DESCRIPTION_MAX.beyond}"
+    where = str(folder / skill.name)
+    return CoverageRow(name, "skill", skill.name, "unsupported", where, f"{reason}; not installed")
 
 
 SHADOWED = (

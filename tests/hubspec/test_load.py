@@ -103,13 +103,25 @@ def test_skill_front_matter_problems_point_into_skill_md(tmp_path: Path) -> None
     )
 
 
-def test_skill_description_limit(tmp_path: Path) -> None:
-    long = "d" * 1025
+def test_skill_description_sanity_cap(tmp_path: Path) -> None:
+    """Past 64 KiB a description is refused for every host; below it each host's adapter
+    says what its CLI does (compiler/skilldescriptions.py)."""
+    long = "d" * 65537
     root = write_hub(
         tmp_path, files={"skills/a/SKILL.md": f"---\nname: a\ndescription: {long}\n---\n"}
     )
     (problem,) = problems_of(root)
-    assert "1025 characters, over the hosts' limit of 1024" in problem
+    assert f"{root / 'skills/a/SKILL.md'}:3:" in problem
+    assert "65537 characters, over memhub's sanity cap of 65536" in problem
+
+
+def test_a_long_description_under_the_cap_loads(tmp_path: Path) -> None:
+    long = "d" * 5000
+    root = write_hub(
+        tmp_path, files={"skills/a/SKILL.md": f"---\nname: a\ndescription: {long}\n---\n"}
+    )
+    (skill,) = load(root).skills
+    assert skill.description == long
 
 
 def test_skill_links_are_refused(tmp_path: Path) -> None:

@@ -902,7 +902,7 @@ SKILL_CASES: dict[str, tuple[Setup, int, str | None]] = {
     "empty-description": (skill_file("---\nname: alpha\ndescription: ''\n---\n"), 3, "non-empty"),
     "blank-description": (skill_file("---\nname: alpha\ndescription: '   '\n---\n"), 3, None),
     "list-description": (skill_file("---\nname: alpha\ndescription: [a, b]\n---\n"), 3, None),
-    "description-1025-chars": (skill_file(skill_md("alpha", "U" * 1025)), 3, "1024"),
+    "description-over-cap": (skill_file(skill_md("alpha", "U" * 65537)), 3, "65536"),
     "name-not-a-string": (skill_file("---\nname: 123\ndescription: Use when x.\n---\n"), 2, None),
     "name-blank": (skill_file("---\nname: '  '\ndescription: Use when x.\n---\n"), 2, "not text"),
     "name-a-list": (skill_file("---\nname: [a, b]\ndescription: Use when x.\n---\n"), 2, None),
@@ -1311,7 +1311,7 @@ def test_limits_are_inclusive(tmp_path: Path, cli, path: KeyPath, value: Any) ->
 
 def test_skill_limits_are_inclusive(tmp_path: Path, cli) -> None:
     m = materialize(
-        Case("limit", setup=skill_file(skill_md("k" * 64, "U" * 1024), "k" * 64)), tmp_path
+        Case("limit", setup=skill_file(skill_md("k" * 64, "U" * 65536), "k" * 64)), tmp_path
     )
     code, _, err = cli("validate", str(m.hub))
     assert code == 0, err
