@@ -18,6 +18,7 @@ import pytest
 from memhub.compiler.cli.main import main
 from memhub.compiler.doctor.commands import check_command
 from memhub.compiler.hosts import codex
+from memhub.hubspec.vocabulary import SKILL_DESCRIPTION_CAP
 
 from tests.hubs import REPO
 
@@ -218,12 +219,14 @@ def test_a_linked_file_and_a_long_description_fail(applied: Path, home: Path, ca
     text = (folder / "SKILL.md").read_text()
     start = text.index("description: ") + len("description: ")
     end = text.index("\n", start)
-    (folder / "SKILL.md").write_text(text[:start] + "x" * 1025 + text[end:])
+    # past the sanity cap every host shares (a host's own shorter limit is a coverage row)
+    long = SKILL_DESCRIPTION_CAP + 1
+    (folder / "SKILL.md").write_text(text[:start] + "x" * long + text[end:])
     code, report = doctor(capsys, "--hosts", "cursor")
     assert code == 1
     details = " | ".join(c["detail"] for c in failures(report, "skill"))
     assert "extra.md: skills may not contain links" in details
-    assert "1025 characters" in details
+    assert f"{long} characters" in details
     assert failures(report, "drift"), "the folder differs from what memhub copied"
 
 

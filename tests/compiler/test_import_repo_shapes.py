@@ -265,13 +265,13 @@ def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
 
 
 def test_a_refused_skill_leaves_the_rest_of_a_shared_folder_built(tmp_path: Path) -> None:
-    """A skill the hub refuses (a description over 1,024 characters) is taken out; the
+    """A skill the hub refuses (a description past the 64 KiB sanity cap) is taken out; the
     entries that name its plugin's folder then build too, and only its files are listed."""
     import shutil
 
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "shared-folder", repo)
-    long = "Use when a draft cites " + "a source, " * 110
+    long = "Use when a draft cites " + "a source, " * 6600
     (repo / "skills" / "cite" / "SKILL.md").write_text(
         f"---\nname: cite\ndescription: {long}\n---\nCite it.\n"
     )
