@@ -1,9 +1,10 @@
 """One event shape for every host's hook payload, and the JSON the hook reads and writes.
 
 `normalise(host, host_event, payload)` turns a Claude Code, Codex, Cursor or Gemini CLI hook
-payload (Copilot CLI's: events_copilot.py) (the JSON on the hook's stdin, hosts.md 1.3 / 2.2 / 3.2 / 4.2) into an `Event`: the
-logical event name, host, session id, transcript path, cwd, tool class, tool name and, for
-shell tools, the command; the prompt; whether the tool failed.
+payload (the JSON on the hook's stdin, hosts.md 1.3 / 2.2 / 3.2 / 4.2; Copilot CLI's goes to
+events_copilot.py) into an `Event`: the logical event name, host, session id, transcript
+path, cwd, tool class, tool name and, for shell tools, the command; the prompt; whether the
+tool failed.
 
 Hot path: imports only the C accelerator `_json` (the `json` package pulls in `re` and
 `enum`, which would double the hook's start-up cost; it is the fallback) and `lowos`.
