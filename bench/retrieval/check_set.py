@@ -11,8 +11,8 @@ tells nothing about test); both ASCII-only and non-ASCII text occur; and the min
 
 `--converted DIR` checks a converted public set instead (`locomo.py` writes `notes.jsonl` and
 `questions.jsonl`): the same shapes, without the counts, the word limits and the category
-list; a question with no answer note is reported, not refused (basic-memory's benchmark keeps
-them and scores them 0).
+list; a question with no answer note, or asked twice, is counted, not refused (LoCoMo has both;
+basic-memory's benchmark keeps them, and scores the unanswered ones 0).
 
     python bench/retrieval/check_set.py [DIR] [--json]
     python bench/retrieval/check_set.py --converted /tmp/locomo-set
@@ -117,7 +117,7 @@ def check_questions(
     """The note ids this file's answers name; ids and texts seen so far are in `seen`."""
     answered: set[str] = set()
     categories: Counter[str] = Counter()
-    unanswered = 0
+    unanswered = repeated = 0
     for where, q in rows:
         qid, text, answers, category = (q.get(k) for k in ("id", "question", "answers", "category"))
         if not isinstance(qid, str) or not qid:
@@ -129,7 +129,9 @@ def check_questions(
         if not isinstance(text, str) or not text.strip():
             report.bad(where, f"{qid}: empty question")
         elif text.strip().lower() in seen["texts"]:
-            report.bad(where, f"{qid}: the same question is asked twice: {text!r}")
+            repeated += 1
+            if strict:  # LoCoMo itself repeats some questions; only our own set must not
+                report.bad(where, f"{qid}: the same question is asked twice: {text!r}")
         else:
             seen["texts"].add(text.strip().lower())
         if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
@@ -151,6 +153,7 @@ def check_questions(
     report.counts[name] = {
         "questions": len(rows),
         "unanswered": unanswered,
+        "repeated": repeated,
         "categories": dict(sorted(categories.items())),
     }
     return answered
