@@ -68,7 +68,13 @@ def session(cli: Path, env: dict[str, str], repo: Path, prompt: str, calls: list
     )
     assert json.loads(done.proc.stdout).get("is_error") is False, describe(done.proc)
     results = done.fake.results()
-    assert len(results) == len(calls), (results, sorted(done.fake.offered), describe(done.proc))
+    listed = f"mcp__{SERVER}__" in "".join(text for _, text in done.sent())
+    assert len(results) == len(calls), (
+        f"{len(results)} of {len(calls)} calls answered; {SERVER}'s tools"
+        f" {'were' if listed else 'were never'} offered to the model",
+        results,
+        describe(done.proc),
+    )
     return done, results
 
 
