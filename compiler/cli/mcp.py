@@ -64,8 +64,8 @@ def serve(
     The workspace is fixed at start: the project resolved from the git checkout of --project
     (or the working directory) and the scopes given; no tool argument widens it. A folder
     that is no connected project serves the shared memory only (and says why on stderr).
-    Read tools always; save_memory, save_artifact, update_memory and delete_memory only with
-    --write.
+    Read tools always; save_memory, save_artifact, update_memory, delete_memory,
+    create_agent_brain and refresh_brain_overview only with --write.
 
     With --http the server listens on loopback only (a non-loopback --host is refused; the
     default port is 7717) and every request needs `Authorization: Bearer <key>`. The key is

@@ -18,7 +18,7 @@ from . import fts
 from .memorymd import Line
 from .records import Record, Source, Triggers
 
-__all__ = ["Stored", "count_by_kind", "fields_json", "lines", "record_from", "select"]
+__all__ = ["Stored", "count_by_kind", "count_tags", "fields_json", "lines", "record_from", "select"]
 
 _FIELDS = (
     *("id", "title", "kind", "scope", "project", "created", "updated", "tags", "status"),
@@ -138,3 +138,19 @@ def count_by_kind(db: Any, allowed: Sequence[tuple[str, str | None]]) -> dict[st
     ):
         out.setdefault(str(status), {})[str(kind)] = int(n)
     return out
+
+
+def count_tags(db: Any, allowed: Sequence[tuple[str, str | None]]) -> list[tuple[str, int]]:
+    """(tag, records carrying it) over the active and proposed records within `allowed`, most
+    used first (tags as the index keeps them: casefolded, as a tag filter matches them)."""
+    pairs = fts.grants(allowed)
+    if not pairs:
+        return []
+    scoped, params = _scoped(pairs)
+    rows = db.execute(
+        "SELECT t.tag, count(*) FROM doc_tags t JOIN docs d ON d.rowid = t.doc"
+        f" WHERE d.source = 'record' AND d.status IN ('active', 'proposed') AND {scoped}"
+        " GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
+        params,
+    )
+    return [(str(tag), int(n)) for tag, n in rows]

@@ -351,6 +351,19 @@ class MemoryService:
         self.refresh_index()
         return result
 
+    def tags(self, *, scope: str | None = None) -> builtins.list[tuple[str, int]]:
+        """(tag, active or proposed records carrying it) in the caller's scopes (or one)."""
+        self.refresh_index()
+        return catalog.count_tags(self._db, self._pairs(scope))
+
+    def rewrite_memory_md(self) -> dict[str, Any]:
+        """Derive MEMORY.md of the caller's scopes again from every record file (a write)."""
+        from .writes import rewrite_memory_md
+
+        result = rewrite_memory_md(self.workspace, self._scan())
+        self.refresh_index()
+        return result
+
 
 def _safe(record_id: str) -> bool:
     try:

@@ -26,7 +26,7 @@ from .records import Record, parse_record, revision
 from .scan import Scanner
 from .workspace import Workspace
 
-__all__ = ["apply_plan"]
+__all__ = ["apply_plan", "rewrite_memory_md"]
 
 FILE_MODE = 0o600
 # A test sets this to a callable run after the first record file is written (crash tests).
@@ -150,3 +150,46 @@ def _apply(ws: Workspace, plan: MemoryPlan, scanner: Scanner) -> dict[str, Any]:
             rid = next((c.record_id for c in todo if c.path == error.path), "MEMORY.md")
             raise StaleRevision(rid, None, "changed while being written") from None
     return {"run": run, "changed": [str(p) for p in changed], "notes": [*plan.notes, *notes]}
+
+
+def rewrite_memory_md(ws: Workspace, scanner: Scanner) -> dict[str, Any]:
+    """MEMORY.md of every scope `ws` grants, derived again from the records as they are now
+    (under the lock, one journaled run; a file with broken markers is left alone, noted):
+    {"run": id | None, "changed": [paths], "notes": [...]}."""
+    from memhub.hubspec.errors import MemhubError
+
+    try:
+        return _rewrite(ws, scanner)
+    except MemhubError as error:  # a lock timeout, a failed write: one service error
+        raise MemoryServiceError(str(error), "", exit_code=error.exit_code) from error
+
+
+def _rewrite(ws: Workspace, scanner: Scanner) -> dict[str, Any]:
+    from memhub.compiler.digest import file_digest
+    from memhub.compiler.safewrite.durable import make_private_dir
+    from memhub.compiler.safewrite.lock import operation_lock
+    from memhub.compiler.safewrite.transaction import Transaction
+
+    if not ws.writable:
+        raise ReadOnly("rewriting MEMORY.md")
+    with operation_lock(ws.home):
+        scanner.refresh(ws.allowed())
+        derived: list[tuple[Path, bytes | None, bytes]] = []
+        notes: list[str] = []
+        for pair in ws.allowed():
+            try:
+                path, current, new = memory_md_after(ws.root, scanner.index.db, pair, [])
+            except (MemoryServiceError, RecordError) as error:
+                notes.append(f"MEMORY.md left as it is: {error}")
+                continue
+            if new != current:
+                derived.append((path, current, new))
+        if not derived:
+            return {"run": None, "changed": [], "notes": notes}
+        meta = {"memory": ["MEMORY.md"], "project": ws.project_id}
+        with Transaction(ws.home, "memory", meta=meta, within=layout.memory_root(ws.home)) as tx:
+            for path, current, new in derived:
+                make_private_dir(path.parent)
+                tx.write(path, new, expect=file_digest(current), mode=FILE_MODE)
+            run, changed = tx.run_id, list(tx.changed)
+    return {"run": run, "changed": [str(p) for p in changed], "notes": notes}

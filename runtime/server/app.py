@@ -1,5 +1,5 @@
-"""memhub's MCP server on the official `mcp` SDK: the tools of tools.py and writetools.py,
-served over stdio or (http.py) streamable HTTP.
+"""memhub's MCP server on the official `mcp` SDK: the tools of tools.py, writetools.py,
+artifacts.py and brains.py, served over stdio or (http.py) streamable HTTP.
 
 The workspace is fixed before the server starts; the service is opened once, on one worker
 thread that every tool call runs on (its SQLite connections stay on the thread that made
@@ -29,6 +29,8 @@ from ..memory.frontmatter import RecordError
 from ..memory.service import MemoryService
 from ..memory.workspace import Workspace
 from . import shapes
+from .artifacts import ArtifactTools
+from .brains import BrainTools
 from .tools import ReadTools
 from .writetools import WriteTools
 
@@ -69,6 +71,17 @@ WRITE_TOOLS: dict[str, ToolAnnotations] = {
     "update_memory": _CHANGE,
     "delete_memory": _CHANGE,
 }
+# The MemHub skills' other tools (artifacts.py, brains.py); the write ones only with --write.
+# create_agent_brain resolves before it registers and a refresh rewrites derived files: a
+# repeated call changes nothing more.
+_ENSURE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+ARTIFACT_TOOLS = dict.fromkeys(
+    ("get_artifact", "get_artifact_lineage", "diff_artifact_versions", "list_tags"), _READ
+)
+BRAIN_TOOLS = dict.fromkeys(("search_brains", "list_teammates", "share_agent_brain"), _READ)
+BRAIN_WRITE_TOOLS = dict.fromkeys(("create_agent_brain", "refresh_brain_overview"), _ENSURE)
 # The service's recheck: a records folder whose own stat is unchanged is trusted, and a niced
 # child process re-checks every file this often. A file created, removed or renamed (how
 # most editors save) shows at once, one rewritten in place in searches within this many
@@ -187,10 +200,16 @@ def build(workspace: Workspace, *, folder: Path | None = None) -> Served:
     server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     for name, hints in READ_TOOLS.items():
         _register(server, worker, getattr(reads, name), hints)
+    artifacts, brains = ArtifactTools(service, reads), BrainTools(service, reads)
+    for owner, table in ((artifacts, ARTIFACT_TOOLS), (brains, BRAIN_TOOLS)):
+        for name, hints in table.items():
+            _register(server, worker, getattr(owner, name), hints)
     if workspace.writable:
         writes = WriteTools(service, reads)
         for name, hints in WRITE_TOOLS.items():
             _register(server, worker, getattr(writes, name), hints)
+        for name, hints in BRAIN_WRITE_TOOLS.items():
+            _register(server, worker, getattr(brains, name), hints)
     return Served(server, worker, reads)
 
 

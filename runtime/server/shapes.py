@@ -123,3 +123,74 @@ def error_text(payload: dict[str, Any]) -> str:
 def _slug(name: str) -> str:
     out = "".join(f"-{c.lower()}" if c.isupper() else c for c in name)
     return out.lstrip("-")
+
+
+# --- artifacts (artifacts.py) and brains (brains.py) ----------------------------------------
+
+RATIONALE = "\n\n## Rationale\n\n"  # what save_artifact puts before a version's rationale
+TYPE_TAG = "type:"  # save_artifact's tag for the artifact_type
+
+
+def artifact_type(record: Record) -> str | None:
+    """The artifact_type save_artifact recorded as a `type:` tag, if any."""
+    return next((t[len(TYPE_TAG) :] for t in record.tags if t.startswith(TYPE_TAG)), None)
+
+
+def rationale(record: Record) -> str | None:
+    """The rationale save_artifact appended to a version's body, if any."""
+    _, found, text = record.body.rpartition(RATIONALE)
+    return (text.strip() or None) if found else None
+
+
+def version_json(entry: Entry, number: int, parent: str | None) -> dict[str, Any]:
+    """One version of an artifact, without its body (`get_artifact_lineage` lists these)."""
+    r = entry.record
+    return {
+        "id": r.id,
+        "artifact_id": r.id,
+        "version": number,
+        "name": r.name,
+        "title": r.title,
+        "artifact_type": artifact_type(r),
+        "status": r.status,
+        "tags": list(r.tags),
+        "created": r.created,
+        "updated": r.updated,
+        "parent_id": parent,
+        "superseded_by": r.superseded_by,
+        "rationale": rationale(r),
+        "revision": entry.revision,
+    }
+
+
+def artifact_json(entry: Entry, versions: list[Entry]) -> dict[str, Any]:
+    """One artifact version with its body, placed in its lineage (`get_artifact`)."""
+    ids = [v.record.id for v in versions]
+    at = ids.index(entry.record.id)
+    return {
+        **version_json(entry, at + 1, ids[at - 1] if at else None),
+        "content": entry.record.body,
+        "scope": entry.record.scope,
+        "version_count": len(ids),
+        "latest_id": ids[-1],
+        "is_latest": at == len(ids) - 1,
+        "source": source_fields(entry.record.source),
+    }
+
+
+TEAM_SERVER_MESSAGE = (
+    "sharing needs a team server: this memory server serves the local memory of one"
+    " machine, where there are no teammates and nothing can be shared"
+)
+TEAM_SERVER_FIX = (
+    "keep the work in this project's memory (save_artifact, save_memory). To share, the team"
+    " runs a MemHub-compatible server: add it to the hub under `mcp: servers:` (url,"
+    " transport: http) and point capture (MEMHUB_BACKEND=remote, MEMHUB_REMOTE_URL, memhub"
+    " login) and recall (`memory: recall: remote:`) at it; its own share_agent_brain and"
+    " list_teammates then do this. Retrying here, or creating another brain, will not help"
+)
+
+
+def team_server() -> dict[str, Any]:
+    """What a team-only tool says: none is configured here, and how to configure one."""
+    return {"configured": False, "message": TEAM_SERVER_MESSAGE, "fix": TEAM_SERVER_FIX}

@@ -33,8 +33,23 @@ READ_TOOLS = {
     "list_agent_brains",
     "list_orgs",
     "import_conversation",
+    # the MemHub skills' artifact and brain tools (artifacts.py, brains.py)
+    "get_artifact",
+    "get_artifact_lineage",
+    "diff_artifact_versions",
+    "list_tags",
+    "search_brains",
+    "list_teammates",
+    "share_agent_brain",
 }
-WRITE_TOOLS = {"save_memory", "save_artifact", "update_memory", "delete_memory"}
+WRITE_TOOLS = {
+    "save_memory",
+    "save_artifact",
+    "update_memory",
+    "delete_memory",
+    "create_agent_brain",
+    "refresh_brain_overview",
+}
 STAMP = "2026-03-01T10:00:00Z"
 
 
