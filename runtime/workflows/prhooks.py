@@ -47,7 +47,9 @@ def _decide(event: Event) -> PrDecision:
     text = output(event)
     if event.failed is None and tool == "shell" and _refused(text):
         return none("failed")  # Codex sends no exit status: gh's refusal is the failure
-    return pr_decision(tool, subject, text, True)
+    from .skillnames import skill_prefix
+
+    return pr_decision(tool, subject, text, True, skills=skill_prefix(event.host))
 
 
 def _refused(output: str) -> bool:

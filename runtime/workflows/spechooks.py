@@ -79,9 +79,11 @@ def after_edit(event: Event, out: Output) -> None:
         fresh = [spec for spec in owners if f"{root}\t{spec.path}" not in named]
         if not fresh:
             continue
+        from .skillnames import skill_prefix
         from .spectexts import edit_reminder
 
-        out.context(edit_reminder(fresh, os.path.relpath(full, root).replace(os.sep, "/")))
+        where = os.path.relpath(full, root).replace(os.sep, "/")
+        out.context(edit_reminder(fresh, where, skill_prefix(event.host)))
         _remember(state, named | {f"{root}\t{spec.path}" for spec in fresh})
 
 
@@ -98,9 +100,10 @@ def before_push(event: Event, out: Output) -> None:
     changed = branch_changes(root)
     if not changed:
         return
+    from .skillnames import skill_prefix
     from .spectexts import push_reminder
 
-    text = push_reminder(unreviewed_specs(changed, (), specs))
+    text = push_reminder(unreviewed_specs(changed, (), specs), skill_prefix(event.host))
     if text:
         out.context(text)
 

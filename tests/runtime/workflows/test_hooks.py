@@ -50,11 +50,14 @@ def _claude_bash(command: str, stdout: str, event: str = "PostToolUse") -> dict[
     }
 
 
-def test_claude_create_self_links_and_arms_the_babysit_loop(tmp_path: Path) -> None:
+def test_claude_create_self_links_and_arms_the_babysit_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)  # hooks memhub apply installed
     answer = _run(tmp_path, "claude", "PostToolUse", _claude_bash(CREATE, f"{URL}\n"))
     text = _context(answer)
     assert "this session opened pull request acme/app#42" in text, answer
-    assert f"/memhub:pr-babysit {URL}" in text
+    assert f"`/loop /pr-babysit {URL}`" in text  # the person's own skill, as apply installs it
     assert _links(tmp_path) == [("claude", "s-1", URL)]
     # the same create reported twice is one link
     _run(tmp_path, "claude", "PostToolUse", _claude_bash(CREATE, f"{URL}\n"))
@@ -322,3 +325,14 @@ def test_a_codex_shell_apply_patch_is_an_edit_of_its_files(tmp_path: Path, comma
     assert plain.tool_class == "shell"  # any other command stays a shell call
     claude = normalise("claude", "PreToolUse", payload)
     assert claude.tool_class == "shell"  # a Codex convention: other hosts run it as a command
+
+
+def test_a_plugins_hook_names_the_skill_by_its_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "plugin"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "team-memory"}')
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(root))
+    text = _context(_run(tmp_path, "claude", "PostToolUse", _claude_bash(CREATE, f"{URL}\n")))
+    assert f"`/loop /team-memory:pr-babysit {URL}`" in text and "/memhub:" not in text
