@@ -104,21 +104,24 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats.
+def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats, and
+    the folder's names and inodes as scanwindow.listed digests them.
 
     `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
     thread answering queries never waits a whole switch interval behind the walk.
     """
     out: dict[str, _Stat] = {}
+    names: list[tuple[str, int]] = []
     try:
         entries = os.scandir(folder)
     except (FileNotFoundError, NotADirectoryError):
-        return out
+        return out, scanwindow.listed(names)
     with entries:
         for entry in entries:
             if entry.name.startswith(".") or not entry.name.endswith(".md"):
                 continue
+            names.append((entry.name, entry.inode()))
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
@@ -126,7 +129,7 @@ def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
             if gentle and len(out) % GENTLE_EVERY == 0:
                 time.sleep(GENTLE_PAUSE)
-    return out
+    return out, scanwindow.listed(names)
 
 
 class Scanner:
@@ -201,13 +204,12 @@ class Scanner:
         """Re-index the changed files of one folder; documents written or deleted."""
         pair = (scope, project)
         started = time.time_ns()  # before the listing: what changes during it is racy
-        before = scanwindow.folder_mark(
-            folder
-        )  # a change during the listing makes the next read list
-        listing = _listing(folder, self.gentle)
+        # a change during the listing makes the next read list
+        before = scanwindow.folder_mark(folder)
+        listing, names = _listing(folder, self.gentle)
         mark = _fingerprint(folder, listing)
         if self._print_trusted(pair, mark):
-            scanwindow.save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0  # every file as last indexed: the cache rows are not even loaded
         cached = self._cached(pair)
         now = time.time_ns()
@@ -228,11 +230,11 @@ class Scanner:
         gone = [path for path in cached if path not in listing]
         if not states and not gone and not touched:
             self._save_print(self.index.db, pair, mark, started)
-            scanwindow.save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0
         changed = self._commit(pair, cached, (docs, states, touched, gone), mark, started)
         if self._prints.get(pair) == (mark[0], started):  # the commit found nothing late
-            scanwindow.save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
         return changed
 
     def _commit(

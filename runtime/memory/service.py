@@ -130,11 +130,12 @@ class MemoryService:
 
     def _checked(self, paths: Sequence[str]) -> bool:
         """After a read that trusted unchanged folders: True when every file it returns is
-        as indexed; otherwise the index is brought up to date in full (read again)."""
+        as indexed (a file written just now is compared by its bytes, not its stat);
+        otherwise the index is brought up to date in full, and False (read again) only when
+        that changed something: a read never loops on rescans that find nothing new."""
         if self.window <= 0 or self.recheck > 0 or not self._scan().stale(paths):
             return True
-        self.refresh_index(full=True)
-        return False
+        return self.refresh_index(full=True) == 0
 
     def rebuild_index(self) -> int:
         """Recreate the index from the files alone; the records it holds in these scopes."""
