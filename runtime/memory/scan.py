@@ -106,22 +106,22 @@ def all_pairs(root: Path) -> list[Pair]:
 
 def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]:
     """The `*.md` files of a records folder (hidden temp files skipped) and their stats, and
-    the folder's names and inodes as scanwindow.listed digests them.
+    the digest of their names and inodes (scanwindow.record_names).
 
     `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
     thread answering queries never waits a whole switch interval behind the walk.
     """
     out: dict[str, _Stat] = {}
-    names: list[tuple[str, int]] = []
+    names = scanwindow.names_digest()
     try:
         entries = os.scandir(folder)
     except (FileNotFoundError, NotADirectoryError):
-        return out, scanwindow.listed(names)
+        return out, names.hexdigest()
     with entries:
         for entry in entries:
             if entry.name.startswith(".") or not entry.name.endswith(".md"):
                 continue
-            names.append((entry.name, entry.inode()))
+            scanwindow.add_name(names, entry.name, entry.inode())
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
@@ -129,7 +129,7 @@ def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
             if gentle and len(out) % GENTLE_EVERY == 0:
                 time.sleep(GENTLE_PAUSE)
-    return out, scanwindow.listed(names)
+    return out, names.hexdigest()
 
 
 class Scanner:

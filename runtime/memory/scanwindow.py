@@ -19,8 +19,9 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import layout
 from .index import Hit, MemoryIndex
@@ -94,31 +95,33 @@ def folder_mark(folder: Path) -> str:
     return f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}:{info.st_mtime_ns}"
 
 
-def listed(entries: Iterable[tuple[str, int]]) -> str:
-    """A digest of a folder's record files by (name, inode), in listing order: what changes
-    when a file is added, removed, renamed or replaced by a rename, whatever the clock."""
-    digest = hashlib.blake2b(digest_size=16)
-    for name, inode in entries:
-        digest.update(f"{name}\0{inode}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+def names_digest() -> Any:
+    """An empty digest of a folder's record files by (name, inode), fed in listing order
+    (`add_name`): it changes when a file is added, removed, renamed or replaced by a
+    rename, whatever the clock says."""
+    return hashlib.blake2b(digest_size=16)
+
+
+def add_name(digest: Any, name: str, inode: int) -> None:
+    digest.update(f"{name}\0{inode}\n".encode("utf-8", "surrogateescape"))
 
 
 def record_names(folder: Path) -> str:
-    """`listed` of a records folder now: its names and inodes, read without a stat each."""
+    """The names digest of a records folder now, read without a stat per file."""
+    digest = names_digest()
     try:
         with os.scandir(folder) as entries:
-            return listed(
-                (entry.name, entry.inode())
-                for entry in entries
-                if entry.name.endswith(".md") and not entry.name.startswith(".")
-            )
+            for entry in entries:
+                if entry.name.endswith(".md") and not entry.name.startswith("."):
+                    add_name(digest, entry.name, entry.inode())
     except OSError:
         return ""
+    return str(digest.hexdigest())
 
 
 def save_seen(db: sqlite3.Connection, pair: Pair, mark: str, checked: int, names: str = "") -> None:
     """Remember that a full check starting at `checked` (ns) saw the folder as `mark`, its
-    files as `names` (`listed`)."""
+    files as `names` (`record_names`)."""
     with contextlib.suppress(sqlite3.OperationalError):  # a busy index: the next read lists
         db.execute(
             "INSERT OR REPLACE INTO scan_meta (key, value) VALUES (?, ?)",

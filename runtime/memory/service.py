@@ -238,6 +238,11 @@ class MemoryService:
             if self._checked([h.doc.path for h in hits if h.doc.source == "record"]):
                 return [found_of(hit) for hit in hits]
 
+    def counts(self) -> dict[str, dict[str, int]]:
+        """{status: {kind: n}} of the records the caller can see, as the index holds them now
+        (no refresh: the caller has just refreshed)."""
+        return catalog.count_by_kind(self._db, self.workspace.allowed())
+
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""
         from . import memorymd
