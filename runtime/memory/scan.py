@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from .recordfile import (
 )
 from .records import content_hash, revision
 
-__all__ = ["Problem", "ScanResult", "Scanner", "all_pairs", "scope_folders"]
+__all__ = ["Problem", "ScanResult", "ScanState", "Scanner", "all_pairs", "scope_folders"]
 
 RACY_NS = scanwindow.RACY_NS
 GENTLE_EVERY = 200
@@ -132,19 +133,37 @@ def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]
     return out, names.hexdigest()
 
 
+class ScanState:
+    """What scanners over one index remember between refreshes, shared by the scanners of a
+    server's threads (one connection each): each folder's file states as last seen (compared
+    in memory instead of reloading the table), the folders fully checked (their stat, when),
+    the folder fingerprints, and the lock that keeps their walks one at a time."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Pair, dict[str, _Row]] = {}
+        self.dirs: dict[Pair, tuple[str, float]] = {}
+        self.prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
+        self.lock = threading.RLock()
+
+
 class Scanner:
     """Keeps the index in step with the record files of the scopes it is asked about."""
 
-    def __init__(self, root: Path, index: MemoryIndex, *, gentle: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        index: MemoryIndex,
+        *,
+        gentle: bool = False,
+        state: ScanState | None = None,
+    ) -> None:
         self.root = root
         self.index = index
         self.gentle = gentle
         _make_table(index.db)
-        # The file states of each folder as last seen by this process: a long-running server
-        # compares against memory instead of reloading the table on every read.
-        self._seen: dict[Pair, dict[str, _Row]] = {}
-        self._dirs: dict[Pair, tuple[tuple[int, int, int], float]] = {}
-        self._prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
+        state = ScanState() if state is None else state
+        self._seen, self._dirs, self._prints = state.seen, state.dirs, state.prints
+        self._lock = state.lock
 
     def refresh(
         self, pairs: Sequence[Pair], *, trust: float = 0.0, window: float = 0.0
@@ -159,32 +178,30 @@ class Scanner:
         """
         changes = 0
         for scope, project, folder in scope_folders(self.root, pairs):
-            if trust > 0 and self._trusted((scope, project), folder, trust):
+            seen = (scanwindow.folder_mark(folder), time.monotonic()) if trust > 0 else None
+            if seen is not None and self._trusted((scope, project), seen, trust):
                 continue
             if window > 0 and scanwindow.checked_within(
                 self.index.db, (scope, project), folder, window
             ):
                 continue
-            changes += self._refresh_folder(scope, project, folder)
+            with self._lock:  # one walk at a time: another thread's may have just done it
+                if seen is not None and self._trusted((scope, project), seen, trust):
+                    continue
+                changes += self._refresh_folder(scope, project, folder)
+                if seen is not None:  # only now: another thread may trust it at once
+                    self._dirs[(scope, project)] = seen
         return ScanResult(changes, tuple(self.problems(pairs)))
 
     def stale(self, paths: Sequence[str]) -> bool:
         """Whether any of these indexed files changed on disk since it was last checked."""
         return scanwindow.stale(self.index.db, paths)
 
-    def _trusted(self, pair: Pair, folder: Path, trust: float) -> bool:
-        """Whether `folder` was fully checked within `trust` seconds and is unchanged since."""
-        try:
-            info = os.stat(folder)
-            mark = (info.st_mtime_ns, info.st_ino, info.st_nlink)
-        except OSError:
-            mark = (0, 0, 0)
-        now = time.monotonic()
+    def _trusted(self, pair: Pair, now: tuple[str, float], trust: float) -> bool:
+        """Whether the folder was fully checked within `trust` seconds and is unchanged since
+        (`now`: its stat and the time, taken before any listing)."""
         seen = self._dirs.get(pair)
-        if seen is not None and seen[0] == mark and now - seen[1] < trust:
-            return True
-        self._dirs[pair] = (mark, now)
-        return False
+        return seen is not None and seen[0] == now[0] and now[1] - seen[1] < trust
 
     def _cached(self, pair: Pair) -> dict[str, _Row]:
         rows = self._seen.get(pair)
@@ -354,13 +371,16 @@ class Scanner:
 
     def rebuild(self, pairs: Sequence[Pair]) -> int:
         """Empty the index and its file cache, then index the files of `pairs` afresh."""
-        self.index.rebuild([])
-        self.index.db.execute("DELETE FROM scan_files")
-        self._seen.clear()
-        self._dirs.clear()
-        self._prints.clear()
-        self.index.db.execute("DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'")
-        return self.refresh(pairs).changes
+        with self._lock:
+            self.index.rebuild([])
+            self.index.db.execute("DELETE FROM scan_files")
+            self._seen.clear()
+            self._dirs.clear()
+            self._prints.clear()
+            self.index.db.execute(
+                "DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'"
+            )
+            return self.refresh(pairs).changes
 
 
 def _make_table(db: sqlite3.Connection) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from memhub.runtime.memory import scan, scanwindow
 from memhub.runtime.memory.plans import Draft
+from memhub.runtime.memory.service import MemoryService
+from memhub.runtime.memory.workspace import open_workspace
 
 from .svchelp import Memory, make_memory, put, record
 
@@ -96,3 +98,31 @@ def test_a_file_replaced_within_the_racy_moment_is_still_noticed(
     with mem.service(window=30) as reader:
         assert [hit.title for hit in reader.search("zebra")] == ["Zebra stripes"]
     assert walks.folders == ["records"]  # the project's folder, once
+
+
+def test_threads_sharing_a_server_service_walk_a_folder_once(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's reader threads each read through their own connection, and trust what
+    one of them checked: a new thread's first search walks nothing."""
+    import threading
+
+    put(mem.home, record("r-zebra", "project", mem.pid, title="Zebra crossing"))
+    # server mode; the watcher's first walk is an hour off
+    service = MemoryService(open_workspace(mem.home, cwd=mem.app), recheck=3600.0)
+    walks = Walks(monkeypatch)
+    found: dict[str, list[str]] = {}
+
+    def search(name: str) -> None:
+        found[name] = [hit.id for hit in service.search("zebra")]
+        service.release()
+
+    try:
+        for name in ("first", "second"):
+            thread = threading.Thread(target=search, args=(name,))
+            thread.start()
+            thread.join()
+    finally:
+        service.close()
+    assert found == {"first": ["r-zebra"], "second": ["r-zebra"]}
+    assert sorted(walks.folders) == ["records", "records"]  # the first thread: both scopes
