@@ -1,8 +1,9 @@
 """What checking the memory's files costs a `memhub` process: an unchanged memory's
 `memhub memory index` (every record file's stat, so an edit in place is seen at once), the
 bare stat of every file (the floor of that check on this machine), a search in the trust
-window, and a search right after `memhub memory add` (issue 22: it rescanned until 2 s had
-passed). Wall seconds, CPU seconds (user + system) and peak RSS of each process, medians.
+window, and a search and a `memory index` right after `memhub memory add` (issue 22: a search
+rescanned until 2 s had passed). Wall seconds, CPU seconds (user + system) and peak RSS of
+each process, medians.
 
 The records are bench_memory's (`generate`): deterministic, one project bound to a git
 checkout, a tenth shared. memhub is this interpreter's (`python -m memhub.compiler.cli.main`),
@@ -87,19 +88,27 @@ def run(root: Path, size: int, runs: int) -> dict[str, dict[str, float]]:
     time.sleep(2.1)  # past RACY_NS: the stats of that check are trusted
     timed("memory", "index")
     rows: dict[str, list[dict[str, float]]] = {}
-    for n in range(runs):
-        rows.setdefault("memory index (unchanged)", []).append(timed("memory", "index")[0])
-        floor = measured([sys.executable, "-c", STAT_ALL, *folders], checkout, home)[0]
-        rows.setdefault("stat of every record file (floor)", []).append(floor)
+
+    def row(name: str, figures: dict[str, float]) -> None:
+        rows.setdefault(name, []).append(figures)
+
+    for _ in range(runs):  # nothing written: the unchanged memory
+        row("memory index (unchanged)", timed("memory", "index")[0])
+        row("stat of every record file (floor)",
+            measured([sys.executable, "-c", STAT_ALL, *folders], checkout, home)[0])  # fmt: skip
         searched, out = timed("memory", "search", term, "--json")
         assert hits(out) > 0, term
-        rows.setdefault("memory search (unchanged)", []).append(searched)
+        row("memory search (unchanged)", searched)
+    for n in range(runs):  # each timed command right after a `memory add`
         word = f"quokka{n}x{time.time_ns() % 100_000}"
         timed("memory", "add", "--kind", "fact", "--title", f"Fresh {word}", "--body", word,
               "--yes")  # fmt: skip
         searched, out = timed("memory", "search", word, "--json")
         assert hits(out) == 1, word
-        rows.setdefault("memory search right after memory add", []).append(searched)
+        row("memory search right after memory add", searched)
+        timed("memory", "add", "--kind", "fact", "--title", f"Again {word}", "--body", "again",
+              "--yes")  # fmt: skip
+        row("memory index right after memory add", timed("memory", "index")[0])
     return {name: median_of(values) for name, values in rows.items()}
 
 

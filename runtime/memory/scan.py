@@ -41,6 +41,7 @@ from .records import content_hash, revision
 __all__ = ["Problem", "ScanResult", "ScanState", "Scanner", "all_pairs", "scope_folders"]
 
 RACY_NS = scanwindow.RACY_NS
+RECENT_MAX = 1000  # files just written that an unchanged fingerprint verifies by their bytes
 GENTLE_EVERY = 200
 GENTLE_PAUSE = 0.0005
 RECORD = "record"
@@ -224,8 +225,8 @@ class Scanner:
         # a change during the listing makes the next read list
         before = scanwindow.folder_mark(folder)
         listing, names = _listing(folder, self.gentle)
-        mark = _fingerprint(folder, listing)
-        if self._print_trusted(pair, mark):
+        mark = scanwindow.fingerprint(folder, listing)
+        if self._print_trusted(pair, mark, listing, started):
             scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0  # every file as last indexed: the cache rows are not even loaded
         cached = self._cached(pair)
@@ -315,8 +316,12 @@ class Scanner:
             cached.pop(path, None)  # examined afresh next time
         return changed.total
 
-    def _print_trusted(self, pair: Pair, mark: tuple[str, int]) -> bool:
-        """Whether the folder's fingerprint is the one last indexed, and not racily so."""
+    def _print_trusted(
+        self, pair: Pair, mark: tuple[str, int], listing: dict[str, _Stat], started: int
+    ) -> bool:
+        """Whether the folder's fingerprint is the one last indexed. Files changed too close
+        to that check for their stats to prove it (RACY_NS) are compared by their bytes,
+        once, and this check remembered in place of that one."""
         stored = self._prints.get(pair)
         if stored is None:
             row = self.index.db.execute(
@@ -326,7 +331,16 @@ class Scanner:
                 return False
             digest, _, checked = str(row[0]).rpartition(" ")
             stored = (digest, int(checked))
-        return stored[0] == mark[0] and mark[1] < stored[1] - RACY_NS
+        if stored[0] != mark[0]:
+            return False
+        if mark[1] < stored[1] - RACY_NS:
+            return True
+        recent = [path for path, info in listing.items() if info[0] >= stored[1] - RACY_NS]
+        if len(recent) > RECENT_MAX or not scanwindow.verified(self.index.db, recent):
+            return False
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the next check reads again
+            self._save_print(self.index.db, pair, mark, started)
+        return True
 
     def _save_print(
         self, db: sqlite3.Connection, pair: Pair, mark: tuple[str, int], checked: int
@@ -395,18 +409,3 @@ def _make_table(db: sqlite3.Connection) -> None:
 
 def _print_key(pair: Pair) -> str:
     return f"print:{pair[0]}:{pair[1] or ''}"
-
-
-def _fingerprint(folder: Path, listing: dict[str, _Stat]) -> tuple[str, int]:
-    """An order-free digest of a folder's listing (its own stat, every file's stat), and the
-    newest mtime in it. Integer tuples hash the same in every process (only str hashing is
-    salted); a different Python may hash them differently, which only costs one full check.
-    """
-    try:
-        info = os.stat(folder)
-        own = (info.st_mtime_ns, info.st_ino)
-    except OSError:
-        own = (0, 0)
-    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
-    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
-    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest

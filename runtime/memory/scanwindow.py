@@ -151,17 +151,7 @@ def stale(db: sqlite3.Connection, paths: Sequence[str]) -> bool:
     A file written too soon before that check to trust its stat is read once and its bytes
     compared with the indexed revision."""
     wanted = list(dict.fromkeys(paths))
-    rows: dict[str, tuple[int, int, int, int, str]] = {}
-    for start in range(0, len(wanted), _BATCH):
-        part = wanted[start : start + _BATCH]
-        rows.update(
-            (str(r[0]), (int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])))
-            for r in db.execute(
-                "SELECT path, mtime_ns, size, inode, checked_ns, revision FROM scan_files"
-                f" WHERE path IN ({','.join('?' * len(part))})",
-                part,
-            )
-        )
+    rows = _rows(db, wanted)
     for path in wanted:
         row = rows.get(path)
         try:
@@ -174,6 +164,31 @@ def stale(db: sqlite3.Connection, paths: Sequence[str]) -> bool:
         if info.st_mtime_ns >= row[3] - RACY_NS and not holds(path, row[4], info.st_size):
             return True
     return False
+
+
+def verified(db: sqlite3.Connection, paths: Sequence[str]) -> bool:
+    """Whether each of these files holds the revision indexed for it (each read once)."""
+    rows = _rows(db, paths)
+    return all(path in rows and holds(path, rows[path][4], rows[path][1]) for path in paths)
+
+
+def _rows(
+    db: sqlite3.Connection, paths: Sequence[str]
+) -> dict[str, tuple[int, int, int, int, str]]:
+    """path -> (mtime_ns, size, inode, checked_ns, revision) as last checked."""
+    rows: dict[str, tuple[int, int, int, int, str]] = {}
+    wanted = list(dict.fromkeys(paths))
+    for start in range(0, len(wanted), _BATCH):
+        part = wanted[start : start + _BATCH]
+        rows.update(
+            (str(r[0]), (int(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5])))
+            for r in db.execute(
+                "SELECT path, mtime_ns, size, inode, checked_ns, revision FROM scan_files"
+                f" WHERE path IN ({','.join('?' * len(part))})",
+                part,
+            )
+        )
+    return rows
 
 
 def holds(path: str, rev: str, size: int) -> bool:
@@ -191,6 +206,21 @@ def holds(path: str, rev: str, size: int) -> bool:
     except OSError:
         return False
     return hashlib.sha256(data).hexdigest() == rev
+
+
+def fingerprint(folder: Path, listing: dict[str, tuple[int, int, int]]) -> tuple[str, int]:
+    """An order-free digest of a folder's listing (its own stat, every file's stat), and the
+    newest mtime in it. Integer tuples hash the same in every process (only str hashing is
+    salted); a different Python may hash them differently, which only costs one full check.
+    """
+    try:
+        info = os.stat(folder)
+        own = (info.st_mtime_ns, info.st_ino)
+    except OSError:
+        own = (0, 0)
+    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
+    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
+    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest
 
 
 def _seen_key(pair: Pair) -> str:

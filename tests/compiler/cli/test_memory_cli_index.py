@@ -72,3 +72,23 @@ def test_an_unchanged_memory_is_checked_with_a_stat_per_file_and_nothing_more(
     assert ran.code == 0, ran.err
     assert ran.data["refreshed"] == 0 and ran.data["counts"] == {"fact": 12}
     assert sorted(listed) == [4, 8]  # each folder listed once: one stat per record file
+
+
+def test_right_after_a_write_the_files_just_written_are_read_not_every_cached_row(
+    mh: Memhub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder's fingerprint is what the write's own refresh saw, but too recent for the
+    stats to prove it: the new file's bytes are compared once, no cached row is loaded."""
+    top, _ = connected(mh, tmp_path / "app")
+    for n in range(6):
+        add(mh, top, f"Note {n}", f"body {n}")
+    settled(mh, top)
+    add(mh, top, "Fresh note", "written a moment ago")
+
+    def refused(*_: object, **__: object) -> None:
+        pytest.fail("every cached row loaded to check one new file")
+
+    monkeypatch.setattr(scan.Scanner, "_cached", refused)
+    ran = mh("memory", "index", "--json", cwd=top)
+    assert ran.code == 0, ran.err
+    assert ran.data["refreshed"] == 0 and ran.data["counts"] == {"fact": 7}
