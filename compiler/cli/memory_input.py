@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from memhub.compiler.cli.memory_common import InputError
+from memhub.runtime.memory.records import MAX_BODY_BYTES  # why this size: see records.py
 
 __all__ = ["MAX_BODY_BYTES", "TRIGGER_HELP", "InputError", "parse_trigger", "parse_triggers"]
-
-MAX_BODY_BYTES = 1 << 20  # a record is a note, not a dump: 1 MiB is far past any real one
 
 PREFIXES = {
     "path": "paths",
@@ -126,23 +125,24 @@ def _read_regular(path: Path) -> bytes:
             what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise InputError(f"--file {path}: {what}. Fix: name a regular file, or `-` for stdin")
         if info.st_size > MAX_BODY_BYTES:
-            raise _too_big(str(path))
+            raise _too_big(str(path), f"{info.st_size:,} bytes")
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read(MAX_BODY_BYTES + 1)
     finally:
         os.close(fd)
 
 
-def _too_big(where: str) -> InputError:
+def _too_big(where: str, size: str) -> InputError:
     return InputError(
-        f"--file {where}: larger than {MAX_BODY_BYTES // 1024} KiB. "
-        "Fix: a record holds a note; keep the long document in the repository and link to it"
+        f"--file {where}: {size}, over the {MAX_BODY_BYTES:,}-byte ({MAX_BODY_BYTES // 1024}"
+        " KiB) limit of a record body. Fix: split it into several records, or keep the"
+        " document in the repository and save its path and a summary"
     )
 
 
 def _decoded(data: bytes, where: str) -> str:
     if len(data) > MAX_BODY_BYTES:
-        raise _too_big(where)
+        raise _too_big(where, f"more than {MAX_BODY_BYTES:,} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

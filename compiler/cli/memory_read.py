@@ -174,19 +174,23 @@ def search_command(
 def index_command(rebuild: bool, project: Path | None, as_json: bool) -> int:
     """Bring the search index up to date with the record files, and count what it holds.
 
-    Every read already re-indexes files changed behind its back; --rebuild throws the index
-    away and makes it again from the files (it is derived, never the source of truth).
+    Every record file's stat is checked now, so an edit made in place (which reads may trust
+    for MEMHUB_MEMORY_TRUST_SECONDS) is indexed at once and counted as changed; --rebuild
+    throws the index away and makes it again from the files (it is derived, never the source
+    of truth).
     """
     service = open_service(project)
-    changed = service.rebuild_index() if rebuild else service.refresh_index()
-    overview = service.overview()
+    changed = service.rebuild_index() if rebuild else service.refresh_index(full=True)
+    by_status = service.counts()
+    active = dict(sorted(by_status.get("active", {}).items()))
+    proposed = sum(by_status.get("proposed", {}).values())
     problems = problems_of(service)
     data = {
         "rebuilt": rebuild,
         "indexed" if rebuild else "refreshed": changed,
         "project": project_json(service.workspace),
-        "counts": overview.get("counts", {}),
-        "proposed": overview.get("proposed", 0),
+        "counts": active,
+        "proposed": proposed,
         "problems": problems,
     }
     if as_json:
@@ -194,6 +198,6 @@ def index_command(rebuild: bool, project: Path | None, as_json: bool) -> int:
     for problem in problems:
         click.echo(f"memhub: skipped {problem}", err=True)
     what = f"rebuilt: {changed} documents" if rebuild else f"refreshed: {changed} changed"
-    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(data["counts"].items())) or "no records"
-    click.echo(f"index {what}; you can see {counts} ({data['proposed']} proposed)")
+    counts = ", ".join(f"{n} {kind}" for kind, n in active.items()) or "no records"
+    click.echo(f"index {what}; you can see {counts} ({proposed} proposed)")
     return EXIT_OK

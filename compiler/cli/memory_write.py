@@ -19,19 +19,23 @@ from memhub.compiler.cli.memory_common import (
 )
 from memhub.compiler.cli.memory_input import TRIGGER_HELP, InputError, parse_triggers, read_body
 from memhub.compiler.cli.memory_show import confirm_and_apply
-from memhub.runtime.memory.records import KINDS
+from memhub.runtime.memory.records import KINDS, MAX_BODY_BYTES
 
 if TYPE_CHECKING:
     from memhub.runtime.memory.service import MemoryService
 
 body_options = [
-    click.option("--body", metavar="TEXT", help="The record's text (Markdown)."),
+    click.option(
+        "--body",
+        metavar="TEXT",
+        help=f"The record's text (Markdown, at most {MAX_BODY_BYTES // 1024} KiB of UTF-8).",
+    ),
     click.option(
         "--file",
         "body_file",
         metavar="F",
         help="Read the text from file F (`-`: stdin). A folder, a FIFO or a file over "
-        "1 MiB is refused. Example: --file notes/db.md",
+        f"{MAX_BODY_BYTES // 1024} KiB is refused. Example: --file notes/db.md",
     ),
 ]
 trigger_option = click.option(

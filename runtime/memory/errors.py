@@ -9,6 +9,7 @@ exactly like one that does not exist. Stdlib only (vendored).
 from __future__ import annotations
 
 __all__ = [
+    "BodyTooLarge",
     "DuplicateRecord",
     "ImportConflict",
     "MemoryServiceError",
@@ -108,3 +109,18 @@ def _shown(value: object) -> str:
     """An id for a message, cut short (a hostile 10k-character id stays readable)."""
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= 80 else text[:60] + "..."
+
+
+class BodyTooLarge(MemoryServiceError):
+    """A record body over records.MAX_BODY_BYTES: refused before anything is planned."""
+
+    exit_code = 2
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size, self.limit = size, limit
+        super().__init__(
+            f"the body is {size:,} bytes of UTF-8, over the {limit:,}-byte ({limit // 1024} KiB)"
+            " limit of a record body",
+            "split it into several records, or keep the document in a file (in the"
+            " repository) and save its path and a summary",
+        )

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import catalog, layout
 from .errors import (
+    BodyTooLarge,
     DuplicateRecord,
     MemoryServiceError,
     NoProject,
@@ -38,6 +39,7 @@ from .plans import Candidate, Draft, MemoryChange, MemoryPlan
 from .recordfile import MAX_RECORD_BYTES, read_record_file
 from .records import (
     DIRECTIVES,
+    MAX_BODY_BYTES,
     Record,
     Triggers,
     content_hash,
@@ -49,7 +51,7 @@ from .records import (
 )
 from .workspace import Workspace
 
-__all__ = ["NEAR", "Planner", "near_identical"]
+__all__ = ["NEAR", "Planner", "check_body", "near_identical"]
 
 NEAR = 0.9
 _WORD = re.compile(r"\w+")
@@ -69,6 +71,14 @@ def near_identical(title_a: str, body_a: str, title_b: str, body_b: str) -> bool
     if not a and not b:
         return True
     return len(a & b) / len(a | b) >= NEAR
+
+
+def check_body(body: object) -> None:
+    """Refuse a body over MAX_BODY_BYTES of UTF-8 (BodyTooLarge: its size, the limit, a fix)."""
+    if isinstance(body, str) and len(body) > MAX_BODY_BYTES // 4:  # under it whatever it holds
+        size = len(body.encode("utf-8", "surrogatepass"))
+        if size > MAX_BODY_BYTES:
+            raise BodyTooLarge(size, MAX_BODY_BYTES)
 
 
 def _invalid(error: RecordError) -> MemoryServiceError:
@@ -236,6 +246,7 @@ class Planner:
     def add(self, draft: Draft, *, force: bool = False) -> MemoryPlan:
         """Plan a new record (superseding the one it names, or its artifact name's last)."""
         self._writable("adding a record")
+        check_body(draft.body)
         pair = self.target_of(draft.scope)
         if draft.kind == "artifact" and draft.name and draft.supersedes is None:
             last = self._named_artifact(draft.name, pair)
@@ -269,6 +280,8 @@ class Planner:
     ) -> MemoryPlan:
         """Plan a change of a record's title, body, tags or triggers."""
         self._writable("editing a record")
+        if body is not None:
+            check_body(body)
         record, path, current = self.current(record_id)
         self._check(record_id, revision, current)
         changes: dict[str, Any] = {}

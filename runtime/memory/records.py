@@ -34,6 +34,12 @@ SOURCE_KEYS = ("kind", "session", "record", "file", "import")
 TRIGGER_KEYS = ("paths", "commands", "identifiers", "errors")
 MAX_TITLE = 1000
 MAX_TEXT = 4096  # a tag, a name, a trigger, a source reference
+# What memhub writes as one record's body (add, edit, save_memory, update_memory,
+# save_artifact): 256 KiB of UTF-8. A note, a decision or a long spec fits many times over; a
+# bigger text is a document, and every search hit, get_memory and session brief would carry
+# it (Claude Code cuts an MCP tool result at 25,000 tokens, about 100 KB). Keep it in the
+# repository and save its path. Files written by hand are read up to recordfile's limit.
+MAX_BODY_BYTES = 256 * 1024
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,9 +38,10 @@ from .recordfile import (
 )
 from .records import content_hash, revision
 
-__all__ = ["Problem", "ScanResult", "Scanner", "all_pairs", "scope_folders"]
+__all__ = ["Problem", "ScanResult", "ScanState", "Scanner", "all_pairs", "scope_folders"]
 
 RACY_NS = scanwindow.RACY_NS
+RECENT_MAX = 1000  # files just written that an unchanged fingerprint verifies by their bytes
 GENTLE_EVERY = 200
 GENTLE_PAUSE = 0.0005
 RECORD = "record"
@@ -104,21 +106,24 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats.
+def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]:
+    """The `*.md` files of a records folder (hidden temp files skipped) and their stats, and
+    the digest of their names and inodes (scanwindow.record_names).
 
     `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
     thread answering queries never waits a whole switch interval behind the walk.
     """
     out: dict[str, _Stat] = {}
+    names = scanwindow.names_digest()
     try:
         entries = os.scandir(folder)
     except (FileNotFoundError, NotADirectoryError):
-        return out
+        return out, names.hexdigest()
     with entries:
         for entry in entries:
             if entry.name.startswith(".") or not entry.name.endswith(".md"):
                 continue
+            scanwindow.add_name(names, entry.name, entry.inode())
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
@@ -126,22 +131,40 @@ def _listing(folder: Path, gentle: bool = False) -> dict[str, _Stat]:
             out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
             if gentle and len(out) % GENTLE_EVERY == 0:
                 time.sleep(GENTLE_PAUSE)
-    return out
+    return out, names.hexdigest()
+
+
+class ScanState:
+    """What scanners over one index remember between refreshes, shared by the scanners of a
+    server's threads (one connection each): each folder's file states as last seen (compared
+    in memory instead of reloading the table), the folders fully checked (their stat, when),
+    the folder fingerprints, and the lock that keeps their walks one at a time."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Pair, dict[str, _Row]] = {}
+        self.dirs: dict[Pair, tuple[str, float]] = {}
+        self.prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
+        self.lock = threading.RLock()
 
 
 class Scanner:
     """Keeps the index in step with the record files of the scopes it is asked about."""
 
-    def __init__(self, root: Path, index: MemoryIndex, *, gentle: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        index: MemoryIndex,
+        *,
+        gentle: bool = False,
+        state: ScanState | None = None,
+    ) -> None:
         self.root = root
         self.index = index
         self.gentle = gentle
         _make_table(index.db)
-        # The file states of each folder as last seen by this process: a long-running server
-        # compares against memory instead of reloading the table on every read.
-        self._seen: dict[Pair, dict[str, _Row]] = {}
-        self._dirs: dict[Pair, tuple[tuple[int, int, int], float]] = {}
-        self._prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
+        state = ScanState() if state is None else state
+        self._seen, self._dirs, self._prints = state.seen, state.dirs, state.prints
+        self._lock = state.lock
 
     def refresh(
         self, pairs: Sequence[Pair], *, trust: float = 0.0, window: float = 0.0
@@ -156,32 +179,30 @@ class Scanner:
         """
         changes = 0
         for scope, project, folder in scope_folders(self.root, pairs):
-            if trust > 0 and self._trusted((scope, project), folder, trust):
+            seen = (scanwindow.folder_mark(folder), time.monotonic()) if trust > 0 else None
+            if seen is not None and self._trusted((scope, project), seen, trust):
                 continue
             if window > 0 and scanwindow.checked_within(
                 self.index.db, (scope, project), folder, window
             ):
                 continue
-            changes += self._refresh_folder(scope, project, folder)
+            with self._lock:  # one walk at a time: another thread's may have just done it
+                if seen is not None and self._trusted((scope, project), seen, trust):
+                    continue
+                changes += self._refresh_folder(scope, project, folder)
+                if seen is not None:  # only now: another thread may trust it at once
+                    self._dirs[(scope, project)] = seen
         return ScanResult(changes, tuple(self.problems(pairs)))
 
     def stale(self, paths: Sequence[str]) -> bool:
         """Whether any of these indexed files changed on disk since it was last checked."""
         return scanwindow.stale(self.index.db, paths)
 
-    def _trusted(self, pair: Pair, folder: Path, trust: float) -> bool:
-        """Whether `folder` was fully checked within `trust` seconds and is unchanged since."""
-        try:
-            info = os.stat(folder)
-            mark = (info.st_mtime_ns, info.st_ino, info.st_nlink)
-        except OSError:
-            mark = (0, 0, 0)
-        now = time.monotonic()
+    def _trusted(self, pair: Pair, now: tuple[str, float], trust: float) -> bool:
+        """Whether the folder was fully checked within `trust` seconds and is unchanged since
+        (`now`: its stat and the time, taken before any listing)."""
         seen = self._dirs.get(pair)
-        if seen is not None and seen[0] == mark and now - seen[1] < trust:
-            return True
-        self._dirs[pair] = (mark, now)
-        return False
+        return seen is not None and seen[0] == now[0] and now[1] - seen[1] < trust
 
     def _cached(self, pair: Pair) -> dict[str, _Row]:
         rows = self._seen.get(pair)
@@ -201,13 +222,12 @@ class Scanner:
         """Re-index the changed files of one folder; documents written or deleted."""
         pair = (scope, project)
         started = time.time_ns()  # before the listing: what changes during it is racy
-        before = scanwindow.folder_mark(
-            folder
-        )  # a change during the listing makes the next read list
-        listing = _listing(folder, self.gentle)
-        mark = _fingerprint(folder, listing)
-        if self._print_trusted(pair, mark):
-            scanwindow.save_seen(self.index.db, pair, before, started)
+        # a change during the listing makes the next read list
+        before = scanwindow.folder_mark(folder)
+        listing, names = _listing(folder, self.gentle)
+        mark = scanwindow.fingerprint(folder, listing)
+        if self._print_trusted(pair, mark, listing, started):
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0  # every file as last indexed: the cache rows are not even loaded
         cached = self._cached(pair)
         now = time.time_ns()
@@ -228,11 +248,11 @@ class Scanner:
         gone = [path for path in cached if path not in listing]
         if not states and not gone and not touched:
             self._save_print(self.index.db, pair, mark, started)
-            scanwindow.save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0
         changed = self._commit(pair, cached, (docs, states, touched, gone), mark, started)
         if self._prints.get(pair) == (mark[0], started):  # the commit found nothing late
-            scanwindow.save_seen(self.index.db, pair, before, started)
+            scanwindow.save_seen(self.index.db, pair, before, started, names)
         return changed
 
     def _commit(
@@ -296,8 +316,12 @@ class Scanner:
             cached.pop(path, None)  # examined afresh next time
         return changed.total
 
-    def _print_trusted(self, pair: Pair, mark: tuple[str, int]) -> bool:
-        """Whether the folder's fingerprint is the one last indexed, and not racily so."""
+    def _print_trusted(
+        self, pair: Pair, mark: tuple[str, int], listing: dict[str, _Stat], started: int
+    ) -> bool:
+        """Whether the folder's fingerprint is the one last indexed. Files changed too close
+        to that check for their stats to prove it (RACY_NS) are compared by their bytes,
+        once, and this check remembered in place of that one."""
         stored = self._prints.get(pair)
         if stored is None:
             row = self.index.db.execute(
@@ -307,7 +331,16 @@ class Scanner:
                 return False
             digest, _, checked = str(row[0]).rpartition(" ")
             stored = (digest, int(checked))
-        return stored[0] == mark[0] and mark[1] < stored[1] - RACY_NS
+        if stored[0] != mark[0]:
+            return False
+        if mark[1] < stored[1] - RACY_NS:
+            return True
+        recent = [path for path, info in listing.items() if info[0] >= stored[1] - RACY_NS]
+        if len(recent) > RECENT_MAX or not scanwindow.verified(self.index.db, recent):
+            return False
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the next check reads again
+            self._save_print(self.index.db, pair, mark, started)
+        return True
 
     def _save_print(
         self, db: sqlite3.Connection, pair: Pair, mark: tuple[str, int], checked: int
@@ -352,13 +385,16 @@ class Scanner:
 
     def rebuild(self, pairs: Sequence[Pair]) -> int:
         """Empty the index and its file cache, then index the files of `pairs` afresh."""
-        self.index.rebuild([])
-        self.index.db.execute("DELETE FROM scan_files")
-        self._seen.clear()
-        self._dirs.clear()
-        self._prints.clear()
-        self.index.db.execute("DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'")
-        return self.refresh(pairs).changes
+        with self._lock:
+            self.index.rebuild([])
+            self.index.db.execute("DELETE FROM scan_files")
+            self._seen.clear()
+            self._dirs.clear()
+            self._prints.clear()
+            self.index.db.execute(
+                "DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'"
+            )
+            return self.refresh(pairs).changes
 
 
 def _make_table(db: sqlite3.Connection) -> None:
@@ -373,18 +409,3 @@ def _make_table(db: sqlite3.Connection) -> None:
 
 def _print_key(pair: Pair) -> str:
     return f"print:{pair[0]}:{pair[1] or ''}"
-
-
-def _fingerprint(folder: Path, listing: dict[str, _Stat]) -> tuple[str, int]:
-    """An order-free digest of a folder's listing (its own stat, every file's stat), and the
-    newest mtime in it. Integer tuples hash the same in every process (only str hashing is
-    salted); a different Python may hash them differently, which only costs one full check.
-    """
-    try:
-        info = os.stat(folder)
-        own = (info.st_mtime_ns, info.st_ino)
-    except OSError:
-        own = (0, 0)
-    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
-    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
-    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from .errors import NotFound
 from .found import Found, found_of
 from .index import MemoryIndex
 from .records import DIRECTIVES, Record, Triggers
-from .scan import Scanner, all_pairs
+from .scan import Scanner, ScanState, all_pairs
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -59,6 +60,10 @@ class MemoryService:
     long-running caller (the MCP server), reads then trust a records folder whose own stat is
     unchanged and a background thread (watcher.py) re-checks every file each `recheck`
     seconds, so an edit made in place shows within that time and no query waits for a walk.
+
+    Several threads may share one service (the server's reader threads): each opens its own
+    index connection on first use and closes it with `release`; what a full check saw is
+    shared (scan.ScanState), so a folder one thread checked is trusted by all.
     """
 
     def __init__(
@@ -67,22 +72,26 @@ class MemoryService:
         self.workspace = workspace
         self.recheck = recheck
         self.window = trust_window() if window is None else window
-        self._scanner: Scanner | None = None
-        self._identity: tuple[int, int] | None = None
+        self._local = threading.local()  # this thread's scanner and its index file's identity
+        self._states: dict[tuple[int, int], ScanState] = {}  # by index file identity
+        self._lock = threading.Lock()
         self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
         self._watcher: Watcher | None = None
 
     def close(self) -> None:
         """Close the index (and stop the background re-check)."""
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher = None
-        self._close_index()
+        with self._lock:
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+        self.release()
 
-    def _close_index(self) -> None:
-        if self._scanner is not None:
-            self._scanner.index.close()
-            self._scanner = None
+    def release(self) -> None:
+        """Close the calling thread's index connection (each thread closes its own)."""
+        scanner = getattr(self._local, "scanner", None)
+        if scanner is not None:
+            self._local.scanner = None
+            scanner.index.close()
 
     def __enter__(self) -> MemoryService:
         return self
@@ -93,25 +102,33 @@ class MemoryService:
     # -- the index --
 
     def _scan(self) -> Scanner:
-        """The scanner over the index file, reopened when the file was deleted or replaced."""
+        """This thread's scanner over the index file, reopened when the file was deleted or
+        replaced."""
         path = index_path(self.workspace.home)
         try:
             info = os.stat(path)
             identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
         except FileNotFoundError:
             identity = None
-        if self._scanner is None or identity is None or identity != self._identity:
-            self._close_index()
-            self._scanner = Scanner(self.workspace.root, MemoryIndex(path))
+        local = self._local
+        scanner: Scanner | None = getattr(local, "scanner", None)
+        if scanner is None or identity is None or identity != local.identity:
+            self.release()
+            index = MemoryIndex(path)
             info = os.stat(path)
-            self._identity = (info.st_dev, info.st_ino)
+            local.identity = (info.st_dev, info.st_ino)
+            with self._lock:
+                state = self._states.setdefault(local.identity, ScanState())
+            scanner = local.scanner = Scanner(self.workspace.root, index, state=state)
         if self.recheck > 0 and self._watcher is None:
             from .watcher import Watcher  # a long-running server's only
 
-            self._watcher = Watcher(
-                self.workspace.root, path, self.workspace.allowed(), self.recheck
-            )
-        return self._scanner
+            with self._lock:
+                if self._watcher is None:
+                    self._watcher = Watcher(
+                        self.workspace.root, path, self.workspace.allowed(), self.recheck
+                    )
+        return scanner
 
     @property
     def _db(self) -> Any:
@@ -130,11 +147,12 @@ class MemoryService:
 
     def _checked(self, paths: Sequence[str]) -> bool:
         """After a read that trusted unchanged folders: True when every file it returns is
-        as indexed; otherwise the index is brought up to date in full (read again)."""
+        as indexed (a file written just now is compared by its bytes, not its stat);
+        otherwise the index is brought up to date in full, and False (read again) only when
+        that changed something: a read never loops on rescans that find nothing new."""
         if self.window <= 0 or self.recheck > 0 or not self._scan().stale(paths):
             return True
-        self.refresh_index(full=True)
-        return False
+        return self.refresh_index(full=True) == 0
 
     def rebuild_index(self) -> int:
         """Recreate the index from the files alone; the records it holds in these scopes."""
@@ -236,6 +254,11 @@ class MemoryService:
             )
             if self._checked([h.doc.path for h in hits if h.doc.source == "record"]):
                 return [found_of(hit) for hit in hits]
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """{status: {kind: n}} of the records the caller can see, as the index holds them now
+        (no refresh: the caller has just refreshed)."""
+        return catalog.count_by_kind(self._db, self.workspace.allowed())
 
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""

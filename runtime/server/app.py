@@ -1,22 +1,21 @@
 """memhub's MCP server on the official `mcp` SDK: the tools of tools.py, writetools.py,
 artifacts.py and brains.py, served over stdio or (http.py) streamable HTTP.
 
-The workspace is fixed before the server starts; the service is opened once, on one worker
-thread that every tool call runs on (its SQLite connections stay on the thread that made
-them, and the event loop keeps answering while a write waits for the operation lock).
-A tool's result is its structured content plus the same JSON as a text block; any failure is
-an `isError` result, never a crashed server.
+The workspace is fixed before the server starts and the service is made once. Read-only tools
+run on a few reader threads and every other tool on one writer thread (workers.py): a slow
+call never holds up another unless both write, and the event loop keeps answering meanwhile.
+Each thread reads the index through its own SQLite connection. A tool's result is its
+structured content plus the same JSON as a text block; any failure is an `isError` result,
+never a crashed server.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import sys
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from . import shapes
 from .artifacts import ArtifactTools
 from .brains import BrainTools
 from .tools import ReadTools
+from .workers import Worker
 from .writetools import WriteTools
 
 NAME = "memhub"
@@ -91,37 +91,6 @@ RECHECK_S = 5.0
 EXPECTED = (shapes.ToolFailure, MemoryServiceError, RecordError, ValueError)
 
 
-class Worker:
-    """One thread every tool call runs on, in arrival order."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memhub-mcp")
-
-    def call(self, fn: Callable[[], Any]) -> Any:
-        """Run `fn` on the worker and wait (for setup, before the event loop runs)."""
-        return self._pool.submit(fn).result()
-
-    def soon(self, fn: Callable[[], Any]) -> None:
-        """Run `fn` on the worker ahead of any call, without waiting (a failure is its own)."""
-        self._pool.submit(_quietly, fn)
-
-    async def run(
-        self, fn: Callable[..., dict[str, Any]], kwargs: dict[str, Any]
-    ) -> CallToolResult:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, lambda: result_of(fn, kwargs))
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-
-
-def _quietly(fn: Callable[[], Any]) -> None:
-    try:
-        fn()
-    except Exception:  # the first call meets the same problem and reports it as a tool error
-        traceback.print_exc(file=sys.stderr)
-
-
 def result_of(fn: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> CallToolResult:
     """Call one tool method: its dict as a result, or what it raised as a tool error."""
     try:
@@ -153,11 +122,16 @@ def _register(
     server: MCPServer, worker: Worker, method: Callable[..., Any], annotations: ToolAnnotations
 ) -> None:
     """Serve `method` as a tool: its signature is the input schema, its docstring the
-    description; the call itself runs on the worker thread."""
+    description; the call itself runs on a reader thread when the tool is read-only, on the
+    writer thread otherwise."""
     signature = inspect.signature(method, eval_str=True)
+    read_only = bool(annotations.read_only_hint)
 
     async def tool(**kwargs: Any) -> CallToolResult:
-        return await worker.run(method, kwargs)
+        result: CallToolResult = await worker.run(
+            lambda: result_of(method, kwargs), read_only=read_only
+        )
+        return result
 
     shown = signature.replace(return_annotation=CallToolResult)
     tool.__signature__ = shown  # type: ignore[attr-defined]
@@ -195,6 +169,7 @@ def build(workspace: Workspace, *, folder: Path | None = None) -> Served:
         return service, ReadTools(service, store=lambda: LocalStore(store_path), folder=folder)
 
     service, reads = worker.call(setup)
+    worker.releasing(service.release)  # each thread closes its own index connection
     # open the index and check every file now, while the client is still connecting
     worker.soon(service.refresh_index)
     server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")

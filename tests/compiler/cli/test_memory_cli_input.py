@@ -75,7 +75,7 @@ def test_body_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         I.read_body(None, str(tmp_path / "missing.md"), required=True)
     big = tmp_path / "big.md"
     big.write_bytes(b"x" * (I.MAX_BODY_BYTES + 1))
-    with pytest.raises(I.InputError, match="larger than"):
+    with pytest.raises(I.InputError, match="262,145 bytes, over the 262,144-byte"):
         I.read_body(None, str(big), required=True)
     latin = tmp_path / "latin.md"
     latin.write_bytes(b"caf\xe9\n")
@@ -83,7 +83,7 @@ def test_body_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         I.read_body(None, str(latin), required=True)
     flood = io.TextIOWrapper(io.BytesIO(b"y" * (I.MAX_BODY_BYTES + 10)))
     monkeypatch.setattr("sys.stdin", flood)
-    with pytest.raises(I.InputError, match="larger than"):
+    with pytest.raises(I.InputError, match="more than 262,144 bytes"):
         I.read_body(None, "-", required=True)
 
 

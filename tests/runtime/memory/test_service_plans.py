@@ -300,5 +300,5 @@ def test_a_record_holding_a_credential_is_not_exported(
 def test_a_record_too_large_to_read_back_is_refused(mem: Memory) -> None:
     from memhub.runtime.memory.recordfile import MAX_RECORD_BYTES
 
-    with pytest.raises(MemoryServiceError, match="shorten the body"):
+    with pytest.raises(MemoryServiceError, match="split it into several records"):
         mem.service().plan_add(Draft(kind="fact", title="big", body="x" * MAX_RECORD_BYTES))

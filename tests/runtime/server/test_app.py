@@ -1,5 +1,6 @@
 """The SDK wiring in-process: results and errors as MCP shapes, a bug that keeps the server up,
-and tool calls running on the one worker thread."""
+and read tool calls running on the reader threads (test_workers.py: that none waits for
+another)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from mcp import Client
 from memhub.runtime.memory.errors import StaleRevision
 from memhub.runtime.memory.workspace import open_workspace
-from memhub.runtime.server import app
+from memhub.runtime.server import app, workers
 from memhub.runtime.server.shapes import ToolFailure
 
 from tests.runtime.server import kit
@@ -57,7 +58,7 @@ def test_a_bug_is_an_internal_tool_error_that_leaks_nothing(
     assert "p-secret" in capsys.readouterr().err  # the traceback goes to the server's log
 
 
-def test_every_call_runs_on_the_one_worker_thread(tmp_path: Path) -> None:
+def test_read_calls_run_on_the_reader_threads(tmp_path: Path) -> None:
     folder = kit.repo(tmp_path / "app")
     kit.connect(folder, "app")
     kit.seed("r-a-fact", "A fact", "Something true.", project=None)
@@ -86,4 +87,5 @@ def test_every_call_runs_on_the_one_worker_thread(tmp_path: Path) -> None:
         anyio.run(scenario)
     finally:
         served.close()
-    assert len(threads) == 1 and next(iter(threads)).startswith("memhub-mcp")  # 21 calls
+    assert threads and all(name.startswith("memhub-mcp-read-") for name in threads)
+    assert len(threads) <= workers.READERS  # 21 calls, 20 of them at once
