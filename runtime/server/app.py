@@ -61,13 +61,13 @@ READ_TOOLS: dict[str, ToolAnnotations] = {
     "get_brain_overview": _READ,
     "list_agent_brains": _READ,
     "list_orgs": _READ,
-    "import_conversation": _CAPTURE,
 }
 WRITE_TOOLS: dict[str, ToolAnnotations] = {
     "save_memory": _ADD,
     "save_artifact": _ADD,
     "update_memory": _CHANGE,
     "delete_memory": _CHANGE,
+    "import_conversation": _CAPTURE,  # a write: it files into the capture store
 }
 # The service's recheck: a records folder whose own stat is unchanged is trusted, and a niced
 # child process re-checks every file this often. A file created, removed or renamed (how

@@ -5,12 +5,18 @@ through MemoryService.apply (the operation lock, revision checks, originals kept
 agent saves carries source kind `agent`, so a lesson or procedure it saves lands `proposed`
 and steers nothing until a person accepts it. Updates and deletes name the revision they
 read: a record changed since is refused (StaleRevision), never overwritten.
+
+import_conversation is a write too: it files a conversation in the capture store under the
+server's own project, whatever working folder its messages name, and under an id of that
+project's own (`mcp:<project>:<conversation id>`), so no call can reach, rename or refile
+another project's session or one the hooks captured.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..capture.settings import HOSTS as CAPTURE_HOSTS
 from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
 from ..memory.records import DIRECTIVES, KINDS, Source, Triggers
@@ -20,10 +26,14 @@ from .tools import ReadTools
 
 TRIGGER_KEYS = ("paths", "commands", "identifiers", "errors")
 ARTIFACT = "artifact"
+MAX_CONVERSATION_ID = 200
+MAX_SESSION_TITLE = 1000
+CAPTURED = "mcp"  # the capture store's `source` of a conversation this server was sent
 
 
 class WriteTools:
-    """save_memory, update_memory, delete_memory and save_artifact over one service."""
+    """save_memory, update_memory, delete_memory, save_artifact and import_conversation over
+    one service."""
 
     def __init__(self, service: MemoryService, reads: ReadTools) -> None:
         self.service = service
@@ -182,6 +192,54 @@ class WriteTools:
         record_id = self._apply(plan)
         return self._saved(record_id, artifact_id=record_id, name=name, unchanged=False)
 
+    def import_conversation(
+        self,
+        messages: list[dict[str, Any]],
+        conversation_id: str,
+        source_platform: str | None = None,
+        flush: str | None = None,
+        title: str | None = None,
+        namespace: str | None = None,
+        agent_brain_id: str | None = None,
+        org_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Store a captured conversation's records in the local capture store (memhub's
+        capture backend contract), filed under this server's project whatever folder the
+        records name; the ack's `ack_through` names the last record stored."""
+        del namespace  # the server's project decides where it is filed, never the caller
+        self.reads.check_brain(agent_brain_id, org_id)
+        if source_platform not in (None, *CAPTURE_HOSTS):
+            raise ToolFailure(
+                f"source_platform {str(source_platform)[:40]!r} is unknown",
+                f"use one of {', '.join(CAPTURE_HOSTS)}",
+            )
+        given = _text_arg("conversation_id", conversation_id, MAX_CONVERSATION_ID, line=True)
+        title = _text_arg("title", title, MAX_SESSION_TITLE) if title else None
+        ws = self.workspace
+        if ws.project_id is None or "project" not in ws.scopes or self.reads.folder is None:
+            raise ToolFailure(
+                "this server files conversations under no project",
+                "serve a connected project's folder with the project scope",
+                kind="no-project",
+            )
+        header = {
+            "conversation_id": f"{CAPTURED}:{ws.project_id}:{given}",
+            "host": source_platform,
+            "title": title,
+            "flush": flush,
+            "cwd": str(self.reads.folder),  # the server's folder: it resolves to its project
+            "source": CAPTURED,
+        }
+        ack = self.reads.capture(header, messages)
+        # the ack names the conversation as the caller did (capture clients check it)
+        return {
+            **ack,
+            "conversation_id": given,
+            "stored_as": header["conversation_id"],
+            "messages_received": len(messages),
+            "pending": 0,
+        }
+
 
 def _draft(**fields: Any) -> Draft:
     """A draft of the agent's (validated when planned: a RecordError is a tool error)."""
@@ -203,3 +261,21 @@ def _triggers(value: dict[str, list[str]] | None) -> Triggers:
 def _artifact_name(name: str) -> str:
     """The stable name an artifact is versioned by: its name as given, trimmed."""
     return " ".join(name.split())
+
+
+def _text_arg(name: str, value: Any, limit: int, *, line: bool = False) -> str:
+    """A non-empty string argument of at most `limit` characters that a UTF-8 store can hold
+    (and, if `line`, no control character): anything else is refused, never stored."""
+    if not isinstance(value, str) or not value.strip():
+        raise ToolFailure(f"{name} is empty", f"give {name} as text")
+    if len(value) > limit:
+        raise ToolFailure(f"{name} is longer than {limit} characters", f"shorten {name}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolFailure(f"{name} is not valid Unicode", f"send {name} as UTF-8") from None
+    if line and any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
+        raise ToolFailure(
+            f"{name} holds a control character", f"send {name} without control characters"
+        )
+    return value

@@ -32,9 +32,14 @@ READ_TOOLS = {
     "get_brain_overview",
     "list_agent_brains",
     "list_orgs",
+}
+WRITE_TOOLS = {
+    "save_memory",
+    "save_artifact",
+    "update_memory",
+    "delete_memory",
     "import_conversation",
 }
-WRITE_TOOLS = {"save_memory", "save_artifact", "update_memory", "delete_memory"}
 STAMP = "2026-03-01T10:00:00Z"
 
 
