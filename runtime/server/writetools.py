@@ -19,7 +19,7 @@ from typing import Any
 from ..capture.settings import HOSTS as CAPTURE_HOSTS
 from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
-from ..memory.records import DIRECTIVES, KINDS, Source, Triggers
+from ..memory.records import DIRECTIVES, KINDS, Record, Source, Triggers
 from ..memory.service import Entry, MemoryService
 from .shapes import ToolFailure
 from .tools import ReadTools
@@ -120,15 +120,7 @@ class WriteTools:
         returned: if the record changed since, nothing is written and the error names the
         current revision. An accepted lesson or procedure is a person's to change."""
         record = self.reads.entry(id).record
-        if record.kind in DIRECTIVES and record.status == "active":
-            # An accepted lesson steers later sessions: an agent's text must not become one
-            # without a person, so it proposes a new one instead of rewriting this one.
-            raise ToolFailure(
-                f"record {record.id} is an accepted {record.kind}: an agent cannot change it",
-                "save_memory the corrected one (it waits for a person to accept it), or ask"
-                f" the user to run `memhub memory edit {record.id}`",
-                kind="needs-review",
-            )
+        _persons_own(record, "change", f"memhub memory edit {record.id}")
         record_id = record.id
         plan = self.service.plan_edit(
             record_id,
@@ -141,8 +133,11 @@ class WriteTools:
 
     def delete_memory(self, id: str, revision: str) -> dict[str, Any]:
         """Delete a record (its original is kept for `memhub undo`). `revision` is the one
-        get_memory returned: a record changed since is not deleted."""
-        record_id = self.reads.record_id(id)
+        get_memory returned: a record changed since is not deleted. An accepted lesson or
+        procedure is a person's to delete."""
+        record = self.reads.entry(id).record  # NotFound for an id this server does not serve
+        _persons_own(record, "delete", f"memhub memory rm {record.id}")
+        record_id = record.id
         self.service.apply(self.service.plan_remove(record_id, revision=revision))
         return {"id": record_id, "deleted": True, "revision": revision}
 
@@ -239,6 +234,19 @@ class WriteTools:
             "messages_received": len(messages),
             "pending": 0,
         }
+
+
+def _persons_own(record: Record, verb: str, command: str) -> None:
+    """Refuse an agent's change or delete of an accepted lesson or procedure: it steers later
+    sessions, so an agent's text must not replace it, nor its call remove it, without a person
+    (it proposes a new one instead, which waits for a person to accept it)."""
+    if record.kind in DIRECTIVES and record.status == "active":
+        raise ToolFailure(
+            f"record {record.id} is an accepted {record.kind}: an agent cannot {verb} it",
+            "save_memory the corrected one (it waits for a person to accept it), or ask"
+            f" the user to run `{command}`",
+            kind="needs-review",
+        )
 
 
 def _draft(**fields: Any) -> Draft:

@@ -414,3 +414,31 @@ def test_an_agent_cannot_rewrite_an_accepted_directive(world: World) -> None:
 
     anyio.run(scenario)
     assert accepted.read_bytes() == before
+
+
+def test_an_agent_cannot_delete_an_accepted_directive(world: World) -> None:
+    """delete_memory obeys update_memory's rule: an accepted lesson is refused with the same
+    kind of error (its file stays), a proposed one may go."""
+    root = layout.memory_root(kit.home())
+    accepted = layout.record_path(root, "project", world.app_id, "r-a-lesson")
+    before = accepted.read_bytes()
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            revision = world.revisions["r-a-lesson"]
+            deleted = await call(client, "delete_memory", id="r-a-lesson", revision=revision)
+            changed = await call(
+                client, "update_memory", id="r-a-lesson", revision=revision, content="x"
+            )
+            refusal, twin = kit.error(deleted), kit.error(changed)
+            assert refusal["kind"] == twin["kind"] == "needs-review"
+            assert refusal["message"] == twin["message"].replace("change", "delete")
+            assert "memhub memory rm r-a-lesson" in refusal["fix"]
+            gone = await call(
+                client, "delete_memory", id="r-a-proposed", revision=world.revisions["r-a-proposed"]
+            )
+            assert kit.data(gone)["deleted"] is True
+
+    anyio.run(scenario)
+    assert accepted.read_bytes() == before
+    assert not layout.record_path(root, "project", world.app_id, "r-a-proposed").exists()
