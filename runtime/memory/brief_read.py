@@ -138,17 +138,18 @@ def _listed_id(line: str) -> str | None:
 def listed(db: Any, allowed: Pairs, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """id -> (kind, title, status, source kind) of the records `ids` within `allowed`
     (source "" when it cannot be read: shown as unreviewed)."""
-    pairs = _pairs(allowed)
-    if not pairs or not ids:
-        return {}
-    scoped, params = _scoped(pairs)
+    out: dict[str, tuple[str, ...]] = {}
     marks = ",".join("?" * len(ids))
+    # one query per (scope, project): each an index search on docs' unique key (a row-value
+    # IN over the pairs made SQLite walk every record: 2 ms at 10,000)
     sql = (
         "SELECT d.id, d.kind, d.title, d.status, {source} FROM docs d {join}"
-        f" WHERE d.source = 'record' AND d.id IN ({marks}) AND {scoped}"
+        f" WHERE d.source = 'record' AND d.scope = ? AND d.project = ? AND d.id IN ({marks})"
     )
-    rows = _provenance_rows(db, sql, [*ids, *params])
-    return {str(r[0]): (str(r[1]), str(r[2]), str(r[3]), str(r[4] or "")) for r in rows}
+    for pair in _pairs(allowed) if ids else ():
+        for r in _provenance_rows(db, sql, [*pair, *ids]):
+            out.setdefault(str(r[0]), (str(r[1]), str(r[2]), str(r[3]), str(r[4] or "")))
+    return out
 
 
 def _provenance_rows(db: Any, sql: str, params: list[object]) -> list[Any]:

@@ -7,6 +7,7 @@ label, inside a code span nothing in them can close; a person's records read as 
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,49 @@ def test_memory_md_lines_memhub_did_not_write_are_left_out(tmp_path: Path) -> No
         ("## Proposed (waiting for `memhub memory accept ID`)", None),
         ("after", None),
     ]
+
+
+def _index_of(path: Path, n: int) -> None:
+    """An index of `n` project facts as a scan leaves it (docs and the scan table)."""
+    from memhub.runtime.memory import scan
+    from memhub.runtime.memory.catalog import fields_json
+    from memhub.runtime.memory.index import MemoryIndex
+    from memhub.runtime.memory.recordfile import record_doc
+
+    made = [record(f"r-{i:05d}", "project", "p-1", source=AGENT) for i in range(n)]
+    with MemoryIndex(path) as index:
+        docs = [record_doc(r, f"/m/{r.id}.md", r.id) for r in made]
+        index.rebuild(docs)
+        scan._make_table(index.db)
+        index.db.executemany(
+            "INSERT INTO scan_files (path, scope, project, mtime_ns, size, inode, checked_ns,"
+            " revision, state, line, message, fix, fields, content)"
+            " VALUES (?, ?, ?, 0, 0, 0, 0, ?, 'record', NULL, '', '', ?, '')",
+            [
+                (d.path, d.scope, d.project, d.revision, fields_json(r))
+                for d, r in zip(docs, made, strict=True)
+            ],
+        )
+        index.db.commit()
+
+
+def test_reading_provenance_costs_the_same_in_a_large_memory(tmp_path: Path) -> None:
+    """The provenance of the few records a hook shows is looked up by key, never by a walk
+    over every record (counted in SQLite VM steps, not time)."""
+    steps: dict[int, int] = {}
+    for n in (20, 3000):
+        path = tmp_path / f"index-{n}.sqlite"
+        _index_of(path, n)
+        db = brief_read.connect(str(path))
+        counted = itertools.count()
+        db.set_progress_handler(lambda c=counted: next(c) and 0, 1)
+        known = brief_read.listed(
+            db, [("project", "p-1"), ("shared", None)], ["r-00001", "r-00007"]
+        )
+        db.close()
+        assert {rid: row[3] for rid, row in known.items()} == {
+            "r-00001": "agent",
+            "r-00007": "agent",
+        }
+        steps[n] = next(counted)
+    assert steps[3000] < steps[20] + 100, steps
