@@ -20,8 +20,6 @@ in what the brief left of its budget, cut in the same order.
 
 from __future__ import annotations
 
-from .unreviewed import REMOTE, block, clean, shown
-
 # typing.TYPE_CHECKING without importing typing (a hook imports this)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,6 +113,8 @@ def apply_line(hit: Hit) -> str:
 def pointer_line(named: Named, room: int = MAX_ITEM, idents: int = 3) -> str:
     """`- <kind>: <title> (`<id>`) names `<ident>`, ...` in at most `room` characters; an
     unreviewed title fenced (unreviewed.py), cut inside its fence, never through it."""
+    from .unreviewed import clean, shown  # on use: a warm session start renders none
+
     what = ", ".join(f"`{i.text}`" for i in named.idents[:idents])
     kind = "session" if named.source == "session" else named.kind
     head, tail = f"- {clean(kind)[:40]}: ", f" (`{clean(named.id)[:80]}`) names {what}"
@@ -132,6 +132,8 @@ def map_line(line: str, rid: str | None, known: dict[str, tuple[str, ...]]) -> s
     """A MEMORY.md line as the Map shows it: a person's own line, or memhub's fixed one, as
     it is; a record's line from what the index says of it (None: not in the index, or not
     in the caller's scopes), its title fenced when unreviewed."""
+    from .unreviewed import shown
+
     if rid is None:
         return line
     if rid not in known:
@@ -188,6 +190,8 @@ def clip(text: str, limit: int = OVERVIEW_CHARS) -> str:
 def fenced_overview(text: str, limit: int) -> str:
     """The remote server's overview, clipped and quoted as unreviewed (`block`), in at most
     `limit` characters ("" when not even a line fits)."""
+    from .unreviewed import REMOTE, block
+
     clipped = clip(text, limit)
     while len(clipped) > 1:
         fenced = block(clipped, REMOTE)
