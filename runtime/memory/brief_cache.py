@@ -57,6 +57,9 @@ __all__ = [
 MAX_AGE_S = 3600.0
 MAX_BYTES = 1 << 20
 MD_LINES = 12
+# what the cached lines are rendered as: a cache of another format is neither shown nor kept
+# (format 2: unreviewed titles fenced, unreviewed.py)
+FORMAT = 2
 TEMP_AGE_S = 300.0  # a temporary file older than this was left by a killed writer
 
 
@@ -148,6 +151,8 @@ def valid_map(root: str, document: dict[str, Any] | None, common_dir: str | None
     """Whether a map document still says what the memory holds for `common_dir`."""
     if document is None or document.get("common_dir") != (common_dir or "-"):
         return False
+    if document.get("format") != FORMAT:  # written by a memhub that rendered it otherwise
+        return False
     md = document.get("md_files")
     if not isinstance(md, list) or not isinstance(document.get("counts"), dict):
         return False
@@ -155,17 +160,22 @@ def valid_map(root: str, document: dict[str, Any] | None, common_dir: str | None
 
 
 def build_map(scope: Scope) -> dict[str, Any]:
-    """The map document for `scope` (in-process: SQLite's counts and MEMORY.md's top)."""
-    from . import brief_read
+    """The map document for `scope` (in-process: SQLite's counts and MEMORY.md's top, each
+    record's line from what the index says of it)."""
+    from . import brief_read, brief_render
 
     md_files = scope.md_files()
     key = _map_key(scope.root, md_files)  # before reading: a write meanwhile makes it stale
+    top = brief_read.memory_md_top(md_files, MD_LINES)
     db = brief_read.connect(scope.index)
     try:
         counts = brief_read.counts(db, scope.allowed)
+        known = brief_read.listed(db, scope.allowed, [rid for _, rid in top if rid])
     finally:
         db.close()
+    shown = [brief_render.map_line(line, rid, known) for line, rid in top]
     return {
+        "format": FORMAT,
         "key": key,
         "common_dir": scope.common_dir or "-",
         "toplevel": scope.toplevel,
@@ -175,7 +185,7 @@ def build_map(scope: Scope) -> dict[str, Any]:
         "signature": scope.signature,
         "md_files": md_files,
         "counts": counts,
-        "md_top": brief_read.memory_md_top(md_files, MD_LINES),
+        "md_top": [line for line in shown if line is not None],
     }
 
 
@@ -213,6 +223,8 @@ def pointers_of(home: str, where: Where, signature: str, account: str) -> Pointe
     key = pointer_key(where, os.path.join(home, "memory"), signature, account) + remote_mark(home)
     path = pointer_path(home, where, head(where))
     cached = load(path)
+    if cached is not None and cached.get("format") != FORMAT:
+        cached = None  # rendered by another memhub (its lines unfenced): not shown, remade
     at = cached.get("at") if cached else None
     age = time.time() - at if isinstance(at, (int, float)) else MAX_AGE_S
     fresh = cached is not None and cached.get("key") == key and 0 <= age < MAX_AGE_S

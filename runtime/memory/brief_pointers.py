@@ -115,11 +115,13 @@ def compute(
 
     toplevel = scope.toplevel if scope else where.toplevel if where else None
     if toplevel is None:
-        return {"key": key, "at": time.time(), "apply": [], "recall": []}
+        return {"format": brief_cache.FORMAT, "key": key, "at": time.time(), "apply": [],
+                "recall": []}  # fmt: skip
     common = scope.common_dir if scope else where.common_dir if where else None
     branch = branch_of(toplevel, common)
     found = pointer_source(scope, branch, KEEP, remote, home, os.path.basename(toplevel))
     doc = {
+        "format": brief_cache.FORMAT,
         "key": key if found.ok else "",  # a failed remote: stale, so the next start asks again
         "at": time.time(),
         "branch": branch.name,

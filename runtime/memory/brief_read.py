@@ -20,20 +20,28 @@ if TYPE_CHECKING:
 
     Pairs = Sequence[tuple[str, str | None]]
 
-__all__ = ["Named", "connect", "counts", "memory_md_top", "naming"]
+__all__ = ["Named", "connect", "counts", "listed", "memory_md_top", "naming"]
 
 CANDIDATES = 200  # rows FTS5 ranks before the exact-token check
 MAX_MD_BYTES = 64 * 1024
 _SKIP_MD = ("<!-- memhub:memory:begin", "<!-- memhub:memory:end", "<!-- Derived by memhub")
+_BEGIN, _END = "<!-- memhub:memory:begin -->", "<!-- memhub:memory:end -->"  # memorymd's
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")  # layout's safe names
+# memorymd's region: `- <kind>: <title> (<id>)` lines, and its own fixed lines
+_REGION_LINES = ("(no records yet)", "## Proposed (waiting for `memhub memory accept ID`)")
 
 
 class Named:
-    """A document that names identifiers: record or session, id, kind, title, what it names."""
+    """A document that names identifiers: record or session, id, kind, title, what it names,
+    and who wrote it (`by`: a record's source kind, `session`, `remote`; "" unknown)."""
 
-    __slots__ = ("id", "idents", "kind", "source", "title", "updated")
+    __slots__ = ("by", "id", "idents", "kind", "source", "title", "updated")
 
-    def __init__(self, source: str, id: str, kind: str, title: str, updated: str) -> None:
+    def __init__(
+        self, source: str, id: str, kind: str, title: str, updated: str, by: str = ""
+    ) -> None:
         self.source, self.id, self.kind, self.title, self.updated = source, id, kind, title, updated
+        self.by = by or ("session" if source == "session" else "")
         self.idents: list[Ident] = []
 
     def __repr__(self) -> str:
@@ -84,23 +92,77 @@ def counts(db: Any, allowed: Pairs) -> dict[str, int]:
     return out
 
 
-def memory_md_top(files: Sequence[str], limit: int) -> list[str]:
-    """The first `limit` meaningful lines of the MEMORY.md files (markers and blanks left out)."""
-    out: list[str] = []
+def memory_md_top(files: Sequence[str], limit: int) -> list[tuple[str, str | None]]:
+    """The first `limit` meaningful lines of the MEMORY.md files (markers and blanks left
+    out), each with the record id it lists: None for a person's line outside memhub's region
+    and for memhub's own fixed lines in it; a line in the region that is neither is left out
+    (memhub wrote none such: it cannot vouch for it)."""
+    out: list[tuple[str, str | None]] = []
     for path in files:
         try:
             with open(path, "rb") as handle:
                 text = handle.read(MAX_MD_BYTES).decode("utf-8", "replace")
         except OSError:
             continue
+        inside = False
         for line in text.splitlines():
             line = line.rstrip()
-            if not line.strip() or line.lstrip().startswith(_SKIP_MD):
+            mark = line.strip()
+            if mark in (_BEGIN, _END):
+                inside = mark == _BEGIN
                 continue
-            out.append(line)
+            if not mark or line.lstrip().startswith(_SKIP_MD):
+                continue
+            rid = _listed_id(line) if inside else None
+            if inside and rid is None and line not in _REGION_LINES:
+                continue
+            out.append((line, rid))
             if len(out) >= limit:
                 return out
     return out
+
+
+def _listed_id(line: str) -> str | None:
+    """The record id of a region line `- <kind>: <title> (<id>)`, else None (no `re`: the
+    hooks import none for this)."""
+    start = line.rfind(" (")
+    kind, colon, _ = line[2:].partition(": ")
+    rid = line[start + 2 : -1]
+    if not (line.startswith("- ") and line.endswith(")") and colon and start > 0 and rid):
+        return None
+    if not (kind.isascii() and kind.isalpha() and kind.islower()):
+        return None
+    return rid if rid[0] != "-" and set(rid) <= _ID_CHARS else None
+
+
+def listed(db: Any, allowed: Pairs, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """id -> (kind, title, status, source kind) of the records `ids` within `allowed`
+    (source "" when it cannot be read: shown as unreviewed)."""
+    out: dict[str, tuple[str, ...]] = {}
+    marks = ",".join("?" * len(ids))
+    # one query per (scope, project): each an index search on docs' unique key (a row-value
+    # IN over the pairs made SQLite walk every record: 2 ms at 10,000)
+    sql = (
+        "SELECT d.id, d.kind, d.title, d.status, {source} FROM docs d {join}"
+        f" WHERE d.source = 'record' AND d.scope = ? AND d.project = ? AND d.id IN ({marks})"
+    )
+    for pair in _pairs(allowed) if ids else ():
+        for r in _provenance_rows(db, sql, [*pair, *ids]):
+            out.setdefault(str(r[0]), (str(r[1]), str(r[2]), str(r[3]), str(r[4] or "")))
+    return out
+
+
+def _provenance_rows(db: Any, sql: str, params: list[object]) -> list[Any]:
+    """`sql` with each record's source kind (from the scan table), or "" for all when the
+    index has no scan table (an index not made by a scan: nothing vouches for any record)."""
+    with_source = sql.format(
+        source="json_extract(f.fields, '$.source.kind')",
+        join="LEFT JOIN scan_files f ON f.path = d.path",
+    )
+    try:
+        return list(db.execute(with_source, params))
+    except Exception:  # sqlite3.OperationalError: no scan_files (the hook imports no sqlite3)
+        return list(db.execute(sql.format(source="''", join=""), params))
 
 
 def _phrase(text: str) -> str:
@@ -153,4 +215,10 @@ def naming(
             found[rid] = hit
     ranked = sorted(found.values(), key=lambda n: n.updated, reverse=True)
     ranked.sort(key=lambda n: len(n.idents), reverse=True)  # stable: newest first within
-    return ranked[:limit]
+    ranked = ranked[:limit]
+    records = [n.id for n in ranked if n.source != "session"]
+    known = listed(db, allowed, records) if records else {}
+    for named in ranked:
+        if named.source != "session":
+            named.by = known[named.id][3] if named.id in known else ""
+    return ranked

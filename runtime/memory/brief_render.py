@@ -38,6 +38,8 @@ __all__ = [
     "apply_item",
     "budget_chars",
     "clip",
+    "map_line",
+    "pointer_line",
     "recall_item",
     "render",
     "render_items",
@@ -108,14 +110,37 @@ def apply_line(hit: Hit) -> str:
     return _one_line(f"- **[{d.kind.upper()}]** {content(hit)}", MAX_ITEM - len(tail)) + tail
 
 
+def pointer_line(named: Named, room: int = MAX_ITEM, idents: int = 3) -> str:
+    """`- <kind>: <title> (`<id>`) names `<ident>`, ...` in at most `room` characters; an
+    unreviewed title fenced (unreviewed.py), cut inside its fence, never through it."""
+    from .unreviewed import clean, shown  # on use: a warm session start renders none
+
+    what = ", ".join(f"`{i.text}`" for i in named.idents[:idents])
+    kind = "session" if named.source == "session" else named.kind
+    head, tail = f"- {clean(kind)[:40]}: ", f" (`{clean(named.id)[:80]}`) names {what}"
+    if len(head) + len(tail) > room:
+        tail = f" (`{clean(named.id)[:80]}`)"
+    title = shown(named.title, named.by, named.kind, "active", max(room - len(head) - len(tail), 1))
+    return f"{head}{title}{tail}"
+
+
 def recall_line(named: Named) -> str:
-    what = ", ".join(f"`{i.text}`" for i in named.idents[:3])
-    if named.source == "session":
-        head = f"- session: {named.title} (`{named.id}`)"
-    else:
-        head = f"- {named.kind}: {named.title} (`{named.id}`)"
-    tail = f" names {what}"
-    return _one_line(head, MAX_ITEM - len(tail)) + tail
+    return pointer_line(named)
+
+
+def map_line(line: str, rid: str | None, known: dict[str, tuple[str, ...]]) -> str | None:
+    """A MEMORY.md line as the Map shows it: a person's own line, or memhub's fixed one, as
+    it is; a record's line from what the index says of it (None: not in the index, or not
+    in the caller's scopes), its title fenced when unreviewed."""
+    from .unreviewed import shown
+
+    if rid is None:
+        return line
+    if rid not in known:
+        return None
+    kind, title, status, source = known[rid]
+    head, tail = f"- {kind}: ", f" ({rid})"
+    return head + shown(title, source, kind, status, MAX_ITEM - len(head) - len(tail)) + tail
 
 
 def apply_item(hit: Hit) -> Item:
@@ -162,6 +187,23 @@ def clip(text: str, limit: int = OVERVIEW_CHARS) -> str:
     return (head[:cut] if cut > limit // 2 else head).rstrip() + "…"
 
 
+def fenced_overview(text: str, limit: int) -> str:
+    """The remote server's overview, clipped and quoted as unreviewed (`block`), in at most
+    `limit` characters ("" when not even a line fits)."""
+    from .unreviewed import REMOTE, block
+
+    clipped = clip(text, limit)
+    while len(clipped) > 1:
+        fenced = block(clipped, REMOTE)
+        if len(fenced) <= limit:
+            return fenced
+        shorter = len(clipped) - (len(fenced) - limit)
+        if shorter < 2:
+            break
+        clipped = clip(clipped, shorter)
+    return ""
+
+
 def _cut_block(text: str, room: int) -> str:
     if len(text) <= room:
         return text
@@ -204,7 +246,8 @@ def render_items(
     n_md, n_a, n_r = len(md_top), len(lines_a), len(lines_r)
     total = counts_line(counts) if total is None else total
     bare = len(_assemble(list(head), total, (), (), ())) + len(OVERVIEW_HEAD) + len(TRIMMED) + 3
-    overview = clip(overview, min(OVERVIEW_CHARS, share - bare)) if share > bare + 1 else ""
+    room = min(OVERVIEW_CHARS, share - bare)
+    overview = fenced_overview(overview, room) if overview.strip() and room > 1 else ""
     text = _assemble(list(head), total, md_top, lines_a, lines_r, overview)
     cut = len(text) > share
     while cut and (n_r or n_a or n_md):
@@ -236,9 +279,8 @@ def render_late(
     None when there is nothing to say or no room for one line."""
     apply, recall = list(apply)[:MAX_APPLY], list(recall)[:MAX_RECALL]
     n_a, n_r = len(apply), len(recall)
-    overview = clip(overview, min(OVERVIEW_CHARS, room - len(LATE_HEAD) - len(OVERVIEW_HEAD) - 2))
-    if len(overview) < 2:
-        overview = ""
+    left = min(OVERVIEW_CHARS, room - len(LATE_HEAD) - len(OVERVIEW_HEAD) - 2)
+    overview = fenced_overview(overview, left) if overview.strip() and left > 1 else ""
 
     def text_of(n_a: int, n_r: int, cut: bool) -> str:
         lines = [LATE_HEAD] + ([OVERVIEW_HEAD, overview] if overview else [])

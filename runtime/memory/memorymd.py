@@ -72,8 +72,10 @@ def _line(record: Listed) -> str:
 
 
 def _order(records: Iterable[Listed]) -> list[Listed]:
+    """By kind, then by id: in the order they were saved (`r-<time>-<hex>`). Never by title:
+    an agent's title (a leading `!`, say) must not move its line to the top."""
     rank = {kind: n for n, kind in enumerate(KINDS)}
-    return sorted(records, key=lambda r: (rank.get(r.kind, len(KINDS)), r.title.casefold(), r.id))
+    return sorted(records, key=lambda r: (rank.get(r.kind, len(KINDS)), r.id))
 
 
 def region(records: Sequence[Listed]) -> str:

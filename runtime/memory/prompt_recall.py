@@ -44,14 +44,11 @@ POLL_S = 0.02
 
 
 def _line(named: Named, room: int) -> str:
-    what = ", ".join(f"`{i.text}`" for i in named.idents[:2])
-    kind = "session" if named.source == "session" else named.kind
-    tail = f" (`{named.id}`) names {what}"
-    title = " ".join(named.title.split())
-    keep = room - len(f"- {kind}: ") - len(tail)
-    if len(title) > keep:
-        title = title[: max(keep - 1, 0)].rstrip() + "…"
-    return f"- {kind}: {title}{tail}"[:room]
+    """One pointer in `room` characters: an unreviewed title (an agent's record, a captured
+    session, a remote's hit) fenced, as the brief fences it."""
+    from .brief_render import pointer_line
+
+    return pointer_line(named, room, idents=2)
 
 
 def render(found: Sequence[Named], limit: int = MAX_CHARS) -> tuple[str, list[str]]:

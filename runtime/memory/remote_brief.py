@@ -93,7 +93,9 @@ def named_of(item: Mapping[str, Any], ident: Ident) -> Named | None:
         return None
     source = "session" if item.get("source") == "session" else "record"
     kind = str(item.get("kind") or item.get("memory_type") or "record")
-    named = Named(source, rid, kind, title or rid, str(item.get("updated") or ""))
+    # who wrote it, the server does not say: a remote hit is shown fenced as unreviewed
+    by = "session" if source == "session" else "remote"
+    named = Named(source, rid, kind, title or rid, str(item.get("updated") or ""), by)
     named.idents = [ident]
     return named
 

@@ -63,13 +63,13 @@ READ_TOOLS: dict[str, ToolAnnotations] = {
     "get_brain_overview": _READ,
     "list_agent_brains": _READ,
     "list_orgs": _READ,
-    "import_conversation": _CAPTURE,
 }
 WRITE_TOOLS: dict[str, ToolAnnotations] = {
     "save_memory": _ADD,
     "save_artifact": _ADD,
     "update_memory": _CHANGE,
     "delete_memory": _CHANGE,
+    "import_conversation": _CAPTURE,  # a write: it files into the capture store
 }
 # The MemHub skills' other tools (artifacts.py, brains.py); the write ones only with --write.
 # create_agent_brain resolves before it registers and a refresh rewrites derived files: a

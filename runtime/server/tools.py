@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.base import BackendError
-from ..capture.settings import HOSTS as CAPTURE_HOSTS
 from ..memory import frontmatter, layout
 from ..memory.errors import NotFound
 from ..memory.records import KINDS, revision
@@ -35,7 +34,8 @@ _STATUS = re.compile(r"^status:[ \t]*\"?([a-z]+)", re.MULTILINE)
 
 class ReadTools:
     """search_memory, get_memory, list_memory, recall_directives, get_brain_overview,
-    list_agent_brains, list_orgs and import_conversation over one service."""
+    list_agent_brains and list_orgs over one service (and the capture store the write tool
+    import_conversation files into)."""
 
     def __init__(
         self, service: MemoryService, *, store: Callable[[], Any], folder: Path | None = None
@@ -44,7 +44,7 @@ class ReadTools:
         self.workspace = service.workspace
         self._store = store  # makes the capture store (LocalStore) on first use
         self._capture: Any = None
-        self.folder = folder  # the folder the server was started for (captures without a cwd)
+        self.folder = folder  # the folder the server was started for: where captures are filed
 
     # --- boundaries -------------------------------------------------------------------------
 
@@ -221,41 +221,16 @@ class ReadTools:
         """The orgs this server serves: one local org."""
         return {"orgs": [dict(shapes.LOCAL_ORG)]}
 
-    def import_conversation(
-        self,
-        messages: list[dict[str, Any]],
-        conversation_id: str,
-        source_platform: str | None = None,
-        flush: str | None = None,
-        title: str | None = None,
-        namespace: str | None = None,
-        agent_brain_id: str | None = None,
-        org_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Store a captured conversation's records in the local capture store (memhub's
-        capture backend contract); the ack's `ack_through` names the last record stored."""
-        del namespace  # the project comes from the records' working directory
-        self.check_brain(agent_brain_id, org_id)
-        if source_platform not in (None, *CAPTURE_HOSTS):
-            raise ToolFailure(
-                f"source_platform {str(source_platform)[:40]!r} is unknown",
-                f"use one of {', '.join(CAPTURE_HOSTS)}",
-            )
-        header = {
-            "conversation_id": conversation_id,
-            "host": source_platform,
-            "title": title,
-            "flush": flush,
-            "cwd": _cwd_of(messages) or (str(self.folder) if self.folder else None),
-            "source": "mcp",
-        }
+    def capture(self, header: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Store a conversation's records in the local capture store (memhub's capture backend
+        contract): its ack. The write tool import_conversation decides the header."""
         if self._capture is None:
             self._capture = self._store()
         try:
-            ack = self._capture.import_conversation(header, messages)
+            ack: dict[str, Any] = self._capture.import_conversation(header, messages)
         except BackendError as exc:
             raise ToolFailure(str(exc), "send the records again", kind="capture") from None
-        return {**ack, "messages_received": len(messages), "pending": 0}
+        return ack
 
     def close(self) -> None:
         """Close the capture store and the service's index (on the worker thread)."""
@@ -280,14 +255,3 @@ def _types(memory_type: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return (value,), ("record",)
     accepted = ", ".join((*KINDS, DIRECTIVE_TYPE, "session", "all"))
     raise ToolFailure(f"memory_type {value[:40]!r} is unknown", f"use one of {accepted}")
-
-
-def _cwd_of(messages: list[dict[str, Any]]) -> str | None:
-    """The working directory the records name (the canonical record's raw host line)."""
-    for message in messages[:50]:
-        raw = message.get("raw") if isinstance(message, dict) else None
-        payload = raw.get("payload") if isinstance(raw, dict) else None
-        for holder in (message, raw, payload):
-            if isinstance(holder, dict) and isinstance(holder.get("cwd"), str) and holder["cwd"]:
-                return holder["cwd"]
-    return None

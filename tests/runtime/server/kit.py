@@ -32,6 +32,12 @@ READ_TOOLS = {
     "get_brain_overview",
     "list_agent_brains",
     "list_orgs",
+}
+WRITE_TOOLS = {
+    "save_memory",
+    "save_artifact",
+    "update_memory",
+    "delete_memory",
     "import_conversation",
     # the MemHub skills' artifact and brain tools (artifacts.py, brains.py)
     "get_artifact",

@@ -225,10 +225,12 @@ def test_an_extra_project_argument_cannot_redirect_a_save(world: World) -> None:
     assert sorted(p.name for p in theirs.iterdir()) == ["r-b-fact.md", "r-b-lesson.md"]
 
 
-def test_captured_sessions_are_searched_only_in_their_own_project(world: World) -> None:
-    """A conversation sent to the server is filed by its records' working directory: one
-    held in the other project's checkout is never found from this one, even though this
-    server stored it."""
+def test_a_conversation_is_filed_under_the_servers_project_whatever_its_records_say(
+    world: World,
+) -> None:
+    """A conversation sent to the server is filed under the server's project: one whose
+    records name the other project's checkout as their working folder is found from this
+    project (it was sent here), and never from the other one."""
 
     def message(mid: str, text: str, cwd: Path) -> dict[str, Any]:
         return {
@@ -240,27 +242,25 @@ def test_captured_sessions_are_searched_only_in_their_own_project(world: World) 
         }
 
     async def scenario() -> None:
-        async with kit.stdio(world.app) as client:
+        async with kit.stdio(world.app, "--write") as client:
             for cid, folder, text in (
                 ("c-app", world.app, "we tuned the quokka cache today"),
-                ("c-other", world.other, f"the quokka cache of {OTHER_WORD}"),
+                ("c-other", world.other, "the quokka cache, said to be elsewhere"),
             ):
                 sent = await client.call_tool(
                     "import_conversation",
                     {"messages": [message(cid + "-1", text, folder)], "conversation_id": cid},
                 )
-                kit.data(sent)
+                assert kit.data(sent)["stored_as"] == f"mcp:{world.app_id}:{cid}"
             found = await client.call_tool(
                 "search_memory", {"query": "quokka", "memory_type": "session"}
             )
             items = kit.data(found)["items"]
-            assert [item["source"] for item in items] == ["session"]
-            assert "tuned the quokka" in items[0]["content"]
-            for secret in world.secrets():
-                assert secret not in kit.wire(found)
-            both = kit.data(
-                await client.call_tool("search_memory", {"query": "quokka", "memory_type": "all"})
+            assert [item["source"] for item in items] == ["session", "session"]
+        async with kit.stdio(world.other) as theirs:
+            nothing = await theirs.call_tool(
+                "search_memory", {"query": "quokka", "memory_type": "all"}
             )
-            assert len(both["items"]) == 1
+            assert kit.data(nothing)["items"] == []
 
     anyio.run(scenario)

@@ -126,22 +126,23 @@ def test_a_busy_port_is_a_clear_error(project: Path) -> None:
 def test_the_remote_capture_backend_stores_a_real_transcript_through_the_server(
     project: Path, material: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Capture pointed at `memhub mcp serve --http` (MEMHUB_BACKEND=remote, the key as
-    MEMHUB_API_KEY) sends a real Claude session; the server stores it in the local capture
-    store and acknowledges through the last record, so a second flush sends nothing."""
+    """Capture pointed at `memhub mcp serve --http --write` (MEMHUB_BACKEND=remote, the key
+    as MEMHUB_API_KEY) sends a real Claude session; the server stores it in the local capture
+    store under its own project and acknowledges through the last record, so a second flush
+    sends nothing."""
     source = next((material / "claude-code" / "claude-code-log-real").glob("*/ef958aa1-*.jsonl"))
     transcript = claude_project() / source.name
     shutil.copyfile(source, transcript)
     sid = source.stem
-    with kit.http_server(project) as server:
+    pid = kit.connect(project, "app")  # connected already: the same id again
+    filed = f"mcp:{pid}:{capture.conversation_id('claude', sid)}"
+    with kit.http_server(project, "--write") as server:
         monkeypatch.setenv("MEMHUB_BACKEND", "remote")
         monkeypatch.setenv("MEMHUB_REMOTE_URL", server.url)
         monkeypatch.setenv("MEMHUB_API_KEY", server.key)
         result = capture.flush("claude", sid, transcript, "session_end")
         assert result.status == "ok", result
-        stored = LocalStore(kit.home() / "store.sqlite").records(
-            capture.conversation_id("claude", sid)
-        )
+        stored = LocalStore(kit.home() / "store.sqlite").records(filed)
         assert result.sent == len(stored) > 50
         again = capture.flush("claude", sid, transcript, "session_end")
         assert again.sent == 0  # everything was acknowledged: nothing is sent twice
@@ -157,7 +158,8 @@ def test_the_remote_capture_backend_stores_a_real_transcript_through_the_server(
                 server.url, token="mhk_" + "0" * 43, attempts=1
             ).import_conversation({"conversation_id": "c-x", "host": "claude"}, stored[:1])
     sessions = {s["conversation_id"]: s for s in LocalStore(kit.home() / "store.sqlite").sessions()}
-    assert sessions[capture.conversation_id("claude", sid)]["host"] == "claude"
+    assert sessions[filed]["host"] == "claude"
+    assert sessions[filed]["cwd"] == str(project.resolve())
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1"])

@@ -35,11 +35,12 @@ def test_read_tools_only_without_write_each_with_its_hints(world: World) -> None
             for name, tool in tools.items():
                 hints = tool.annotations
                 assert hints is not None and hints.open_world_hint is False
-                assert hints.read_only_hint is (name != "import_conversation"), name
+                assert hints.read_only_hint is True, name
                 assert tool.description, name
-            assert tools["import_conversation"].annotations.idempotent_hint is True
             for name in kit.WRITE_TOOLS:  # not listed, and not callable either
                 assert (await call(client, name, id="r-a-fact", revision="x")).is_error
+            sent = await call(client, "import_conversation", messages=[], conversation_id="c")
+            assert sent.is_error
         async with kit.stdio(world.app, "--write") as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             assert set(tools) == kit.READ_TOOLS | kit.WRITE_TOOLS
@@ -49,6 +50,8 @@ def test_read_tools_only_without_write_each_with_its_hints(world: World) -> None
             for name in ("save_memory", "save_artifact"):
                 assert tools[name].annotations.destructive_hint is False
                 assert tools[name].annotations.idempotent_hint is False
+            capture = tools["import_conversation"].annotations
+            assert capture.read_only_hint is False and capture.idempotent_hint is True
 
     anyio.run(scenario)
 
@@ -156,7 +159,7 @@ def test_import_conversation_stores_in_the_local_capture_store(world: World) -> 
     ]
 
     async def scenario() -> None:
-        async with kit.stdio(world.app) as client:
+        async with kit.stdio(world.app, "--write") as client:
             first = await call(
                 client,
                 "import_conversation",
@@ -169,6 +172,7 @@ def test_import_conversation_stores_in_the_local_capture_store(world: World) -> 
             )
             ack = kit.data(first)
             assert ack["conversation_id"] == "c-1" and ack["ack_through"] == "m2"
+            assert ack["stored_as"] == f"mcp:{world.app_id}:c-1"
             assert ack["records_new"] == 2 and ack["records_dropped"] == 0
             again = kit.data(
                 await call(client, "import_conversation", messages=messages, conversation_id="c-1")
@@ -193,10 +197,11 @@ def test_import_conversation_stores_in_the_local_capture_store(world: World) -> 
 
     anyio.run(scenario)
     store = LocalStore(kit.home() / "store.sqlite")
-    (session,) = [s for s in store.sessions() if s["conversation_id"] == "c-1"]
+    filed = f"mcp:{world.app_id}:c-1"  # the server's project's own id space
+    (session,) = [s for s in store.sessions() if s["conversation_id"] == filed]
     assert session["host"] == "claude" and session["title"] == "greeting"
-    assert session["cwd"] == str(world.app)
-    assert [r["id"] for r in store.records("c-1")] == ["m1", "m2"]
+    assert session["cwd"] == str(world.app.resolve())
+    assert [r["id"] for r in store.records(filed)] == ["m1", "m2"]
 
 
 def test_save_and_update_with_revisions(world: World) -> None:
@@ -409,3 +414,31 @@ def test_an_agent_cannot_rewrite_an_accepted_directive(world: World) -> None:
 
     anyio.run(scenario)
     assert accepted.read_bytes() == before
+
+
+def test_an_agent_cannot_delete_an_accepted_directive(world: World) -> None:
+    """delete_memory obeys update_memory's rule: an accepted lesson is refused with the same
+    kind of error (its file stays), a proposed one may go."""
+    root = layout.memory_root(kit.home())
+    accepted = layout.record_path(root, "project", world.app_id, "r-a-lesson")
+    before = accepted.read_bytes()
+
+    async def scenario() -> None:
+        async with kit.stdio(world.app, "--write") as client:
+            revision = world.revisions["r-a-lesson"]
+            deleted = await call(client, "delete_memory", id="r-a-lesson", revision=revision)
+            changed = await call(
+                client, "update_memory", id="r-a-lesson", revision=revision, content="x"
+            )
+            refusal, twin = kit.error(deleted), kit.error(changed)
+            assert refusal["kind"] == twin["kind"] == "needs-review"
+            assert refusal["message"] == twin["message"].replace("change", "delete")
+            assert "memhub memory rm r-a-lesson" in refusal["fix"]
+            gone = await call(
+                client, "delete_memory", id="r-a-proposed", revision=world.revisions["r-a-proposed"]
+            )
+            assert kit.data(gone)["deleted"] is True
+
+    anyio.run(scenario)
+    assert accepted.read_bytes() == before
+    assert not layout.record_path(root, "project", world.app_id, "r-a-proposed").exists()
