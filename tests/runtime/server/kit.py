@@ -32,13 +32,6 @@ READ_TOOLS = {
     "get_brain_overview",
     "list_agent_brains",
     "list_orgs",
-}
-WRITE_TOOLS = {
-    "save_memory",
-    "save_artifact",
-    "update_memory",
-    "delete_memory",
-    "import_conversation",
     # the MemHub skills' artifact and brain tools (artifacts.py, brains.py)
     "get_artifact",
     "get_artifact_lineage",
@@ -53,6 +46,7 @@ WRITE_TOOLS = {
     "save_artifact",
     "update_memory",
     "delete_memory",
+    "import_conversation",
     "create_agent_brain",
     "refresh_brain_overview",
 }
