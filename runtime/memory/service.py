@@ -118,6 +118,8 @@ class MemoryService:
             info = os.stat(path)
             local.identity = (info.st_dev, info.st_ino)
             with self._lock:
+                if index.created:  # a new file may reuse a deleted one's inode: forget its state
+                    self._states.pop(local.identity, None)
                 state = self._states.setdefault(local.identity, ScanState())
             scanner = local.scanner = Scanner(self.workspace.root, index, state=state)
         if self.recheck > 0 and self._watcher is None:
