@@ -309,4 +309,6 @@ def test_never_raises(command: str, output: str, exit_ok: bool) -> None:
     assert decision.kind in ("self-link", "judged", "none")
     assert (decision.pr is None) == (decision.kind == "none")
     if decision.kind == "self-link":  # only a line that ends in the create
-        assert command.rstrip(" \n;").endswith(("gh pr create --fill", "2>&1"))
+        # a here-document is the create's own stdin: its body and end marker are no new command
+        ended = command.replace("<<'EOF'\nx | y\nEOF\n", "").rstrip(" \n;")
+        assert ended.endswith(("gh pr create --fill", "2>&1"))
