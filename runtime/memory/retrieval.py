@@ -1,0 +1,151 @@
+"""The query planner: a question asked in sentences, answered from the FTS5 index alone.
+
+A search runs strict first: every term as typed, as `memhub memory search` always did.
+When that leaves room under the limit it runs relaxed: any of the query's content words
+(stop words dropped; the tokenizer's porter stems let "travelled" find "travel"), ranked by
+bm25 with the title and tag weights, so a note holding more and rarer of the words ranks
+higher. Strict hits stay on top and relaxed ones follow, never twice; every hit says how it
+was found and which terms it holds, and an answer names the terms that found nothing.
+No model is called. Stdlib only (the hook read path and a plain search import this).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple, TypedDict
+
+from . import fts
+from .index import Hit, MemoryIndex
+
+# English function words and question words: in a question they say how it is asked, not
+# what it is about ("When did Calvin first travel to Tokyo?" is about Calvin, travel, Tokyo).
+# Kept small: a word that names something (first, last, new, time) stays a content word.
+_STOP = """
+a about above after again against all am an and any are aren as at be because been before
+being below between both but by can cannot could couldn d did didn do does doesn doing don
+down during each either ever few for from further had hadn has hasn have haven having he her
+here hers herself him himself his how i if in into is isn it its itself just ll m me might
+more most must mustn my myself no nor not now o of off on once only or other our ours
+ourselves out over own re s same shall shan she should shouldn so some such t than that the
+their theirs them themselves then there these they this those through to too under until up
+upon us ve very was wasn we were weren what whatever when whenever where wherever whether
+which while who whoever whom whose why will with won would wouldn y you your yours yourself
+yourselves
+"""
+STOP_WORDS = frozenset(_STOP.split())
+MAX_UNMATCHED_CHECKS = 16  # terms looked up one by one when an answer misses them
+_WORD = re.compile(r"[^\W_]+")
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+
+
+class Plan(NamedTuple):
+    """How a query is asked: its terms (strict), its content terms (relaxed), and the
+    stop words the relaxed query leaves out."""
+
+    terms: tuple[str, ...]
+    content: tuple[str, ...]
+    ignored: tuple[str, ...]
+
+
+class _Filters(TypedDict):
+    """What narrows every query of one search, as MemoryIndex.search takes it."""
+
+    kinds: Sequence[str]
+    tags: Sequence[str]
+    include_superseded: bool
+    include_proposed: bool
+    sources: Sequence[str]
+
+
+class Answer(NamedTuple):
+    """A planned search's hits (strict first) and what it made of the query."""
+
+    hits: list[Hit]
+    terms: tuple[str, ...]
+    unmatched: tuple[str, ...]  # terms no document in the caller's search holds
+    ignored: tuple[str, ...]  # stop words the relaxed query left out
+
+
+def plan(text: str) -> Plan:
+    """The terms of `text` as shown (outer punctuation trimmed, one per spelling), which of
+    them carry content, and which are stop words."""
+    terms: list[str] = []
+    content: list[str] = []
+    ignored: list[str] = []
+    seen: set[str] = set()
+    for chunk in fts.terms(text):
+        term = _EDGES.sub("", chunk)
+        key = term.casefold()
+        if not term or key in seen:
+            continue
+        seen.add(key)
+        terms.append(term)
+        words = [word.casefold() for word in _WORD.findall(term)]
+        if all(word in STOP_WORDS for word in words):
+            ignored.append(term)
+        else:
+            content.append(_POSSESSIVE.sub("", term) or term)
+    return Plan(tuple(terms), tuple(dict.fromkeys(content)), tuple(ignored))
+
+
+def search(
+    index: MemoryIndex,
+    text: str,
+    allowed: Sequence[tuple[str, str | None]],
+    *,
+    kinds: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    include_superseded: bool = False,
+    include_proposed: bool = True,
+    sources: Sequence[str] = ("record",),
+    limit: int = 20,
+    marks: tuple[str, str] = ("", ""),
+) -> Answer:
+    """The best `limit` hits for `text` within `allowed`: strict hits, then relaxed ones."""
+    asked = plan(text)
+    scoped: _Filters = {
+        "kinds": kinds,
+        "tags": tags,
+        "include_superseded": include_superseded,
+        "include_proposed": include_proposed,
+        "sources": sources,
+    }
+    strict = index.search(" ".join(asked.terms), allowed, limit=limit, marks=marks, **scoped)
+    hits = [hit._replace(matched=asked.terms) for hit in strict]
+    relax = asked.content and (len(asked.terms) > 1 or asked.content != asked.terms)
+    if relax and len(hits) < limit:
+        relaxed = index.search(
+            " ".join(asked.content),
+            allowed,
+            limit=limit - len(hits),
+            mode="any",
+            marks=marks,
+            report=asked.content,
+            exclude={hit.doc.key for hit in hits},
+            **scoped,
+        )
+        hits += [hit._replace(match="relaxed") for hit in relaxed]
+    return Answer(hits, asked.terms, _unmatched(index, asked, hits, bool(relax), allowed, scoped),
+                  asked.ignored)  # fmt: skip
+
+
+def _unmatched(
+    index: MemoryIndex,
+    asked: Plan,
+    hits: list[Hit],
+    relaxed: bool,
+    allowed: Sequence[tuple[str, str | None]],
+    scoped: _Filters,
+) -> tuple[str, ...]:
+    """The terms that found nothing: with no hit after a relaxed query, every content term
+    (any one of them would have been a hit); otherwise those no hit holds, looked up."""
+    if not hits and relaxed:
+        return asked.content
+    if any(hit.match == "strict" for hit in hits):
+        return ()
+    wanted = asked.content or asked.terms
+    held = {term for hit in hits for term in hit.matched}
+    missing = [term for term in wanted if term not in held][:MAX_UNMATCHED_CHECKS]
+    return tuple(index.absent(missing, allowed, **scoped)) if missing else ()
