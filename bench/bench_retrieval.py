@@ -63,16 +63,15 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def questions_of(folder: Path, which: str) -> list[dict[str, Any]]:
+def questions_of(folder: Path, which: str) -> tuple[list[dict[str, Any]], str]:
+    """The questions of `which` split, and the files read. A converted public set (one
+    `questions.jsonl`, no splits: nothing was tuned on it) is read whole."""
     names = ["dev", "test"] if which == "all" else [which]
-    out: list[dict[str, Any]] = []
-    for name in names:
-        path = folder / f"questions_{name}.jsonl"
-        if path.is_file():
-            out += read_jsonl(path)
-    if not out:
+    paths = [folder / f"questions_{name}.jsonl" for name in names]
+    paths = [path for path in paths if path.is_file()] or [folder / "questions.jsonl"]
+    if not paths[0].is_file():
         raise SystemExit(f"{folder}: no questions_{which}.jsonl. Fix: --questions dev|test|all")
-    return out
+    return [q for path in paths for q in read_jsonl(path)], "+".join(p.name for p in paths)
 
 
 # ------------------------------------------------------------------ loading
@@ -200,7 +199,7 @@ def by_category(scored: Scored, questions: list[dict[str, Any]]) -> dict[str, di
 
 def run(folder: Path, which: str) -> dict[str, Any]:
     notes = read_jsonl(folder / "notes.jsonl")
-    questions = questions_of(folder, which)
+    questions, read = questions_of(folder, which)
     scratch = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))
     try:
         home, checkout = scratch / "home", scratch / "app"
@@ -219,7 +218,7 @@ def run(folder: Path, which: str) -> dict[str, Any]:
         shutil.rmtree(scratch, ignore_errors=True)
     return {
         "set": str(folder),
-        "questions": which,
+        "questions": read,
         "notes": len(notes),
         "tools": {t.name: figures(t, questions) for t in tools},
         "categories": {t.name: by_category(t, questions) for t in tools},
@@ -240,7 +239,7 @@ def misses(scored: Scored, questions: list[dict[str, Any]]) -> list[dict[str, An
 
 def report(results: dict[str, Any]) -> str:
     lines = [
-        f"{results['set']}: {results['notes']} notes, {results['questions']} questions",
+        f"{results['set']}: {results['notes']} notes, {results['questions']}",
         "",
         "| tool | questions | recall@5 | recall@10 | MRR | zero-hit | p50 | p99 |",
         "|---|---|---|---|---|---|---|---|",

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import fts, indexfile, snippets
+from . import fts, indexfile, indexterms, snippets
 from .indexdoc import COLUMNS, Changes, Hit, IndexDoc, from_row, to_row, unique
 
 __all__ = ["Changes", "Hit", "IndexDoc", "MemoryIndex", "Verify"]
@@ -29,9 +29,7 @@ Verify = Callable[[list[IndexDoc], set[str]], tuple[list[IndexDoc], set[str]]]
 # bm25 column weights (title, tags, body, scopekey): a word in the title says more about what
 # a record is than the same word in its body; tags sit between; the scope key never ranks.
 WEIGHTS = (4.0, 2.0, 1.0, 0.0)
-# CROSS JOIN keeps FTS5 the outer loop: left to choose, the planner may walk docs by its scope
-# index and probe MATCH row by row (a count over 100k documents went from 4 to 120 ms).
-_FROM = "FROM fts CROSS JOIN docs d ON d.rowid = fts.rowid"
+_FROM = fts.FROM
 _WEIGHTS = ", ".join(map(str, WEIGHTS))
 _DOC_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))
 # A search whose scopes hold at least this part of the index ranks first and filters after
@@ -255,17 +253,20 @@ class MemoryIndex:
         marks: tuple[str, str] = ("", ""),
         report: Sequence[str] = (),
         exclude: Collection[tuple[str, str, str, str]] = (),
+        ranking: Sequence[str] = (),
     ) -> list[Hit]:
         """The best `limit` matches of `query` within `allowed`, by bm25 (title weighted most).
 
         `kinds`, `tags` (every one given), `sources` filter; () means any. `mode` "all"
         wants every term, "any" one or more. `marks` wrap matched words in the snippet.
         `report`: terms whose presence each hit states in `Hit.matched`. `exclude`: keys
-        (IndexDoc.key) of documents to leave out (the hits of an earlier query).
+        (IndexDoc.key) of documents to leave out (the hits of an earlier query). `ranking`:
+        terms that rank the hits holding them higher without finding any (fts.query).
         """
         found = fts.query(
-            query, allowed, kinds, tags, include_superseded, include_proposed, sources, mode
-        )
+            query, allowed, kinds, tags, include_superseded, include_proposed, sources, mode,
+            ranking,
+        )  # fmt: skip
         if found is None or limit <= 0:
             return []
         wanted = int(limit) + len(exclude)
@@ -282,8 +283,8 @@ class MemoryIndex:
                 ).fetchall()
             if exclude:
                 rows = [r for r in rows if (r[11], r[1], r[2], r[0]) not in exclude][:limit]
-            keys = self._stemmer.keys(fts.terms(query))
-            matched = self._matched([int(row[14]) for row in rows], report)
+            keys = self._stemmer.keys([*fts.terms(query), *ranking])
+            matched = indexterms.holding(self._db, [int(row[14]) for row in rows], report)
         return [
             Hit(
                 doc=from_row(row),
@@ -293,48 +294,6 @@ class MemoryIndex:
             )
             for row in rows
         ]
-
-    def _matched(self, rowids: list[int], terms: Sequence[str]) -> dict[int, tuple[str, ...]]:
-        """Which of `terms` each document of `rowids` holds (one lookup per term)."""
-        out: dict[int, list[str]] = {}
-        marks = ",".join("?" * len(rowids))
-        for term in terms if rowids else ():
-            expression = fts.match_expression(term)
-            if expression is None:
-                continue
-            for (rowid,) in self._db.execute(
-                f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-                (expression, *rowids),
-            ):
-                out.setdefault(int(rowid), []).append(term)
-        return {rowid: tuple(found) for rowid, found in out.items()}
-
-    def absent(
-        self,
-        terms: Sequence[str],
-        allowed: Sequence[tuple[str, str | None]],
-        *,
-        kinds: Sequence[str] = (),
-        tags: Sequence[str] = (),
-        include_superseded: bool = False,
-        include_proposed: bool = True,
-        sources: Sequence[str] = ("record",),
-    ) -> list[str]:
-        """The terms of `terms` that no document `search` could return holds."""
-        out = []
-        for term in terms:
-            found = fts.query(
-                term, allowed, kinds, tags, include_superseded, include_proposed, sources, "all"
-            )
-            if (
-                found is None
-                or not self._db.execute(
-                    f"SELECT 1 {_FROM} WHERE fts MATCH ? AND {found.filters} LIMIT 1",
-                    (found.match, *found.params),
-                ).fetchone()
-            ):
-                out.append(term)
-        return out
 
     @contextlib.contextmanager
     def _snapshot(self) -> Iterator[None]:

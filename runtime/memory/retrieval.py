@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple, TypedDict
 
-from . import fts
+from . import fts, indexterms
 from .index import Hit, MemoryIndex
 
 # English function words and question words: in a question they say how it is asked, not
@@ -35,9 +35,14 @@ yourselves
 """
 STOP_WORDS = frozenset(_STOP.split())
 MAX_UNMATCHED_CHECKS = 16  # terms looked up one by one when an answer misses them
+# A content word held by more documents than this is common: it ranks the relaxed hits that
+# hold it, and finds none on its own. bm25 already weighs words by rarity; this bounds what
+# a relaxed query ranks (any of "run the tests on CI" over 100k records: 300 ms of bm25).
+# The floor keeps a memory of a few hundred records from ever calling a word common.
+COMMON_FLOOR = 1000
+COMMON_SHARE = 0.02
 _WORD = re.compile(r"[^\W_]+")
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
-_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
 
 
 class Plan(NamedTuple):
@@ -69,25 +74,26 @@ class Answer(NamedTuple):
 
 
 def plan(text: str) -> Plan:
-    """The terms of `text` as shown (outer punctuation trimmed, one per spelling), which of
-    them carry content, and which are stop words."""
+    """The terms of `text` as typed (outer punctuation trimmed, one per spelling: the strict
+    query), its distinct words that carry content (the relaxed query: "title:Calvin's"
+    gives "title" and "Calvin"), and its stop words."""
     terms: list[str] = []
     content: list[str] = []
     ignored: list[str] = []
     seen: set[str] = set()
+    words: set[str] = set()
     for chunk in fts.terms(text):
         term = _EDGES.sub("", chunk)
-        key = term.casefold()
-        if not term or key in seen:
+        if not term or term.casefold() in seen:
             continue
-        seen.add(key)
+        seen.add(term.casefold())
         terms.append(term)
-        words = [word.casefold() for word in _WORD.findall(term)]
-        if all(word in STOP_WORDS for word in words):
-            ignored.append(term)
-        else:
-            content.append(_POSSESSIVE.sub("", term) or term)
-    return Plan(tuple(terms), tuple(dict.fromkeys(content)), tuple(ignored))
+        for word in _WORD.findall(term):
+            key = word.casefold()
+            if key not in words:
+                words.add(key)
+                (ignored if key in STOP_WORDS else content).append(word)
+    return Plan(tuple(terms), tuple(content), tuple(ignored))
 
 
 def search(
@@ -116,19 +122,37 @@ def search(
     hits = [hit._replace(matched=asked.terms) for hit in strict]
     relax = asked.content and (len(asked.terms) > 1 or asked.content != asked.terms)
     if relax and len(hits) < limit:
-        relaxed = index.search(
-            " ".join(asked.content),
-            allowed,
-            limit=limit - len(hits),
-            mode="any",
-            marks=marks,
-            report=asked.content,
-            exclude={hit.doc.key for hit in hits},
-            **scoped,
-        )
-        hits += [hit._replace(match="relaxed") for hit in relaxed]
+        finding, ranking, mode = _relaxed(index, asked)
+        if mode == "any" or finding != asked.terms:
+            relaxed = index.search(
+                " ".join(finding),
+                allowed,
+                limit=limit - len(hits),
+                mode=mode,
+                marks=marks,
+                report=asked.content,
+                exclude={hit.doc.key for hit in hits},
+                ranking=ranking,
+                **scoped,
+            )
+            hits += [hit._replace(match="relaxed") for hit in relaxed]
     return Answer(hits, asked.terms, _unmatched(index, asked, hits, bool(relax), allowed, scoped),
                   asked.ignored)  # fmt: skip
+
+
+def _relaxed(index: MemoryIndex, asked: Plan) -> tuple[tuple[str, ...], tuple[str, ...], fts.Mode]:
+    """The relaxed query: (terms that find, terms that only rank, mode). Any of the rare
+    content words finds, the common ones rank; when every content word is common, the
+    documents holding all of them."""
+    total = indexterms.documents(index.db)
+    cap = max(COMMON_FLOOR, int(COMMON_SHARE * total))
+    if total <= cap:
+        return asked.content, (), "any"
+    common = {term for term in asked.content if indexterms.holders(index.db, term, cap) >= cap}
+    rare = tuple(term for term in asked.content if term not in common)
+    if rare:
+        return rare, tuple(term for term in asked.content if term in common), "any"
+    return asked.content, (), "all"
 
 
 def _unmatched(
@@ -148,4 +172,4 @@ def _unmatched(
     wanted = asked.content or asked.terms
     held = {term for hit in hits for term in hit.matched}
     missing = [term for term in wanted if term not in held][:MAX_UNMATCHED_CHECKS]
-    return tuple(index.absent(missing, allowed, **scoped)) if missing else ()
+    return tuple(indexterms.absent(index.db, missing, allowed, **scoped)) if missing else ()

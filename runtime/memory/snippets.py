@@ -137,16 +137,9 @@ def _word_start(text: str, key: str, least: int) -> int | None:
 
 def window(body: str, keys: Sequence[str], marks: tuple[str, str] = ("", "")) -> str:
     """SNIPPET_TOKENS words of `body` from a few before its first match (its start when
-    none is found), matched words wrapped in `marks`, an ellipsis where it is cut."""
-    at = locate(body, keys)
-    start = 0
-    if at is not None:
-        low = max(0, at - 40 * BEFORE)
-        before = [match.start() for match in _TOKEN.finditer(body, low, at)]
-        if len(before) >= BEFORE:
-            start = before[-BEFORE]
-        elif low > 0:
-            start = before[0] if before else at
+    none is found, or when the match is among its first words), matched words wrapped in
+    `marks`, an ellipsis where it is cut."""
+    start = _start(body, locate(body, keys))
     words = []
     for match in _TOKEN.finditer(body, start, start + WINDOW_CHARS):
         words.append(match)
@@ -155,7 +148,6 @@ def window(body: str, keys: Sequence[str], marks: tuple[str, str] = ("", "")) ->
     if not words:
         return ""
     marked = pattern(keys) if marks != ("", "") else None
-    last = words[-1].end()
     out = [ELLIPSIS] if start > 0 else []
     at = words[0].start()
     for word in words:
@@ -164,6 +156,22 @@ def window(body: str, keys: Sequence[str], marks: tuple[str, str] = ("", "")) ->
         hit = marked is not None and marked.match(fold(text)) is not None
         out.append(f"{marks[0]}{text}{marks[1]}" if hit else text)
         at = word.end()
-    if last < len(body) and _TOKEN.search(body, last, last + WINDOW_CHARS) is not None:
+    rest = body[at : at + WINDOW_CHARS]
+    if _TOKEN.search(rest) is not None:
         out.append(ELLIPSIS)
+    elif at + WINDOW_CHARS >= len(body):
+        out.append(rest.rstrip())  # the body's last words: its closing punctuation too
     return "".join(out)
+
+
+def _start(body: str, at: int | None) -> int:
+    """Where a window showing BEFORE words before offset `at` begins."""
+    if at is None:
+        return 0
+    low = max(0, at - 40 * BEFORE)
+    before = [match.start() for match in _TOKEN.finditer(body, low, at)]
+    if low == 0 and len(before) <= BEFORE + 2:
+        return 0
+    if len(before) >= BEFORE:
+        return before[-BEFORE]
+    return before[0] if before else at

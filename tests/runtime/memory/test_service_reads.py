@@ -65,6 +65,20 @@ def test_search_is_scoped_and_names_its_source(mem: Memory) -> None:
     assert odd.unmatched == ("secret", "x") and odd.ignored == ("OR",)
 
 
+def test_a_question_in_a_sentence_finds_the_record_with_its_words(mem: Memory) -> None:
+    """Issue 22: every word ANDed, "When did Calvin first travel to Tokyo?" found nothing."""
+    calvin = record("r-calvin", "project", mem.pid, title="Calvin's trip",
+                    body="Calvin flew to Tokyo in March 2023.\n")  # fmt: skip
+    put(mem.home, calvin)
+    put(mem.home, record("r-dana", "project", mem.pid, body="Dana flew to Kyoto.\n"))
+    hits = mem.service().search("When did Calvin first travel to Tokyo?")
+    assert [h.id for h in hits] == ["r-calvin"] and hits[0].match == "relaxed"
+    assert hits[0].matched_terms == ("Calvin", "Tokyo")
+    assert hits.unmatched == ("first", "travel") and hits.ignored == ("When", "did", "to")
+    sessions = mem.service().search("When did Calvin travel?", kinds=("session",))
+    assert list(sessions) == [] and sessions.unmatched == ("Calvin", "travel")
+
+
 def test_another_projects_id_reads_exactly_like_an_absent_one(mem: Memory) -> None:
     svc = mem.service()
     with pytest.raises(NotFound) as theirs:

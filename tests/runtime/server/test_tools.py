@@ -67,6 +67,18 @@ def test_search_get_and_list_answer_in_the_memhub_shapes(world: World) -> None:
                 ("relaxed", ("deploy",))
             }
             assert found["unmatched_terms"] == [] and found["ignored_terms"] == []
+            # a question in a sentence (issue 22: every word ANDed, it found nothing)
+            asked = kit.data(
+                await call(client, "search_memory", query="How do we deploy to the balancer?")
+            )
+            top = asked["items"][0]
+            assert top["id"] == "r-a-fact" and top["match"] == "relaxed"
+            assert set(top["matched_terms"]) == {"deploy", "balancer"}
+            assert asked["ignored_terms"] == ["How", "do", "we", "to", "the"]
+            # an empty answer names the words nothing in this memory holds: the other
+            # project's word is one of them, as if its record did not exist
+            none = kit.data(await call(client, "search_memory", query="zanzibar quokka?"))
+            assert none["items"] == [] and none["unmatched_terms"] == ["zanzibar", "quokka"]
             assert hit["content"].startswith("We deploy with blue-green")
             assert hit["source"] == "record" and hit["kind"] == "fact" and hit["score"] != 0
             assert hit["revision"] == world.revisions["r-a-fact"] and found["took_ms"] >= 0
