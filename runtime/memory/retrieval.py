@@ -120,6 +120,7 @@ def search(
     }
     strict = index.search(" ".join(asked.terms), allowed, limit=limit, marks=marks, **scoped)
     hits = [hit._replace(matched=asked.terms) for hit in strict]
+    nothing: tuple[str, ...] = ()  # terms a query of this search showed to find nothing
     relax = asked.content and (len(asked.terms) > 1 or asked.content != asked.terms)
     if relax and len(hits) < limit:
         finding, ranking, mode = _relaxed(index, asked)
@@ -136,8 +137,9 @@ def search(
                 **scoped,
             )
             hits += [hit._replace(match="relaxed") for hit in relaxed]
-    return Answer(hits, asked.terms, _unmatched(index, asked, hits, bool(relax), allowed, scoped),
-                  asked.ignored)  # fmt: skip
+            nothing = finding if mode == "any" and not hits else ()
+    unmatched = _unmatched(index, asked, hits, nothing, allowed, scoped)
+    return Answer(hits, asked.terms, unmatched, asked.ignored)
 
 
 def _relaxed(index: MemoryIndex, asked: Plan) -> tuple[tuple[str, ...], tuple[str, ...], fts.Mode]:
@@ -159,17 +161,17 @@ def _unmatched(
     index: MemoryIndex,
     asked: Plan,
     hits: list[Hit],
-    relaxed: bool,
+    nothing: tuple[str, ...],
     allowed: Sequence[tuple[str, str | None]],
     scoped: _Filters,
 ) -> tuple[str, ...]:
-    """The terms that found nothing: with no hit after a relaxed query, every content term
-    (any one of them would have been a hit); otherwise those no hit holds, looked up."""
-    if not hits and relaxed:
-        return asked.content
+    """The terms that find nothing in the caller's search: none when a hit holds every
+    term; otherwise those no hit holds, `nothing` (any one of them would have been a hit)
+    known, the rest looked up one by one."""
     if any(hit.match == "strict" for hit in hits):
         return ()
-    wanted = asked.content or asked.terms
     held = {term for hit in hits for term in hit.matched}
-    missing = [term for term in wanted if term not in held][:MAX_UNMATCHED_CHECKS]
-    return tuple(indexterms.absent(index.db, missing, allowed, **scoped)) if missing else ()
+    missing = [term for term in asked.content or asked.terms if term not in held]
+    unknown = [term for term in missing if term not in nothing][:MAX_UNMATCHED_CHECKS]
+    absent = set(indexterms.absent(index.db, unknown, allowed, **scoped)) if unknown else set()
+    return tuple(term for term in missing if term in nothing or term in absent)

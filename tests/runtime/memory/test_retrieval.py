@@ -113,6 +113,30 @@ def test_a_query_of_stop_words_only_runs_strict(index: MemoryIndex) -> None:
     assert empty.hits == [] and empty.unmatched == ("who", "are", "they")
 
 
+def test_common_words_rank_relaxed_hits_without_finding_any(
+    index: MemoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the floor, a word most records hold would make the relaxed query rank them all:
+    it ranks only the hits a rarer word finds."""
+    monkeypatch.setattr(retrieval, "COMMON_FLOOR", 4)
+    index.rebuild(
+        [doc(f"deploy-{n}", f"Deploy note {n}", "deploy the service") for n in range(8)]
+        + [
+            doc("canary-deploy", "Canary", "deploy a canary first"),
+            doc("canary", "Birds", "a canary sings"),
+            doc("both", "Deploy service", "deploy service rollback"),
+        ]
+    )
+    answer = retrieval.search(index, "How do we deploy the canary safely?", MINE)
+    assert ids(answer) == ["canary-deploy", "canary"]  # "deploy" ranked, never found alone
+    assert answer.hits[0].matched == ("deploy", "canary") and answer.unmatched == ("safely",)
+    every = retrieval.search(index, "which service to deploy?", MINE)  # all common: all of them
+    assert len(ids(every)) == 9 and ids(every)[0] == "both"
+    assert {h.match for h in every.hits} == {"relaxed"} and every.unmatched == ()
+    monkeypatch.setattr(retrieval, "COMMON_FLOOR", 1000)  # a small memory: nothing is common
+    assert len(ids(retrieval.search(index, "How do we deploy the canary safely?", MINE))) == 11
+
+
 @pytest.mark.parametrize(
     "query",
     ['Calvin" OR "x', "NOT Calvin", "Calvin*", "title:Calvin", "NEAR(Calvin Tokyo)", "(Calvin",
