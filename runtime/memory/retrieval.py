@@ -123,8 +123,8 @@ def search(
     nothing: tuple[str, ...] = ()  # terms a query of this search showed to find nothing
     relax = asked.content and (len(asked.terms) > 1 or asked.content != asked.terms)
     if relax and len(hits) < limit:
-        finding, ranking, mode = _relaxed(index, asked)
-        if mode == "any" or finding != asked.terms:
+        finding, ranking, mode, nothing = _relaxed(index, asked)
+        if finding and (mode == "any" or finding != asked.terms):
             relaxed = index.search(
                 " ".join(finding),
                 allowed,
@@ -137,24 +137,29 @@ def search(
                 **scoped,
             )
             hits += [hit._replace(match="relaxed") for hit in relaxed]
-            nothing = finding if mode == "any" and not hits else ()
+            if mode == "any" and not hits:
+                nothing += finding
     unmatched = _unmatched(index, asked, hits, nothing, allowed, scoped)
     return Answer(hits, asked.terms, unmatched, asked.ignored)
 
 
-def _relaxed(index: MemoryIndex, asked: Plan) -> tuple[tuple[str, ...], tuple[str, ...], fts.Mode]:
-    """The relaxed query: (terms that find, terms that only rank, mode). Any of the rare
-    content words finds, the common ones rank; when every content word is common, the
-    documents holding all of them."""
+def _relaxed(
+    index: MemoryIndex, asked: Plan
+) -> tuple[tuple[str, ...], tuple[str, ...], fts.Mode, tuple[str, ...]]:
+    """The relaxed query: (words that find, words that only rank, mode, words no document
+    holds). Any of the rare content words finds and the common ones rank; when no rare word
+    is held by any document, documents holding two or more of the common ones."""
     total = indexterms.documents(index.db)
     cap = max(COMMON_FLOOR, int(COMMON_SHARE * total))
     if total <= cap:
-        return asked.content, (), "any"
-    common = {term for term in asked.content if indexterms.holders(index.db, term, cap) >= cap}
-    rare = tuple(term for term in asked.content if term not in common)
+        return asked.content, (), "any", ()
+    held = {term: indexterms.holders(index.db, term, cap) for term in asked.content}
+    common = tuple(term for term in asked.content if held[term] >= cap)
+    rare = tuple(term for term in asked.content if 0 < held[term] < cap)
+    nowhere = tuple(term for term in asked.content if not held[term])
     if rare:
-        return rare, tuple(term for term in asked.content if term in common), "any"
-    return asked.content, (), "all"
+        return rare, common, "any", nowhere
+    return common, (), "two", nowhere
 
 
 def _unmatched(
