@@ -76,7 +76,7 @@ class Answer(NamedTuple):
 def plan(text: str) -> Plan:
     """The terms of `text` as typed (outer punctuation trimmed, one per spelling: the strict
     query), its distinct words that carry content (the relaxed query: "title:Calvin's"
-    gives "title" and "Calvin"), and its stop words."""
+    gives "title" and "Calvin"), and the rest: stop words and single characters."""
     terms: list[str] = []
     content: list[str] = []
     ignored: list[str] = []
@@ -92,7 +92,7 @@ def plan(text: str) -> Plan:
             key = word.casefold()
             if key not in words:
                 words.add(key)
-                (ignored if key in STOP_WORDS else content).append(word)
+                (ignored if key in STOP_WORDS or len(key) < 2 else content).append(word)
     return Plan(tuple(terms), tuple(content), tuple(ignored))
 
 
