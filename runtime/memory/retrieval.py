@@ -123,8 +123,11 @@ def search(
     nothing: tuple[str, ...] = ()  # terms a query of this search showed to find nothing
     relax = asked.content and (len(asked.terms) > 1 or asked.content != asked.terms)
     if relax and len(hits) < limit:
-        finding, ranking, mode, nothing = _relaxed(index, asked)
-        if finding and (mode == "any" or finding != asked.terms):
+        attempts, nothing = _relaxed(index, asked)
+        for finding, ranking, mode in attempts:
+            strict_again = mode == "all" or (mode == "two" and len(finding) <= 2)
+            if not finding or (strict_again and finding == asked.terms):
+                continue  # nothing to find, or what the strict query asked
             relaxed = index.search(
                 " ".join(finding),
                 allowed,
@@ -137,29 +140,33 @@ def search(
                 **scoped,
             )
             hits += [hit._replace(match="relaxed") for hit in relaxed]
+            if relaxed:
+                break
             if mode == "any" and not hits:
                 nothing += finding
     unmatched = _unmatched(index, asked, hits, nothing, allowed, scoped)
     return Answer(hits, asked.terms, unmatched, asked.ignored)
 
 
-def _relaxed(
-    index: MemoryIndex, asked: Plan
-) -> tuple[tuple[str, ...], tuple[str, ...], fts.Mode, tuple[str, ...]]:
-    """The relaxed query: (words that find, words that only rank, mode, words no document
-    holds). Any of the rare content words finds and the common ones rank; when no rare word
-    is held by any document, documents holding two or more of the common ones."""
+Attempt = tuple[tuple[str, ...], tuple[str, ...], fts.Mode]  # (finding, ranking, mode)
+
+
+def _relaxed(index: MemoryIndex, asked: Plan) -> tuple[list[Attempt], tuple[str, ...]]:
+    """The relaxed queries to try in turn until one finds something, as (words that find,
+    words that only rank, mode), and the words no document holds. Any of the rare content
+    words finds and the common ones rank; when no rare word is held by any document, all of
+    the common ones, then any two of them (a costlier union, asked only when needed)."""
     total = indexterms.documents(index.db)
     cap = max(COMMON_FLOOR, int(COMMON_SHARE * total))
     if total <= cap:
-        return asked.content, (), "any", ()
+        return [(asked.content, (), "any")], ()
     held = {term: indexterms.holders(index.db, term, cap) for term in asked.content}
     common = tuple(term for term in asked.content if held[term] >= cap)
     rare = tuple(term for term in asked.content if 0 < held[term] < cap)
     nowhere = tuple(term for term in asked.content if not held[term])
     if rare:
-        return rare, common, "any", nowhere
-    return common, (), "two", nowhere
+        return [(rare, common, "any")], nowhere
+    return [(common, (), "all"), (common, (), "two")], nowhere
 
 
 def _unmatched(

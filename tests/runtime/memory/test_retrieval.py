@@ -136,6 +136,9 @@ def test_common_words_rank_relaxed_hits_without_finding_any(
     # a rare word no record holds finds nothing: two of the common words still do
     gone = retrieval.search(index, "How do we deploy the service with zeppelins?", MINE)
     assert len(ids(gone)) == 9 and gone.unmatched == ("zeppelins",)
+    monkeypatch.setattr(retrieval, "COMMON_FLOOR", 2)  # all three common, no record holds all
+    two = retrieval.search(index, "deploy service canary", MINE)
+    assert len(ids(two)) == 10 and "canary" not in ids(two)  # two of the words, never one
     monkeypatch.setattr(retrieval, "COMMON_FLOOR", 1000)  # a small memory: nothing is common
     assert len(ids(retrieval.search(index, "How do we deploy the canary safely?", MINE))) == 11
 
