@@ -18,7 +18,7 @@ from memhub.compiler.cli.memory_text import one_line, project_json
 from memhub.runtime.memory.kinds import KINDS
 
 if TYPE_CHECKING:
-    from memhub.runtime.memory.found import Found
+    from memhub.runtime.memory.found import Found, Results
     from memhub.runtime.memory.service import MemoryService
     from memhub.runtime.memory.workspace import Workspace
 
@@ -173,23 +173,31 @@ def run_search(service: MemoryService, a: SearchArgs) -> int:
     return show_hits(service.workspace, a, hits, warnings)
 
 
-def show_hits(
-    workspace: Workspace, a: SearchArgs, hits: Sequence[Found], warnings: list[str]
-) -> int:
+def show_hits(workspace: Workspace, a: SearchArgs, hits: Results, warnings: list[str]) -> int:
     """Print the hits (text, or the --json envelope); the exit code."""
+    unmatched, ignored = list(hits.unmatched), list(hits.ignored)
     if a.as_json:
-        data = {"project": project_json(workspace), "hits": [hit_json(h) for h in hits]}
+        data = {
+            "project": project_json(workspace),
+            "hits": [hit_json(h) for h in hits],
+            "unmatched_terms": unmatched,
+            "ignored_terms": ignored,
+        }
         return send(COMMAND, data, warnings=warnings)
     for warning in warnings:
         echo(f"memhub: {warning}", err=True)
     if not hits:
-        echo("no matches")
+        echo("no matches" + (f": nothing holds {', '.join(unmatched)}" if unmatched else ""))
+        if ignored:
+            echo(f"    (left out as too common: {', '.join(ignored)})")
     for hit in hits:
         where = f"session {hit.id} ({hit.host or '?'})" if hit.source == "session" else None
         where = where or f"{hit.id} ({hit.scope}, {hit.kind})"
         echo(f"{one_line(where)}  {one_line(hit.title)}")
         if hit.snippet:
             echo(f"    {one_line(hit.snippet)}")
+        if hit.match != "strict":
+            echo(f"    {hit.match}: holds {one_line(', '.join(hit.matched_terms))}")
     return EXIT_OK
 
 
@@ -198,7 +206,7 @@ def from_index(a: SearchArgs) -> int | None:
     (scanwindow.search_within) and without the service's imports; None when the files
     must be checked first (the service then answers)."""
     from memhub.runtime.memory import layout, scanwindow
-    from memhub.runtime.memory.found import found_of
+    from memhub.runtime.memory.found import results_of
     from memhub.runtime.memory.index import MemoryIndex
 
     if "session" in a.kinds:
@@ -213,7 +221,7 @@ def from_index(a: SearchArgs) -> int | None:
     with MemoryIndex(path) as index:
         if index.created:
             return None  # an unusable index was remade: the service fills it
-        hits = scanwindow.search_within(
+        answer = scanwindow.search_within(
             index,
             workspace.root,
             pairs,
@@ -224,9 +232,9 @@ def from_index(a: SearchArgs) -> int | None:
             include_superseded=a.include_all,
             limit=a.limit,
         )
-    if hits is None:
+    if answer is None:
         return None
-    return show_hits(workspace, a, [found_of(hit) for hit in hits], warnings)
+    return show_hits(workspace, a, results_of(answer), warnings)
 
 
 def run_plain(a: SearchArgs) -> int:
@@ -262,4 +270,6 @@ def hit_json(hit: Found) -> dict[str, Any]:
         "revision": hit.revision,
         "updated": hit.updated,
         "tags": list(hit.tags),
+        "match": hit.match,
+        "matched_terms": list(hit.matched_terms),
     }

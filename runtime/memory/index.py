@@ -15,10 +15,11 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from . import fts, indexfile
+from . import fts, indexfile, indexterms, snippets
 from .indexdoc import COLUMNS, Changes, Hit, IndexDoc, from_row, to_row, unique
 
 __all__ = ["Changes", "Hit", "IndexDoc", "MemoryIndex", "Verify"]
@@ -28,10 +29,7 @@ Verify = Callable[[list[IndexDoc], set[str]], tuple[list[IndexDoc], set[str]]]
 # bm25 column weights (title, tags, body, scopekey): a word in the title says more about what
 # a record is than the same word in its body; tags sit between; the scope key never ranks.
 WEIGHTS = (4.0, 2.0, 1.0, 0.0)
-SNIPPET_TOKENS = 12
-# CROSS JOIN keeps FTS5 the outer loop: left to choose, the planner may walk docs by its scope
-# index and probe MATCH row by row (a count over 100k documents went from 4 to 120 ms).
-_FROM = "FROM fts CROSS JOIN docs d ON d.rowid = fts.rowid"
+_FROM = fts.FROM
 _WEIGHTS = ", ".join(map(str, WEIGHTS))
 _DOC_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))
 # A search whose scopes hold at least this part of the index ranks first and filters after
@@ -52,6 +50,7 @@ class MemoryIndex:
         self.path = Path(path)
         self._db, self.created = indexfile.open_index(self.path)
         self._path_index = False
+        self._stemmer = snippets.Stemmer(self._db)
 
     def close(self) -> None:
         """Close the connection."""
@@ -252,30 +251,49 @@ class MemoryIndex:
         limit: int = 20,
         mode: fts.Mode = "all",
         marks: tuple[str, str] = ("", ""),
+        report: Sequence[str] = (),
+        exclude: Collection[tuple[str, str, str, str]] = (),
+        ranking: Sequence[str] = (),
     ) -> list[Hit]:
         """The best `limit` matches of `query` within `allowed`, by bm25 (title weighted most).
 
         `kinds`, `tags` (every one given), `sources` filter; () means any. `mode` "all"
         wants every term, "any" one or more. `marks` wrap matched words in the snippet.
+        `report`: terms whose presence each hit states in `Hit.matched`. `exclude`: keys
+        (IndexDoc.key) of documents to leave out (the hits of an earlier query). `ranking`:
+        terms that rank the hits holding them higher without finding any (fts.query).
         """
         found = fts.query(
-            query, allowed, kinds, tags, include_superseded, include_proposed, sources, mode
-        )
+            query, allowed, kinds, tags, include_superseded, include_proposed, sources, mode,
+            ranking,
+        )  # fmt: skip
         if found is None or limit <= 0:
             return []
+        wanted = int(limit) + len(exclude)
         with self._snapshot():
+            rows: list[Any] | None = None
             if not kinds and not tags and self._share(allowed, sources) >= RANK_FIRST_SHARE:
-                hits = self._ranked_first(found, int(limit), marks)
-                if hits is not None:
-                    return hits
-            rows = self._db.execute(
-                f"SELECT {_DOC_COLUMNS}, bm25(fts, {_WEIGHTS}) AS score,"
-                f" snippet(fts, 2, ?, ?, '…', {SNIPPET_TOKENS})"
-                f" {_FROM} WHERE fts MATCH ? AND {found.filters}"
-                " ORDER BY score, d.updated DESC, d.id LIMIT ?",
-                (*marks, found.match, *found.params, int(limit)),
-            ).fetchall()
-        return [Hit(doc=from_row(row), score=-float(row[13]), snippet=str(row[14])) for row in rows]
+                rows = self._ranked_first(found, wanted)
+            if rows is None:
+                rows = self._db.execute(
+                    f"SELECT {_DOC_COLUMNS}, bm25(fts, {_WEIGHTS}) AS score, d.rowid"
+                    f" {_FROM} WHERE fts MATCH ? AND {found.filters}"
+                    " ORDER BY score, d.updated DESC, d.id LIMIT ?",
+                    (found.match, *found.params, wanted),
+                ).fetchall()
+            if exclude:
+                rows = [r for r in rows if (r[11], r[1], r[2], r[0]) not in exclude][:limit]
+            keys = self._stemmer.keys([*fts.terms(query), *ranking])
+            matched = indexterms.holding(self._db, [int(row[14]) for row in rows], report)
+        return [
+            Hit(
+                doc=from_row(row),
+                score=-float(row[13]),
+                snippet=snippets.window(str(row[7]), keys, marks),
+                matched=matched.get(int(row[14]), ()),
+            )
+            for row in rows
+        ]
 
     @contextlib.contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -302,11 +320,10 @@ class MemoryIndex:
             mine += n if (scope, project) in pairs else 0
         return mine / total if total else 0.0
 
-    def _ranked_first(
-        self, found: fts.Query, limit: int, marks: tuple[str, str]
-    ) -> list[Hit] | None:
-        """The hits ranked by FTS5 alone, the filters applied to its best few after; None
-        when that cannot prove it found the same top `limit` as the joined query.
+    def _ranked_first(self, found: fts.Query, limit: int) -> list[Any] | None:
+        """The rows (docs columns, bm25, rowid) ranked by FTS5 alone, the filters applied to
+        its best few after; None when that cannot prove it found the same top `limit` as
+        the joined query.
 
         Ranking every match while joining each one to its docs row is what a common word
         costs (23k matches at 100k documents: 35 ms); ranking alone takes a third of that.
@@ -335,15 +352,7 @@ class MemoryIndex:
         complete = len(ranked) < wanted
         if not complete and (len(rows) < limit or score[rows[limit - 1][13]] >= ranked[-1][1]):
             return None
-        out = []
-        for row in rows[:limit]:
-            (snippet,) = self._db.execute(
-                f"SELECT snippet(fts, 2, ?, ?, '…', {SNIPPET_TOKENS}) FROM fts"
-                " WHERE fts MATCH ? AND rowid = ?",
-                (*marks, found.match, row[13]),
-            ).fetchone()
-            out.append(Hit(doc=from_row(row), score=-float(score[row[13]]), snippet=str(snippet)))
-        return out
+        return [(*row[:13], score[row[13]], row[13]) for row in rows[:limit]]
 
     def count(
         self,

@@ -62,6 +62,8 @@ class Hit(NamedTuple):
     doc: IndexDoc
     score: float  # -bm25: higher is better
     snippet: str
+    match: str = "strict"  # how it was found: "strict" (every term) | "relaxed" (some)
+    matched: tuple[str, ...] = ()  # the query terms it holds (when the search asked)
 
 
 class Changes(NamedTuple):

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import layout
-from .index import Hit, MemoryIndex
+from . import layout, retrieval
+from .index import MemoryIndex
+from .retrieval import Answer
 
 TRUST_ENV = "MEMHUB_MEMORY_TRUST_SECONDS"
 DEFAULT_TRUST = 30.0
@@ -59,8 +60,8 @@ def search_within(
     include_superseded: bool = False,
     sources: Sequence[str] = ("record",),
     limit: int = 20,
-) -> list[Hit] | None:
-    """A search the index alone can answer: every folder of `pairs` as a full check less
+) -> Answer | None:
+    """A planned search (retrieval.search) the index alone can answer: every folder of `pairs` as a full check less
     than `window` seconds ago saw it, and every record returned as indexed. None otherwise
     (window 0, a folder changed, a returned file edited, an index never checked): the
     caller checks the files in full and asks again."""
@@ -70,7 +71,8 @@ def search_within(
         for scope, project, folder in layout.records_folders(root, pairs):
             if not checked_within(index.db, (scope, project), folder, window):
                 return None
-        hits = index.search(
+        answer = retrieval.search(
+            index,
             query,
             pairs,
             kinds=kinds,
@@ -79,11 +81,11 @@ def search_within(
             sources=sources,
             limit=limit,
         )
-        if stale(index.db, [hit.doc.path for hit in hits if hit.doc.source == "record"]):
+        if stale(index.db, [hit.doc.path for hit in answer.hits if hit.doc.source == "record"]):
             return None
     except sqlite3.OperationalError:  # no scan tables yet, or a busy index: check in full
         return None
-    return hits
+    return answer
 
 
 def folder_mark(folder: Path) -> str:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, layout, scanwindow, sessions
+from . import catalog, layout, retrieval, scanwindow, sessions
 from .errors import NotFound
-from .found import Found, found_of
+from .found import Found, Results, results_of
 from .index import MemoryIndex
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, ScanState, all_pairs
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .plans import Candidate, Draft, MemoryPlan
     from .watcher import Watcher
 
-__all__ = ["Entry", "Found", "MemoryService"]
+__all__ = ["Entry", "Found", "MemoryService", "Results"]
 
 
 @dataclass(frozen=True)
@@ -221,13 +221,14 @@ class MemoryService:
         sources: Sequence[str] = ("record",),
         limit: int = 20,
         include_superseded: bool = False,
-    ) -> builtins.list[Found]:
-        """Full-text hits (bm25) in the caller's scopes; kinds=("session",) searches sessions."""
+    ) -> Results:
+        """Full-text hits in the caller's scopes, strict then relaxed (retrieval.py), with what
+        the planner made of the query; kinds=("session",) searches sessions."""
         if sessions.SESSION_KIND in kinds:
             sources = ("session",)
             kinds = [kind for kind in kinds if kind != sessions.SESSION_KIND]
         if "session" not in sources and self.recheck <= 0:
-            hits = scanwindow.search_within(
+            answer = scanwindow.search_within(
                 self._scan().index,
                 self.workspace.root,
                 self._pairs(scope),
@@ -239,13 +240,14 @@ class MemoryService:
                 sources=sources,
                 limit=limit,
             )
-            if hits is not None:
-                return [found_of(hit) for hit in hits]
+            if answer is not None:
+                return results_of(answer)
         self.refresh_index()
         if "session" in sources:
             sessions.refresh_sessions(self.workspace.home, self._scan().index)
         while True:
-            hits = self._scan().index.search(
+            answer = retrieval.search(
+                self._scan().index,
                 query,
                 self._pairs(scope),
                 kinds=kinds,
@@ -254,8 +256,9 @@ class MemoryService:
                 sources=sources,
                 limit=limit,
             )
+            hits = answer.hits
             if self._checked([h.doc.path for h in hits if h.doc.source == "record"]):
-                return [found_of(hit) for hit in hits]
+                return results_of(answer)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """{status: {kind: n}} of the records the caller can see, as the index holds them now

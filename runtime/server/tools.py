@@ -91,8 +91,13 @@ class ReadTools:
         scope: str | None = None,
         tag: str | None = None,
     ) -> dict[str, Any]:
-        """Search this project's memory (and the shared memory it reads) by full text.
+        """Search this project's memory (and the shared memory it reads): ask in words or in
+        a whole sentence ("When did we move the queue off Redis?").
 
+        Hits holding every word of the query come first (match "strict"); then hits holding
+        some of its content words (match "relaxed"; question and other common words are left
+        out), ranked by how many and how rare. Each item names its `matched_terms`; the
+        answer lists `unmatched_terms` (words no record holds) and `ignored_terms`.
         memory_type narrows it: a record kind (fact, preference, decision, lesson, procedure,
         artifact), 'directive' (lessons and procedures), 'session' (captured conversations
         only) or 'all' (records and sessions). Each item names its source."""
@@ -107,9 +112,18 @@ class ReadTools:
             sources=sources,
             limit=max(1, min(int(top_k), MAX_TOP_K)),
         )
-        items = [self._item(hit) for hit in hits]
+        items = [
+            {**self._item(hit), "match": hit.match, "matched_terms": list(hit.matched_terms)}
+            for hit in hits
+        ]
         took = round((time.perf_counter() - started) * 1000, 3)
-        return {"items": items, "count": len(items), "took_ms": took}
+        return {
+            "items": items,
+            "count": len(items),
+            "took_ms": took,
+            "unmatched_terms": list(hits.unmatched),
+            "ignored_terms": list(hits.ignored),
+        }
 
     def _item(self, hit: Found) -> dict[str, Any]:
         """One search item: a record hit's whole body and status, read from its file (no

@@ -79,7 +79,16 @@ def test_search_names_each_hit_and_filters(mh: Memhub, app: tuple[Path, str]) ->
     assert (
         mh("memory", "search", "refused", "--kind", "lesson", "--json", cwd=top).data["hits"] == []
     )
-    assert "no matches" in mh("memory", "search", "zebra", cwd=top).out
+    assert (hits[0]["match"], hits[0]["matched_terms"]) == ("strict", ["refused"])
+    # a question: strict finds nothing, the relaxed query finds the record with its words
+    asked = mh("memory", "search", "Why was the connection refused?", "--json", cwd=top).data
+    assert [h["id"] for h in asked["hits"]] == [one] and asked["hits"][0]["match"] == "relaxed"
+    assert asked["hits"][0]["matched_terms"] == ["connection", "refused"]
+    assert asked["ignored_terms"] == ["Why", "was", "the"] and asked["unmatched_terms"] == []
+    shown = mh("memory", "search", "Why was the connection refused?", cwd=top).out
+    assert "relaxed: holds connection, refused" in shown
+    none = mh("memory", "search", "Where is the zebra?", cwd=top).out
+    assert "no matches: nothing holds zebra" in none and "Where, is, the" in none
     sessions = mh("memory", "search", "refused", "--kind", "session", "--json", cwd=top)
     assert sessions.code == 0 and all(h["source"] == "session" for h in sessions.data["hits"])
 

@@ -77,7 +77,14 @@ def test_search_list_and_counts_stay_in_scope(mh: Memhub, two: dict[str, object]
     assert isinstance(mine, Path)
     for query in ("Zanzibar", "xylophone quartz", "launch", "*"):
         ran = mh("memory", "search", query, "--json", cwd=mine)
-        assert ran.code == 0 and not _leaks(ran.out, two), query
+        assert ran.code == 0 and ran.data["hits"] == [], query
+        # the answer names the query's own words as found nowhere the caller can see: the
+        # other project's record is neither returned nor counted
+        assert ran.data["unmatched_terms"] == [w for w in query.split() if w != "*"], query
+        echoed = ran.out
+        for word in query.split():
+            echoed = echoed.replace(f'"{word}"', "")
+        assert not _leaks(echoed, two), query
     listed = mh("memory", "list", "--all", "--json", cwd=mine)
     assert [r["title"] for r in listed.data["records"]] == ["My own fact"]
     index = mh("memory", "index", "--json", cwd=mine)

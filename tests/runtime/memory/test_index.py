@@ -145,6 +145,9 @@ def test_all_and_any_modes_and_stemming(index: MemoryIndex) -> None:
     assert ids(index.search("cafe", mine)) == ["a"]
     assert sorted(ids(index.search("failing passing", mine, mode="any"))) == ["a", "b"]
     assert index.search("failing passing", mine) == []
+    # "two": any two of the terms
+    assert sorted(ids(index.search("tests fail pass", mine, mode="two"))) == ["a", "b"]
+    assert ids(index.search("fail pass café", mine, mode="two")) == ["a"]
 
 
 # --- scopes: an adversarial matrix --------------------------------------------------------
@@ -271,7 +274,7 @@ NASTY = [
 @pytest.mark.parametrize("query", NASTY, ids=lambda q: repr(q[:30]))
 def test_any_text_is_a_valid_query(populated: MemoryIndex, query: str) -> None:
     mine = [("project", "p1")]
-    for mode in ("all", "any"):
+    for mode in ("all", "any", "two"):
         hits = populated.search(query, mine, mode=mode)  # type: ignore[arg-type]
         assert populated.count(query, mine, mode=mode) == len(hits)  # type: ignore[arg-type]
 
@@ -295,7 +298,7 @@ def test_operators_are_words_and_long_queries_are_capped(populated: MemoryIndex)
 )
 @given(st.text(max_size=200))
 def test_random_text_never_raises(populated: MemoryIndex, query: str) -> None:
-    for mode in ("all", "any"):
+    for mode in ("all", "any", "two"):
         populated.search(query, [("project", "p1"), SHARED], mode=mode)  # type: ignore[arg-type]
 
 
@@ -305,7 +308,7 @@ def test_syntax_soup_never_raises(query: str) -> None:
     db = sqlite3.connect(":memory:")
     db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{fts.TOKENIZER}')")
     db.execute("INSERT INTO t VALUES ('a b ab near or not and')")
-    for mode in ("all", "any"):
+    for mode in ("all", "any", "two"):
         expression = fts.match_expression(query, mode)  # type: ignore[arg-type]
         if expression is not None:
             db.execute("SELECT count(*) FROM t WHERE t MATCH ?", (expression,)).fetchone()

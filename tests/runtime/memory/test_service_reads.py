@@ -58,7 +58,25 @@ def test_search_is_scoped_and_names_its_source(mem: Memory) -> None:
     hits = mem.service().search("fabric")
     assert ids(hits) == ["r-mine", "r-shared"]
     assert {h.source for h in hits} == {"record"} and all(h.revision for h in hits)
-    assert mem.service().search('fabric" OR (secret* -x:') == []  # any text is a query
+    # any text is a query: its operators are words, so only the relaxed query finds
+    # "fabric", in this project's and the shared records, never the other project's secret
+    odd = mem.service().search('fabric" OR (secret* -x:')
+    assert ids(odd) == ["r-mine", "r-shared"] and {h.match for h in odd} == {"relaxed"}
+    assert odd.unmatched == ("secret",) and odd.ignored == ("OR", "x")
+
+
+def test_a_question_in_a_sentence_finds_the_record_with_its_words(mem: Memory) -> None:
+    """Issue 22: every word ANDed, "When did Calvin first travel to Tokyo?" found nothing."""
+    calvin = record("r-calvin", "project", mem.pid, title="Calvin's trip",
+                    body="Calvin flew to Tokyo in March 2023.\n")  # fmt: skip
+    put(mem.home, calvin)
+    put(mem.home, record("r-dana", "project", mem.pid, body="Dana flew to Kyoto.\n"))
+    hits = mem.service().search("When did Calvin first travel to Tokyo?")
+    assert [h.id for h in hits] == ["r-calvin"] and hits[0].match == "relaxed"
+    assert hits[0].matched_terms == ("Calvin", "Tokyo")
+    assert hits.unmatched == ("first", "travel") and hits.ignored == ("When", "did", "to")
+    sessions = mem.service().search("When did Calvin travel?", kinds=("session",))
+    assert list(sessions) == [] and sessions.unmatched == ("Calvin", "travel")
 
 
 def test_another_projects_id_reads_exactly_like_an_absent_one(mem: Memory) -> None:

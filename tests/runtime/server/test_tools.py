@@ -60,16 +60,35 @@ def test_search_get_and_list_answer_in_the_memhub_shapes(world: World) -> None:
     async def scenario() -> None:
         async with kit.stdio(world.app) as client:
             found = kit.data(await call(client, "search_memory", query="deploy blue-green"))
-            assert ids(found["items"]) == {"r-a-fact"}  # the other project's twin never shows
-            (hit,) = found["items"]
+            # the one record holding both words first, then those holding one of them; the
+            # other project's twin never shows
+            hit, *rest = found["items"]
+            assert hit["id"] == "r-a-fact" and hit["match"] == "strict"
+            assert hit["matched_terms"] == ["deploy", "blue-green"]
+            assert {i["id"] for i in rest} == {"r-a-lesson", "r-a-proposed"}
+            assert {(i["match"], tuple(i["matched_terms"])) for i in rest} == {
+                ("relaxed", ("deploy",))
+            }
+            assert found["unmatched_terms"] == [] and found["ignored_terms"] == []
+            # a question in a sentence (issue 22: every word ANDed, it found nothing)
+            asked = kit.data(
+                await call(client, "search_memory", query="How do we deploy to the balancer?")
+            )
+            top = asked["items"][0]
+            assert top["id"] == "r-a-fact" and top["match"] == "relaxed"
+            assert set(top["matched_terms"]) == {"deploy", "balancer"}
+            assert asked["ignored_terms"] == ["How", "do", "we", "to", "the"]
+            # an empty answer names the words nothing in this memory holds: the other
+            # project's word is one of them, as if its record did not exist
+            none = kit.data(await call(client, "search_memory", query="zanzibar quokka?"))
+            assert none["items"] == [] and none["unmatched_terms"] == ["zanzibar", "quokka"]
             assert hit["content"].startswith("We deploy with blue-green")
             assert hit["source"] == "record" and hit["kind"] == "fact" and hit["score"] != 0
             assert hit["revision"] == world.revisions["r-a-fact"] and found["took_ms"] >= 0
             assert hit["status"] == "active"
             pending = kit.data(await call(client, "search_memory", query="force pushing"))
-            assert [(i["id"], i["status"]) for i in pending["items"]] == [
-                ("r-a-proposed", "proposed")
-            ]
+            first = pending["items"][0]
+            assert (first["id"], first["status"]) == ("r-a-proposed", "proposed")
             ruff = kit.data(
                 await call(client, "search_memory", query="ruff", memory_type="preference")
             )
