@@ -36,6 +36,12 @@ CACHED: dict[str, tuple[str, ...]] = {
     LEGACY: ("initialize", *LISTS, "ping"),
     MODERN: ("server/discover", *LISTS),
 }
+# A modern client opens its notification stream with this long-lived request and waits for the
+# stream's first frame, an acknowledgement naming what it will deliver (Claude Code 2.1 asks
+# for the three list changes): the cache keeps the SDK's acknowledgement per filter asked.
+LISTEN = "subscriptions/listen"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_CACHE_BYTES = 1 << 20
 SDK_PACKAGES = ("mcp", "mcp_types")
 
@@ -105,7 +111,7 @@ class Cache:
         return all(
             self.eras[era].versions and all(m in self.eras[era].answers for m in CACHED[era])
             for era in ERAS
-        )
+        ) and bool(self.eras[MODERN].answers.get(LISTEN))
 
     def answer(self, era: str, method: str, version: Any) -> dict[str, Any] | None:
         """The SDK's result for `method` in a connection of `era` at `version`, when known."""
@@ -136,6 +142,25 @@ class Cache:
             self.dirty.add(era)
         self.save()
 
+    def acknowledgement(self, version: Any, asked: Any) -> dict[str, Any] | None:
+        """What the SDK's acknowledgement of a listen request asking for `asked` names."""
+        held = self.eras[MODERN]
+        if not isinstance(version, str) or version not in held.versions:
+            return None
+        found = held.answers.get(LISTEN, {}).get(_filter_key(asked))
+        return found if isinstance(found, dict) else None
+
+    def learn_acknowledgement(self, asked: Any, honored: Any) -> None:
+        """Keep what the SDK acknowledged for a listen request asking for `asked`."""
+        held = self.eras[MODERN]
+        if not isinstance(honored, dict) or OPENING[MODERN] not in held.answers:
+            return
+        acks = held.answers.setdefault(LISTEN, {})
+        if acks.get(_filter_key(asked)) != honored:
+            acks[_filter_key(asked)] = honored
+            self.dirty.add(MODERN)
+            self.save()
+
     def add_versions(self, era: str, versions: list[str]) -> None:
         """Versions the era's answers hold for (ones the SDK answered, or answers alike)."""
         held = self.eras[era]
@@ -158,6 +183,10 @@ class Cache:
                 _write(self.path, data)
                 self.eras = eras
                 self.dirty -= mine
+
+
+def _filter_key(asked: Any) -> str:
+    return json.dumps(asked, sort_keys=True, separators=(",", ":"))
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:

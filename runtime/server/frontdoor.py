@@ -32,9 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from .doorcache import (
+    ACKNOWLEDGED,
     CACHED,
     LEGACY,
+    LISTEN,
     MODERN,
+    SUBSCRIPTION_KEY,
     Cache,
     cache_file,
     cache_key,
@@ -59,6 +62,8 @@ class FrontDoor:
         self._out_lock = threading.Lock()
         # request id (the host's, or a replay id of ours) -> (era, method, version)
         self._pending: dict[Any, tuple[str, str, Any]] = {}
+        # listen request id -> (the filter it asks for, whether it was acknowledged here)
+        self._listens: dict[Any, tuple[Any, bool]] = {}
         self._era: str | None = None  # decided by the first request, as the SDK decides it
         self._version: Any = None  # legacy: the version `initialize` was answered with
         self._opened = False  # legacy: `initialize` was answered here
@@ -98,6 +103,9 @@ class FrontDoor:
         if self._era is None:
             self._era = MODERN if method != "initialize" and _enveloped(params) else LEGACY
         era = self._era
+        if era == MODERN and method == LISTEN:
+            self._listen(message["id"], params)
+            return line  # the stream itself is the SDK's, under the host's own id
         if method not in CACHED[era] or _has_cursor(params):
             return line
         version = self._version_of(era, method, params)
@@ -109,6 +117,17 @@ class FrontDoor:
         self._pending[replay] = (era, method, version)
         self._reply(message["id"], result)
         return _with_id(message, replay)
+
+    def _listen(self, rid: Any, params: Any) -> None:
+        """Acknowledge a listen request as the SDK would, when the cache knows how: a modern
+        client waits for that first frame of its stream before it lists anything."""
+        asked = params.get("notifications") if isinstance(params, dict) else None
+        version = self._version_of(MODERN, LISTEN, params)
+        honored = None if self._sdk_ready else self.cache.acknowledgement(version, asked)
+        self._listens[rid] = (asked, honored is not None)
+        if honored is not None:
+            ack = {"_meta": {SUBSCRIPTION_KEY: rid}, "notifications": honored}
+            self._send_json({"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": ack})
 
     def _version_of(self, era: str, method: str, params: Any) -> Any:
         """The protocol version a request is made at: its envelope's (modern), the one it
@@ -154,9 +173,11 @@ class FrontDoor:
         """Whether the SDK's line goes to the host (not when it answers a replayed request);
         its answers to what the cache holds are learnt either way."""
         replayed = f'"{REPLAY}'.encode() in line
-        if not replayed and not self._pending:
+        if not replayed and not self._pending and not self._listens:
             return True
         message = _parse(line)
+        if message is not None and message.get("method") == ACKNOWLEDGED:
+            return self._acknowledged(message.get("params"))
         if message is None or not ("result" in message or "error" in message):
             return not replayed
         rid = message.get("id")
@@ -165,9 +186,24 @@ class FrontDoor:
             self.cache.learn(*entry, message["result"])
         return not (isinstance(rid, str) and rid.startswith(REPLAY))
 
+    def _acknowledged(self, params: Any) -> bool:
+        """Learn the SDK's acknowledgement of a listen request; it goes out unless this door
+        acknowledged that stream already."""
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        sid = meta.get(SUBSCRIPTION_KEY) if isinstance(meta, dict) else None
+        entry = self._listens.pop(sid, None) if isinstance(sid, str | int) else None
+        if entry is None:
+            return True
+        asked, acked_here = entry
+        assert isinstance(params, dict)
+        self.cache.learn_acknowledgement(asked, params.get("notifications"))
+        return not acked_here
+
     def _reply(self, rid: Any, result: Any) -> None:
-        answer = {"jsonrpc": "2.0", "id": rid, "result": result}
-        self._send(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
+        self._send_json({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def _send_json(self, message: dict[str, Any]) -> None:
+        self._send(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
     def _send(self, line: bytes) -> None:
         with self._out_lock, contextlib.suppress(BrokenPipeError):

@@ -78,6 +78,10 @@ def prime(home: Path, writable: bool) -> bool:
 
 
 HELLO = {"name": "memhub-primer", "version": "1"}
+# What Claude Code 2.1 listens for; the listen request's stream ends only with the session,
+# so the primer waits for its acknowledgement instead of an answer.
+LISTENED = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+LISTENER = "listen"
 
 
 def _legacy_session(version: str) -> list[dict[str, Any]]:
@@ -99,10 +103,11 @@ def _modern_session(version: str) -> list[dict[str, Any]]:
         "io.modelcontextprotocol/clientInfo": HELLO,
     }
     methods = doorcache.CACHED[doorcache.MODERN]
+    listen = {"_meta": envelope, "notifications": LISTENED}
     return [
         {"id": n, "method": method, "params": {"_meta": envelope}}
         for n, method in enumerate(methods)
-    ]
+    ] + [{"id": LISTENER, "method": doorcache.LISTEN, "params": listen}]
 
 
 def _at_once(jobs: list[Any]) -> list[bool]:
@@ -140,8 +145,8 @@ def _handshake(home: Path, writable: bool, messages: list[dict[str, Any]]) -> bo
         proc.stdin.flush()
         waiting = {m["id"] for m in messages if "id" in m}
         for line in proc.stdout:
-            with contextlib.suppress(ValueError, AttributeError):
-                waiting.discard(json.loads(line).get("id"))
+            with contextlib.suppress(ValueError, AttributeError, TypeError):
+                waiting.discard(_answered(json.loads(line)))
             if not waiting:
                 break
         else:
@@ -155,6 +160,13 @@ def _handshake(home: Path, writable: bool, messages: list[dict[str, Any]]) -> bo
         with contextlib.suppress(OSError):
             proc.kill()
         proc.wait()
+
+
+def _answered(message: dict[str, Any]) -> Any:
+    """The request a line answers: its id, or the listen request it acknowledges."""
+    if message.get("method") == doorcache.ACKNOWLEDGED:
+        return message["params"]["_meta"][doorcache.SUBSCRIPTION_KEY]
+    return message.get("id")
 
 
 @contextlib.contextmanager

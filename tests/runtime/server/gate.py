@@ -59,6 +59,7 @@ class Gated:
         )
         self.released = False
         self.answers: dict[Any, tuple[dict[str, Any], bool]] = {}  # id -> (line, while held)
+        self.notes: list[tuple[dict[str, Any], bool]] = []  # notifications, (line, while held)
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -83,8 +84,26 @@ class Gated:
                 break
             if line is None:
                 break
-            self.answers[line.get("id")] = (line, not self.released)
+            if "id" in line:
+                self.answers[line["id"]] = (line, not self.released)
+            else:
+                self.notes.append((line, not self.released))
         return {rid: self.answers[rid][0] for rid in rids if rid in self.answers}
+
+    def notified(self, method: str) -> list[tuple[dict[str, Any], bool]]:
+        """The notifications `method` seen so far (waiting for the first within the guard)."""
+        while not any(line["method"] == method for line, _ in self.notes):
+            try:
+                line = self._lines.get(timeout=WAIT_S)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            if "id" in line:
+                self.answers[line["id"]] = (line, not self.released)
+            else:
+                self.notes.append((line, not self.released))
+        return [(line, held) for line, held in self.notes if line["method"] == method]
 
     def held(self, *rids: Any) -> list[Any]:
         """Which of `rids` were answered while the SDK was still held."""

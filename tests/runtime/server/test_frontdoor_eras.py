@@ -111,6 +111,9 @@ def works(server: Gated, session_era: str) -> None:
     assert "amber-heron" in json.dumps(got["find"]["result"])
 
 
+LISTENED = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+LISTEN = modern("listen:0", "subscriptions/listen", notifications=LISTENED)
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 CLAUDE_MODERN = [
     modern(PROBE, "server/discover"),
     modern(0, "server/discover"),
@@ -123,12 +126,18 @@ CLAUDE_MODERN = [
 def test_claude_code_probe_is_answered_in_the_modern_era_before_the_sdk(
     primed: None, gated: Gated
 ) -> None:
-    """Claude Code 2.1.332 opens with `server/discover` (the envelope), then discovers again
-    and lists prompts, resources and tools: every answer comes while the SDK is held, each
-    a modern one (the era the SDK will serve), and the session then saves and finds."""
+    """Claude Code 2.1.332 opens with `server/discover` (the envelope), opens its
+    notification stream (`subscriptions/listen`) and waits for its acknowledgement, then
+    discovers again and lists prompts, resources and tools: every answer comes while the SDK
+    is held, each a modern one (the era the SDK will serve), the stream is acknowledged once,
+    and the session then saves and finds."""
     rids = [m["id"] for m in CLAUDE_MODERN]
     gated.send(CLAUDE_MODERN[0])
     first = gated.wait(PROBE)
+    gated.send(LISTEN)
+    ((ack, held),) = gated.notified(ACKNOWLEDGED)
+    assert held and ack["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen:0"}
+    assert ack["params"]["notifications"] == LISTENED, ack
     gated.send(*CLAUDE_MODERN[1:])
     got = {**first, **gated.wait(*rids[1:])}
     assert gated.held(*rids) == rids, f"answered while the SDK was held: {gated.held(*rids)}"
@@ -136,6 +145,7 @@ def test_claude_code_probe_is_answered_in_the_modern_era_before_the_sdk(
     assert got[PROBE]["result"]["supportedVersions"] == ["2026-07-28"]
     assert [t["name"] for t in got[3]["result"]["tools"]], got[3]
     works(gated, "modern")
+    assert len(gated.notified(ACKNOWLEDGED)) == 1, "the SDK's own acknowledgement went out too"
 
 
 def test_claude_code_fallback_initialize_gets_the_era_of_its_probe(
