@@ -34,6 +34,7 @@ from memhub.compiler.importing.shapes import (
     strings,
     to_env_refs,
 )
+from memhub.hubspec.memory import forwarded_env
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import env_only, has_default, references, substitute
 
@@ -97,7 +98,7 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
             "args": run.args,
             "env": run.env,
             # Codex starts servers with a filtered environment: forward what the launcher reads
-            "env_vars": run.names,
+            "env_vars": _forwarded(run.names, server),
             "cwd": run.cwd,
         }
         if launcher.cwd is not None and not server.cwd:
@@ -107,10 +108,18 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
         "command": _plain(server.command),
         "args": [_plain(a) for a in server.args],
         "env": {k: _plain(v) for k, v in server.env.items() if env_only(v) is None},
-        "env_vars": [k for k, v in server.env.items() if env_only(v) is not None],
+        "env_vars": _forwarded(
+            [k for k, v in server.env.items() if env_only(v) is not None], server
+        ),
         "cwd": _plain(server.cwd) if server.cwd else None,
     }
     return compact(spec), ""
+
+
+def _forwarded(names: list[str], server: StdioServer) -> list[str]:
+    """`names`, then what the server itself reads from its environment (memhub's memory
+    server: MEMHUB_HOME, else Codex's server and the hooks would use two memories)."""
+    return [*names, *(n for n in forwarded_env(server) if n not in names)]
 
 
 def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]:
