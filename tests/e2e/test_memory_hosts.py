@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,11 +101,29 @@ class Memory:
         return run(argv, env=self.env, cwd=cwd or self.iso.root)
 
 
-def applied(iso: Any, hub: Path) -> Memory:
+@pytest.fixture(scope="module")
+def handshakes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The memory server's handshake caches (read and write servers), primed once for the
+    module: `memhub apply` primes them in every fresh MEMHUB_HOME, two SDK imports each time,
+    and the caches are the same in every home (their key is memhub's and the SDK's code)."""
+    home = tmp_path_factory.mktemp("primed")
+    for mode in ("write", "read"):
+        argv = [sys.executable, "-m", "memhub.runtime.server.primer", str(home), mode]
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "MEMHUB_HOME": str(home)}
+        proc = run(argv, env=env, cwd=home)
+        assert proc.returncode == 0, describe(proc)
+    return home / "cache"
+
+
+def applied(iso: Any, hub: Path, primed: Path) -> Memory:
     """The isolated home with a person's host settings, and `hub` applied at user scope
-    (memhub's state in a MEMHUB_HOME of its own, not ~/.memhub)."""
+    (memhub's state in a MEMHUB_HOME of its own, not ~/.memhub, its handshake caches as
+    `memhub apply` leaves them, copied from `primed`)."""
     state = iso.root / "memhub-state"
     iso.env["MEMHUB_HOME"] = os.environ["MEMHUB_HOME"] = str(state)  # the fixture restores it
+    (state / "cache").mkdir(parents=True)
+    for cache in primed.glob("mcp-handshake-*.json"):
+        shutil.copyfile(cache, state / "cache" / cache.name)
     gemini = iso.home / ".gemini"
     gemini.mkdir(parents=True, exist_ok=True)
     (gemini / "settings.json").write_text(GEMINI_SETTINGS)
@@ -122,8 +141,8 @@ def nothing_in_the_default_home(memory: Memory) -> None:
 
 
 @pytest.fixture
-def memory(isolated_home: Any) -> Memory:
-    return applied(isolated_home, HUB)
+def memory(isolated_home: Any, handshakes: Path) -> Memory:
+    return applied(isolated_home, HUB, handshakes)
 
 
 def checkout(memory: Memory, where: str, *, connect: bool = True) -> tuple[Path, str | None]:
@@ -321,11 +340,11 @@ def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memor
 
 
 def test_read_only_server_offers_no_write_tools(
-    claude_cli: Path, codex_cli: Path, gemini_cli: Path, isolated_home: Any
+    claude_cli: Path, codex_cli: Path, gemini_cli: Path, isolated_home: Any, handshakes: Path
 ) -> None:
     """`memory: {server: read}`: each host offers the read tools and none of the write ones
     (Claude Code names its deferred tools in the system prompt; the search loads one)."""
-    memory = applied(isolated_home, READ_HUB)
+    memory = applied(isolated_home, READ_HUB, handshakes)
     repo, _ = checkout(memory, "app")
     search = [Call("search_memory", {"query": "deploys"})]
     hosts = {"claude": claude, "codex": codex, "gemini": gemini}
