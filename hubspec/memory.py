@@ -15,14 +15,23 @@ local memory; compiler/hosts/recall_settings.py writes it where the runtime read
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .checks import Checker
-from .model import Instructions, McpServer, Memory, RemoteRecall, StdioServer
+from .model import Hub, Instructions, McpServer, Memory, RemoteRecall, StdioServer
 from .vocabulary import BLOCK_MARKER
 
 SERVER_NAME = "memhub-memory"
+# A bundle starts the server by this bare word (a plugin is installed on machines memhub never
+# saw: there `memhub` must be on the host's PATH); an install names the memhub that applied it
+# by absolute path (installed_command), as its hooks, since hosts start servers without the
+# person's shell and the venv of the Quickstart is on nobody's PATH.
 SERVER_COMMAND = "memhub"
+# What the server reads from its environment (runtime/backends/base.py memhub_home,
+# runtime/memory/scanwindow.py): a host that starts servers with a filtered environment
+# (Codex: only the variables an entry names in `env_vars`) is told to pass them on.
+SERVER_ENV = ("MEMHUB_HOME", "MEMHUB_MEMORY_TRUST_SECONDS")
 DEFAULT_SCOPES = ("shared", "project")
 GUIDANCE_TEMPLATE = "memory_instructions.md.tmpl"
 GUIDANCE_SOURCE = "memory"  # the coverage id of guidance a hub without instructions gets
@@ -39,6 +48,33 @@ def server_args(memory: Memory) -> tuple[str, ...]:
     for scope in memory.scopes:
         args += ["--scope", scope]
     return tuple(args)
+
+
+def is_memory_server(server: McpServer) -> bool:
+    """Whether `server` is the one `memory:` adds (no hub server may take its name)."""
+    return (
+        isinstance(server, StdioServer)
+        and server.name == SERVER_NAME
+        and server.project_option == PROJECT_OPTION
+        and server.args[:2] == ("mcp", "serve")
+    )
+
+
+def forwarded_env(server: McpServer) -> tuple[str, ...]:
+    """The variables a host that filters its servers' environment must pass to `server`."""
+    return SERVER_ENV if is_memory_server(server) else ()
+
+
+def installed_command(hub: Hub, command: str) -> Hub:
+    """`hub` with its memory server started by `command` (an install gives the absolute
+    path of this installation's `memhub`; compiler/install/scope.py Scope.script)."""
+    servers = tuple(
+        replace(server, command=command)
+        if is_memory_server(server) and isinstance(server, StdioServer)
+        else server
+        for server in hub.mcp_servers
+    )
+    return hub if servers == hub.mcp_servers else replace(hub, mcp_servers=servers)
 
 
 def guidance(memory: Memory) -> str:

@@ -18,6 +18,9 @@ trusts a hook on the person's behalf). The checks, each a `Check` record per fin
 - `host-loader`: each host whose CLI is on PATH loads its own config (the adapter's
   `loader`, e.g. `codex mcp list --json`), offline and with a timeout; a refusal fails
   with the host's own words. A host whose CLI is not on PATH is skipped, never failed.
+- `server-start`: each stdio MCP server memhub owns there starts, as the host's CLI reports
+  it (`loader.starts`: `claude mcp list`, Codex's app-server, `gemini mcp list`); one that
+  does not fails with the host's own words (doctor/servers.py).
 
 Where each host reads is the adapter's `locations` (doctor/places.py); what turns its hooks
 off, its `hook_switches`. This module runs the checks; each family has its own module.
@@ -35,6 +38,7 @@ from memhub.compiler.doctor.hooks import check_hooks_on
 from memhub.compiler.doctor.loader import check_loader
 from memhub.compiler.doctor.places import Places, owned_in_scope, places
 from memhub.compiler.doctor.records import HUB, MCP_SCOPES, Check, Run
+from memhub.compiler.doctor.servers import check_starts
 from memhub.compiler.hosts import INSTALLERS
 from memhub.compiler.install.engine import gather_entries
 from memhub.compiler.install.entries import Entry
@@ -68,6 +72,7 @@ def run_doctor(
         check_hub(run, hub, owner, hosts, owned)
     for host in hosts:
         check_loader(run, host)
+        check_starts(run, host, mine[host], owned.get(mine[host].mcp[0], {}))
     return run.checks
 
 

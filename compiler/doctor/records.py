@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from memhub.compiler.doctor.documents import Documents
 from memhub.compiler.install.scope import Scope
@@ -15,7 +15,7 @@ STATUSES: tuple[Status, ...] = ("ok", "warn", "fail")
 
 PARSE, DRIFT, LOCATION, HOOKS_ON = "parse", "drift", "location", "hooks-on"
 TRUST, COMMAND, SKILL, MCP_SCOPES, HUB = "hook-trust", "hook-command", "skill", "mcp-scopes", "hub"
-LOADER = "host-loader"
+LOADER, STARTS = "host-loader", "server-start"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,7 @@ class Run:
     env: Mapping[str, str]
     docs: Documents = field(default_factory=Documents)
     checks: list[Check] = field(default_factory=list)
+    asked: dict[Any, Any] = field(default_factory=dict)  # a host CLI's answers (hostcli.ask)
 
     def add(
         self, host: str, name: str, status: Status, target: str, detail: str, fix: str = ""

@@ -130,12 +130,27 @@ class DescriptionMax:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerStarts:
+    """How the host's CLI reports which of its MCP servers start (`memhub doctor`): `read`
+    maps its (stdout, stderr) to each server it tried, None when it connected, else the
+    host's own words. With `args` empty the loader's run reports it; else `args` is run, is
+    sent the `send` lines, and its stdin stays open until `answered(line)` (a JSON-RPC app)."""
+
+    read: Callable[[str, str], dict[str, str | None]]
+    args: tuple[str, ...] = ()
+    send: tuple[str, ...] = ()
+    answered: Callable[[str], bool] | None = None
+    label: str = ""  # how the check names what it asked, when `args` does not say it
+
+
+@dataclass(frozen=True, slots=True)
 class Loader:
     """The host CLI's own command that loads its config, and how to read its refusal."""
 
     args: tuple[str, ...]
     refusal: Callable[[int, str, str], str | None]  # (returncode, stdout, stderr) -> words
     env: Mapping[str, str] = field(default_factory=dict)  # keeps the CLI quiet and offline
+    starts: ServerStarts | None = None  # None: the host has no command that reports it
 
 
 class BundleHost(Protocol):

@@ -25,7 +25,7 @@ from memhub.compiler.hosts.claude_marketplace import (
     marketplace_document,
     plugin_entry,
 )
-from memhub.compiler.hosts.claude_servers import hub_spec
+from memhub.compiler.hosts.claude_servers import STARTS, hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
     compact,
@@ -398,7 +398,7 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
 
 
 hook_switches = HookSwitches(all_off=hooks_switched_off)
-loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV, STARTS)
 
 
 def read_installed(scope: Scope) -> Installed:

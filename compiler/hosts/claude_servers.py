@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from memhub.compiler.hosts.base import ServerStarts
 from memhub.compiler.importing.shapes import (
     ENV_NAME,
     NotImportable,
@@ -82,3 +83,25 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
     if oauth and rest:
         extras["oauth"] = rest
     return spec, extras, notes
+
+
+# --- doctor: which servers start, as `claude mcp list` (2.1) reports it ---------------------
+# One line per server after "Checking MCP server health…", e.g.
+#   memhub-memory: memhub mcp serve - ✘ Failed to connect — ENOENT: Executable not found in $PATH: "memhub"
+#   github: https://api.example.com/mcp (HTTP) - ✔ Connected
+_HEALTH = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+): .* - [✔✘⚠✓✗] (?P<status>.+)$")
+
+
+def started(stdout: str, stderr: str) -> dict[str, str | None]:
+    """Each server `claude mcp list` checked: None when connected, else its words."""
+    del stderr
+    found: dict[str, str | None] = {}
+    for line in stdout.splitlines():
+        match = _HEALTH.match(line.strip())
+        if match:
+            status = match["status"].strip()
+            found[match["name"]] = None if status == "Connected" else status
+    return found
+
+
+STARTS = ServerStarts(started)  # the loader's own run (`claude mcp list`) checks each server

@@ -26,7 +26,7 @@ from memhub.compiler.hosts.codex_marketplace import (
     marketplace_document,
     plugin_entry,
 )
-from memhub.compiler.hosts.codex_servers import DATA, ROOT, hub_spec, server_spec
+from memhub.compiler.hosts.codex_servers import DATA, ROOT, STARTS, hub_spec, server_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
     compact,
@@ -406,7 +406,7 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
 
 
 hook_switches = HookSwitches(all_off=hooks_switched_off, trust=hook_trust)
-loader: Loader | None = Loader(LOADER_ARGS, loader_refusal)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, starts=STARTS)
 
 
 def read_installed(scope: Scope) -> Installed:

@@ -6,10 +6,12 @@ variable *names* (`env_vars`, `bearer_token_env_var`, `env_http_headers`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from memhub.compiler.hosts.base import ServerStarts
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
     LAUNCH_BY_HUB,
@@ -34,6 +36,7 @@ from memhub.compiler.importing.shapes import (
     strings,
     to_env_refs,
 )
+from memhub.hubspec.memory import forwarded_env
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
 from memhub.hubspec.refs import env_only, has_default, references, substitute
 
@@ -97,7 +100,7 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
             "args": run.args,
             "env": run.env,
             # Codex starts servers with a filtered environment: forward what the launcher reads
-            "env_vars": run.names,
+            "env_vars": _forwarded(run.names, server),
             "cwd": run.cwd,
         }
         if launcher.cwd is not None and not server.cwd:
@@ -107,10 +110,18 @@ def _stdio(hub: Hub, server: StdioServer, launcher: Launcher) -> tuple[dict[str,
         "command": _plain(server.command),
         "args": [_plain(a) for a in server.args],
         "env": {k: _plain(v) for k, v in server.env.items() if env_only(v) is None},
-        "env_vars": [k for k, v in server.env.items() if env_only(v) is not None],
+        "env_vars": _forwarded(
+            [k for k, v in server.env.items() if env_only(v) is not None], server
+        ),
         "cwd": _plain(server.cwd) if server.cwd else None,
     }
     return compact(spec), ""
+
+
+def _forwarded(names: list[str], server: StdioServer) -> list[str]:
+    """`names`, then what the server itself reads from its environment (memhub's memory
+    server: MEMHUB_HOME, else Codex's server and the hooks would use two memories)."""
+    return [*names, *(n for n in forwarded_env(server) if n not in names)]
 
 
 def _remote(hub: Hub, server: RemoteServer) -> tuple[dict[str, Any] | None, str]:
@@ -230,3 +241,49 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
     if oauth:
         mapped += ("oauth", "scopes")
     return spec, extras_of(raw, mapped), []
+
+
+# --- doctor: which servers start, as Codex (0.171) reports it -------------------------------
+# `codex mcp list` only lists its config; the app-server's `mcpServerStatus/list` starts each
+# enabled server and answers `data: [{name, tools, toolsError, ...}]`, `toolsError` holding
+# Codex's words for one that did not start ("MCP startup failed: No such file or directory
+# (os error 2)"). It answers nothing once its stdin is closed, so doctor keeps it open.
+_STATUS_ID = 2
+_STATUS_ASKED = (
+    '{"id":1,"method":"initialize","params":{"clientInfo":{"name":"memhub-doctor","version":"1"}}}',
+    '{"method":"initialized"}',
+    f'{{"id":{_STATUS_ID},"method":"mcpServerStatus/list","params":{{}}}}',
+)
+
+
+def _status_answer(line: str) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    ok = isinstance(message, dict) and message.get("id") == _STATUS_ID
+    return message if ok else None
+
+
+def started(stdout: str, stderr: str) -> dict[str, str | None]:
+    """Each server Codex's app-server started: None when it did, else Codex's words."""
+    del stderr
+    for line in stdout.splitlines():
+        answer = _status_answer(line)
+        data = (answer or {}).get("result", {}).get("data") if answer else None
+        if isinstance(data, list):
+            return {
+                s["name"]: (str(s["toolsError"]) if s.get("toolsError") else None)
+                for s in data
+                if isinstance(s, dict) and isinstance(s.get("name"), str)
+            }
+    return {}
+
+
+STARTS = ServerStarts(
+    started,
+    args=("app-server", "--listen", "stdio://"),
+    send=_STATUS_ASKED,
+    answered=lambda line: _status_answer(line) is not None,
+    label="codex app-server mcpServerStatus/list",
+)

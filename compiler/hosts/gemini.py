@@ -33,7 +33,7 @@ from memhub.compiler.hosts.entries import (
     server_row,
     skill_entries,
 )
-from memhub.compiler.hosts.gemini_servers import EXTENSION_TRUST, hub_spec, server_spec
+from memhub.compiler.hosts.gemini_servers import EXTENSION_TRUST, STARTS, hub_spec, server_spec
 from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
@@ -329,9 +329,11 @@ def hook_switched_off(scope: Scope, group: dict[str, Any], read: ReadDocument) -
 
 # --- doctor: Gemini CLI's own loader (tests/e2e/test_doctor_host_loaders.py) ---------------
 
-# `gemini mcp list` validates settings.json against its schema. Run outside any trusted
-# folder (doctor gives it an empty one at user scope) it lists servers without starting them.
+# `gemini mcp list` validates settings.json against its schema; in a trusted folder it starts
+# each server too and says which connect (gemini_servers.STARTS). Doctor trusts the folder it
+# runs it in (an empty one at user scope) for that run alone, writing no trustedFolders.json.
 LOADER_ARGS = ("mcp", "list")
+LOADER_ENV = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -355,7 +357,7 @@ def loader_refusal(returncode: int, stdout: str, stderr: str) -> str | None:
 
 
 hook_switches = HookSwitches(all_off=hooks_switched_off, one_off=hook_switched_off)
-loader: Loader | None = Loader(LOADER_ARGS, loader_refusal)
+loader: Loader | None = Loader(LOADER_ARGS, loader_refusal, LOADER_ENV, STARTS)
 
 
 def read_installed(scope: Scope) -> Installed:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from memhub.compiler.hosts.base import ServerStarts
 from memhub.compiler.hosts.claude_servers import env_refs
 from memhub.compiler.hosts.common import compact
 from memhub.compiler.hosts.launcher import (
@@ -200,3 +201,26 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
     if oauth and rest:
         extras["oauth"] = rest
     return spec, extras, notes
+
+
+# --- doctor: which servers start, as `gemini mcp list` (0.61) reports it ---------------------
+# In a trusted folder (doctor's run trusts its own, GEMINI_CLI_TRUST_WORKSPACE) it starts each
+# server and prints, on stderr: "✓ name: command args (stdio) - Connected", "✗ ... -
+# Disconnected" (it gives no reason), "○ ... - Disabled" (not started: not reported here).
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LISTED = re.compile(
+    r"^[✓✗○]\s+(?P<name>[A-Za-z0-9_.-]+)(?: \(from [^)]*\))?: .* - (?P<status>\w[\w ]*)$"
+)
+
+
+def started(stdout: str, stderr: str) -> dict[str, str | None]:
+    """Each server `gemini mcp list` tried to start: None when connected, else its word."""
+    found: dict[str, str | None] = {}
+    for line in _ANSI.sub("", stderr + "\n" + stdout).splitlines():
+        match = _LISTED.match(line.strip())
+        if match and match["status"] != "Disabled":
+            found[match["name"]] = None if match["status"] == "Connected" else match["status"]
+    return found
+
+
+STARTS = ServerStarts(started)

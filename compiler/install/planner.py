@@ -33,7 +33,7 @@ from memhub.compiler.install.state import Owned, Owner, State
 from memhub.compiler.install.treecache import TreeCache
 from memhub.compiler.install.trees import plan_tree
 from memhub.compiler.safewrite import targetfs
-from memhub.hubspec import perhost
+from memhub.hubspec import memory, perhost
 from memhub.hubspec.errors import MemhubError
 from memhub.hubspec.model import Hub
 
@@ -61,6 +61,7 @@ def gather_entries(
     entries: list[Entry] = []
     coverage: list[CoverageRow] = []
     folder = rulebooks.install_folder(hub, scope, home or Path("$MEMHUB_HOME"))
+    hub = memory.installed_command(hub, scope.script(memory.SERVER_COMMAND))  # as hooks: absolute
     for host in hosts:
         seen, option_rows = user_config.host_view(
             perhost.view(hub, host), INSTALLERS[host], install=True

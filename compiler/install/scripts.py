@@ -11,6 +11,7 @@ from memhub.compiler.hosts.hooks import HOOK_EXECUTABLE
 from memhub.compiler.hosts.launcher import LAUNCHER_EXECUTABLE
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
+from memhub.hubspec.memory import SERVER_COMMAND
 
 
 def bare_script_warnings(entries: Iterable[Entry], scope: Scope) -> list[str]:
@@ -41,6 +42,7 @@ def bare_script_warnings(entries: Iterable[Entry], scope: Scope) -> list[str]:
 _RUN_BY = {
     HOOK_EXECUTABLE: "hooks run",
     LAUNCHER_EXECUTABLE: "servers started through memhub's launcher run",
+    SERVER_COMMAND: "the memory server (`memory:`) runs",
 }
 
 
@@ -49,7 +51,7 @@ def _bare_scripts(value: Any) -> Iterable[str]:
     server's `command`): strings that are the script's name or start with it and a space."""
     if isinstance(value, str):
         word = value.split(" ", 1)[0]
-        if word in (HOOK_EXECUTABLE, LAUNCHER_EXECUTABLE):
+        if word in _RUN_BY:
             yield word
     elif isinstance(value, dict):
         for item in value.values():

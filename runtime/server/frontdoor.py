@@ -1,147 +1,57 @@
-"""The stdio front door of `memhub mcp serve`: the handshake answered from a cache while the
-MCP SDK imports, then every message served by the SDK.
+"""The stdio front door of `memhub mcp serve`: what a client asks before the MCP SDK has
+imported is answered from a cache, in the protocol era the SDK will serve the connection in;
+everything else, and everything once the SDK is up, is served by the SDK.
 
-Why: importing the SDK takes about 0.8 s, and Codex (0.171) offers the model only the MCP
-servers that have listed their tools about a second after the session starts; a server that
-is slower is missing from the first turn. With the cache, `initialize` and `tools/list` are
-answered in the time Python takes to start.
+Why: importing the SDK takes about 0.8 s on an idle machine and several seconds on a busy
+one. Codex (0.171) offers the model only the MCP servers that have listed their tools about a
+second after the session starts; Claude Code (2.1) gives its `server/discover` probe about 3 s
+before it falls back to `initialize`; Gemini CLI (0.61) lists prompts before tools and waits
+for each. A server that is slower is missing from the session, or (answered half by a cache
+in one era and half by the SDK in the other) drops its protocol.
 
 How: the real stdin and stdout move to new descriptors and the SDK gets two pipes on 0 and 1.
 A reader thread copies the host's lines into the SDK's pipe as they come (the pipe is the
-queue), except that the first `initialize` and the `tools/list` after it are answered from
-the cache and passed on under ids of our own, so the SDK still sees the whole handshake. A
-writer thread copies the SDK's lines out and keeps back its answers to those ids: they are
-compared with the cache, and a different answer (another SDK, edited tools) rewrites it.
-Without a cache entry every line goes through, and the SDK's own answers fill the cache.
+queue). The first request decides the connection's era exactly as the SDK decides it
+(doorcache.py). Until the SDK writes its first line, a request the era's cache answers
+(`initialize` or `server/discover`, the lists, a legacy ping) is answered here and passed on
+under an id of our own, so the SDK still sees the whole session; a writer thread copies the
+SDK's lines out and keeps back its answers to those ids, which are compared with the cache
+(a different answer, from another SDK or edited tools, rewrites it). Requests of the other
+era, and those the cache cannot answer, go to the SDK, whose answer is the only one.
 Stdlib only: this runs before the SDK is imported.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
+import itertools
 import json
 import os
-import stat
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-REPLAY_INIT = "memhub-frontdoor-initialize"
-REPLAY_LIST = "memhub-frontdoor-tools-list"
+from .doorcache import (
+    ACKNOWLEDGED,
+    CACHED,
+    LEGACY,
+    LISTEN,
+    MODERN,
+    SUBSCRIPTION_KEY,
+    Cache,
+    cache_file,
+    cache_key,
+    key_sources,
+)
+
+__all__ = ["Cache", "FrontDoor", "cache_file", "cache_key", "key_sources", "open_door"]
+
+REPLAY = "memhub-frontdoor-"  # the ids of requests answered here and passed on to the SDK
 PRIMING = "MEMHUB_MCP_PRIMING"  # set in the primer's server: it starts no primer itself
 END = b"memhub-frontdoor-end\n"  # no JSON: the SDK can never write this line
-MAX_CACHE_BYTES = 1 << 20
-# what the tool list and the server's greeting are made of: an edit to any changes the key
-SOURCES = ("app.py", "tools.py", "writetools.py", "shapes.py")
-SDK_PACKAGES = ("mcp", "mcp_types")
-
-
-def cache_key(writable: bool) -> str:
-    """A digest of what the handshake answers depend on: our server's sources, the installed
-    SDK (its files' sizes and times) and whether the write tools are served."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(b"write" if writable else b"read")
-    here = Path(__file__).parent
-    for name in SOURCES:
-        h.update(name.encode() + b"\0" + (here / name).read_bytes())
-    for package in SDK_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        origin = spec.origin if spec is not None else None
-        info = os.stat(origin) if origin else None
-        h.update(f"{package}:{origin}:{info and info.st_size}:{info and info.st_mtime_ns}".encode())
-    return h.hexdigest()
-
-
-def cache_file(home: Path, writable: bool) -> Path:
-    return home / "cache" / f"mcp-handshake-{'write' if writable else 'read'}.json"
-
-
-class Cache:
-    """The SDK's answers to `initialize` (without the protocol version it echoes, and the
-    versions it echoed) and to `tools/list`."""
-
-    def __init__(self, path: Path, key: str) -> None:
-        self.path = path
-        self.key = key
-        self.init: dict[str, Any] = {}
-        self.versions: list[str] = []
-        self.tools: Any = None
-        self.changed = False
-        stored = _load(path)
-        if isinstance(stored, dict) and stored.get("key") == key:
-            init, versions = stored.get("init"), stored.get("versions")
-            self.init = dict(init) if isinstance(init, dict) else {}
-            self.versions = (
-                [v for v in versions if isinstance(v, str)] if isinstance(versions, list) else []
-            )
-            self.tools = stored.get("tools")
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.init and self.versions and isinstance(self.tools, dict))
-
-    def hello(self, version: Any) -> dict[str, Any] | None:
-        """The SDK's answer to an `initialize` asking for `version`, when known."""
-        if not self.init or not isinstance(version, str) or version not in self.versions:
-            return None
-        return {"protocolVersion": version, **self.init}
-
-    def learn(self, version: Any, init: Any = None, tools: Any = None) -> None:
-        """Keep an answer the SDK gave; a new or different one is saved once both are known."""
-        if isinstance(init, dict):
-            template = {k: v for k, v in init.items() if k != "protocolVersion"}
-            if template != self.init:
-                self.init, self.versions, self.changed = template, [], True
-            if isinstance(version, str) and init.get("protocolVersion") == version:
-                self.add_versions([version])
-        if tools is not None and tools != self.tools:
-            self.tools = tools
-            self.changed = True
-        self.save()  # now: hosts end their servers with a signal, so there may be no "later"
-
-    def add_versions(self, versions: list[str]) -> None:
-        """Versions the SDK answers by echoing them (its own list, or one it echoed)."""
-        new = [v for v in versions if v not in self.versions]
-        if new:
-            self.versions = [*self.versions, *new]
-            self.changed = True
-
-    def save(self) -> None:
-        if not self.changed or not self.init or self.tools is None:
-            return
-        data = {"key": self.key, "init": self.init, "versions": self.versions, "tools": self.tools}
-        with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".handshake-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(data, out, separators=(",", ":"))
-                os.replace(tmp, self.path)  # a symlink in its place is replaced, not followed
-                self.changed = False
-            except OSError:
-                os.unlink(tmp)
-
-
-def _load(path: Path) -> Any:
-    """The cache file's JSON, or None: a missing, odd (a FIFO, a directory, a symlink), huge
-    or broken file is no cache."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
-            return None
-        data = os.read(fd, MAX_CACHE_BYTES + 1)
-        return json.loads(data)
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
+# The modern era's per-request envelope (the SDK's `_has_modern_envelope`, mcp 2.3)
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 
 class FrontDoor:
@@ -150,10 +60,15 @@ class FrontDoor:
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
         self._out_lock = threading.Lock()
-        self._pending: dict[Any, tuple[str, Any]] = {}  # request id -> (method, version)
-        self._version: Any = None  # the protocol version the host asked for
-        self._answered_init = False
-        self._answered_list = False
+        # request id (the host's, or a replay id of ours) -> (era, method, version)
+        self._pending: dict[Any, tuple[str, str, Any]] = {}
+        # listen request id -> (the filter it asks for, whether it was acknowledged here)
+        self._listens: dict[Any, tuple[Any, bool]] = {}
+        self._era: str | None = None  # decided by the first request, as the SDK decides it
+        self._version: Any = None  # legacy: the version `initialize` was answered with
+        self._opened = False  # legacy: `initialize` was answered here
+        self._sdk_ready = False  # the SDK has written a line: it answers from now on
+        self._replays = itertools.count(1)
         self._real_in = os.dup(0)
         self._real_out = os.dup(1)
         sdk_in, self._to_sdk = os.pipe()
@@ -182,28 +97,63 @@ class FrontDoor:
     def _inbound(self, line: bytes) -> bytes:
         """The line to pass to the SDK, after answering it here when the cache can."""
         message = _parse(line)
-        if message is None or "id" not in message:
+        if message is None or "id" not in message or not isinstance(message.get("method"), str):
+            return line  # a notification, a reply, or no JSON-RPC: the SDK's business
+        method, params = message["method"], message.get("params")
+        if self._era is None:
+            self._era = MODERN if method != "initialize" and _enveloped(params) else LEGACY
+        era = self._era
+        if era == MODERN and method == LISTEN:
+            self._listen(message["id"], params)
+            return line  # the stream itself is the SDK's, under the host's own id
+        if method not in CACHED[era] or _has_cursor(params):
             return line
-        method = message.get("method")
+        version = self._version_of(era, method, params)
+        result = None if self._sdk_ready else self._cached(era, method, version, params)
+        if result is None:
+            self._pending[message["id"]] = (era, method, version)
+            return line
+        replay = f"{REPLAY}{next(self._replays)}"
+        self._pending[replay] = (era, method, version)
+        self._reply(message["id"], result)
+        return _with_id(message, replay)
+
+    def _listen(self, rid: Any, params: Any) -> None:
+        """Acknowledge a listen request as the SDK would, when the cache knows how: a modern
+        client waits for that first frame of its stream before it lists anything."""
+        asked = params.get("notifications") if isinstance(params, dict) else None
+        version = self._version_of(MODERN, LISTEN, params)
+        honored = None if self._sdk_ready else self.cache.acknowledgement(version, asked)
+        self._listens[rid] = (asked, honored is not None)
+        if honored is not None:
+            ack = {"_meta": {SUBSCRIPTION_KEY: rid}, "notifications": honored}
+            self._send_json({"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": ack})
+
+    def _version_of(self, era: str, method: str, params: Any) -> Any:
+        """The protocol version a request is made at: its envelope's (modern), the one it
+        asks for (`initialize`) or the connection's."""
+        if era == MODERN:
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            if not isinstance(meta, dict) or not isinstance(meta.get(CAPABILITIES_KEY), dict):
+                return None  # the SDK refuses an envelope without the client's capabilities
+            return meta.get(VERSION_KEY)
         if method == "initialize":
-            params = message.get("params")
-            self._version = params.get("protocolVersion") if isinstance(params, dict) else None
-            cached = self.cache.hello(self._version)
-            if cached is not None and not self._answered_init:
-                self._answered_init = True
-                self._reply(message["id"], cached)
-                return _with_id(message, REPLAY_INIT)
-            self._pending[message["id"]] = ("initialize", self._version)
-        elif method == "tools/list":
-            cached_tools = self.cache.tools
-            params = message.get("params")
-            first_page = not (isinstance(params, dict) and params.get("cursor"))
-            if self._answered_init and not self._answered_list and cached_tools and first_page:
-                self._answered_list = True
-                self._reply(message["id"], cached_tools)
-                return _with_id(message, REPLAY_LIST)
-            self._pending[message["id"]] = ("tools/list", None)
-        return line
+            return params.get("protocolVersion") if isinstance(params, dict) else None
+        return self._version
+
+    def _cached(self, era: str, method: str, version: Any, params: Any) -> Any:
+        """The cache's answer to a request the SDK would answer the same way, or None."""
+        if era == LEGACY:
+            if method == "initialize":
+                if self._opened:
+                    return None  # a second initialize: the SDK's to refuse
+                result = self.cache.answer(era, method, version)
+                if result is not None:
+                    self._opened, self._version = True, version
+                return result
+            if not self._opened or _enveloped(params):  # the SDK refuses these
+                return None
+        return self.cache.answer(era, method, version)
 
     # ------------------------------------------------------------------ SDK -> host
     def _write_host(self) -> None:
@@ -211,39 +161,49 @@ class FrontDoor:
             for line in sdk:
                 if line == END:
                     break
+                self._sdk_ready = True
                 try:
                     passed = self._outbound(line)
                 except Exception:  # a line the bookkeeping cannot read still goes out
-                    passed = b'"memhub-frontdoor-' not in line
+                    passed = REPLAY.encode() not in line
                 if passed:
                     self._send(line)
 
     def _outbound(self, line: bytes) -> bool:
         """Whether the SDK's line goes to the host (not when it answers a replayed request);
-        its answers to the handshake are kept for the cache either way."""
-        replayed = b'"memhub-frontdoor-' in line
-        if not replayed and not self._pending:
+        its answers to what the cache holds are learnt either way."""
+        replayed = f'"{REPLAY}'.encode() in line
+        if not replayed and not self._pending and not self._listens:
             return True
         message = _parse(line)
-        if message is None or "result" not in message:
+        if message is not None and message.get("method") == ACKNOWLEDGED:
+            return self._acknowledged(message.get("params"))
+        if message is None or not ("result" in message or "error" in message):
             return not replayed
         rid = message.get("id")
-        if rid == REPLAY_INIT:
-            self.cache.learn(self._version, init=message["result"])
-            return False
-        if rid == REPLAY_LIST:
-            self.cache.learn(None, tools=message["result"])
-            return False
-        method, version = self._pending.pop(rid, (None, None))
-        if method == "initialize":
-            self.cache.learn(version, init=message["result"])
-        elif method == "tools/list" and not _has_more(message["result"]):
-            self.cache.learn(None, tools=message["result"])
-        return True
+        entry = self._pending.pop(rid, None)
+        if entry is not None and "result" in message and not _has_more(message["result"]):
+            self.cache.learn(*entry, message["result"])
+        return not (isinstance(rid, str) and rid.startswith(REPLAY))
+
+    def _acknowledged(self, params: Any) -> bool:
+        """Learn the SDK's acknowledgement of a listen request; it goes out unless this door
+        acknowledged that stream already."""
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        sid = meta.get(SUBSCRIPTION_KEY) if isinstance(meta, dict) else None
+        entry = self._listens.pop(sid, None) if isinstance(sid, str | int) else None
+        if entry is None:
+            return True
+        asked, acked_here = entry
+        assert isinstance(params, dict)
+        self.cache.learn_acknowledgement(asked, params.get("notifications"))
+        return not acked_here
 
     def _reply(self, rid: Any, result: Any) -> None:
-        answer = {"jsonrpc": "2.0", "id": rid, "result": result}
-        self._send(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
+        self._send_json({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def _send_json(self, message: dict[str, Any]) -> None:
+        self._send(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
     def _send(self, line: bytes) -> None:
         with self._out_lock, contextlib.suppress(BrokenPipeError):
@@ -265,13 +225,24 @@ class FrontDoor:
 
 def open_door(home: Path, writable: bool) -> FrontDoor:
     """Put the front door between this process's stdio and the SDK about to serve it; with
-    no cache yet, a detached primer fills it (this server may be killed before it can)."""
+    no full cache yet, a detached primer fills it (this server may be killed before it can)."""
     cache = Cache(cache_file(home, writable), cache_key(writable))
     if not cache.complete and PRIMING not in os.environ:
         from . import primer
 
         primer.spawn(home, writable)
     return FrontDoor(cache)
+
+
+def _enveloped(params: Any) -> bool:
+    """Whether a request carries the modern envelope's version key (what opens, or is
+    refused on, a connection of the other era)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and VERSION_KEY in meta
+
+
+def _has_cursor(params: Any) -> bool:
+    return isinstance(params, dict) and params.get("cursor") is not None
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:

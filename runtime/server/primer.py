@@ -1,11 +1,12 @@
 """Fill the handshake cache of `memhub mcp serve` (frontdoor.py) from a detached process.
 
-A cold server learns the SDK's answers only once the SDK has loaded, about a second in, and
+A cold server learns the SDK's answers only once the SDK has loaded, a second or more in, and
 hosts kill their servers without a word when a session ends (Codex 0.171 sends SIGKILL): a
 short session leaves no cache, and the next is cold again. So a cold server starts this
-primer in a session of its own. It runs one more server (with the primer's mark, so that one
-starts no primer), holds the handshake open until the SDK has answered, and adds the
-protocol versions the SDK answers by echoing them. One primer at a time per cache file.
+primer in a session of its own. It runs two more servers at once (with the primer's mark, so
+those start no primer), one per protocol era: each is asked everything its era's cache holds
+(doorcache.CACHED), and its front door saves the answers. Then the primer adds the protocol
+versions the SDK answers alike. One primer at a time per cache file.
 
     python -m memhub.runtime.server.primer HOME write|read
 """
@@ -20,8 +21,9 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from . import frontdoor
+from . import doorcache, frontdoor
 
 TIMEOUT_S = 60.0
 
@@ -43,31 +45,93 @@ def spawn(home: Path, writable: bool) -> None:
 
 
 def prime(home: Path, writable: bool) -> bool:
-    """Run one server through the handshake so that its front door saves the cache; then add
-    the SDK's echoed versions. False when another primer holds the lock or it failed."""
+    """Run one server per era through what a client asks first, so that their front doors
+    save the cache; then add the SDK's echoed versions. False when another primer holds the
+    lock or it failed."""
     path = frontdoor.cache_file(home, writable)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(path.with_name(path.name + ".lock")) as mine:
         if not mine:
             return False
         if frontdoor.Cache(path, frontdoor.cache_key(writable)).complete:
-            return True  # another primer, or a server that lived long enough, was first
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+            return True  # another primer, or servers that lived long enough, were first
+        from mcp_types.version import (
+            HANDSHAKE_PROTOCOL_VERSIONS,
+            LATEST_HANDSHAKE_VERSION,
+            LATEST_MODERN_VERSION,
+            MODERN_PROTOCOL_VERSIONS,
+        )
 
-        if not _handshake(writable, LATEST_HANDSHAKE_VERSION):
+        sessions = {
+            doorcache.LEGACY: _legacy_session(LATEST_HANDSHAKE_VERSION),
+            doorcache.MODERN: _modern_session(LATEST_MODERN_VERSION),
+        }
+        done = _at_once([lambda m=m: _handshake(home, writable, m) for m in sessions.values()])
+        if not all(done):
             return False
         cache = frontdoor.Cache(path, frontdoor.cache_key(writable))
-        if cache.init:
-            cache.add_versions(list(HANDSHAKE_PROTOCOL_VERSIONS))
-            cache.save()
+        # the SDK answers every version of an era alike: a handshake one by echoing it
+        cache.add_versions(doorcache.LEGACY, list(HANDSHAKE_PROTOCOL_VERSIONS))
+        cache.add_versions(doorcache.MODERN, list(MODERN_PROTOCOL_VERSIONS))
+        cache.save()
         return cache.complete
 
 
-def _handshake(writable: bool, version: str) -> bool:
-    """initialize, initialized, tools/list and a ping, each answered, then the end."""
+HELLO = {"name": "memhub-primer", "version": "1"}
+# What Claude Code 2.1 listens for; the listen request's stream ends only with the session,
+# so the primer waits for its acknowledgement instead of an answer.
+LISTENED = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+LISTENER = "listen"
+
+
+def _legacy_session(version: str) -> list[dict[str, Any]]:
+    """initialize, initialized, then every other request the legacy cache answers."""
+    hello = {"protocolVersion": version, "capabilities": {}, "clientInfo": HELLO}
+    asked = [m for m in doorcache.CACHED[doorcache.LEGACY] if m != "initialize"]
+    return [
+        {"id": 0, "method": "initialize", "params": hello},
+        {"method": "notifications/initialized"},
+        *({"id": n, "method": method} for n, method in enumerate(asked, 1)),
+    ]
+
+
+def _modern_session(version: str) -> list[dict[str, Any]]:
+    """Every request the modern cache answers, each with its envelope."""
+    envelope = {
+        frontdoor.VERSION_KEY: version,
+        frontdoor.CAPABILITIES_KEY: {},
+        "io.modelcontextprotocol/clientInfo": HELLO,
+    }
+    methods = doorcache.CACHED[doorcache.MODERN]
+    listen = {"_meta": envelope, "notifications": LISTENED}
+    return [
+        {"id": n, "method": method, "params": {"_meta": envelope}}
+        for n, method in enumerate(methods)
+    ] + [{"id": LISTENER, "method": doorcache.LISTEN, "params": listen}]
+
+
+def _at_once(jobs: list[Any]) -> list[bool]:
+    """Run `jobs` on threads of their own (each waits on a server process); their results."""
+    results = [False] * len(jobs)
+
+    def run(n: int) -> None:
+        results[n] = bool(jobs[n]())
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(jobs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def _handshake(home: Path, writable: bool, messages: list[dict[str, Any]]) -> bool:
+    """Send `messages` to a server, wait until each request is answered, then end it."""
     argv = [sys.executable, "-m", "memhub.compiler.cli.main", "mcp", "serve"]
+    env = {**os.environ, "MEMHUB_HOME": str(home), frontdoor.PRIMING: "1"}  # no primer of its own
     proc = subprocess.Popen(
         [*argv, "--write"] if writable else argv,
+        env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -76,20 +140,15 @@ def _handshake(writable: bool, version: str) -> bool:
     killer.start()
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        hello = {"protocolVersion": version, "capabilities": {},
-                 "clientInfo": {"name": "memhub-primer", "version": "1"}}  # fmt: skip
-        for message in (
-            {"id": 1, "method": "initialize", "params": hello},
-            {"method": "notifications/initialized"},
-            {"id": 2, "method": "tools/list"},
-            {"id": 3, "method": "ping"},  # answered after the list: the SDK is through
-        ):
+        for message in messages:
             proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
         proc.stdin.flush()
+        waiting = {m["id"] for m in messages if "id" in m}
         for line in proc.stdout:
-            with contextlib.suppress(ValueError):
-                if json.loads(line).get("id") == 3:
-                    break
+            with contextlib.suppress(ValueError, AttributeError, TypeError):
+                waiting.discard(_answered(json.loads(line)))
+            if not waiting:
+                break
         else:
             return False
         proc.stdin.close()
@@ -101,6 +160,13 @@ def _handshake(writable: bool, version: str) -> bool:
         with contextlib.suppress(OSError):
             proc.kill()
         proc.wait()
+
+
+def _answered(message: dict[str, Any]) -> Any:
+    """The request a line answers: its id, or the listen request it acknowledges."""
+    if message.get("method") == doorcache.ACKNOWLEDGED:
+        return message["params"]["_meta"][doorcache.SUBSCRIPTION_KEY]
+    return message.get("id")
 
 
 @contextlib.contextmanager

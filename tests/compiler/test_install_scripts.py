@@ -208,3 +208,27 @@ def test_the_noop_memo_is_keyed_on_the_interpreter(monkeypatch: pytest.MonkeyPat
     key = noopmemo.memo_key(Path("hub.yaml"), {}, {})
     monkeypatch.setattr(sys, "executable", "/elsewhere/bin/python3")
     assert noopmemo.memo_key(Path("hub.yaml"), {}, {}) != key
+
+
+def test_a_bare_memory_server_command_is_warned_of(tmp_path: Path) -> None:
+    """An uninstalled memhub (no scripts beside its interpreter) names the memory server
+    bare too: the warning says so; an installed one names it by path and says nothing."""
+    from memhub.compiler.install.planner import gather_entries
+    from memhub.compiler.install.scope import Scope
+    from memhub.compiler.install.scripts import bare_script_warnings
+    from memhub.hubspec import load
+
+    hub = hub_with_a_handler(tmp_path)
+    with (hub / "hub.yaml").open("a") as out:
+        out.write("memory: {server: read}\n")
+    model = load(hub)
+    bare = Scope("user", tmp_path / "home", env={}, scripts=None)
+    entries, _ = gather_entries(model, bare, ["codex"])
+    (warning,) = [w for w in bare_script_warnings(entries, bare) if "`memhub` by" in w]
+    assert "the memory server (`memory:`) runs `memhub` by bare name" in warning, warning
+    assert str(tmp_path / "home" / ".codex" / "config.toml") in warning
+    installed = Scope("user", tmp_path / "home", env={}, scripts=tmp_path / "bin")
+    entries, _ = gather_entries(model, installed, ["codex"])
+    assert not bare_script_warnings(entries, installed)
+    (server,) = [e.value for e in entries if e.path[-1:] == ("memhub-memory",)]
+    assert server["command"] == str(tmp_path / "bin" / "memhub")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from memhub.compiler.build import build
 from memhub.hubspec import load
+from memhub.hubspec.memory import SERVER_ENV
 
 from tests.compiler.installkit import ALL, claude_json, run
 from tests.hubs import REPO
@@ -23,6 +25,7 @@ ARGS_IN_CWD = ["mcp", "serve", "--write", "--scope", "shared", "--scope", "proje
 # Cursor does not: it names its workspace
 ARGS_CURSOR = [*ARGS_IN_CWD, "--project", "${workspaceFolder}"]
 GUIDANCE = "## Memory\n"
+INSTALLED = str(Path(sys.executable).parent / "memhub")  # the running installation's script
 
 
 def _json(build_result: Any, path: str) -> Any:
@@ -43,7 +46,8 @@ def test_each_bundle_carries_the_server_in_its_own_file() -> None:
     claude = _json(built, f"{root}/.mcp.json")["mcpServers"]["memhub-memory"]
     assert claude == {"type": "stdio", "command": "memhub", "args": ARGS_IN_CWD}
     codex = _json(built, f"{root}/.codex-plugin/plugin.json")["mcpServers"]["memhub-memory"]
-    assert codex == {"command": "memhub", "args": ARGS_IN_CWD}
+    # Codex starts servers with only the variables an entry names: MEMHUB_HOME among them
+    assert codex == {"command": "memhub", "args": ARGS_IN_CWD, "env_vars": list(SERVER_ENV)}
     cursor = _json(built, f"{root}/.cursor-plugin/plugin.json")["mcpServers"]["memhub-memory"]
     assert cursor == {"command": "memhub", "args": ARGS_CURSOR}
     gemini = _json(built, "gemini/team-memory/gemini-extension.json")["mcpServers"]
@@ -95,14 +99,19 @@ def test_apply_installs_server_and_guidance_into_every_host(home: Path, capsys) 
     assert code == 0, err
     claude = json.loads(claude_json().read_text())["mcpServers"]["memhub-memory"]
     assert claude["args"] == ARGS_IN_CWD
+    # this installation's memhub by absolute path, as its hooks: a host's PATH need not hold it
+    assert claude["command"] == INSTALLED
     assert GUIDANCE in (Path(os.environ["CLAUDE_CONFIG_DIR"]) / "CLAUDE.md").read_text()
     codex = tomllib.loads((home / ".codex/config.toml").read_text())
     assert codex["mcp_servers"]["memhub-memory"]["args"] == ARGS_IN_CWD
+    assert codex["mcp_servers"]["memhub-memory"]["command"] == INSTALLED
+    assert codex["mcp_servers"]["memhub-memory"]["env_vars"] == list(SERVER_ENV)
     assert GUIDANCE in (home / ".codex/AGENTS.md").read_text()
     cursor = json.loads((home / ".cursor/mcp.json").read_text())["mcpServers"]
     assert cursor["memhub-memory"]["args"] == ARGS_CURSOR
     gemini = json.loads((home / ".gemini/settings.json").read_text())["mcpServers"]
     assert gemini["memhub-memory"]["args"] == ARGS_IN_CWD
+    assert {gemini["memhub-memory"]["command"], cursor["memhub-memory"]["command"]} == {INSTALLED}
     assert GUIDANCE in (home / ".gemini/GEMINI.md").read_text()
     # capture hooks come with it; a second apply changes nothing
     settings = json.loads((Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").read_text())

@@ -9,12 +9,16 @@
   OpenAI Responses / Gemini v1beta APIs on 127.0.0.1 (ephemeral port), for Claude Code, Codex
   and Gemini CLI.
 * ``bundle_for``: builds a hub with the real ``memhub build`` once per session.
+* ``cpu_load``: two busy processes for a module's tests (the memory e2e use it): a busy
+  machine is where the memory server once lost its sessions.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,3 +263,26 @@ def bundle_for(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Pat
         return built[hub]
 
     return build
+
+
+BUSY = "while True: pass"
+BUSY_PROCESSES = 2  # both cores of a 2-core machine (a developer's VM, a small CI runner)
+
+
+@pytest.fixture(scope="module")
+def cpu_load() -> Iterator[None]:
+    """Two processes kept busy while the module's tests run, at the tests' own priority, as
+    other work on a developer's machine or a shared CI runner does: the memory server must
+    start and be offered in time all the same (a slow SDK import once cost Claude Code its
+    memory tools and Codex its first turn's)."""
+    busy = [
+        subprocess.Popen([sys.executable, "-c", BUSY], stdin=subprocess.DEVNULL)
+        for _ in range(BUSY_PROCESSES)
+    ]
+    try:
+        yield
+    finally:
+        for process in busy:
+            process.kill()
+        for process in busy:
+            process.wait()

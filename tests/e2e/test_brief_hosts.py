@@ -31,7 +31,10 @@ from .harness import REPO_ROOT, describe, run
 from .test_capture_hosts import _trust_user_hooks
 from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
 
-pytestmark = pytest.mark.e2e
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.usefixtures("cpu_load"),
+]  # the memory server starts in every session
 
 HUB = REPO_ROOT / "examples" / "team-memory"
 BIN = Path(sys.executable).parent  # memhub and memhub-hook for the hosts, from PATH

@@ -22,6 +22,14 @@ result: that is what the model sees.
 * A lesson Claude Code saves lands proposed: Codex's `recall_directives` for a matching
   command returns it only after `memhub memory accept`.
 * Gemini CLI saves and finds a fact the same way.
+* `memhub doctor`: a memory server the host cannot start (the bare word `memhub` an older
+  memhub installed, with no memhub on the host's PATH) fails naming the host's own words.
+
+Every test runs while each core is kept busy (`cpu_load`), in folders the hosts have never
+seen, with nothing on PATH but the system's: the hosts start the memory server by the
+absolute path the install gave it. MEMHUB_HOME is not the default `~/.memhub`, so a server
+that did not get it (Codex passes only the variables an entry names) would use a memory
+the tests never read.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +50,7 @@ from .fake_tools import Call, Result, ToolsAnthropic, ToolsGemini, ToolsResponse
 from .harness import HUBS_DIR, describe, run
 from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]
 
 SESSION_TIMEOUT_S = 150
 HUB = HUBS_DIR / "memory"
@@ -49,7 +58,6 @@ READ_HUB = HUBS_DIR / "memory-read"  # the same server without its write tools
 SERVER = "memhub-memory"  # the server `memory:` installs: Claude calls mcp__memhub-memory__<tool>
 GUIDANCE = "Propose saving (`save_memory`)"  # a line of the guidance `memory:` delivers
 WRITE_TOOLS = ("save_memory", "update_memory", "delete_memory")
-BIN = Path(sys.executable).parent  # memhub's console scripts: the hosts start `memhub` from PATH
 HOSTS = "claude,codex,gemini"
 
 FACT = {
@@ -72,7 +80,7 @@ class Memory:
     """The isolated home with the memory hub applied, and where records land."""
 
     iso: Any
-    root: Path  # $MEMHUB_HOME/memory
+    root: Path  # $MEMHUB_HOME/memory, with MEMHUB_HOME not ~/.memhub
 
     @property
     def env(self) -> dict[str, str]:
@@ -93,22 +101,48 @@ class Memory:
         return run(argv, env=self.env, cwd=cwd or self.iso.root)
 
 
-def applied(iso: Any, hub: Path) -> Memory:
-    """The isolated home with a person's host settings, and `hub` applied at user scope."""
-    iso.env["PATH"] = f"{BIN}{os.pathsep}{iso.env['PATH']}"
+@pytest.fixture(scope="module")
+def handshakes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The memory server's handshake caches (read and write servers), primed once for the
+    module: `memhub apply` primes them in every fresh MEMHUB_HOME, two SDK imports each time,
+    and the caches are the same in every home (their key is memhub's and the SDK's code)."""
+    home = tmp_path_factory.mktemp("primed")
+    for mode in ("write", "read"):
+        argv = [sys.executable, "-m", "memhub.runtime.server.primer", str(home), mode]
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "MEMHUB_HOME": str(home)}
+        proc = run(argv, env=env, cwd=home)
+        assert proc.returncode == 0, describe(proc)
+    return home / "cache"
+
+
+def applied(iso: Any, hub: Path, primed: Path) -> Memory:
+    """The isolated home with a person's host settings, and `hub` applied at user scope
+    (memhub's state in a MEMHUB_HOME of its own, not ~/.memhub, its handshake caches as
+    `memhub apply` leaves them, copied from `primed`)."""
+    state = iso.root / "memhub-state"
+    iso.env["MEMHUB_HOME"] = os.environ["MEMHUB_HOME"] = str(state)  # the fixture restores it
+    (state / "cache").mkdir(parents=True)
+    for cache in primed.glob("mcp-handshake-*.json"):
+        shutil.copyfile(cache, state / "cache" / cache.name)
     gemini = iso.home / ".gemini"
     gemini.mkdir(parents=True, exist_ok=True)
     (gemini / "settings.json").write_text(GEMINI_SETTINGS)
     (iso.codex_home / "config.toml").write_text(codex_config(DEAD_BASE_URL))
-    memory = Memory(iso, layout.memory_root(iso.home / ".memhub"))
+    memory = Memory(iso, layout.memory_root(state))
     proc = memory.memhub("apply", str(hub), "--scope", "user", "--hosts", HOSTS)
     assert proc.returncode == 0, describe(proc)
     return memory
 
 
+def nothing_in_the_default_home(memory: Memory) -> None:
+    """No server wrote to ~/.memhub: each was given MEMHUB_HOME."""
+    default = memory.iso.home / ".memhub"
+    assert not default.exists(), sorted(str(p) for p in default.rglob("*"))
+
+
 @pytest.fixture
-def memory(isolated_home: Any) -> Memory:
-    return applied(isolated_home, HUB)
+def memory(isolated_home: Any, handshakes: Path) -> Memory:
+    return applied(isolated_home, HUB, handshakes)
 
 
 def checkout(memory: Memory, where: str, *, connect: bool = True) -> tuple[Path, str | None]:
@@ -153,29 +187,21 @@ def claude(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
 def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
     """One `codex exec` session in `cwd`, the model making `calls`.
 
-    Codex (0.171) waits about a second for MCP servers before the first request: memhub's
-    server answers the handshake from its cache in well under that, but the first server
-    of a home has no cache yet and imports the MCP SDK first (~0.8 s, more on a loaded
-    machine), and the model may be offered none of its tools. Such a session, and only such
-    a one, is run once more (the cache is filled by then); a server that never lists its
-    tools still fails."""
-    for attempt in (1, 2):
-        with ToolsResponses(calls) as fake:
-            config = memory.iso.codex_home / "config.toml"
-            written = config.read_text()
-            assert written.startswith(codex_config(DEAD_BASE_URL)[:40]), written  # the
-            # person's own provider (apply kept it, first), pointed at this session's fake
-            url = f'base_url = "{fake.base_url}"'
-            config.write_text(re.sub(r'^base_url = ".*"$', url, written, count=1, flags=re.M))
-            argv = [cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "find"]
-            env = {**memory.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
-            proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
-            assert proc.returncode == 0, describe(proc)
-            late = not any(SERVER in name for name in fake.offered) and not fake.results()
-            if attempt == 1 and late:
-                continue
-            return _session(fake, fake.results(), calls, proc)
-    raise AssertionError("unreachable")
+    Codex (0.171) offers the model the MCP servers that have listed their tools about a
+    second after the session starts: memhub's server answers the handshake from the cache
+    `memhub apply` filled, before the MCP SDK has loaded, busy machine or not."""
+    with ToolsResponses(calls) as fake:
+        config = memory.iso.codex_home / "config.toml"
+        written = config.read_text()
+        assert written.startswith(codex_config(DEAD_BASE_URL)[:40]), written  # the
+        # person's own provider (apply kept it, first), pointed at this session's fake
+        url = f'base_url = "{fake.base_url}"'
+        config.write_text(re.sub(r'^base_url = ".*"$', url, written, count=1, flags=re.M))
+        argv = [cli, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "find"]
+        env = {**memory.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
+        proc = run(argv, env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)
+        assert proc.returncode == 0, describe(proc)
+        return _session(fake, fake.results(), calls, proc)
 
 
 def gemini(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
@@ -260,6 +286,7 @@ def test_claude_saves_codex_finds_and_a_stale_update_fails(
     assert "error" in stale.text.lower() or stale.is_error, stale
     assert STALE not in after.decode()
     assert memory.records(pid) == {record.id: after}
+    nothing_in_the_default_home(memory)
 
 
 def test_unrelated_project_fact_never_appears(
@@ -313,11 +340,11 @@ def test_session_outside_a_project_saves_nothing(claude_cli: Path, memory: Memor
 
 
 def test_read_only_server_offers_no_write_tools(
-    claude_cli: Path, codex_cli: Path, gemini_cli: Path, isolated_home: Any
+    claude_cli: Path, codex_cli: Path, gemini_cli: Path, isolated_home: Any, handshakes: Path
 ) -> None:
     """`memory: {server: read}`: each host offers the read tools and none of the write ones
     (Claude Code names its deferred tools in the system prompt; the search loads one)."""
-    memory = applied(isolated_home, READ_HUB)
+    memory = applied(isolated_home, READ_HUB, handshakes)
     repo, _ = checkout(memory, "app")
     search = [Call("search_memory", {"query": "deploys"})]
     hosts = {"claude": claude, "codex": codex, "gemini": gemini}
@@ -343,6 +370,7 @@ def test_gemini_saves_and_finds(gemini_cli: Path, memory: Memory) -> None:
     assert (record.title, record.body.strip()) == (FACT["title"], FACT["content"]), record
     assert record.source.kind == "agent" and record.project == pid, record
     assert record.id in found.text and "blue-kiwi" in found.text, found
+    nothing_in_the_default_home(memory)
 
 
 LESSON = {
@@ -374,3 +402,33 @@ def test_agent_lesson_fires_only_after_a_person_accepts_it(
     assert saved_record(memory, pid).status == "active"
     (after,) = codex(codex_cli, memory, repo, [recall]).results
     assert lesson.id in after.text and "staging lock" in after.text, after
+
+
+def test_doctor_fails_naming_the_hosts_words_when_the_server_cannot_start(
+    claude_cli: Path, codex_cli: Path, gemini_cli: Path, memory: Memory
+) -> None:
+    """The memory server as an older memhub installed it, the bare word `memhub`, with no
+    memhub on the host's PATH (the Quickstart's venv): Claude Code and Codex cannot start it,
+    and doctor fails with their own words; Gemini's entry (by path) starts."""
+    claude_json = memory.iso.claude_dir / ".claude.json"
+    data = json.loads(claude_json.read_text())
+    data["mcpServers"][SERVER]["command"] = "memhub"
+    claude_json.write_text(json.dumps(data, indent=2))
+    config = memory.iso.codex_home / "config.toml"
+    table = re.escape(f"[mcp_servers.{SERVER}]")
+    text = re.sub(rf'({table}\n(?:.*\n)*?command = )".*"', r'\1"memhub"', config.read_text())
+    config.write_text(text)
+    clis = [str(cli.parent) for cli in (claude_cli, codex_cli, gemini_cli)]
+    env = {**memory.env, "PATH": os.pathsep.join([*dict.fromkeys(clis), memory.env["PATH"]])}
+    argv = [sys.executable, "-m", "memhub.compiler.cli.main", "doctor", "--hosts", HOSTS]
+    proc = run([*argv, "--json"], env=env, cwd=memory.iso.root)
+    assert proc.returncode == 1, describe(proc)
+    checks = json.loads(proc.stdout)["data"]["checks"]
+    starts = {c["host"]: c for c in checks if c["name"] == "server-start"}
+    assert sorted(starts) == ["claude", "codex", "gemini"], checks
+    assert starts["claude"]["status"] == "fail", starts
+    assert 'ENOENT: Executable not found in $PATH: "memhub"' in starts["claude"]["detail"]
+    assert starts["codex"]["status"] == "fail", starts
+    assert "No such file or directory" in starts["codex"]["detail"], starts
+    assert starts["gemini"]["status"] == "ok", starts
+    assert "memhub apply" in starts["claude"]["fix"]

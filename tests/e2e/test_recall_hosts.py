@@ -34,7 +34,10 @@ from . import scripted
 from .fake_tools import Call
 from .scripted import HUB, TIMEOUT_S, host_env, memhub
 
-pytestmark = pytest.mark.e2e
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.usefixtures("cpu_load"),
+]  # the memory server starts in every session
 
 # what the other recall e2e files share from here (test_remote_recall_host.py imports them)
 __all__ = ["COMMAND", "COMMAND_LESSON", "ERROR_LESSON", "FAILING", "FILE", "FILE_LESSON", "HUB",

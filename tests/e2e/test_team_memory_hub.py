@@ -2,13 +2,17 @@
 
 Codex (`codex mcp list --json`), Claude Code (`claude mcp get`) and Gemini CLI (`gemini mcp
 list`) each list the memhub-memory stdio server with the arguments the hub's `memory:` asks
-for (no `--project`: the server serves the project of the folder the host starts it in), and Codex's prompt holds the
-memory guidance from its AGENTS.md. Expected values come from the hub file, not the compiler.
+for (no `--project`: the server serves the project of the folder the host starts it in),
+started by the `memhub` of the installation that applied it, by absolute path; Codex's entry
+forwards MEMHUB_HOME, and Codex's prompt holds the memory guidance from its AGENTS.md.
+Expected values come from the hub file, not the compiler. The hosts start the server while
+each core is kept busy (`cpu_load`).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,11 +22,12 @@ from . import test_install_hosts as install
 from .harness import REPO_ROOT, describe, run
 from .test_install_hosts import Home, memhub, parse_claude_mcp_get, parse_gemini_mcp_list
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]
 
 home = install.home  # the install tests' fixture: a person's own host settings in a temp home
 TEAM = REPO_ROOT / "examples" / "team-memory"
 SERVER = "memhub-memory"
+INSTALLED = str(Path(sys.executable).parent / "memhub")  # the memhub that applies the hub
 
 
 def _expected_args() -> list[str]:
@@ -48,20 +53,21 @@ def test_hosts_list_the_memory_server_and_codex_reads_the_guidance(
     transport = listed[SERVER]["transport"]
     assert (transport["type"], transport["command"], transport["args"]) == (
         "stdio",
-        "memhub",
+        INSTALLED,
         args,
     ), transport
+    assert "MEMHUB_HOME" in transport["env_vars"], transport
 
     proc = run([claude_cli, "mcp", "get", SERVER], env=home.env, cwd=git_repo)
     assert proc.returncode == 0, describe(proc)
     got = parse_claude_mcp_get(proc.stdout)
-    assert (got.get("Type"), got.get("Command")) == ("stdio", "memhub"), proc.stdout
+    assert (got.get("Type"), got.get("Command")) == ("stdio", INSTALLED), proc.stdout
     assert got.get("Args") == " ".join(args), proc.stdout
 
     proc = run([gemini_cli, "mcp", "list"], env=home.env, cwd=home.root)
     assert proc.returncode == 0, describe(proc)
     listed_gemini = parse_gemini_mcp_list(proc.stdout + "\n" + proc.stderr)
-    assert listed_gemini.get(SERVER) == (" ".join(["memhub", *args]), "stdio"), describe(proc)
+    assert listed_gemini.get(SERVER) == (" ".join([INSTALLED, *args]), "stdio"), describe(proc)
 
     proc = run([codex_cli, "debug", "prompt-input", "hello"], env=home.env, cwd=git_repo)
     assert proc.returncode == 0, describe(proc)
@@ -74,18 +80,30 @@ exit 1
 """
 
 
+def stand_in(home: Home) -> Path:
+    """A `memhub` stand-in that records the folder it is started in, put where the install
+    named this installation's `memhub` (each host file's command, by absolute path)."""
+    probe = home.root / "probe-bin" / "memhub"
+    probe.parent.mkdir()
+    probe.write_text(PROBE)
+    probe.chmod(0o755)
+    files = [home.claude_dir / ".claude.json", home.gemini_dir / "settings.json"]
+    for file in [*files, home.codex_home / "config.toml"]:
+        if file.exists() and INSTALLED in file.read_text():
+            file.write_text(file.read_text().replace(INSTALLED, str(probe)))
+    return probe
+
+
 def test_claude_and_gemini_start_the_server_in_the_folder_they_run_in(
     claude_cli: Path, gemini_cli: Path, home: Home, git_repo: Path
 ) -> None:
-    """A `memhub` stand-in records the folder each host starts it in: the session's folder,
-    whose project the server serves (the host's probe then fails to connect, as meant)."""
+    """A `memhub` stand-in (where the install named memhub) records the folder each host
+    starts it in: the session's folder, whose project the server serves (the host's probe
+    then fails to connect, as meant)."""
     proc = memhub(["apply", str(TEAM), "--scope", "user", "--hosts", "claude,gemini"], home)
     assert proc.returncode == 0, describe(proc)
-    bin_dir = home.root / "probe-bin"
-    bin_dir.mkdir()
-    (bin_dir / "memhub").write_text(PROBE)
-    (bin_dir / "memhub").chmod(0o755)
-    env = {**home.env, "PATH": f"{bin_dir}:{home.env['PATH']}"}
+    stand_in(home)
+    env = home.env
     work = git_repo / "src"
     work.mkdir()
     trusted = {str(git_repo.resolve()): "TRUST_FOLDER"}
@@ -113,15 +131,8 @@ def test_codex_starts_the_server_in_its_working_folder(
     (home.codex_home / "config.toml").write_text(install.codex_config(fake_responses.base_url))
     proc = memhub(["apply", str(TEAM), "--scope", "user", "--hosts", "codex"], home)
     assert proc.returncode == 0, describe(proc)
-    bin_dir = home.root / "probe-bin"
-    bin_dir.mkdir()
-    (bin_dir / "memhub").write_text(PROBE)
-    (bin_dir / "memhub").chmod(0o755)
-    env = {
-        **home.env,
-        "PATH": f"{bin_dir}:{home.env['PATH']}",
-        "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake",
-    }
+    stand_in(home)
+    env = {**home.env, "MEMHUB_E2E_FAKE_KEY": "sk-memhub-e2e-fake"}
     work = git_repo / "src"
     work.mkdir()
     log = home.home / "memory-server-cwd.log"
