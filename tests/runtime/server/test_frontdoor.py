@@ -254,7 +254,13 @@ def test_a_cold_server_killed_at_once_still_leaves_a_cache(world: World) -> None
     loaded: the primer the cold server started fills the cache anyway."""
     server = Raw(world.app, "--write", primer=True)
     server.send({"id": 1, "method": "initialize", "params": HELLO})
-    time.sleep(0.4)  # past the front door (~0.1 s), short of the SDK (~0.8 s): as Codex does
+    # Kill it as soon as its primer runs (the primer's lock file), as Codex kills a server
+    # when a short session ends; a fixed sleep raced the front door on a busy machine.
+    lock = cache_path().with_name(cache_path().name + ".lock")
+    started = time.monotonic() + 60
+    while not lock.exists() and time.monotonic() < started:
+        time.sleep(0.01)
+    assert lock.exists(), "the cold server started no primer"
     server.process.kill()
     server.process.wait(timeout=30)
     # The primer's own server saves the cache (one version) before the primer adds the SDK's
