@@ -66,3 +66,29 @@ def canonical(record: dict[str, Any]) -> bytes:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
         "utf-8", "surrogatepass"
     )
+
+
+def storable(record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """(the record as a store takes it, its canonical bytes): a record holding text no UTF-8
+    store takes (a lone surrogate) comes back as a copy with it replaced by U+FFFD and
+    `"repaired": true`, never refused, so one bad string cannot stop a session's capture."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return record, text.encode("utf-8")
+    except UnicodeEncodeError:
+        from ..transcripts.clean import clean_value
+
+        fixed, _ = clean_value(json.loads(json.dumps(record)))  # a deep copy to clean
+        fixed["repaired"] = True
+        return fixed, canonical(fixed)
+
+
+def storable_header(header: dict[str, Any]) -> dict[str, Any]:
+    """A session header whose strings a UTF-8 store takes (lone surrogates replaced)."""
+    try:
+        json.dumps(header, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        from ..transcripts.clean import clean_value
+
+        return dict(clean_value(json.loads(json.dumps(header)))[0])
+    return header

@@ -50,10 +50,11 @@ def write_atomic(path: Path, data: bytes, *, sync: bool = True) -> None:
 
 def save_state(state: dict[str, Any]) -> None:
     state["updated_at"] = now()
-    write_atomic(
-        state_path(state["host"], state["session_id"]),
-        json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
-    )
+    try:
+        data = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:  # a path that is not UTF-8 (surrogate escapes): kept exactly
+        data = json.dumps(state, separators=(",", ":")).encode("ascii")
+    write_atomic(state_path(state["host"], state["session_id"]), data)
 
 
 def fault(point: str) -> None:

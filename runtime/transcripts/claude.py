@@ -13,12 +13,12 @@ older-version `summary` line; a session with none is named after its first promp
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .clean import load_json
 from .lines import iter_file_records, jsonl_records, load_line
 from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of, usage_once
 from .timestamps import file_ts, later, take_ts
@@ -213,8 +213,8 @@ def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session
     meta_file = path.with_name(path.stem + ".meta.json")
     if agent_id and meta_file.is_file():
         try:
-            agent_meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            agent_meta = load_json(meta_file.read_bytes())[0]
+        except (OSError, ValueError, RecursionError):
             agent_meta = None
         if isinstance(agent_meta, dict):
             session.meta["agent"] = agent_meta
