@@ -322,7 +322,7 @@ def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any]
         raw = {}
     found = db.execute(
         "SELECT seq FROM records WHERE conversation_id = ? AND record_id = ?",
-        (conversation_id, raw.get("$rewindTo")),
+        (conversation_id, _str(raw.get("$rewindTo"))),  # not a string: no such message
     ).fetchone()
     start = found[0] if found else 0
     db.execute(

@@ -118,10 +118,9 @@ class Reading:
             return False
         if not first.endswith(b"\n"):
             return False  # the header line is still being written
-        try:
-            value = json.loads(first)
-        except ValueError:
-            value = None
+        from ..transcripts.lines import load_line
+
+        value = load_line(first)  # any bytes: a JSON value (cleaned) or INVALID
         payload = value.get("payload") if isinstance(value, dict) else None
         source = None
         if isinstance(value, dict) and value.get("type") == "session_meta":

@@ -20,7 +20,7 @@ from typing import Any
 
 from .clean import load_json
 from .lines import iter_file_records, jsonl_records, load_line
-from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of, usage_once
+from .records import Record, Session, host_dir, is_host_id, stable_id, type_of, usage_of, usage_once
 from .timestamps import file_ts, later, take_ts
 from .titles import choose_title, classify_blocks, fold_title, prompt_title
 
@@ -132,7 +132,7 @@ def _record(
     uid = given if is_host_id(given) else None
     host_id = uid is not None
     ts, ts_source = take_ts(obj.get("timestamp"), context)
-    kind_of = obj.get("type")
+    kind_of = type_of(obj)
     message = obj.get("message")
     role = text = model = subtype = message_id = None
     usage = None

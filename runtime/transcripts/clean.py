@@ -21,7 +21,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # A JSON escape of a surrogate code point (\uD800-\uDFFF): the only way one reaches a value
 # decoded from valid UTF-8. A pair decodes to one code point; a line without such an escape
 # needs no walk over its value.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _BOM = "\ufeff"
 
 

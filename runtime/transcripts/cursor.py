@@ -31,7 +31,7 @@ from typing import Any
 
 from .clean import load_json
 from .lines import iter_file_records, jsonl_records, load_checked
-from .records import Record, Session, is_host_id, stable_id, usage_of
+from .records import Record, Session, is_host_id, stable_id, type_of, usage_of
 from .timestamps import file_ts, iso_utc, later, take_ts
 from .titles import classify_blocks, prompt_title
 
@@ -163,7 +163,7 @@ def _record(
         message = value.get("message")
         usage = _usage(message) if isinstance(message, dict) else None
     else:
-        kind_of = value.get("type")
+        kind_of = type_of(value)
         kind = "event" if kind_of == "turn_ended" else (kind_of or "unknown")
         sub = kind_of if kind == "event" else None
     return Record(

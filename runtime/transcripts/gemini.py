@@ -27,7 +27,7 @@ from typing import Any
 
 from .clean import REPLACEMENT, clean_value, decode_text, load_json
 from .lines import INVALID, iter_file_records, jsonl_records, load_line
-from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of
+from .records import Record, Session, host_dir, is_host_id, stable_id, type_of, usage_of
 from .timestamps import file_ts, iso_utc, later, take_ts
 from .titles import block_text, prompt_title
 
@@ -109,12 +109,12 @@ def message_record(
     fallback_id: str,
 ) -> Record:
     ts, ts_source = take_ts(message.get("timestamp"), context)
-    kind_of = message.get("type")
+    kind_of = type_of(message)
     role = ROLES.get(kind_of) if isinstance(kind_of, str) else None
     text = block_text(message.get("content")) or None
     if role:
         kind = "tool_call" if message.get("toolCalls") and not text else "message"
-    elif kind_of in NOTICES:
+    elif isinstance(kind_of, str) and kind_of in NOTICES:
         kind, role = "event", "system"
     else:
         kind = kind_of if isinstance(kind_of, str) and kind_of else "unknown"
@@ -179,7 +179,7 @@ def fold(records: Iterable[Record], metadata: dict[str, Any] | None = None) -> l
         if record.kind == "rewind":
             target = raw.get("$rewindTo")
             ids = list(live)
-            cut = ids.index(target) if target in live else 0
+            cut = ids.index(target) if isinstance(target, str) and target in live else 0
             for gone in ids[cut:]:
                 del live[gone]
         elif record.kind == "set":

@@ -74,10 +74,33 @@ def jsonl_records(
             if value is not INVALID:
                 record.raw = value
         else:
-            record = to_record(session_id, value, offset, end, context)
+            record = _readable(host, session_id, value, (offset, end, line), context, to_record)
         record.repaired = repaired
         out.append(record)
     return out
+
+
+def _readable(
+    host: str,
+    session_id: str,
+    value: dict[str, Any],
+    where: tuple[int, int, bytes],
+    context: dict[str, Any],
+    to_record: Callable[[str, dict[str, Any], int, int, dict[str, Any]], Record],
+) -> Record:
+    """The host's record of an object line; an object of a shape the reader did not expect
+    (a list where it reads a string...) is carried as kind "invalid" with subtype
+    "unreadable", never raised: one odd line must not stop every flush of its session."""
+    offset, end, line = where
+    try:
+        return to_record(session_id, value, offset, end, context)
+    except Exception:
+        record = invalid_record(host, session_id, offset, end, line, context)
+        record.raw, record.subtype = value, UNREADABLE
+        return record
+
+
+UNREADABLE = "unreadable"
 
 
 def invalid_record(

@@ -226,6 +226,13 @@ class Record:
         return out
 
 
+def type_of(obj: Mapping[str, Any], key: str = "type") -> str | None:
+    """A line's type name: a string, else None (a line may hold a list or an object there,
+    and a reader compares it with its sets and tables of names)."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
 def is_host_id(value: Any) -> TypeGuard[str]:
     """Whether a host-given id is usable: a non-empty token (placeholders with spaces are not)."""
     return (

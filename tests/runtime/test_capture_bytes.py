@@ -13,7 +13,7 @@ import pytest
 from memhub.runtime.backends.local import LocalStore
 from memhub.runtime.capture import core as capture
 
-from tests.runtime.test_capture import Recording, append, claude_line, claude_project
+from tests.runtime.test_capture import Recording, append, claude_line, claude_project, codex_day
 
 CUT_EMOJI = "cut \ud83c here"  # what Node writes when it cuts a string inside an emoji
 BAD_BYTES = b"\xff\xfe \xed\xa0\xbc"  # not UTF-8, and a surrogate encoded as raw bytes
@@ -118,12 +118,15 @@ def test_the_remote_payload_is_utf8_whatever_the_transcript_holds(transcript: Pa
 
             def post(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 client._ready = True
-                client._request = lambda body, _id: bodies.append(body) or {  # type: ignore[method-assign]
-                    "structuredContent": {
-                        "conversation_id": header["conversation_id"],
-                        "ack_through": records[-1]["id"],
+                client._request = lambda body, _id: (
+                    bodies.append(body)
+                    or {  # type: ignore[method-assign]
+                        "structuredContent": {
+                            "conversation_id": header["conversation_id"],
+                            "ack_through": records[-1]["id"],
+                        }
                     }
-                }
+                )
                 client._next_id, client.attempts, client.deadline = 0, 1, 1.0
                 return real(client, name, arguments)
 
@@ -161,6 +164,22 @@ def test_a_line_nested_as_deep_as_the_decoder_goes_does_not_stop_the_session(
     assert len(records) == 61 and records[-1]["id"] == "last"
     assert {r["kind"] for r in records[:-1]} == {"invalid"}
     assert records[0]["raw"].endswith("]]}")
+
+
+def test_a_codex_first_line_nested_too_deep_does_not_stop_the_session() -> None:
+    """Capture reads a Codex rollout's first line for its thread source: a line nested
+    past the decoder's limit raised RecursionError there on every flush."""
+    sid = "019a0000-0000-7000-8000-000000000009"
+    path = codex_day() / f"rollout-2026-01-02T03-04-05-{sid}.jsonl"
+    nested = "[" * 1100 + "]" * 1100
+    path.write_text(f'{{"type": "session_meta", "payload": {nested}}}\n', encoding="utf-8")
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"type": "response_item", "payload": {"type": "message"}}) + "\n")
+    with LocalStore() as store:
+        result = capture.flush("codex", sid, path, "turn", backend=store)
+        assert (result.status, result.sent) == ("ok", 2), result.error
+        kinds = [r["kind"] for r in store.records(f"codex-{sid}")]
+    assert kinds[0] == "invalid" and len(kinds) == 2
 
 
 def test_the_session_index_takes_a_damaged_store(
