@@ -9,15 +9,15 @@ Importing this module needs the standard library only.
 from __future__ import annotations
 
 import builtins
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, layout, scanwindow, sessions
+from . import catalog, indexfile, layout, scanwindow, sessions
 from .errors import NotFound
 from .found import Found, found_of
+from .healing import file_identity, healed
 from .index import MemoryIndex
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, all_pairs
@@ -70,6 +70,7 @@ class MemoryService:
         self._scanner: Scanner | None = None
         self._identity: tuple[int, int] | None = None
         self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
+        self.fallback: str | None = None  # why the last refresh wrote to an index in memory
         self._watcher: Watcher | None = None
 
     def close(self) -> None:
@@ -92,19 +93,15 @@ class MemoryService:
 
     # -- the index --
 
-    def _scan(self) -> Scanner:
-        """The scanner over the index file, reopened when the file was deleted or replaced."""
+    def _scan(self, fallback: str | None = None) -> Scanner:
+        """The scanner over the index file, reopened when the file was deleted or replaced;
+        `fallback` (why the file cannot be written): over an index in memory instead."""
         path = index_path(self.workspace.home)
-        try:
-            info = os.stat(path)
-            identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
-        except FileNotFoundError:
-            identity = None
-        if self._scanner is None or identity is None or identity != self._identity:
+        identity = file_identity(path)
+        if self._scanner is None or identity != self._identity or fallback:
             self._close_index()
-            self._scanner = Scanner(self.workspace.root, MemoryIndex(path))
-            info = os.stat(path)
-            self._identity = (info.st_dev, info.st_ino)
+            self._scanner = Scanner(self.workspace.root, MemoryIndex(path, fallback=fallback))
+            self._identity = file_identity(path)  # None: no file (an index in memory, say)
         if self.recheck > 0 and self._watcher is None:
             from .watcher import Watcher  # a long-running server's only
 
@@ -117,15 +114,17 @@ class MemoryService:
     def _db(self) -> Any:
         return self._scan().index.db
 
+    @healed
     def refresh_index(self, *, full: bool = False) -> int:
         """Re-index record files changed behind the index's back; documents changed.
 
         `full`: check every file's stat now even when `recheck` trusts unchanged folders."""
-        scanner = self._scan()
         trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
         window = 0.0 if full or self.recheck > 0 else self.window
-        result = scanner.refresh(self.workspace.allowed(), trust=trust, window=window)
-        self.notes = tuple(str(problem) for problem in result.problems)
+        result = self._scan().refresh(self.workspace.allowed(), trust=trust, window=window)
+        self.fallback = indexfile.fallback_reason(self._db)  # an index in memory: why
+        notes = [str(problem) for problem in result.problems]
+        self.notes = (*notes, self.fallback) if self.fallback else tuple(notes)
         return result.changes
 
     def _checked(self, paths: Sequence[str]) -> bool:
@@ -138,6 +137,8 @@ class MemoryService:
 
     def rebuild_index(self) -> int:
         """Recreate the index from the files alone; the records it holds in these scopes."""
+        self._close_index()
+        indexfile.discard(index_path(self.workspace.home))  # whatever it held: made anew
         scanner = self._scan()
         scanner.rebuild(all_pairs(self.workspace.root))
         self.refresh_index()
@@ -151,6 +152,7 @@ class MemoryService:
 
     # -- reads --
 
+    @healed
     def list(
         self,
         *,
@@ -172,6 +174,7 @@ class MemoryService:
             if self._checked([stored.path for stored in found]):
                 return [_entry(stored) for stored in found]
 
+    @healed
     def get(self, record_id: str) -> Entry:
         """One record by id; NotFound when absent or outside the caller's scopes."""
         if not isinstance(record_id, str) or not _safe(record_id):
@@ -191,6 +194,7 @@ class MemoryService:
             raise NotFound(record_id)
         return _entry(found[0])
 
+    @healed
     def search(
         self,
         query: str,
