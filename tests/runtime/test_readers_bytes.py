@@ -266,3 +266,54 @@ def check_cursor(host: str, sid: str, path: Path, store: LocalStore) -> None:
     stored = {record["id"] for record in store.records(capture.conversation_id(host, sid))}
     before = {r.id for r in whole(host, sid, path) if r.end is not None and r.end <= offset}
     assert before <= stored, f"cursor {offset} passed unstored records {before - stored}"
+
+
+# --- real transcripts, damaged -------------------------------------------------------------
+
+_TEXT_START = re.compile(rb'"(?:text|content)": ?"(?=[A-Za-z])')
+
+
+def _damaged(data: bytes, insert: bytes, line_no: int) -> tuple[bytes, int] | None:
+    """`data` with `insert` put at the start of a text string of its `line_no`th line (or a
+    later one); the index of the line damaged, None when no line has such a string."""
+    lines = data.split(b"\n")
+    for index in range(line_no, len(lines)):
+        found = _TEXT_START.search(lines[index])
+        if found:
+            at = found.end()
+            lines[index] = lines[index][:at] + insert + lines[index][at:]
+            return b"\n".join(lines), index
+    return None
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "cursor"])
+def test_real_transcripts_with_a_cut_emoji_and_a_bad_byte_read_the_same_otherwise(
+    material: Path, tmp_path: Path, host: str
+) -> None:
+    from tests.runtime.test_readers import JSONL
+
+    sources = [material / rel for h, rel in JSONL if h == host][:3]
+    assert sources, f"no {host} transcript in the material"
+    damaged = 0
+    for source in sources:
+        original = source.read_bytes()
+        clean_records = READERS[host].read_session(source)[1]
+        middle = original.count(b"\n") // 2
+        first = _damaged(original, b"\\ud83c", middle)
+        if first is None:
+            continue
+        data, cut_line = first
+        second = _damaged(data, b"\xff\xfe", cut_line + 1)
+        data = second[0] if second is not None else data
+        copy = tmp_path / source.name
+        copy.write_bytes(data)
+        records = READERS[host].read_session(copy)[1]
+        assert [(r.kind, r.role) for r in records] == [(r.kind, r.role) for r in clean_records]
+        host_ids = [r.id for r in records if r.id_source == "host"]
+        assert host_ids == [r.id for r in clean_records if r.id_source == "host"]
+        repaired = [r for r in records if r.repaired]
+        assert 1 <= len(repaired) <= 2, source
+        assert all(is_storable(r.to_json()) for r in records)
+        assert "\ufffd" in json.dumps(repaired[0].raw, ensure_ascii=False)
+        damaged += 1
+    assert damaged, f"no {host} transcript had a text string to damage"
