@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,6 +56,36 @@ class Backend(Protocol):
 def memhub_home() -> Path:
     configured = os.environ.get("MEMHUB_HOME")
     return Path(configured) if configured else Path.home() / ".memhub"
+
+
+OWN_FILE_LIMIT = 1 << 20  # capture's state, settings and credential files are small
+
+
+def read_own_json(path: Path, *, follow: bool = False) -> Any:
+    """The JSON value of one of memhub's own small files, None when it is absent, not a
+    regular file (a FIFO is never blocked on), a link (unless `follow`), over
+    OWN_FILE_LIMIT bytes, or not JSON: memhub's folder is untrusted input too."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > OWN_FILE_LIMIT:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(OWN_FILE_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
 
 
 def digest(data: bytes) -> str:

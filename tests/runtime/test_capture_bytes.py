@@ -5,7 +5,10 @@ store takes, the record marked `repaired`) and never stops the lines after it.""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +213,33 @@ def test_the_session_index_takes_a_damaged_store(
     assert hit["title"] == "titl\ufffde"
     body = " ".join(r["text"] for r in LocalStore(home() / "store.sqlite").records("c1"))
     assert body == "zebra one zebra \ufffd"
+
+
+def test_fifos_among_captures_own_files_never_hang_a_flush_or_session_start(
+    transcript: Path,
+) -> None:
+    """A FIFO where a session's state, another state, capture.json or the credential file
+    should be: a flush, the session_start health check and `capture status` go on (before:
+    each blocked forever reading it). Run in a child: a hang fails, it never stalls pytest."""
+    home = Path(os.environ["MEMHUB_HOME"])
+    (home / "capture").mkdir(parents=True)
+    for name in ("capture/claude-sess.json", "capture/other.json", "capture.json"):
+        os.mkfifo(home / name)
+    os.mkfifo(home / "credentials.json")
+    append(transcript, claude_line("u1"))
+    code = (
+        "from memhub.runtime.capture import core as c\n"
+        f"r = c.flush('claude', 'sess', {str(transcript)!r}, 'turn')\n"
+        "print(r.status, r.sent, c.health(), len(c.status()['sessions']))\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split() == ["ok", "1", "None", "1"]
+    cli = subprocess.run(
+        [sys.executable, "-m", "memhub.compiler.cli.main", "capture", "status", "--json"],
+        env=dict(os.environ), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
