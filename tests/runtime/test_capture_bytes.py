@@ -243,3 +243,24 @@ def test_fifos_among_captures_own_files_never_hang_a_flush_or_session_start(
         env=dict(os.environ), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert cli.returncode == 0, cli.stderr
+
+
+def test_a_damaged_capture_store_leaves_session_search_answering(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """store.sqlite overwritten with garbage: a session search answers from what the index
+    holds (before: exit 70, and the error blamed nothing by name)."""
+    from tests.compiler.cli.memkit import Memhub, connected, home
+
+    mh = Memhub(capsys, monkeypatch, tmp_path)
+    top, _ = connected(mh, tmp_path / "app")
+    with LocalStore(home() / "store.sqlite") as store:
+        store.import_conversation(
+            {"conversation_id": "c1", "host": "claude", "cwd": str(top), "title": "zebra"},
+            [{"id": "r1", "kind": "message", "role": "user", "text": "zebra one"}],
+        )
+    assert mh("memory", "search", "--kind", "session", "zebra", "--json", cwd=top).code == 0
+    (home() / "store.sqlite").write_bytes(b"garbage " * 4096)
+    ran = mh("memory", "search", "--kind", "session", "zebra", "--json", cwd=top)
+    assert ran.code == 0, ran.err
+    assert [hit["title"] for hit in ran.data["hits"]] == ["zebra"]
