@@ -59,16 +59,13 @@ def translated(exc: BaseException) -> MemoryCommandError | None:
 def disk_error(exc: BaseException) -> MemoryServiceError | None:
     """The memory error for what the disk refused (memhub's folder read-only or full, the
     index damaged), or None for anything else."""
-    import errno
     import sqlite3
 
     from memhub.runtime.memory import indexfile
     from memhub.runtime.memory.errors import IndexDamaged, Unwritable
 
-    full = (errno.ENOSPC, errno.EDQUOT)
     if isinstance(exc, OSError) and indexfile.unwritable(exc):
-        where = exc.filename or memhub_home()
-        return Unwritable(where, exc.strerror or str(exc), full=exc.errno in full)
+        return Unwritable.from_os(exc, memhub_home())
     if isinstance(exc, sqlite3.DatabaseError):
         index = memhub_home() / "memory" / "index.sqlite"
         if indexfile.unwritable(exc):

@@ -128,6 +128,14 @@ class Unwritable(MemoryServiceError):
             fix,
         )
 
+    @classmethod
+    def from_os(cls, error: OSError, where: object) -> Unwritable:
+        """The error for an OSError of the disk (`where`: the path when it names none)."""
+        import errno
+
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        return cls(error.filename or where, error.strerror or str(error), full=full)
+
 
 class IndexDamaged(MemoryServiceError):
     """The search index file is damaged in a way only a full rebuild repairs: exit 4, a

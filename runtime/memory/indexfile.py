@@ -145,7 +145,8 @@ def open_index(path: Path, fallback: str | None = None) -> tuple[sqlite3.Connect
             with _file_lock(path):  # two processes must not both judge and replace the file
                 return _open_checked(path)
         except (OSError, sqlite3.Error) as error:
-            if not unwritable(error):
+            # any OSError (a lock file that is a folder, say), and SQLite's disk errors
+            if not (isinstance(error, OSError) or unwritable(error)):
                 raise
             fallback = describe(error, path)
     return in_memory(path, fallback)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import catalog, indexfile, layout, scanwindow, sessions
-from .errors import NotFound
+from .errors import NotFound, Unwritable
 from .found import Found, found_of
 from .healing import file_identity, healed
 from .index import MemoryIndex
@@ -351,7 +351,12 @@ class MemoryService:
         """Carry out `plan` under the operation lock: {"run": id, "changed": [paths]}."""
         from .writes import apply_plan
 
-        result = apply_plan(self.workspace, plan, self._scan())
+        try:
+            result = apply_plan(self.workspace, plan, self._scan())
+        except OSError as error:  # the disk refused (read-only, full): a clear error, exit 2
+            if not indexfile.unwritable(error):
+                raise
+            raise Unwritable.from_os(error, self.workspace.home) from error
         self.refresh_index()
         return result
 
