@@ -17,6 +17,7 @@ from memhub.compiler.cli.options import EXIT_INVALID
 from memhub.hubspec.errors import MemhubError
 
 if TYPE_CHECKING:
+    from memhub.runtime.memory.errors import MemoryServiceError
     from memhub.runtime.memory.service import MemoryService
 
 
@@ -49,6 +50,28 @@ def translated(exc: BaseException) -> MemoryCommandError | None:
         return MemoryCommandError(type(exc).__name__, str(exc), exc.exit_code)
     if isinstance(exc, RecordError | UnsafeName | UnknownScope | RegistryError):
         return MemoryCommandError(type(exc).__name__, str(exc), EXIT_INVALID)
+    refused = disk_error(exc)
+    if refused is not None:
+        return MemoryCommandError(type(refused).__name__, str(refused), refused.exit_code)
+    return None
+
+
+def disk_error(exc: BaseException) -> MemoryServiceError | None:
+    """The memory error for what the disk refused (memhub's folder read-only or full, the
+    index damaged), or None for anything else."""
+    import sqlite3
+
+    from memhub.runtime.memory import indexfile
+    from memhub.runtime.memory.errors import IndexDamaged, Unwritable
+
+    if isinstance(exc, OSError) and indexfile.unwritable(exc):
+        return Unwritable.from_os(exc, memhub_home())
+    if isinstance(exc, sqlite3.DatabaseError):
+        index = memhub_home() / "memory" / "index.sqlite"
+        if indexfile.unwritable(exc):
+            return Unwritable(index, str(exc), full="full" in str(exc))
+        if indexfile.corrupt(exc):
+            return IndexDamaged(index, str(exc))
     return None
 
 

@@ -170,6 +170,8 @@ def run_search(service: MemoryService, a: SearchArgs) -> int:
         limit=a.limit,
         include_superseded=a.include_all,
     )
+    if service.fallback:  # the index file could not be written (read-only, full disk)
+        warnings.append(service.fallback)
     return show_hits(service.workspace, a, hits, warnings)
 
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .base import memhub_home
+from .base import memhub_home, read_own_json
 
 CREDENTIAL_FILE = "credentials.json"
 
@@ -23,11 +23,7 @@ def load_credential() -> dict[str, Any] | None:
     env_key = os.environ.get("MEMHUB_API_KEY", "").strip()
     if env_key:
         return {"api_key": env_key, "source": "env"}
-    path = credential_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    data = read_own_json(credential_path(), follow=True)  # a dotfile manager may link it
     if not isinstance(data, dict) or not isinstance(data.get("api_key"), str):
         return None
     data["source"] = "file"

@@ -16,14 +16,14 @@ It answers `import_conversation` as `base` describes.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-from .base import BackendError, canonical, digest, memhub_home
+from ..transcripts.clean import load_json
+from .base import BackendError, digest, memhub_home, storable, storable_header
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
@@ -84,6 +84,7 @@ class LocalStore:
             return self._db
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        db.text_factory = _text  # a damaged store's bytes read as U+FFFD, never an error
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         with contextlib.suppress(OSError):
             os.chmod(self.path, 0o600)
@@ -116,6 +117,7 @@ class LocalStore:
     def import_conversation(
         self, session_header: dict[str, Any], records: list[dict[str, Any]]
     ) -> dict[str, Any]:
+        session_header = storable_header(session_header)
         conversation_id = session_header.get("conversation_id")
         if not isinstance(conversation_id, str) or not conversation_id:
             raise BackendError("session header has no conversation_id", retryable=False)
@@ -124,8 +126,8 @@ class LocalStore:
             record_id = record.get("id")
             if not isinstance(record_id, str) or not record_id:
                 raise BackendError("a record has no id", retryable=False)
-            body = canonical(record)
-            rows.append((record_id, record, body.decode("utf-8", "surrogatepass"), digest(body)))
+            record, body = storable(record)  # a lone surrogate is replaced, never refused
+            rows.append((record["id"], record, body.decode("utf-8"), digest(body)))
         db = self._connect()
         counts = {"records_new": 0, "records_updated": 0, "records_unchanged": 0}
 
@@ -154,7 +156,7 @@ class LocalStore:
             raise BackendError(f"local store: {exc}") from exc
         return {
             "conversation_id": conversation_id,
-            "ack_through": rows[-1][0] if rows else None,
+            "ack_through": records[-1]["id"] if records else None,  # as sent
             "records_dropped": 0,
             **counts,
         }
@@ -248,7 +250,7 @@ class LocalStore:
             + " ORDER BY seq",
             (conversation_id,),
         ).fetchall()
-        return [json.loads(body) for (body,) in rows]
+        return [load_json(body)[0] for (body,) in rows]
 
     def received(self, conversation_id: str) -> dict[str, int]:
         """How many times each record id arrived (a re-send counts; the store keeps one)."""
@@ -320,7 +322,7 @@ def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any]
         raw = {}
     found = db.execute(
         "SELECT seq FROM records WHERE conversation_id = ? AND record_id = ?",
-        (conversation_id, raw.get("$rewindTo")),
+        (conversation_id, _str(raw.get("$rewindTo"))),  # not a string: no such message
     ).fetchone()
     start = found[0] if found else 0
     db.execute(
@@ -328,6 +330,10 @@ def _rewind(db: sqlite3.Connection, conversation_id: str, record: dict[str, Any]
         " AND COALESCE(kind, '') NOT IN (?, ?, ?)",
         (conversation_id, start, seq, *_NOT_MESSAGES),
     )
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def _str(value: Any) -> str | None:

@@ -179,9 +179,14 @@ class RemoteBackend:
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """`tools/call`, initializing first; retried per the policy above."""
-        encoded = json.dumps(
-            {"name": name, "arguments": arguments}, ensure_ascii=False, separators=(",", ":")
-        ).encode("utf-8", "surrogatepass")
+        call = {"name": name, "arguments": arguments}
+        try:
+            encoded = json.dumps(call, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: no server takes it, send U+FFFD
+            from ..transcripts.clean import clean_value
+
+            call = clean_value(json.loads(json.dumps(call)))[0]
+            encoded = json.dumps(call, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         started = time.monotonic()
         last: Exception | None = None
         attempt = 0

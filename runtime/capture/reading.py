@@ -118,10 +118,9 @@ class Reading:
             return False
         if not first.endswith(b"\n"):
             return False  # the header line is still being written
-        try:
-            value = json.loads(first)
-        except ValueError:
-            value = None
+        from ..transcripts.lines import load_line
+
+        value = load_line(first)  # any bytes: a JSON value (cleaned) or INVALID
         payload = value.get("payload") if isinstance(value, dict) else None
         source = None
         if isinstance(value, dict) and value.get("type") == "session_meta":
@@ -195,14 +194,14 @@ class Reading:
         yield Group(end, json.dumps(context), items, line[-MARK_BYTES:])
 
     def _item(self, record: Any) -> Item:
-        from ..backends.base import canonical, digest
+        from ..backends.base import digest, storable
 
         data = record.to_json() if hasattr(record, "to_json") else dict(record)
         if self.remote:
             from .redact import redact
 
             data = redact(data)
-        body = canonical(data)
+        data, body = storable(data)  # the readers clean their text; this is the backstop
         return Item(data, len(body), digest(body))
 
     def _note(self, records: list[Any]) -> None:
@@ -284,12 +283,15 @@ class Reading:
         if agent_id:  # a subagent transcript: a session of its own, linked to its parent
             header["agent_id"] = agent_id
             header["parent"] = conversation_id(self.host, parent) if parent else None
-        if title:
-            self.state["title"], self.state["title_source"] = title, source
         if self.remote:
             from .redact import redact
 
             header = redact(header)
+        from ..backends.base import storable_header
+
+        header = storable_header(header)  # a hook payload's title or path may hold surrogates
+        if title:
+            self.state["title"], self.state["title_source"] = header["title"], source
         return header
 
     # --- the byte-stream path --------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -48,11 +47,10 @@ def backend_config() -> dict[str, Any]:
     url = os.environ.get("MEMHUB_REMOTE_URL", "").strip()
     if kind or url:
         return {"backend": kind or "remote", "remote_url": url or None, "source": "env"}
+    from ..backends.base import read_own_json
+
     path = memhub_home() / "capture.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None
+    data = read_own_json(path)
     if isinstance(data, dict) and data.get("backend"):
         remote_url = data.get("remote_url")
         if not isinstance(remote_url, str):

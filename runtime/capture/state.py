@@ -27,10 +27,9 @@ def state_path(host: str, session_id: str) -> Path:
 
 
 def load_state(host: str, session_id: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads(state_path(host, session_id).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    from ..backends.base import read_own_json
+
+    data = read_own_json(state_path(host, session_id))
     return data if isinstance(data, dict) else None
 
 
@@ -50,10 +49,11 @@ def write_atomic(path: Path, data: bytes, *, sync: bool = True) -> None:
 
 def save_state(state: dict[str, Any]) -> None:
     state["updated_at"] = now()
-    write_atomic(
-        state_path(state["host"], state["session_id"]),
-        json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
-    )
+    try:
+        data = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:  # a path that is not UTF-8 (surrogate escapes): kept exactly
+        data = json.dumps(state, separators=(",", ":")).encode("ascii")
+    write_atomic(state_path(state["host"], state["session_id"]), data)
 
 
 def fault(point: str) -> None:
@@ -174,11 +174,10 @@ def all_states(limit: int | None = None) -> list[dict[str, Any]]:
         return []
     files.sort(key=lambda p: p.stat().st_mtime if p.exists() else 0, reverse=True)
     out = []
+    from ..backends.base import read_own_json
+
     for path in files[:limit] if limit else files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+        data = read_own_json(path)  # a FIFO named *.json must not hang session_start
         if isinstance(data, dict) and "session_id" in data:
             out.append(data)
     return out

@@ -12,11 +12,13 @@ __all__ = [
     "BodyTooLarge",
     "DuplicateRecord",
     "ImportConflict",
+    "IndexDamaged",
     "MemoryServiceError",
     "NoProject",
     "NotFound",
     "ReadOnly",
     "StaleRevision",
+    "Unwritable",
 ]
 
 
@@ -102,6 +104,51 @@ class ReadOnly(MemoryServiceError):
         super().__init__(
             f"{what} needs write access and this memory was opened read-only",
             "enable write tools in the configuration, or use the CLI",
+        )
+
+
+class Unwritable(MemoryServiceError):
+    """memhub's own folder refused a write (permissions, a read-only or full disk). Exit 2,
+    as the write layer's own WriteError for the same failure (compiler/safewrite).
+
+    Nothing was changed: a write is one transaction, rolled back when any part fails."""
+
+    exit_code = 2
+
+    def __init__(self, path: object, reason: str, *, full: bool = False) -> None:
+        self.path = str(path)
+        fix = (
+            "free space on the disk that holds it (or point MEMHUB_HOME at another disk), "
+            "then run the command again"
+            if full
+            else "make it writable (`chmod u+w` on it and its folder, or remount the disk "
+            "read-write) or point MEMHUB_HOME at a folder you can write"
+        )
+        super().__init__(
+            f"cannot write {self.path}: {reason}; nothing was changed, and reads still work",
+            fix,
+        )
+
+    @classmethod
+    def from_os(cls, error: OSError, where: object) -> Unwritable:
+        """The error for an OSError of the disk (`where`: the path when it names none)."""
+        import errno
+
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        return cls(error.filename or where, error.strerror or str(error), full=full)
+
+
+class IndexDamaged(MemoryServiceError):
+    """The search index file is damaged in a way only a full rebuild repairs: exit 4, a
+    source that could not be read (the records themselves are untouched)."""
+
+    exit_code = 4
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        super().__init__(
+            f"the search index {self.path} is damaged ({reason}); the records are untouched",
+            "run `memhub memory index --rebuild` (it is made again from the record files)",
         )
 
 

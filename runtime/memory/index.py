@@ -46,9 +46,10 @@ class MemoryIndex:
     each other up to the busy timeout; readers never wait for writers (WAL).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, fallback: str | None = None) -> None:
         self.path = Path(path)
-        self._db, self.created = indexfile.open_index(self.path)
+        # fallback (why the file cannot be written): an index in memory (indexfile.py)
+        self._db, self.created = indexfile.open_index(self.path, fallback)
         self._path_index = False
         self._stemmer = snippets.Stemmer(self._db)
 

@@ -1,13 +1,21 @@
 """The index's file on disk: made, checked, and moved aside when it is not an index of ours.
 
+The index is derived: a file that is not a complete index of this schema (garbage, a folder,
+a table dropped) is moved aside as `<name>.bad` and made again from the record files. Where
+it cannot be written at all (a read-only MEMHUB_HOME, a full disk), reads still answer from
+an index in memory: a copy of the file when it can be read, else one made from the files
+(`fallback`, and the `meta` row 'fallback' says why); nothing is written to disk then.
+
 Stdlib only; relative imports only (bundles vendor this folder).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,12 +85,22 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+# What a complete index holds (a later memhub may add more, e.g. scan tables, indexes)
+_PARTS = frozenset(
+    {"meta", "docs", "doc_tags", "doc_counts", "fts", "docs_counted", "docs_uncounted"}
+)
+
+
 def _version(db: sqlite3.Connection) -> str | None:
-    """The schema version, '' for an empty database, None for one that is not an index."""
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if not tables:
+    """The schema version, '' for an empty database, None for one that is not an index (or
+    one missing a part: a dropped FTS table failed every search and `--rebuild` too)."""
+    names = {
+        row[0]
+        for row in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
+    }
+    if not names:
         return ""
-    if "meta" not in tables:
+    if not _PARTS.issubset(names):
         return None
     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     return str(row[0]) if row else None
@@ -114,24 +132,140 @@ def _sidecars(path: Path) -> list[Path]:
 
 def _move_aside(path: Path) -> None:
     """Keep the unusable file as `<name>.bad` (one, the latest) and drop its sidecars."""
+    bad = path.with_name(path.name + ".bad")
+    if os.path.lexists(path) and os.path.isdir(bad) and not os.path.islink(bad):
+        import shutil  # an older `.bad` folder: os.replace cannot put anything over it
+
+        shutil.rmtree(bad)
     with contextlib.suppress(FileNotFoundError):
-        os.replace(path, path.with_name(path.name + ".bad"))
+        os.replace(path, bad)
     for side in _sidecars(path):
         with contextlib.suppress(FileNotFoundError):
             side.unlink()
 
 
-def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
-    """A connection to a valid index at `path`, and whether it was made (or remade) now."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _file_lock(path):  # two processes must not both judge and replace the file
-        return _open_checked(path)
+def discard(path: Path) -> None:
+    """Move the index at `path` aside (`--rebuild`: whatever it holds, it is made anew)."""
+    with _file_lock(path):
+        _move_aside(path)
+
+
+def open_index(path: Path, fallback: str | None = None) -> tuple[sqlite3.Connection, bool]:
+    """A connection to a valid index at `path`, and whether it was made (or remade) now.
+
+    `fallback` (why the file cannot be written), or an open that fails for a reason of the
+    disk (`unwritable`): an index in memory instead, see the module docstring."""
+    if fallback is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with _file_lock(path):  # two processes must not both judge and replace the file
+                return _open_checked(path)
+        except (OSError, sqlite3.Error) as error:
+            # any OSError (a lock file that is a folder, say), and SQLite's disk errors
+            if not (isinstance(error, OSError) or unwritable(error)):
+                raise
+            fallback = describe(error, path)
+    return in_memory(path, fallback)
+
+
+_UNWRITABLE_ERRNOS = frozenset(
+    {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO}
+)
+_UNWRITABLE_SQLITE = ("readonly", "disk is full", "disk i/o error", "unable to open")
+_CORRUPT_SQLITE = (
+    "malformed",
+    "not a database",
+    "corrupt",  # FTS5: "fts5: corruption found reading blob ..."
+    "vtable constructor failed",  # the FTS table's own rows damaged
+    "no such table",
+    "no such column",
+)
+
+
+def unwritable(error: BaseException) -> bool:
+    """Whether `error` says the disk cannot take a write here (permissions, a read-only or
+    full disk, an I/O error), as opposed to a bug."""
+    if isinstance(error, OSError):
+        return error.errno in _UNWRITABLE_ERRNOS
+    if isinstance(error, sqlite3.OperationalError):
+        text = str(error).lower()
+        return any(part in text for part in _UNWRITABLE_SQLITE)
+    return False
+
+
+def corrupt(error: BaseException) -> bool:
+    """Whether a SQLite error says the index file is damaged (it is remade from the files)."""
+    text = str(error).lower()
+    return isinstance(error, sqlite3.DatabaseError) and any(p in text for p in _CORRUPT_SQLITE)
+
+
+def describe(error: BaseException, path: Path) -> str:
+    """Why the index at `path` is not written, for the reader: what, where and the fix."""
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    where = getattr(error, "filename", None) or path
+    # reads as a note after "skipped " (the CLI's prefix for what a read passed over)
+    return (
+        f"writing the search index ({reason}: {where}): answers come from an index in "
+        "memory made from what is there (free space or make MEMHUB_HOME writable to keep it)"
+    )
+
+
+def in_memory(path: Path, why: str) -> tuple[sqlite3.Connection, bool]:
+    """An index in memory: a copy of the file at `path` when it is a readable index, else
+    empty (the caller fills it from the files); whether it was made empty."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    copied = _copy_into(path, db)
+    if not copied:  # nothing usable was copied (maybe half of something): start empty
+        db.close()
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        _create(db)
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('fallback', ?)", (why,))
+    return db, not copied
+
+
+def _copy_into(path: Path, target: sqlite3.Connection) -> bool:
+    """Copy the index file at `path` into `target`, reading only; whether it worked.
+
+    `mode=ro` reads a live index (its WAL included) but must write the WAL's shared memory
+    file; where that cannot be made (a read-only folder, no other reader open), the file is
+    read as `immutable` (what the last writer checkpointed into it)."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    for option in ("mode=ro", "immutable=1"):
+        try:
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?{option}", uri=True)
+        except sqlite3.Error:
+            continue
+        try:
+            if _version(source) == SCHEMA_VERSION:
+                source.backup(target)
+                # pages are copied as they are: a damaged copy would fail the read again
+                return target.execute("PRAGMA quick_check").fetchone() == ("ok",)
+        except sqlite3.Error:
+            continue
+        finally:
+            source.close()
+    return False
+
+
+def fallback_reason(db: sqlite3.Connection) -> str | None:
+    """Why `db` is an index in memory, None for the index file."""
+    with contextlib.suppress(sqlite3.Error):
+        row = db.execute("SELECT value FROM meta WHERE key = 'fallback'").fetchone()
+        return str(row[0]) if row else None
+    return None
 
 
 def _open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
     """`open_index` under the file lock."""
-    if not path.exists():
-        _move_aside(path)  # only sidecars can be there: drop them
+    try:
+        info: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        # absent: only sidecars can be there, dropped. A folder, a FIFO (opening it could
+        # block), a link (out of MEMHUB_HOME, maybe): never opened, moved aside
+        _move_aside(path)
     db: sqlite3.Connection | None = None
     try:
         db = _connect(path)
@@ -142,8 +276,12 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
         if version == "":
             _create(db)
             return db, True
-    except sqlite3.DatabaseError:
-        pass  # not a database at all ("file is not a database", "malformed")
+    except sqlite3.DatabaseError as error:
+        if db is not None:
+            db.close()
+        if not corrupt(error):
+            raise  # a full or read-only disk, a lock: never a reason to drop the index
+        db = None
     if db is not None:
         db.close()
     _move_aside(path)

@@ -60,10 +60,16 @@ def read_bytes(path: Path) -> bytes | None:
                 "put the file itself here",
             ) from None  # fmt: skip
         raise RecordError(str(path), None, f"cannot be read ({error.strerror})", "fix it") from None
+    try:
+        info = os.fstat(fd)  # before fdopen, which refuses a folder with IsADirectoryError
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        what = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise RecordError(str(path), None, what, "move it out of the records folder")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise RecordError(str(path), None, "not a regular file", "remove it")
         if info.st_size > MAX_RECORD_BYTES:
             raise RecordError(
                 str(path), None, f"larger than {MAX_RECORD_BYTES} bytes", "split or shorten it"

@@ -115,6 +115,8 @@ def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]
     """
     out: dict[str, _Stat] = {}
     names = scanwindow.names_digest()
+    if _linked(folder) is not None:
+        return out, names.hexdigest()  # reported by `problems`; its records leave the index
     try:
         entries = os.scandir(folder)
     except (FileNotFoundError, NotADirectoryError):
@@ -145,6 +147,16 @@ class ScanState:
         self.dirs: dict[Pair, tuple[str, float]] = {}
         self.prints: dict[Pair, tuple[str, int]] = {}  # folder fingerprint, when checked
         self.lock = threading.RLock()
+
+
+def _linked(folder: Path) -> Path | None:
+    """The link on the way from the memory folder to a records folder (`records`, `shared`
+    or `<project id>`, `projects`), if any: memhub never follows links in memory, so a
+    records folder that is a link (out of MEMHUB_HOME, maybe) is not read."""
+    parts = [folder, folder.parent]
+    if folder.parent.parent.name == "projects":
+        parts.append(folder.parent.parent)
+    return next((part for part in parts if os.path.islink(part)), None)
 
 
 class Scanner:
@@ -281,8 +293,8 @@ class Scanner:
                     raw = quiet_read(Path(path))
                     if (revision(raw) if raw is not None else "") != expected[path]:
                         late.add(path)
-                elif os.path.lexists(path):  # gone when listed, back now
-                    late.add(path)
+                elif os.path.lexists(path) and _linked(Path(path).parent) is None:
+                    late.add(path)  # gone when listed, back now (through a link: never read)
             return kept, removed - late
 
         def remember(db: sqlite3.Connection) -> None:
@@ -374,7 +386,11 @@ class Scanner:
     def problems(self, pairs: Sequence[Pair]) -> list[Problem]:
         """The problem files of `pairs`, as last scanned, by path."""
         out: list[Problem] = []
-        for scope, project, _folder in scope_folders(self.root, pairs):
+        for scope, project, folder in scope_folders(self.root, pairs):
+            link = _linked(folder)
+            if link is not None:
+                why = "a link: memhub never follows links in memory"
+                out.append(Problem(str(link), None, why, "put the folder itself here", MALFORMED))
             for path, line, message, fix, state in self.index.db.execute(
                 "SELECT path, line, message, fix, state FROM scan_files"
                 " WHERE scope = ? AND project = ? AND state IN (?, ?) ORDER BY path",

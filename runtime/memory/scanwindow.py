@@ -83,7 +83,7 @@ def search_within(
         )
         if stale(index.db, [hit.doc.path for hit in answer.hits if hit.doc.source == "record"]):
             return None
-    except sqlite3.OperationalError:  # no scan tables yet, or a busy index: check in full
+    except sqlite3.DatabaseError:  # no scan tables yet, a busy or damaged index: in full
         return None
     return answer
 

@@ -9,16 +9,16 @@ Importing this module needs the standard library only.
 from __future__ import annotations
 
 import builtins
-import os
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import catalog, layout, retrieval, scanwindow, sessions
-from .errors import NotFound
+from . import catalog, indexfile, layout, retrieval, scanwindow, sessions
+from .errors import NotFound, Unwritable
 from .found import Found, Results, results_of
+from .healing import file_identity, healed
 from .index import MemoryIndex
 from .records import DIRECTIVES, Record, Triggers
 from .scan import Scanner, ScanState, all_pairs
@@ -76,6 +76,7 @@ class MemoryService:
         self._states: dict[tuple[int, int], ScanState] = {}  # by index file identity
         self._lock = threading.Lock()
         self.notes: tuple[str, ...] = ()  # the problem files of the last refresh
+        self.fallback: str | None = None  # why the last refresh wrote to an index in memory
         self._watcher: Watcher | None = None
 
     def close(self) -> None:
@@ -101,26 +102,24 @@ class MemoryService:
 
     # -- the index --
 
-    def _scan(self) -> Scanner:
+    def _scan(self, fallback: str | None = None) -> Scanner:
         """This thread's scanner over the index file, reopened when the file was deleted or
-        replaced."""
+        replaced; `fallback` (why the file cannot be written): over an index in memory instead."""
         path = index_path(self.workspace.home)
-        try:
-            info = os.stat(path)
-            identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
-        except FileNotFoundError:
-            identity = None
+        identity = file_identity(path)
         local = self._local
         scanner: Scanner | None = getattr(local, "scanner", None)
-        if scanner is None or identity is None or identity != local.identity:
+        if scanner is None or identity != getattr(local, "identity", None) or fallback:
             self.release()
-            index = MemoryIndex(path)
-            info = os.stat(path)
-            local.identity = (info.st_dev, info.st_ino)
+            index = MemoryIndex(path, fallback=fallback)
+            local.identity = file_identity(path)  # None: no file (an index in memory, say)
             with self._lock:
-                if index.created:  # a new file may reuse a deleted one's inode: forget its state
-                    self._states.pop(local.identity, None)
-                state = self._states.setdefault(local.identity, ScanState())
+                if fallback or local.identity is None:
+                    state = ScanState()  # an index in memory is this thread's alone
+                else:
+                    if index.created:  # a new file may reuse a deleted one's inode
+                        self._states.pop(local.identity, None)
+                    state = self._states.setdefault(local.identity, ScanState())
             scanner = local.scanner = Scanner(self.workspace.root, index, state=state)
         if self.recheck > 0 and self._watcher is None:
             from .watcher import Watcher  # a long-running server's only
@@ -136,15 +135,17 @@ class MemoryService:
     def _db(self) -> Any:
         return self._scan().index.db
 
+    @healed
     def refresh_index(self, *, full: bool = False) -> int:
         """Re-index record files changed behind the index's back; documents changed.
 
         `full`: check every file's stat now even when `recheck` trusts unchanged folders."""
-        scanner = self._scan()
         trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
         window = 0.0 if full or self.recheck > 0 else self.window
-        result = scanner.refresh(self.workspace.allowed(), trust=trust, window=window)
-        self.notes = tuple(str(problem) for problem in result.problems)
+        result = self._scan().refresh(self.workspace.allowed(), trust=trust, window=window)
+        self.fallback = indexfile.fallback_reason(self._db)  # an index in memory: why
+        notes = [str(problem) for problem in result.problems]
+        self.notes = (*notes, self.fallback) if self.fallback else tuple(notes)
         return result.changes
 
     def _checked(self, paths: Sequence[str]) -> bool:
@@ -158,6 +159,8 @@ class MemoryService:
 
     def rebuild_index(self) -> int:
         """Recreate the index from the files alone; the records it holds in these scopes."""
+        self.release()
+        indexfile.discard(index_path(self.workspace.home))  # whatever it held: made anew
         scanner = self._scan()
         scanner.rebuild(all_pairs(self.workspace.root))
         self.refresh_index()
@@ -171,6 +174,7 @@ class MemoryService:
 
     # -- reads --
 
+    @healed
     def list(
         self,
         *,
@@ -192,6 +196,7 @@ class MemoryService:
             if self._checked([stored.path for stored in found]):
                 return [_entry(stored) for stored in found]
 
+    @healed
     def get(self, record_id: str) -> Entry:
         """One record by id; NotFound when absent or outside the caller's scopes."""
         if not isinstance(record_id, str) or not _safe(record_id):
@@ -211,6 +216,7 @@ class MemoryService:
             raise NotFound(record_id)
         return _entry(found[0])
 
+    @healed
     def search(
         self,
         query: str,
@@ -375,7 +381,12 @@ class MemoryService:
         """Carry out `plan` under the operation lock: {"run": id, "changed": [paths]}."""
         from .writes import apply_plan
 
-        result = apply_plan(self.workspace, plan, self._scan())
+        try:
+            result = apply_plan(self.workspace, plan, self._scan())
+        except OSError as error:  # the disk refused (read-only, full): a clear error, exit 2
+            if not indexfile.unwritable(error):
+                raise
+            raise Unwritable.from_os(error, self.workspace.home) from error
         self.refresh_index()
         return result
 

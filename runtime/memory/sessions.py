@@ -107,7 +107,10 @@ def refresh_sessions(home: Path, index: MemoryIndex) -> int:
         registry = projects.load_registry(registry_file)
     except projects.RegistryError:
         registry = projects.Registry()  # no registry, no project: no session is searchable
-    docs, keep = _changed_docs(store, registry, signature, index)
+    try:
+        docs, keep = _changed_docs(store, registry, signature, index)
+    except sqlite3.DatabaseError:  # a damaged store: the sessions indexed stay as they are
+        return 0  # (the signature is not saved: the next read tries again)
     known = index.revisions(sources=("session",))
     gone = [path for path in known if path not in keep]
 

@@ -13,14 +13,14 @@ older-version `summary` line; a session with none is named after its first promp
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .clean import load_json
 from .lines import iter_file_records, jsonl_records, load_line
-from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of, usage_once
+from .records import Record, Session, host_dir, is_host_id, stable_id, type_of, usage_of, usage_once
 from .timestamps import file_ts, later, take_ts
 from .titles import choose_title, classify_blocks, fold_title, prompt_title
 
@@ -132,7 +132,7 @@ def _record(
     uid = given if is_host_id(given) else None
     host_id = uid is not None
     ts, ts_source = take_ts(obj.get("timestamp"), context)
-    kind_of = obj.get("type")
+    kind_of = type_of(obj)
     message = obj.get("message")
     role = text = model = subtype = message_id = None
     usage = None
@@ -213,8 +213,8 @@ def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session
     meta_file = path.with_name(path.stem + ".meta.json")
     if agent_id and meta_file.is_file():
         try:
-            agent_meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            agent_meta = load_json(meta_file.read_bytes())[0]
+        except (OSError, ValueError, RecursionError):
             agent_meta = None
         if isinstance(agent_meta, dict):
             session.meta["agent"] = agent_meta

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .lines import INVALID, iter_file_records, jsonl_records, load_line
-from .records import Record, Session, host_dir, stable_id, usage_of
+from .records import Record, Session, host_dir, stable_id, type_of, usage_of
 from .timestamps import file_ts, iso_utc, later, take_ts
 from .titles import block_text, prompt_title
 
@@ -222,7 +222,7 @@ def _record(
     session_id: str, obj: dict[str, Any], offset: int, end: int, context: dict[str, Any]
 ) -> Record:
     ts, ts_source = take_ts(obj.get("timestamp", obj.get("created_at")), context)
-    kind_of = obj.get("type")
+    kind_of = type_of(obj)
     payload = obj.get("payload")
     payload = payload if isinstance(payload, dict) else {}
     sub = payload.get("type") if isinstance(payload.get("type"), str) else None

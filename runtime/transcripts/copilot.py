@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .lines import iter_file_records, jsonl_records
-from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of
+from .records import Record, Session, host_dir, is_host_id, stable_id, type_of, usage_of
 from .timestamps import file_ts, later, take_ts
 from .titles import prompt_title
 
@@ -118,7 +118,7 @@ def _record(
     given = obj.get("id")
     uid = given if is_host_id(given) else None
     ts, ts_source = take_ts(obj.get("timestamp"), context)
-    kind_of = obj.get("type")
+    kind_of = type_of(obj)
     data = _object(obj.get("data"))
     kind, role, text = _classify(kind_of, data)
     model = _str(data.get("model"))

@@ -22,7 +22,6 @@ prompt; a store's own `name` is used when it is not a default placeholder.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
@@ -30,8 +29,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .lines import iter_file_records, jsonl_records, load_line
-from .records import Record, Session, is_host_id, stable_id, usage_of
+from .clean import load_json
+from .lines import iter_file_records, jsonl_records, load_checked
+from .records import Record, Session, is_host_id, stable_id, type_of, usage_of
 from .timestamps import file_ts, iso_utc, later, take_ts
 from .titles import classify_blocks, prompt_title
 
@@ -163,7 +163,7 @@ def _record(
         message = value.get("message")
         usage = _usage(message) if isinstance(message, dict) else None
     else:
-        kind_of = value.get("type")
+        kind_of = type_of(value)
         kind = "event" if kind_of == "turn_ended" else (kind_of or "unknown")
         sub = kind_of if kind == "event" else None
     return Record(
@@ -273,28 +273,30 @@ def _store_meta(conn: sqlite3.Connection) -> dict[str, Any]:
         if not isinstance(value, str):
             continue
         try:
-            decoded = json.loads(bytes.fromhex(value).decode("utf-8"))
-        except ValueError:
+            decoded = load_json(bytes.fromhex(value))[0]
+        except (ValueError, RecursionError):
             try:
-                decoded = json.loads(value)
-            except ValueError:
+                decoded = load_json(value)[0]
+            except (ValueError, RecursionError):
                 continue
         if isinstance(decoded, dict):
             merged.update(decoded)
     return merged
 
 
-def _leaf(data: bytes) -> dict[str, Any] | None:
+def _leaf(data: bytes) -> tuple[dict[str, Any], bool] | None:
+    """(a message blob's message, whether its text was repaired), None for a tree node."""
     if data[:1] != b"{":
         return None
-    value = load_line(data)
-    return value if isinstance(value, dict) and "role" in value else None
+    value, repaired = load_checked(data)
+    return (value, repaired) if isinstance(value, dict) and "role" in value else None
 
 
 def store_messages(
     path: Path | str, meta_only: bool = False
-) -> tuple[dict[str, Any], list[tuple[str, dict, int | None]]]:
-    """(store meta, [(blob id, message, clock ms)]) of a store.db, in conversation order.
+) -> tuple[dict[str, Any], list[tuple[str, dict, int | None, bool]]]:
+    """(store meta, [(blob id, message, clock ms, repaired)]) of a store.db, in conversation
+    order (`repaired`: the blob's text had to be cleaned, see `clean`).
 
     The database is opened read-only (a missing file is an error, never created).
     """
@@ -316,7 +318,7 @@ def store_messages(
                 order.append(blob_id)
     finally:
         conn.close()
-    out: list[tuple[str, dict, int | None]] = []
+    out: list[tuple[str, dict, int | None, bool]] = []
     root = meta.get("latestRootBlobId")
     if isinstance(root, str) and root in blobs:
         stack: list[tuple[str, int | None, int]] = [(root, None, 0)]
@@ -328,7 +330,7 @@ def store_messages(
                 continue
             leaf = _leaf(data)
             if leaf is not None:
-                out.append((blob_id, leaf, clock))
+                out.append((blob_id, leaf[0], clock, leaf[1]))
                 continue
             if blob_id in on_path:
                 continue  # a cycle: each node is expanded once
@@ -337,7 +339,11 @@ def store_messages(
             clock = own if own is not None else clock
             stack.extend((child, clock, depth + 1) for child in reversed(children))
     if not out:
-        out = [(blob_id, leaf, None) for blob_id in order if (leaf := _leaf(blobs[blob_id]))]
+        out = [
+            (blob_id, leaf[0], None, leaf[1])
+            for blob_id in order
+            if (leaf := _leaf(blobs[blob_id]))
+        ]
     return meta, out
 
 
@@ -363,7 +369,7 @@ def read_store(path: Path | str, metadata_only: bool = False) -> tuple[Session, 
     context: dict[str, Any] = {"file_ts": created or fallback}
     records: list[Record] = []
     seen: dict[str, int] = {}
-    for blob_id, message, clock in messages:
+    for blob_id, message, clock, repaired in messages:
         count = seen.get(blob_id, 0)
         seen[blob_id] = count + 1
         ts, ts_source = take_ts(clock, context)
@@ -382,6 +388,7 @@ def read_store(path: Path | str, metadata_only: bool = False) -> tuple[Session, 
             end=None,
             subtype="system" if role == "system" else None,
             model=model,
+            repaired=repaired,
         )
         if not metadata_only:
             records.append(record)
@@ -393,7 +400,7 @@ def read_store(path: Path | str, metadata_only: bool = False) -> tuple[Session, 
 
 def _meta_json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = load_json(path.read_bytes())[0]
+    except (OSError, ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}

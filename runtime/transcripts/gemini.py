@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .clean import REPLACEMENT, clean_value, decode_text, load_json
 from .lines import INVALID, iter_file_records, jsonl_records, load_line
-from .records import Record, Session, host_dir, is_host_id, stable_id, usage_of
+from .records import Record, Session, host_dir, is_host_id, stable_id, type_of, usage_of
 from .timestamps import file_ts, iso_utc, later, take_ts
 from .titles import block_text, prompt_title
 
@@ -71,8 +72,8 @@ def session_id_for(path: Path | str) -> str:
             return sid
     else:
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            value = load_json(path.read_bytes())[0]
+        except (OSError, ValueError, RecursionError):
             value = None
         if isinstance(value, dict) and is_host_id(value.get("sessionId")):
             return value["sessionId"]
@@ -108,12 +109,12 @@ def message_record(
     fallback_id: str,
 ) -> Record:
     ts, ts_source = take_ts(message.get("timestamp"), context)
-    kind_of = message.get("type")
+    kind_of = type_of(message)
     role = ROLES.get(kind_of) if isinstance(kind_of, str) else None
     text = block_text(message.get("content")) or None
     if role:
         kind = "tool_call" if message.get("toolCalls") and not text else "message"
-    elif kind_of in NOTICES:
+    elif isinstance(kind_of, str) and kind_of in NOTICES:
         kind, role = "event", "system"
     else:
         kind = kind_of if isinstance(kind_of, str) and kind_of else "unknown"
@@ -178,7 +179,7 @@ def fold(records: Iterable[Record], metadata: dict[str, Any] | None = None) -> l
         if record.kind == "rewind":
             target = raw.get("$rewindTo")
             ids = list(live)
-            cut = ids.index(target) if target in live else 0
+            cut = ids.index(target) if isinstance(target, str) and target in live else 0
             for gone in ids[cut:]:
                 del live[gone]
         elif record.kind == "set":
@@ -195,6 +196,7 @@ def fold(records: Iterable[Record], metadata: dict[str, Any] | None = None) -> l
                             new = message_record(
                                 record.session, message, context, record.end, fallback
                             )
+                            new.repaired = record.repaired
                             live[new.id] = new
         elif record.kind == "meta":
             if metadata is not None:
@@ -244,19 +246,25 @@ def read_session(path: Path | str, metadata_only: bool = False) -> tuple[Session
 def _legacy(
     path: Path, session_id: str, context: dict[str, Any], metadata: dict[str, Any]
 ) -> list[Record]:
-    """A legacy single-object recording (not a byte stream: `end` is None)."""
-    value = json.loads(path.read_text(encoding="utf-8"))
+    """A legacy single-object recording (not a byte stream: `end` is None). A file that is
+    not UTF-8 is read with its bad bytes replaced: the messages they touch are `repaired`."""
+    text, replaced = decode_text(path.read_bytes())
+    value = json.loads(text)
     if not isinstance(value, dict):
         raise ValueError(f"{path}: not a Gemini chat recording (expected an object)")
-    metadata.update({k: v for k, v in value.items() if k != "messages"})
+    metadata.update(clean_value({k: v for k, v in value.items() if k != "messages"})[0])
     context["file_ts"] = iso_utc(value.get("startTime")) or context["file_ts"]
     messages = value.get("messages")
     records: list[Record] = []
     if isinstance(messages, list):
         for index, message in enumerate(messages):
+            message, repaired = clean_value(message)
+            if replaced and not repaired:  # a replaced byte lies in this message?
+                repaired = REPLACEMENT in json.dumps(message, ensure_ascii=False)
             if isinstance(message, dict):
                 fallback = stable_id(HOST, session_id, "message", str(index))
                 records.append(message_record(session_id, message, context, None, fallback))
+                records[-1].repaired = repaired
             else:
                 ts, ts_source = take_ts(None, context)
                 records.append(
@@ -269,6 +277,7 @@ def _legacy(
                         kind="invalid",
                         raw=message,
                         id_source="derived",
+                        repaired=repaired,
                     )
                 )
     return fold(records)

@@ -1,12 +1,16 @@
-"""A transcript's lines as records: complete lines, JSON per line, invalid lines kept."""
+"""A transcript's lines as records: complete lines, JSON per line, invalid lines kept.
+
+Every line is decoded by `clean.load_json`: bytes that are not UTF-8 and lone surrogates
+become U+FFFD and the line's record is marked `repaired`; no line is dropped for its bytes.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .clean import decode_text, load_json
 from .records import BLOCK, Record, stable_id
 from .timestamps import take_ts
 
@@ -26,11 +30,23 @@ def complete_lines(data: bytes, start: int) -> Iterator[tuple[int, int, bytes]]:
 
 
 def load_line(line: bytes) -> Any:
-    """The line's JSON value, or `INVALID` when it is not JSON."""
+    """The line's JSON value (cleaned: see `clean`), or `INVALID` when it is not JSON."""
+    return load_checked(line)[0]
+
+
+def load_checked(line: bytes) -> tuple[Any, bool]:
+    """(the line's cleaned JSON value or `INVALID`, whether its text had to be repaired).
+
+    A value nesting deeper than MAX_DEPTH is INVALID too (kept as its text): the decoder
+    takes about 990 levels from a shallow stack, and the same value encoded again from a
+    deeper one (capture, a store) would raise, every time, for a record never sent."""
     try:
-        return json.loads(line)
+        return load_json(line, MAX_DEPTH)
     except (ValueError, RecursionError):
-        return INVALID
+        return INVALID, decode_text(line)[1]
+
+
+MAX_DEPTH = 400  # real transcripts nest a few dozen levels
 
 
 INVALID = object()
@@ -52,15 +68,39 @@ def jsonl_records(
     """
     out: list[Record] = []
     for offset, end, line in complete_lines(data, start):
-        value = load_line(line)
+        value, repaired = load_checked(line)
         if value is INVALID or not isinstance(value, dict):
             record = invalid_record(host, session_id, offset, end, line, context)
             if value is not INVALID:
                 record.raw = value
-            out.append(record)
-            continue
-        out.append(to_record(session_id, value, offset, end, context))
+        else:
+            record = _readable(host, session_id, value, (offset, end, line), context, to_record)
+        record.repaired = repaired
+        out.append(record)
     return out
+
+
+def _readable(
+    host: str,
+    session_id: str,
+    value: dict[str, Any],
+    where: tuple[int, int, bytes],
+    context: dict[str, Any],
+    to_record: Callable[[str, dict[str, Any], int, int, dict[str, Any]], Record],
+) -> Record:
+    """The host's record of an object line; an object of a shape the reader did not expect
+    (a list where it reads a string...) is carried as kind "invalid" with subtype
+    "unreadable", never raised: one odd line must not stop every flush of its session."""
+    offset, end, line = where
+    try:
+        return to_record(session_id, value, offset, end, context)
+    except Exception:
+        record = invalid_record(host, session_id, offset, end, line, context)
+        record.raw, record.subtype = value, UNREADABLE
+        return record
+
+
+UNREADABLE = "unreadable"
 
 
 def invalid_record(

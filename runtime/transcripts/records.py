@@ -39,7 +39,11 @@ or SQLite store. `Record.to_json()` is its JSON line (`"type": "record"`). Field
   far), `sidechain` (Claude side chain / subagent record), `agent_id` (the subagent
   that wrote it), `parent` (the host's parent record id), `subtype` (the host's own sub-type),
   `model`.
-- `raw`: the host's original object, unchanged.
+- `raw`: the host's original object, unchanged except for text no store takes: bytes that
+  are not UTF-8 and lone surrogates (`\\ud83c`, as Node writes when it cuts a string inside
+  an emoji) are replaced by U+FFFD (`clean`), in `raw` and in every field taken from it.
+- `repaired`: True when that replacement happened; `to_json()` then carries
+  `"repaired": true` (and only then, so a clean record's JSON, and digest, is unchanged).
 - `end`: byte offset just past the record's line (its newline included) in its source file;
   None for sources that are not byte streams (Cursor store.db, Gemini legacy `.json`).
 
@@ -193,9 +197,10 @@ class Record:
     subtype: str | None = None
     model: str | None = None
     message_id: str | None = None
+    repaired: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "record",
             "id": self.id,
             "session": self.session,
@@ -216,6 +221,16 @@ class Record:
             "end": self.end,
             "raw": self.raw,
         }
+        if self.repaired:
+            out["repaired"] = True
+        return out
+
+
+def type_of(obj: Mapping[str, Any], key: str = "type") -> str | None:
+    """A line's type name: a string, else None (a line may hold a list or an object there,
+    and a reader compares it with its sets and tables of names)."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
 
 
 def is_host_id(value: Any) -> TypeGuard[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .records import Record
+from .records import Record, type_of
 
 # Blocks the hosts wrap around what the user typed: the named ones, and any tag whose name
 # has a `_` or `-` (ide_selection, ide_opened_file, user_query, ...: host-made, unlike HTML)
@@ -96,11 +96,11 @@ def classify_blocks(content: Any) -> tuple[str, str | None]:
         return "message", content
     if not isinstance(content, list):
         return "message", None
-    types = {block.get("type") for block in content if isinstance(block, dict)}
+    types = {type_of(block) for block in content if isinstance(block, dict)}
     texts: list[str] = []
     if types & _RESULT_BLOCKS:
         for block in content:
-            if isinstance(block, dict) and block.get("type") in _RESULT_BLOCKS:
+            if isinstance(block, dict) and type_of(block) in _RESULT_BLOCKS:
                 inner = block.get("content", block.get("result"))
                 text = block_text(inner) if not isinstance(inner, dict) else None
                 if text:
