@@ -118,6 +118,10 @@ def _run(args: list[str]) -> object:
     """A remembered no-op apply (cli/replay.py, before click is imported), else a plain
     apply or a plain `memory search` without click (cli/applyrun.py, cli/memory_search.py),
     else the verb through the click group."""
+    if args[:2] == ["mcp", "serve"]:  # a host waits for its first answer: before click
+        from memhub.runtime.server import frontdoor
+
+        frontdoor.open_early(args[2:])
     if args[:2] == ["memory", "search"]:  # the read run over and over: no click either
         from memhub.compiler.cli import memory_search
 

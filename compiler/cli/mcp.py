@@ -94,16 +94,18 @@ def _serve(
     host: str,
     port: int | None,
 ) -> int:
+    from memhub.runtime.server import frontdoor
+
+    door = frontdoor.take_early()  # main.py opened it, when the arguments ask for stdio
     if not http and (port is not None or host != "127.0.0.1"):
+        if door is not None:
+            door.close()
         raise click.UsageError("--host and --port go with --http")
     sock = _bind(host, port) if http else None
-    door = None
     try:
+        if sock is None and door is None:  # answer the handshake while the SDK imports
+            door = frontdoor.open_door(_home(), write)
         workspace = _workspace(project, scopes or ("shared", "project"), write)
-        if sock is None:  # answer the handshake while the SDK imports (see frontdoor.py)
-            from memhub.runtime.server import frontdoor
-
-            door = frontdoor.open_door(_home(), workspace.writable)
         try:
             from memhub.runtime.server import app
         except ImportError as exc:  # a dependency; a broken install says so plainly

@@ -21,7 +21,6 @@ import importlib.util
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,22 +95,32 @@ class Cache:
     def __init__(self, path: Path, key: str) -> None:
         self.path = path
         self.key = key
-        self.eras = self._stored()
+        self.eras, self.primed = self._stored()
         self.dirty: set[str] = set()
 
-    def _stored(self) -> dict[str, Era]:
+    def _stored(self) -> tuple[dict[str, Era], bool]:
         stored = _load(self.path)
         if not isinstance(stored, dict) or stored.get("key") != self.key:
             stored = {}
-        return {era: Era(stored.get(era)) for era in ERAS}
+        return {era: Era(stored.get(era)) for era in ERAS}, stored.get("primed") is True
 
     @property
     def complete(self) -> bool:
-        """Whether every era answers everything it caches (the primer's work is done)."""
-        return all(
-            self.eras[era].versions and all(m in self.eras[era].answers for m in CACHED[era])
-            for era in ERAS
-        ) and bool(self.eras[MODERN].answers.get(LISTEN))
+        """Whether there is nothing left to prime: every era answers everything it caches,
+        or a primer asked it all (what this SDK does not answer, it answers itself)."""
+        return self.primed or (
+            all(
+                self.eras[era].versions and all(m in self.eras[era].answers for m in CACHED[era])
+                for era in ERAS
+            )
+            and bool(self.eras[MODERN].answers.get(LISTEN))
+        )
+
+    def mark_primed(self) -> None:
+        """A primer asked everything: no server starts another for this key."""
+        self.primed = True
+        self.dirty.add("primed")
+        self.save()
 
     def answer(self, era: str, method: str, version: Any) -> dict[str, Any] | None:
         """The SDK's result for `method` in a connection of `era` at `version`, when known."""
@@ -171,18 +180,18 @@ class Cache:
 
     def save(self) -> None:
         """Write the eras learnt here, keeping the others as the file has them now."""
-        mine = {era for era in self.dirty if OPENING[era] in self.eras[era].answers}
-        if not mine:
+        mine = {era for era in ERAS if era in self.dirty and OPENING[era] in self.eras[era].answers}
+        if not mine and "primed" not in self.dirty:
             return
         with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with _locked(self.path.with_name(self.path.name + ".write-lock")):
-                on_disk = self._stored()
+                on_disk, primed = self._stored()
                 eras = {era: (self.eras[era] if era in mine else on_disk[era]) for era in ERAS}
-                data = {"key": self.key, **{era: eras[era].to_json() for era in ERAS}}
-                _write(self.path, data)
-                self.eras = eras
-                self.dirty -= mine
+                data = {era: eras[era].to_json() for era in ERAS}
+                _write(self.path, {"key": self.key, "primed": self.primed or primed, **data})
+                self.eras, self.primed = eras, self.primed or primed
+                self.dirty -= {*mine, "primed"}
 
 
 def _filter_key(asked: Any) -> str:
@@ -190,6 +199,8 @@ def _filter_key(asked: Any) -> str:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
+    import tempfile  # here: a server's start is on the clock, a save is not
+
     fd, tmp = tempfile.mkstemp(prefix=".handshake-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -28,6 +28,7 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +222,27 @@ class FrontDoor:
             _write_all(1, END)
         os.dup2(self._real_out, 1)
         self._writer.join(timeout=10)
+
+
+_early: list[FrontDoor] = []  # the door `open_early` opened, until `_serve` takes it
+
+
+def open_early(args: Sequence[str]) -> None:
+    """Open the door for `memhub mcp serve ARGS` before the CLI parses them: importing the
+    CLI (click and its group) is most of a server's time to its first answer, and Codex
+    offers only the servers that answer within about a second. Only a plain stdio serve
+    (no --http, --help or --json); the CLI still checks every argument, and a run that stops
+    before it serves exits the process, door and all."""
+    if _early or any(a.startswith(("--http", "--help", "-h", "--json")) for a in args):
+        return
+    from ..backends.base import memhub_home
+
+    _early.append(open_door(memhub_home(), "--write" in args))
+
+
+def take_early() -> FrontDoor | None:
+    """The door `open_early` opened for this process, once."""
+    return _early.pop() if _early else None
 
 
 def open_door(home: Path, writable: bool) -> FrontDoor:

@@ -73,7 +73,7 @@ def prime(home: Path, writable: bool) -> bool:
         # the SDK answers every version of an era alike: a handshake one by echoing it
         cache.add_versions(doorcache.LEGACY, list(HANDSHAKE_PROTOCOL_VERSIONS))
         cache.add_versions(doorcache.MODERN, list(MODERN_PROTOCOL_VERSIONS))
-        cache.save()
+        cache.mark_primed()  # each request was answered: what is not cached, the SDK answers
         return cache.complete
 
 

@@ -30,6 +30,10 @@ from .fake_responses import FakeResponses
 from .fakeserver import Reply
 
 TOOL_SEARCH = "ToolSearch"  # Claude Code defers MCP tools; a model loads them through it
+# How Claude Code 2.1 names, in the request, MCP servers that had not connected when it was built
+STILL_CONNECTING = "MCP servers are still connecting"
+STILL_CONNECTING_RESULT = "servers are still connecting"  # in ToolSearch's result, likewise
+SEARCHES = 4  # how often the fake searches for a tool of a server that is still connecting
 
 
 @dataclass(frozen=True)
@@ -114,14 +118,26 @@ class ToolsAnthropic(FakeAnthropic):
         self, body: dict[str, Any], tools: set[Any], tool: str
     ) -> tuple[str | None, dict[str, Any]]:
         """(ToolSearch, its arguments) to load the deferred tool `tool`; (None, {}) when it
-        is not deferred, or was asked for already (a second try would loop)."""
+        is not deferred, or was asked for already (a second try would loop).
+
+        An MCP server still connecting when the request was built (Claude Code 2.1 starts
+        them without waiting) is named in the request as such, and the model is told to
+        search for its tools by keyword: ToolSearch then waits for the server. The fake
+        does as told, with the tool's own name as the keyword."""
         text = json.dumps(body.get("system")) + json.dumps(body.get("messages"))
         deferred = sorted(set(re.findall(r"mcp__[A-Za-z0-9_-]+__" + re.escape(tool), text)))
-        if TOOL_SEARCH not in tools or len(deferred) != 1:
+        if TOOL_SEARCH not in tools:
             return None, {}
-        query = f"select:{deferred[0]}"
-        asked = any(u.get("input", {}).get("query") == query for u in _claude_uses(body))
-        return (None, {}) if asked else (TOOL_SEARCH, {"query": query})
+        if len(deferred) == 1:
+            query = f"select:{deferred[0]}"
+        elif not deferred and STILL_CONNECTING in text:
+            query = tool
+        else:
+            return None, {}
+        asked = [u for u in _claude_uses(body) if u.get("input", {}).get("query") == query]
+        # ToolSearch waits about 5 s for a connecting server, then says to search again
+        again = len(asked) < SEARCHES and STILL_CONNECTING_RESULT in _last_search_result(body)
+        return (TOOL_SEARCH, {"query": query}) if not asked or again else (None, {})
 
     def results(self) -> list[Result]:
         """The tool results of the longest conversation the fake was sent (without
@@ -143,6 +159,12 @@ def _claude_blocks(body: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 def _claude_uses(body: dict[str, Any]) -> list[dict[str, Any]]:
     return _claude_blocks(body, "tool_use")
+
+
+def _last_search_result(body: dict[str, Any]) -> str:
+    """The text of the conversation's last ToolSearch result ("" when there is none)."""
+    found = [r.text for r in _claude_results(body) if r.name == TOOL_SEARCH]
+    return found[-1] if found else ""
 
 
 def _claude_results(body: dict[str, Any]) -> list[Result]:

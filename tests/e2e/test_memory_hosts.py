@@ -172,16 +172,18 @@ class Session:
 
 
 def claude(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
-    """One `claude -p` session in `cwd`, the model making `calls`."""
+    """One `claude -p` session in `cwd`, the model making `calls`; its MCP log (Claude
+    Code's debug file) is shown when a call goes unanswered."""
+    log = memory.iso.root / f"claude-debug-{len(list(memory.iso.root.glob('claude-debug-*')))}"
     with ToolsAnthropic(calls) as fake:
         env = {**memory.env, "ANTHROPIC_BASE_URL": fake.base_url,
                "ANTHROPIC_API_KEY": "sk-memhub-e2e-fake", "IS_SANDBOX": "1"}  # fmt: skip
         argv = [cli, "-p", "remember the deploy rule", "--output-format", "json"]
-        proc = run([*argv, "--allowedTools", f"mcp__{SERVER}"], env=env, cwd=cwd,
-                   timeout=SESSION_TIMEOUT_S)  # fmt: skip
+        proc = run([*argv, "--allowedTools", f"mcp__{SERVER}", "--debug-file", log],
+                   env=env, cwd=cwd, timeout=SESSION_TIMEOUT_S)  # fmt: skip
         assert proc.returncode == 0, describe(proc)
         assert json.loads(proc.stdout).get("is_error") is False, describe(proc)
-        return _session(fake, fake.results(), calls, proc)
+        return _session(fake, fake.results(), calls, proc, log)
 
 
 def codex(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
@@ -219,14 +221,24 @@ def gemini(cli: Path, memory: Memory, cwd: Path, calls: list[Call]) -> Session:
         return _session(fake, fake.results(), calls, proc)
 
 
-def _session(fake: Any, results: list[Result], calls: list[Call], proc: Any) -> Session:
-    """The session, once every scripted call got a result (else say what was offered)."""
+def _session(
+    fake: Any, results: list[Result], calls: list[Call], proc: Any, log: Path | None = None
+) -> Session:
+    """The session, once every scripted call got a result (else say what was offered, and
+    what the host's log says of MCP)."""
+    mcp = [line for line in _lines(log) if "MCP" in line or SERVER in line]
     assert len(results) == len(calls), (
         f"{len(results)} of {len(calls)} tool calls answered; offered: {sorted(fake.offered)}"
-        f"\n{describe(proc)}"
+        f"\n{describe(proc)}\nthe host's MCP log:\n" + "\n".join(mcp[-60:])
     )
     sent = "\n".join(json.dumps(r.body) for r in fake.requests)
     return Session(results, frozenset(fake.offered), sent)
+
+
+def _lines(log: Path | None) -> list[str]:
+    if log is None or not log.is_file():
+        return []
+    return log.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
 def saved_record(memory: Memory, project_id: str) -> records.Record:

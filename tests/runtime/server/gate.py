@@ -24,11 +24,11 @@ GATED = "mcp.server"
 # A hang guard only: the gated answers come from the front door in milliseconds; a front door
 # that waits for the SDK never answers while it is held, and the test fails on what it got.
 WAIT_S = 20.0
-SITECUSTOMIZE = f"""
+SITECUSTOMIZE = """
 import os, sys, time
 class _Gate:
     def find_spec(self, name, path=None, target=None):
-        if name == {GATED!r}:
+        if name == os.environ.get("MEMHUB_TEST_GATED"):
             gate = os.environ.get("MEMHUB_TEST_SDK_GATE")
             while gate and not os.path.exists(gate):
                 time.sleep(0.01)
@@ -42,12 +42,13 @@ class Gated:
     """`memhub mcp serve --write` whose SDK import waits until `release()`; every line it
     writes is read on a thread and kept, marked with whether the SDK was still held."""
 
-    def __init__(self, folder: Path, tmp: Path, *args: str) -> None:
+    def __init__(self, folder: Path, tmp: Path, *args: str, gated: str = GATED) -> None:
         site = tmp / "gate-site"
         site.mkdir(exist_ok=True)
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
         self.gate = tmp / "sdk-gate"
         env = {**kit.env(), "PYTHONPATH": str(site), "MEMHUB_TEST_SDK_GATE": str(self.gate)}
+        env["MEMHUB_TEST_GATED"] = gated  # the import held: the SDK's, or another
         env[frontdoor.PRIMING] = "1"  # no detached primer: the test primes when it wants one
         self.process = subprocess.Popen(
             [kit.MEMHUB, "mcp", "serve", *(args or ("--write",))],

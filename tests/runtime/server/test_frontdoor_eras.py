@@ -237,3 +237,39 @@ def test_the_cache_key_covers_every_server_module(tmp_path: Path) -> None:
     here = Path(frontdoor.__file__).parent
     assert set(sources) == {p.name for p in here.glob("*.py")}
     assert os.path.basename(frontdoor.__file__) in sources
+
+
+def test_the_door_opens_before_the_cli_is_parsed(
+    primed: None, world: World, tmp_path: Path
+) -> None:
+    """Importing the CLI (click) is most of a server's time to its first answer, and Codex
+    offers only the servers that answer within about a second: `memhub mcp serve` answers
+    the handshake while click's import is still held, then serves as ever."""
+    server = Gated(world.app, tmp_path, "--write", gated="click")
+    try:
+        server.send(initialize(0, "2025-06-18", {"name": "codex-mcp-client", "version": "0.171.0"}))
+        server.send(INITIALIZED, legacy(1, "tools/list"))
+        got = server.wait(0, 1)
+        assert server.held(0, 1) == [0, 1], "the door waited for the CLI"
+        assert era(got[0]) == "legacy" and got[1]["result"]["tools"], got
+        works(server, "legacy")
+    finally:
+        server.close()
+
+
+def test_a_primed_cache_is_complete_for_its_key_alone(tmp_path: Path) -> None:
+    """What the primer asked and the SDK did not answer (an SDK without the modern era, say)
+    is left to the SDK: the cache is not primed again at every start, until the key changes."""
+    path = tmp_path / "cache.json"
+    cache = frontdoor.Cache(path, "key-1")
+    legacy = {"capabilities": {}, "serverInfo": {"name": "memhub", "version": ""}}
+    cache.learn("legacy", "initialize", "2025-06-18", {"protocolVersion": "2025-06-18", **legacy})
+    assert not frontdoor.Cache(path, "key-1").complete
+    cache.mark_primed()
+    again = frontdoor.Cache(path, "key-1")
+    assert again.complete and again.answer("modern", "server/discover", "2026-07-28") is None
+    assert again.answer("legacy", "initialize", "2025-06-18") == {
+        "protocolVersion": "2025-06-18",
+        **legacy,
+    }
+    assert not frontdoor.Cache(path, "key-2").complete
