@@ -265,7 +265,9 @@ def bundle_for(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Pat
     return build
 
 
-BUSY = "while True: pass"
+# Busy until its parent (this test process) is gone: a run killed before the fixture's
+# teardown (a CI timeout, ^C twice) must not leave both cores spinning for ever.
+BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent: pass"
 BUSY_PROCESSES = 2  # both cores of a 2-core machine (a developer's VM, a small CI runner)
 
 
