@@ -103,8 +103,11 @@ def works(server: Gated, session_era: str) -> None:
     server.release()
     fact = {"kind": "fact", "title": "Gate", "content": "The door held the amber-heron."}
     server.send(call("save", session_era, "save_memory", fact))
+    # the save's answer first: reads and writes run on their own threads, so a search sent
+    # before a save is answered need not see it (as for any two calls in flight at once)
+    saved = server.wait("save")
     server.send(call("find", session_era, "search_memory", {"query": "amber-heron"}))
-    got = server.wait("save", "find")
+    got = {**saved, **server.wait("find")}
     assert set(got) == {"save", "find"}, got
     for rid, answer in got.items():
         assert "result" in answer and not answer["result"].get("isError"), (rid, answer)
