@@ -33,6 +33,7 @@ from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.memory_e2e,
     pytest.mark.usefixtures("cpu_load"),
 ]  # the memory server starts in every session
 

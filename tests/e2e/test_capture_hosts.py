@@ -27,7 +27,7 @@ import pytest
 
 from .harness import REPO_ROOT, codex_trust_hooks, describe, run
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.memory_e2e, pytest.mark.usefixtures("cpu_load")]
 
 HUB = REPO_ROOT / "examples" / "memhub"
 TURN_TIMEOUT_S = 150

@@ -29,7 +29,7 @@ from . import scripted
 from .fake_tools import Call
 from .harness import REPO_ROOT, describe, run
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.memory_e2e, pytest.mark.usefixtures("cpu_load")]
 
 SKILLS = REPO_ROOT / "examples" / "team-memory" / "skills"
 SERVER = "memhub-memory"

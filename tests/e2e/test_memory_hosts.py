@@ -50,7 +50,7 @@ from .fake_tools import Call, Result, ToolsAnthropic, ToolsGemini, ToolsResponse
 from .harness import HUBS_DIR, describe, run
 from .test_install_hosts import DEAD_BASE_URL, GEMINI_SETTINGS, codex_config
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]
+pytestmark = [pytest.mark.e2e, pytest.mark.memory_e2e, pytest.mark.usefixtures("cpu_load")]
 
 SESSION_TIMEOUT_S = 150
 HUB = HUBS_DIR / "memory"

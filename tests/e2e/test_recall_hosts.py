@@ -36,6 +36,7 @@ from .scripted import HUB, TIMEOUT_S, host_env, memhub
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.memory_e2e,
     pytest.mark.usefixtures("cpu_load"),
 ]  # the memory server starts in every session
 

@@ -47,7 +47,7 @@ from .test_recall_hosts import (
     _project,
 )
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.memory_e2e, pytest.mark.usefixtures("cpu_load")]
 
 KEY_ENV = "MEMHUB_E2E_RECALL_KEY"
 

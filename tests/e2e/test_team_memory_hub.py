@@ -22,7 +22,7 @@ from . import test_install_hosts as install
 from .harness import REPO_ROOT, describe, run
 from .test_install_hosts import Home, memhub, parse_claude_mcp_get, parse_gemini_mcp_list
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]
+pytestmark = [pytest.mark.e2e, pytest.mark.memory_e2e, pytest.mark.usefixtures("cpu_load")]
 
 home = install.home  # the install tests' fixture: a person's own host settings in a temp home
 TEAM = REPO_ROOT / "examples" / "team-memory"
