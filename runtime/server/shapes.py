@@ -13,6 +13,7 @@ from ..memory.errors import DuplicateRecord, MemoryServiceError, NotFound, Stale
 from ..memory.records import Record, RecordError, source_fields, trigger_fields
 from ..memory.service import Entry, Found
 from ..memory.workspace import Workspace
+from .provenance import of_record
 
 LOCAL_ORG = {"org_id": "local", "name": "local", "is_default": True}
 SHARED_BRAIN = "shared"  # the brain id of a workspace with no project (shared memory only)
@@ -54,6 +55,7 @@ def record_summary(entry: Entry) -> dict[str, Any]:
         "created": r.created,
         "updated": r.updated,
         "revision": entry.revision,
+        **of_record(r),
     }
 
 
@@ -160,6 +162,7 @@ def version_json(entry: Entry, number: int, parent: str | None) -> dict[str, Any
         "superseded_by": r.superseded_by,
         "rationale": rationale(r),
         "revision": entry.revision,
+        **of_record(r),
     }
 
 

@@ -21,6 +21,7 @@ from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
 from ..memory.records import DIRECTIVES, KINDS, Record, Source, Triggers
 from ..memory.service import Entry, MemoryService
+from .provenance import of_record
 from .shapes import ToolFailure
 from .tools import ReadTools
 
@@ -69,6 +70,7 @@ class WriteTools:
             "scope": record.scope,
             "kind": record.kind,
             "title": record.title,
+            **of_record(record),
             **extra,
         }
 
