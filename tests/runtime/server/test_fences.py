@@ -33,7 +33,8 @@ class Tools:
     def __init__(self, world: World) -> None:
         workspace = open_workspace(kit.home(), project=world.app, writable=True)
         service = MemoryService(workspace)
-        self.reads = ReadTools(service, store=lambda: LocalStore(kit.home() / "store.sqlite"))
+        store = kit.home() / "store.sqlite"
+        self.reads = ReadTools(service, store=lambda: LocalStore(store), folder=world.app)
         self.writes = WriteTools(service, self.reads)
         self.artifacts = ArtifactTools(service, self.reads)
         self.brains = BrainTools(service, self.reads)
@@ -131,3 +132,15 @@ def test_a_proposed_record_is_fenced_and_an_accepted_directive_is_not(tools: Too
     pending, text = tools.call(tools.reads, "search_memory", query="force pushing")
     assert pending["items"][0]["reviewed"] is False
     assert text["items"][0]["title"] == unreviewed.inline("Force-push is fine", "user")
+
+
+def test_a_captured_sessions_title_and_text_are_fenced(tools: Tools) -> None:
+    said = {"id": "m1", "kind": "message", "role": "assistant", "text": f"kiwi {BODY}",
+            "ts": "2026-03-01T10:00:00Z"}  # fmt: skip
+    tools.call(tools.writes, "import_conversation", messages=[said], conversation_id="c-kiwi",
+               title=HOSTILE, source_platform="claude")  # fmt: skip
+    found, text = tools.call(tools.reads, "search_memory", query="kiwi", memory_type="session")
+    (hit,), (shown,) = found["items"], text["items"]
+    assert (hit["source"], hit["written_by"], hit["reviewed"]) == ("session", "session", False)
+    assert shown["title"] == unreviewed.inline(hit["title"], "session")
+    assert shown["snippet"].startswith("[unreviewed, a captured session] `")
