@@ -219,6 +219,9 @@ def _diff(versions: list[Entry], old: Entry | None, new: Entry) -> dict[str, Any
     return {
         "artifact_id": new.record.id,
         "name": new.record.name,
+        # the diff is as reviewed as its least reviewed side
+        "written_by": after["written_by"],
+        "reviewed": after["reviewed"] and before.get("reviewed", True),
         "from": _side(before),
         "to": _side(after),
         "diff": text,
@@ -227,9 +230,6 @@ def _diff(versions: list[Entry], old: Entry | None, new: Entry) -> dict[str, Any
         "added_lines": sum(1 for line in body if line.startswith("+")),
         "removed_lines": sum(1 for line in body if line.startswith("-")),
         "truncated": truncated,
-        # the diff is as reviewed as its least reviewed side
-        "written_by": after["written_by"],
-        "reviewed": after["reviewed"] and before.get("reviewed", True),
     }
 
 

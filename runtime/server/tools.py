@@ -220,12 +220,14 @@ class ReadTools:
             tool=tool, args=args, output=output, already_fired=tuple(already_fired or ()),
             repo=repo,
         )  # fmt: skip
-        for item in items:  # at most 2: each one's provenance from its record
-            try:
-                item.update(provenance.of_record(self.service.get(item["id"]).record))
-            except MemoryServiceError:  # gone meanwhile: nothing vouches for it
-                item.update(provenance.marks(None, str(item.get("type")), None))
-        return {"items": items}
+        return {"items": [{"id": i["id"], **self._vouched(i), **i} for i in items]}
+
+    def _vouched(self, directive: dict[str, Any]) -> dict[str, Any]:
+        """A recalled directive's provenance, from its record (at most 2 a call)."""
+        try:
+            return provenance.of_record(self.service.get(directive["id"]).record)
+        except MemoryServiceError:  # gone meanwhile: nothing vouches for it
+            return provenance.marks(None, str(directive.get("type")), None)
 
     def get_brain_overview(self, agent_brain_id: str | None = None) -> dict[str, Any]:
         """An overview of this memory: what it holds, and its MEMORY.md index."""

@@ -65,12 +65,12 @@ class WriteTools:
         record = entry.record
         return {
             "id": record.id,
+            **of_record(record),
             "revision": entry.revision,
             "status": record.status,
             "scope": record.scope,
             "kind": record.kind,
             "title": record.title,
-            **of_record(record),
             **extra,
         }
 

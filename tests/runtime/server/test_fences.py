@@ -78,6 +78,10 @@ def test_every_read_tool_fences_an_agents_record_and_shows_a_persons(tools: Tool
     assert (hit["title"], hit["written_by"], hit["reviewed"]) == (HOSTILE, "agent", False)
     fenced_title(shown["title"]), fenced_body(shown["content"])
     assert shown["snippet"].startswith(LABEL)
+    # Claude Code and Codex hand the model the structured JSON itself: the label goes first
+    for item in (hit, saved):
+        keys = list(item)
+        assert keys.index("reviewed") < keys.index("title"), keys
 
     got, text = tools.call(tools.reads, "get_memory", id=rid)
     assert got["record"]["title"] == HOSTILE and got["record"]["reviewed"] is False
