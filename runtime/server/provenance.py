@@ -3,11 +3,13 @@
 Every record, hit, version or directive a tool answers carries `written_by` (the record's
 source kind: `user`, `import`, `agent`, `tool-output`; `session` for a captured session;
 `unknown` when it cannot be read) and `reviewed` (unreviewed.reviewed: a person wrote,
-adopted or accepted it). The structured content keeps every field as written, so programs
-(the MemHub skills, memhub's remote backend) read it unchanged; the text content, what a
-model reads, is the same JSON with an unreviewed item's title and snippet fenced on one line
-(unreviewed.inline) and its content, rationale or diff quoted under its label
-(unreviewed.block), exactly as the hooks fence them.
+adopted or accepted it), placed right after the item's id. The structured content keeps
+every field as written, so programs (memhub's remote clients, an agent editing a record it
+read) get the words unchanged; the text content is the same JSON with an unreviewed item's
+title and snippet fenced on one line (unreviewed.inline) and its content, rationale or diff
+quoted under its label (unreviewed.block), as the hooks fence them. Hosts choose which one
+their model reads: Claude Code 2.1 and Codex 0.171 hand it the structured content, where
+the marks precede the words (tests/e2e/test_fenced_results_hosts.py).
 """
 
 from __future__ import annotations
