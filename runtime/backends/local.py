@@ -173,7 +173,9 @@ class LocalStore:
             " host = COALESCE(excluded.host, host),"
             " title = COALESCE(excluded.title, title),"
             " title_source = COALESCE(excluded.title_source, title_source),"
-            " cwd = COALESCE(excluded.cwd, cwd),"
+            # filed where it was first captured: a session that cds into another project's
+            # checkout stays in its own (issue 22, item 4)
+            " cwd = COALESCE(cwd, excluded.cwd),"
             " source = COALESCE(excluded.source, source),"
             " parent = COALESCE(excluded.parent, parent),"
             " agent_id = COALESCE(excluded.agent_id, agent_id),"

@@ -86,8 +86,12 @@ def _item(hit: Hit, room: int | None = None) -> str:
     line = head + text + tail
     if room is None or len(line) <= room:
         return line
-    keep = room - len(head) - len(tail) - len(TRIMMED)
-    return head + text[: max(keep, 0)].rstrip() + TRIMMED + tail
+    fenced = text.startswith("[unreviewed") and text.endswith("`")  # unreviewed.inline
+    keep = room - len(head) - len(tail) - len(TRIMMED) - fenced
+    body = text[: max(keep, 0)].rstrip() + TRIMMED
+    if fenced and body.count("`") % 2:  # cut inside its fence: the span still closes
+        body += "`"
+    return head + body + tail
 
 
 def _why(hit: Hit) -> dict[str, Any]:

@@ -45,6 +45,9 @@ RENDER_MARGIN_S = 0.15  # of the hook's time, kept for the gate, the rendering a
 _WILD = "*?["
 
 
+FENCE_MARGIN = 120  # a bullet's kind and its `fired on` tail, beside the fenced text
+
+
 def repo_of(cwd: str) -> str:
     """The name the gate blocks as the repository's: the folder of `cwd`'s checkout (the
     nearest folder holding `.git`), else `cwd`'s own name. No git process: stats only."""
@@ -268,7 +271,21 @@ def answer(
     if not reactive:
         directives_state.remember(session_dir, key)
     hits = gate(items, call, directives.blocked(account, repo), fired)
+    accepted = {i.get("id") for i in items if i.get("reviewed") is True}
+    for hit in hits:
+        if hit.directive.id not in accepted:
+            fence(hit.directive, budget // max(len(hits), 1))
     return Answer(render(hits, budget, reactive=reactive), key)
+
+
+def fence(d: directives.Directive, room: int) -> None:
+    """Fence a remote directive no person is said to have accepted (a MemHub server says
+    nothing of who wrote it: unreviewed unless the item says `reviewed: true`, as memhub's
+    own server does): its title and body as one fenced line, short enough for `room`."""
+    from .unreviewed import REMOTE, inline
+
+    room = max(room - FENCE_MARGIN, 60)
+    d.title, d.body = inline(f"{d.title} {d.body}", REMOTE, room), ""
 
 
 # --- the brief's pointer cache ---------------------------------------------------------------

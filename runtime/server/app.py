@@ -27,7 +27,7 @@ from ..memory.errors import MemoryServiceError
 from ..memory.frontmatter import RecordError
 from ..memory.service import MemoryService
 from ..memory.workspace import Workspace
-from . import shapes
+from . import provenance, shapes
 from .artifacts import ArtifactTools
 from .brains import BrainTools
 from .tools import ReadTools
@@ -101,9 +101,9 @@ def result_of(fn: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> Call
         traceback.print_exc(file=sys.stderr)
         message = f"internal error ({type(exc).__name__}) in {getattr(fn, '__name__', 'tool')}"
         return _error({"error": {"kind": "internal", "message": message, "fix": "see the log"}})
-    return CallToolResult(
-        content=[TextContent(type="text", text=_dumps(data))], structured_content=data
-    )
+    # the model reads the text: an unreviewed item's words fenced there, as written in data
+    text = _dumps(provenance.fenced(data))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 def _error(payload: dict[str, Any]) -> CallToolResult:

@@ -219,6 +219,9 @@ def _diff(versions: list[Entry], old: Entry | None, new: Entry) -> dict[str, Any
     return {
         "artifact_id": new.record.id,
         "name": new.record.name,
+        # the diff is as reviewed as its least reviewed side
+        "written_by": after["written_by"],
+        "reviewed": after["reviewed"] and before.get("reviewed", True),
         "from": _side(before),
         "to": _side(after),
         "diff": text,
@@ -234,4 +237,7 @@ def _side(version: dict[str, Any]) -> dict[str, Any] | None:
     """One end of a diff: which version it is."""
     if not version:
         return None
-    return {key: version[key] for key in ("id", "version", "title", "updated", "revision")}
+    return {
+        key: version[key]
+        for key in ("id", "version", "title", "updated", "revision", "written_by", "reviewed")
+    }

@@ -56,7 +56,10 @@ class BrainTools:
         named = any(w in str(me["name"]).casefold() for w in words)
         if not hits and not named:
             return {"agent_brains": [], "count": 0, "query": query}
-        top = [{"id": h.id, "title": h.title, "kind": h.kind} for h in hits[:MATCHES_SHOWN]]
+        top = [
+            {"id": h.id, "title": h.title, "kind": h.kind, **self.reads.marks(h)}
+            for h in hits[:MATCHES_SHOWN]
+        ]
         found = {**me, "matched_name": named, "matches": len(hits), "top": top}
         return {"agent_brains": [found], "count": 1, "query": query}
 

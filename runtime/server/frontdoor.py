@@ -18,6 +18,9 @@ under an id of our own, so the SDK still sees the whole session; a writer thread
 SDK's lines out and keeps back its answers to those ids, which are compared with the cache
 (a different answer, from another SDK or edited tools, rewrites it). Requests of the other
 era, and those the cache cannot answer, go to the SDK, whose answer is the only one.
+A line whose JSON holds a lone surrogate escape (`"\\ud83c"`: Node writes one when it cuts a
+string inside an emoji) is passed on with U+FFFD in its place: the SDK's parser refuses such a
+line and drops it unanswered, and the client would wait out its timeout.
 Stdlib only: this runs before the SDK is imported.
 """
 
@@ -27,6 +30,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -88,6 +92,7 @@ class FrontDoor:
         with os.fdopen(self._real_in, "rb") as host:
             for line in host:
                 try:
+                    line = mended(line)
                     passed = self._inbound(line)
                 except Exception:  # never lose a line to a bug here: the SDK answers it
                     passed = line
@@ -254,6 +259,37 @@ def open_door(home: Path, writable: bool) -> FrontDoor:
 
         primer.spawn(home, writable)
     return FrontDoor(cache)
+
+
+# a \\uD800-\\uDFFF escape: maybe half of a pair, maybe lone (json.loads tells)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def mended(line: bytes) -> bytes:
+    """`line` with every lone surrogate its JSON escapes replaced by U+FFFD (a pair stays
+    the character it encodes); any other line as it is, unparsed."""
+    if b"\\u" not in line or _SURROGATE_ESCAPE.search(line) is None:
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    fixed = _unpaired(message)
+    if fixed == message:
+        return line  # only pairs (or an escaped backslash before `u`): nothing lone
+    return json.dumps(fixed, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def _unpaired(value: Any) -> Any:
+    """`value` with U+FFFD for each lone surrogate in its strings, keys included."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_unpaired(v) for v in value]
+    if isinstance(value, dict):
+        return {_unpaired(k): _unpaired(v) for k, v in value.items()}
+    return value
 
 
 def _enveloped(params: Any) -> bool:

@@ -13,6 +13,7 @@ from ..memory.errors import DuplicateRecord, MemoryServiceError, NotFound, Stale
 from ..memory.records import Record, RecordError, source_fields, trigger_fields
 from ..memory.service import Entry, Found
 from ..memory.workspace import Workspace
+from .provenance import marks, of_record
 
 LOCAL_ORG = {"org_id": "local", "name": "local", "is_default": True}
 SHARED_BRAIN = "shared"  # the brain id of a workspace with no project (shared memory only)
@@ -45,6 +46,8 @@ def record_summary(entry: Entry) -> dict[str, Any]:
     r = entry.record
     return {
         "id": r.id,
+        # before the text: hosts hand the model this JSON itself (provenance.py)
+        **of_record(r),
         "title": r.title,
         "kind": r.kind,
         "scope": r.scope,
@@ -74,6 +77,7 @@ def hit_json(found: Found, content: str) -> dict[str, Any]:
     """One `search_memory` item (MemHub's `content` first, then memhub's own fields)."""
     return {
         "id": found.id,
+        **marks(None, found.kind, None),  # tools.py reads the record's own, in this place
         "content": content,
         "title": found.title,
         "kind": found.kind,
@@ -148,6 +152,7 @@ def version_json(entry: Entry, number: int, parent: str | None) -> dict[str, Any
     return {
         "id": r.id,
         "artifact_id": r.id,
+        **of_record(r),
         "version": number,
         "name": r.name,
         "title": r.title,

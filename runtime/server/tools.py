@@ -11,17 +11,18 @@ not exist.
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..backends.base import BackendError
-from ..memory import frontmatter, layout
-from ..memory.errors import NotFound
+from ..memory import brief_read, frontmatter, layout
+from ..memory.errors import MemoryServiceError, NotFound
 from ..memory.records import KINDS, revision
 from ..memory.service import Entry, Found, MemoryService
-from . import shapes
+from . import provenance, shapes
 from .shapes import ToolFailure
 
 SESSION_TYPES = ("session", "sessions", "episode", "conversation")
@@ -30,6 +31,8 @@ DIRECTIVE_TYPE = "directive"
 MAX_TOP_K = 100
 MAX_LIST = 500
 _STATUS = re.compile(r"^status:[ \t]*\"?([a-z]+)", re.MULTILINE)
+# the source kind as render_record writes it (any other spelling: unknown, so unreviewed)
+_SOURCE = re.compile(r"^source:[ \t]*\n[ \t]+kind:[ \t]*\"?([a-z-]+)", re.MULTILINE)
 
 
 class ReadTools:
@@ -130,6 +133,8 @@ class ReadTools:
         YAML, no index query: a search stays in ms at 100k records); the snippet when the
         file is gone or unreadable meanwhile."""
         item = shapes.hit_json(hit, hit.snippet)
+        # a session's title and text: a host or an agent wrote them; a record: read below
+        item.update(provenance.marks("session" if hit.source == "session" else None, "", ""))
         if hit.source != "record":
             return item
         project = self.workspace.project_id if hit.scope == "project" else None
@@ -140,9 +145,16 @@ class ReadTools:
         except (OSError, ValueError):  # gone meanwhile, or no longer a record
             return item
         status = _STATUS.search(part.front)
+        source = _SOURCE.search(part.front)
         item["content"] = part.body
         item["status"] = status.group(1) if status else None  # "proposed": not accepted yet
+        item.update(provenance.marks(source.group(1) if source else None, hit.kind, item["status"]))
         return item
+
+    def marks(self, hit: Found) -> dict[str, Any]:
+        """A hit's `written_by` and `reviewed` (provenance.py), read as search_memory reads them."""
+        item = self._item(hit)
+        return {key: item[key] for key in ("written_by", "reviewed")}
 
     def entry(self, record_id: str) -> Entry:
         """One record as it is on disk now: the service trusts an unchanged folder for a
@@ -208,7 +220,14 @@ class ReadTools:
             tool=tool, args=args, output=output, already_fired=tuple(already_fired or ()),
             repo=repo,
         )  # fmt: skip
-        return {"items": items}
+        return {"items": [{"id": i["id"], **self._vouched(i), **i} for i in items]}
+
+    def _vouched(self, directive: dict[str, Any]) -> dict[str, Any]:
+        """A recalled directive's provenance, from its record (at most 2 a call)."""
+        try:
+            return provenance.of_record(self.service.get(directive["id"]).record)
+        except MemoryServiceError:  # gone meanwhile: nothing vouches for it
+            return provenance.marks(None, str(directive.get("type")), None)
 
     def get_brain_overview(self, agent_brain_id: str | None = None) -> dict[str, Any]:
         """An overview of this memory: what it holds, and its MEMORY.md index."""
@@ -218,13 +237,27 @@ class ReadTools:
         counts = data.get("counts") or {}
         listed = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no records"
         head = f"{me['name']}: {listed}; {data.get('proposed', 0)} proposed awaiting review"
-        text = head + "\n\n" + str(data.get("memory_md") or "")
+        # an agent's title in the listing is fenced: the overview is text a model reads
+        listing = provenance.fenced_listing(str(data.get("memory_md") or ""), self._listed)
+        text = head + "\n\n" + listing
         return {
             "overview": text.strip(),
             **me,
             "counts": counts,
             "proposed": data.get("proposed", 0),
         }
+
+    def _listed(self, ids: list[str]) -> dict[str, tuple[str, ...]]:
+        """id -> (kind, title, status, source kind) of the records `ids`, from the index the
+        hooks read provenance from (this thread's connection: the service's own)."""
+        out: dict[str, tuple[str, ...]] = {}
+        allowed = self.workspace.allowed()
+        try:
+            for at in range(0, len(ids), 500):  # under SQLite's bound on variables
+                out.update(brief_read.listed(self.service._db, allowed, ids[at : at + 500]))
+        except (sqlite3.Error, MemoryServiceError):  # an index the read healed around
+            return {}  # every title fenced: nothing vouches for any
+        return out
 
     def list_agent_brains(self, org_id: str | None = None) -> dict[str, Any]:
         """The brains this server serves: the project it was started for (or shared memory)."""

@@ -21,6 +21,7 @@ from ..memory.errors import DuplicateRecord, NoProject
 from ..memory.plans import Draft, MemoryPlan
 from ..memory.records import DIRECTIVES, KINDS, Record, Source, Triggers
 from ..memory.service import Entry, MemoryService
+from .provenance import of_record
 from .shapes import ToolFailure
 from .tools import ReadTools
 
@@ -64,6 +65,7 @@ class WriteTools:
         record = entry.record
         return {
             "id": record.id,
+            **of_record(record),
             "revision": entry.revision,
             "status": record.status,
             "scope": record.scope,

@@ -65,6 +65,18 @@ def test_sessions_list_and_lookup() -> None:
     assert store.session("nope") is None
 
 
+def test_a_session_stays_filed_under_the_folder_it_was_first_captured_from() -> None:
+    """A session that cds into another project's checkout is not moved there (issue 22,
+    item 4): the first folder captured stays; a header naming none leaves it be."""
+    store = LocalStore()
+    store.import_conversation({**HEADER, "cwd": None}, [rec("a")])
+    store.import_conversation({**HEADER, "cwd": "/src/app"}, [rec("b")])
+    store.import_conversation({**HEADER, "cwd": "/src/other-project"}, [rec("c")])
+    store.import_conversation({**HEADER, "cwd": None}, [rec("d")])
+    session = store.session("c1")
+    assert session is not None and session["cwd"] == "/src/app"
+
+
 def test_bad_input_is_refused() -> None:
     store = LocalStore()
     with pytest.raises(BackendError):

@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from memhub.runtime.memory import layout, projects
 from memhub.runtime.memory.gitcheckout import checkout_of, git_env
 from memhub.runtime.memory.records import Record, Source, Triggers, render_record, revision
+from memhub.runtime.server.provenance import fenced
 
 MEMHUB = str(Path(sys.executable).parent / "memhub")
 READ_TOOLS = {
@@ -195,9 +196,10 @@ async def http_client(url: str, key: str | None) -> AsyncIterator[Client]:
 
 
 def data(result: Any) -> dict[str, Any]:
-    """A successful tool result's structured content (which its text block repeats)."""
+    """A successful tool result's structured content (which its text block repeats, with
+    unreviewed text fenced: provenance.py)."""
     assert not result.is_error, result.content
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert json.loads(result.content[0].text) == fenced(result.structured_content)
     return result.structured_content
 
 

@@ -149,7 +149,8 @@ def test_search_brains_finds_this_brain_by_its_memory_or_name(world: World) -> N
     by_memory, by_name, theirs, their_name, empty = anyio.run(scenario)
     (brain,) = by_memory["agent_brains"]
     assert brain["agent_brain_id"] == world.app_id and brain["matches"] == 1
-    assert brain["top"] == [{"id": "r-a-fact", "title": "Deploys are blue-green", "kind": "fact"}]
+    top = {"id": "r-a-fact", "title": "Deploys are blue-green", "kind": "fact"}
+    assert brain["top"] == [{**top, "written_by": "user", "reviewed": True}]
     assert by_name["agent_brains"][0]["matched_name"] is True
     for answer in (theirs, their_name, empty):
         assert answer["agent_brains"] == [] and answer["count"] == 0

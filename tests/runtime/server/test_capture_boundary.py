@@ -280,8 +280,9 @@ def test_a_shared_only_server_files_no_conversation(world: World, tmp_path: Path
 
 
 def test_lone_surrogates_in_an_id_or_a_title_are_refused_not_stored(world: World) -> None:
-    """JSON may carry a lone surrogate escape (Node cuts a string inside an emoji). The SDK
-    drops such a request before any tool sees it; the tool itself refuses one too."""
+    """JSON may carry a lone surrogate escape (Node cuts a string inside an emoji). The stdio
+    front door mends such a request before the SDK sees it (test_frontdoor_surrogates.py);
+    the tool itself still refuses one that reaches it."""
     before = snapshot_store()
     workspace = open_workspace(kit.home(), project=world.app, writable=True)
     service = MemoryService(workspace)
