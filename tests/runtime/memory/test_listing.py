@@ -1,0 +1,80 @@
+"""A records folder's listing: the stat of every record file, and nothing per file beyond it."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+from pathlib import Path
+
+from memhub.runtime.memory import layout, listing, scan, scanwindow
+from memhub.runtime.memory.index import MemoryIndex
+
+from .svchelp import put, record
+
+OLD = 1_600_000_000_000_000_000  # mtimes well in the past: a fingerprint proves them
+
+
+def many(folder: Path, count: int) -> None:
+    """`count` small files named like records, settled in the past (no parsing needed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        path = folder / f"r-{n:05d}.md"
+        path.write_bytes(b"x")
+        os.utime(path, ns=(OLD, OLD))
+    os.utime(folder, ns=(OLD, OLD))
+
+
+def test_the_listing_is_what_a_plain_scandir_and_lstat_give(tmp_path: Path) -> None:
+    folder = tmp_path / "records"
+    many(folder, 5)
+    (folder / ".r-tmp.md").write_bytes(b"hidden temp")
+    (folder / "notes.txt").write_bytes(b"not markdown")
+    found, digest = listing.list_folder(folder)
+    expected = {}
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".md") and not entry.name.startswith("."):
+            info = os.lstat(entry.path)
+            expected[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+    assert dict(found.items()) == expected and len(found) == 5
+    assert str(folder / "r-00001.md") in found and str(folder / "notes.txt") not in found
+    assert digest == scanwindow.record_names(folder)  # the same digest without a stat
+    assert listing.list_folder(tmp_path / "missing")[0].stats == []
+
+
+def test_the_names_digest_sees_an_add_a_rename_and_a_replace_not_an_edit_in_place(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "records"
+    many(folder, 3)
+    first = scanwindow.record_names(folder)
+    (folder / "r-00001.md").write_bytes(b"edited in place")
+    assert scanwindow.record_names(folder) == first  # the stat of each file shows this one
+    (folder / "r-00001.md").rename(folder / "r-00009.md")
+    renamed = scanwindow.record_names(folder)
+    assert renamed != first
+    (folder / "new.md").write_bytes(b"y")
+    (folder / "new.md").replace(folder / "r-00009.md")  # a save by rename: a new inode
+    assert scanwindow.record_names(folder) not in (first, renamed)
+
+
+def test_an_unchanged_folder_is_checked_without_a_path_per_file(tmp_path: Path) -> None:
+    """Peak memory of checking an unchanged folder of 2,000 files deep in the file system:
+    a stat (and a name) per file, no full path string per file (at 100k files those paths
+    were most of the check's memory and a good part of its time)."""
+    home = tmp_path.joinpath(*["deep-folder"] * 30) / "home"
+    root = layout.memory_root(home)
+    for n in range(2000):
+        os.utime(put(home, record(f"r-{n:05d}")), ns=(OLD, OLD))
+    folder = layout.records_folders(root, [("shared", None)])[0][2]
+    os.utime(folder, ns=(OLD, OLD))
+    with MemoryIndex(tmp_path / "i.sqlite") as index:
+        scan.Scanner(root, index).refresh([("shared", None)])
+        fresh = scan.Scanner(root, index)  # the next process: nothing in memory
+        tracemalloc.start()
+        try:
+            assert fresh.refresh([("shared", None)]).changes == 0
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    per_file = peak / 2000
+    assert per_file < len(str(folder)), per_file  # each path alone is longer than that
