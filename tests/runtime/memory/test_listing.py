@@ -6,7 +6,7 @@ import os
 import tracemalloc
 from pathlib import Path
 
-from memhub.runtime.memory import layout, listing, scan, scanwindow
+from memhub.runtime.memory import catalog, layout, listing, scan, scanwindow
 from memhub.runtime.memory.index import MemoryIndex
 
 from .svchelp import put, record
@@ -78,3 +78,29 @@ def test_an_unchanged_folder_is_checked_without_a_path_per_file(tmp_path: Path) 
             tracemalloc.stop()
     per_file = peak / 2000
     assert per_file < len(str(folder)), per_file  # each path alone is longer than that
+
+
+def test_counting_by_kind_reads_the_kinds_index_in_order_without_sorting(tmp_path: Path) -> None:
+    """`memory index` counts every record of its scopes by status and kind: SQLite VM steps
+    per record stay at what walking the docs_kinds index costs (one query over both scopes
+    sorted every entry in a temporary b-tree: ~2.7 times the steps)."""
+    home = tmp_path / "home"
+    root = layout.memory_root(home)
+    kinds = ("fact", "lesson", "decision")
+    for n in range(600):
+        scope, project = ("shared", None) if n % 4 == 0 else ("project", "p-1")
+        put(home, record(f"r-{n:04d}", scope, project, kind=kinds[n % 3]))
+    pairs = [("shared", None), ("project", "p-1")]
+    with MemoryIndex(tmp_path / "i.sqlite") as index:
+        scan.Scanner(root, index).refresh(pairs)
+        steps = [0]
+
+        def step() -> int:
+            steps[0] += 1
+            return 0
+
+        index.db.set_progress_handler(step, 1)
+        counted = catalog.count_by_kind(index.db, pairs)
+        index.db.set_progress_handler(None, 1)
+    assert counted == {"active": {"fact": 200, "lesson": 200, "decision": 200}}
+    assert steps[0] < 12 * 600, steps[0]  # 5,529; one query over both scopes: 13,271
