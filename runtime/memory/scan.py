@@ -388,7 +388,9 @@ class Scanner:
             self.index.db.execute(
                 "DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'"
             )
-            return self.refresh(pairs).changes
+            changes = self.refresh(pairs).changes
+            self.index.optimize()
+            return changes
 
 
 def _make_table(db: sqlite3.Connection) -> None:
