@@ -199,7 +199,8 @@ def fingerprint(folder: Path, found: listing.Listing) -> tuple[str, int]:
     except OSError:
         own = (0, 0)
     total = sum(map(hash, found.values())) & 0xFFFF_FFFF_FFFF_FFFF
-    newest = max(max((v[0] for v in found.values()), default=0), own[0])
+    # the greatest (mtime, size, inode) holds the greatest mtime: one pass in C
+    newest = max(max(found.values(), default=(0,))[0], own[0])
     return f"{own[1]}:{own[0]}:{len(found)}:{total:x}", newest
 
 
