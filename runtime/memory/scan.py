@@ -109,7 +109,7 @@ def _listing(folder: Path, gentle: bool = False) -> tuple[Listing, str]:
     """The `*.md` files of a records folder and their stats, and the digest of their names
     and inodes (listing.list_folder); none when the folder is reached through a link."""
     if _linked(folder) is not None:  # reported by `problems`; its records leave the index
-        return Listing(str(folder), [], []), names_digest([], [])
+        return Listing(str(folder), []), names_digest([], [])
     return list_folder(folder, gentle)
 
 
