@@ -29,6 +29,7 @@ from . import layout, scanwindow
 from .catalog import fields_json
 from .frontmatter import RecordError
 from .index import IndexDoc, MemoryIndex
+from .listing import Listing, list_folder, names_digest
 from .recordfile import (
     NotARecord,
     quiet_read,
@@ -42,8 +43,6 @@ __all__ = ["Problem", "ScanResult", "ScanState", "Scanner", "all_pairs", "scope_
 
 RACY_NS = scanwindow.RACY_NS
 RECENT_MAX = 1000  # files just written that an unchanged fingerprint verifies by their bytes
-GENTLE_EVERY = 200
-GENTLE_PAUSE = 0.0005
 RECORD = "record"
 MALFORMED = "malformed"
 FOREIGN = "foreign"
@@ -106,34 +105,12 @@ def all_pairs(root: Path) -> list[Pair]:
     return pairs
 
 
-def _listing(folder: Path, gentle: bool = False) -> tuple[dict[str, _Stat], str]:
-    """The `*.md` files of a records folder (hidden temp files skipped) and their stats, and
-    the digest of their names and inodes (scanwindow.record_names).
-
-    `gentle` (a background thread): hand the GIL over every GENTLE_EVERY files, so the
-    thread answering queries never waits a whole switch interval behind the walk.
-    """
-    out: dict[str, _Stat] = {}
-    names = scanwindow.names_digest()
-    if _linked(folder) is not None:
-        return out, names.hexdigest()  # reported by `problems`; its records leave the index
-    try:
-        entries = os.scandir(folder)
-    except (FileNotFoundError, NotADirectoryError):
-        return out, names.hexdigest()
-    with entries:
-        for entry in entries:
-            if entry.name.startswith(".") or not entry.name.endswith(".md"):
-                continue
-            scanwindow.add_name(names, entry.name, entry.inode())
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            out[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
-            if gentle and len(out) % GENTLE_EVERY == 0:
-                time.sleep(GENTLE_PAUSE)
-    return out, names.hexdigest()
+def _listing(folder: Path, gentle: bool = False) -> tuple[Listing, str]:
+    """The `*.md` files of a records folder and their stats, and the digest of their names
+    and inodes (listing.list_folder); none when the folder is reached through a link."""
+    if _linked(folder) is not None:  # reported by `problems`; its records leave the index
+        return Listing(str(folder), []), names_digest([], [])
+    return list_folder(folder, gentle)
 
 
 class ScanState:
@@ -242,11 +219,12 @@ class Scanner:
             scanwindow.save_seen(self.index.db, pair, before, started, names)
             return 0  # every file as last indexed: the cache rows are not even loaded
         cached = self._cached(pair)
+        found = listing.as_dict()  # the folder changed: every file by its path
         now = time.time_ns()
         docs: list[IndexDoc] = []
         states: list[tuple[object, ...]] = []
         touched: list[tuple[int, int, int, int, str]] = []  # same bytes, new stat
-        for path, info in listing.items():
+        for path, info in found.items():
             row = cached.get(path)
             if row is not None and row[:3] == info and info[0] < row[3] - RACY_NS:
                 continue  # unchanged since it was last read, and not racily so
@@ -257,7 +235,7 @@ class Scanner:
             if doc is not None:
                 docs.append(doc)
             states.append((path, scope, project or "", *info, now, *state))
-        gone = [path for path in cached if path not in listing]
+        gone = [path for path in cached if path not in found]
         if not states and not gone and not touched:
             self._save_print(self.index.db, pair, mark, started)
             scanwindow.save_seen(self.index.db, pair, before, started, names)
@@ -329,7 +307,7 @@ class Scanner:
         return changed.total
 
     def _print_trusted(
-        self, pair: Pair, mark: tuple[str, int], listing: dict[str, _Stat], started: int
+        self, pair: Pair, mark: tuple[str, int], listing: Listing, started: int
     ) -> bool:
         """Whether the folder's fingerprint is the one last indexed. Files changed too close
         to that check for their stats to prove it (RACY_NS) are compared by their bytes,
@@ -347,7 +325,7 @@ class Scanner:
             return False
         if mark[1] < stored[1] - RACY_NS:
             return True
-        recent = [path for path, info in listing.items() if info[0] >= stored[1] - RACY_NS]
+        recent = listing.recent(stored[1] - RACY_NS)
         if len(recent) > RECENT_MAX or not scanwindow.verified(self.index.db, recent):
             return False
         with contextlib.suppress(sqlite3.OperationalError):  # busy: the next check reads again
@@ -410,7 +388,9 @@ class Scanner:
             self.index.db.execute(
                 "DELETE FROM scan_meta WHERE key LIKE 'print:%' OR key LIKE 'seen:%'"
             )
-            return self.refresh(pairs).changes
+            changes = self.refresh(pairs).changes
+            self.index.optimize()
+            return changes
 
 
 def _make_table(db: sqlite3.Connection) -> None:

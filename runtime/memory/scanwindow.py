@@ -21,9 +21,8 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from . import layout, retrieval
+from . import layout, listing, retrieval
 from .index import MemoryIndex
 from .retrieval import Answer
 
@@ -97,28 +96,7 @@ def folder_mark(folder: Path) -> str:
     return f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}:{info.st_mtime_ns}"
 
 
-def names_digest() -> Any:
-    """An empty digest of a folder's record files by (name, inode), fed in listing order
-    (`add_name`): it changes when a file is added, removed, renamed or replaced by a
-    rename, whatever the clock says."""
-    return hashlib.blake2b(digest_size=16)
-
-
-def add_name(digest: Any, name: str, inode: int) -> None:
-    digest.update(f"{name}\0{inode}\n".encode("utf-8", "surrogateescape"))
-
-
-def record_names(folder: Path) -> str:
-    """The names digest of a records folder now, read without a stat per file."""
-    digest = names_digest()
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.endswith(".md") and not entry.name.startswith("."):
-                    add_name(digest, entry.name, entry.inode())
-    except OSError:
-        return ""
-    return str(digest.hexdigest())
+record_names = listing.record_names
 
 
 def save_seen(db: sqlite3.Connection, pair: Pair, mark: str, checked: int, names: str = "") -> None:
@@ -210,7 +188,7 @@ def holds(path: str, rev: str, size: int) -> bool:
     return hashlib.sha256(data).hexdigest() == rev
 
 
-def fingerprint(folder: Path, listing: dict[str, tuple[int, int, int]]) -> tuple[str, int]:
+def fingerprint(folder: Path, found: listing.Listing) -> tuple[str, int]:
     """An order-free digest of a folder's listing (its own stat, every file's stat), and the
     newest mtime in it. Integer tuples hash the same in every process (only str hashing is
     salted); a different Python may hash them differently, which only costs one full check.
@@ -220,9 +198,10 @@ def fingerprint(folder: Path, listing: dict[str, tuple[int, int, int]]) -> tuple
         own = (info.st_mtime_ns, info.st_ino)
     except OSError:
         own = (0, 0)
-    total = sum(map(hash, listing.values())) & 0xFFFF_FFFF_FFFF_FFFF
-    newest = max(max((v[0] for v in listing.values()), default=0), own[0])
-    return f"{own[1]}:{own[0]}:{len(listing)}:{total:x}", newest
+    total = sum(map(hash, found.values())) & 0xFFFF_FFFF_FFFF_FFFF
+    # the greatest (mtime, size, inode) holds the greatest mtime: one pass in C
+    newest = max(max(found.values(), default=(0,))[0], own[0])
+    return f"{own[1]}:{own[0]}:{len(found)}:{total:x}", newest
 
 
 def _seen_key(pair: Pair) -> str:
