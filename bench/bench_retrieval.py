@@ -20,7 +20,10 @@ the first answer note; zero-hit the share of questions answered with no hit at a
 A report, not a test: exit 0 unless a goal is missed with --check.
 
     python bench/bench_retrieval.py [--set bench/retrieval] [--questions dev|test|all]
-                                    [--json] [--check] [--misses N]
+                                    [--only PREFIX,...] [--json] [--check] [--misses N]
+
+`--only` keeps the notes and questions whose id starts with one of the prefixes: a public
+set split by conversation (tune on `--only locomo-c00-,...,locomo-c04-`, report the rest).
 """
 
 from __future__ import annotations
@@ -197,9 +200,15 @@ def by_category(scored: Scored, questions: list[dict[str, Any]]) -> dict[str, di
     return {name: figures(scored, group) for name, group in sorted(groups.items())}
 
 
-def run(folder: Path, which: str) -> dict[str, Any]:
+def run(folder: Path, which: str, only: tuple[str, ...] = ()) -> dict[str, Any]:
     notes = read_jsonl(folder / "notes.jsonl")
     questions, read = questions_of(folder, which)
+    if only:
+        notes = [note for note in notes if str(note["id"]).startswith(only)]
+        questions = [q for q in questions if str(q["id"]).startswith(only)]
+        read += f" (only {','.join(only)})"
+        if not notes or not questions:
+            raise SystemExit(f"--only {','.join(only)}: no notes or no questions left")
     scratch = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))
     try:
         home, checkout = scratch / "home", scratch / "app"
@@ -274,11 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--set", type=Path, default=HERE / "retrieval", help="the set's folder")
     parser.add_argument("--questions", choices=("dev", "test", "all"), default="dev")
+    parser.add_argument("--only", default="", help="id prefixes to keep, comma-separated")
     parser.add_argument("--json", action="store_true", dest="as_json")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--misses", type=int, default=0, help="show this many misses (tuning)")
     args = parser.parse_args(argv)
-    results = run(args.set.resolve(), args.questions)
+    only = tuple(prefix for prefix in args.only.split(",") if prefix)
+    results = run(args.set.resolve(), args.questions, only)
     if args.as_json:
         print(json.dumps(results, indent=2))
     else:
