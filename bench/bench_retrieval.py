@@ -200,15 +200,24 @@ def by_category(scored: Scored, questions: list[dict[str, Any]]) -> dict[str, di
     return {name: figures(scored, group) for name, group in sorted(groups.items())}
 
 
+def select(
+    notes: list[dict[str, Any]], questions: list[dict[str, Any]], only: tuple[str, ...]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The notes and questions whose id starts with one of `only` (a set split by
+    conversation); an error when that leaves none of either."""
+    notes = [note for note in notes if str(note["id"]).startswith(only)]
+    questions = [q for q in questions if str(q["id"]).startswith(only)]
+    if not notes or not questions:
+        raise SystemExit(f"--only {','.join(only)}: no notes or no questions left")
+    return notes, questions
+
+
 def run(folder: Path, which: str, only: tuple[str, ...] = ()) -> dict[str, Any]:
     notes = read_jsonl(folder / "notes.jsonl")
     questions, read = questions_of(folder, which)
     if only:
-        notes = [note for note in notes if str(note["id"]).startswith(only)]
-        questions = [q for q in questions if str(q["id"]).startswith(only)]
+        notes, questions = select(notes, questions, only)
         read += f" (only {','.join(only)})"
-        if not notes or not questions:
-            raise SystemExit(f"--only {','.join(only)}: no notes or no questions left")
     scratch = Path(tempfile.mkdtemp(prefix="bench-retrieval-"))
     try:
         home, checkout = scratch / "home", scratch / "app"

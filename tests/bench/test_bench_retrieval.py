@@ -55,6 +55,17 @@ def test_scores_as_documented() -> None:
     assert f["zero-hit"] == pytest.approx(1 / 3) and f["p50_ms"] == pytest.approx(2.0)
 
 
+def test_only_keeps_the_notes_and_questions_of_the_prefixes_named() -> None:
+    bench = _load()
+    notes = [{"id": f"locomo-c0{c}-s01"} for c in range(3)]
+    questions = [{"id": f"locomo-c0{c}-q0000"} for c in range(3)]
+    kept = bench.select(notes, questions, ("locomo-c00-", "locomo-c02-"))
+    assert [n["id"] for n in kept[0]] == ["locomo-c00-s01", "locomo-c02-s01"]
+    assert [q["id"] for q in kept[1]] == ["locomo-c00-q0000", "locomo-c02-q0000"]
+    with pytest.raises(SystemExit, match="no notes or no questions left"):
+        bench.select(notes, questions, ("locomo-c09-",))
+
+
 def test_a_small_set_through_the_server_and_grep(tmp_path: Path) -> None:
     folder = tmp_path / "set"
     folder.mkdir()
