@@ -1,0 +1,438 @@
+"""Round trip of `memhub import --from-repo` + `memhub build` over published plugin repositories.
+
+The corpus (bench/import_corpus/corpus.json) names public repositories and a commit of each;
+none of their files is in this repository. Give the folder holding bare git mirrors of them
+(one per repository, `owner+name/repo` or `owner+name.git` or `owner/name`) with --mirrors or
+MEMHUB_IMPORT_CORPUS_MIRRORS; an entry whose mirror or commit is absent is skipped (nothing
+is fetched). Per repository it checks the commit out into a temporary folder, runs
+`memhub import --from-repo CHECKOUT --into HUB --yes --json`, then `memhub build HUB --out
+OUT`, and compares every plugin file of the checkout with OUT:
+
+  plugin files   marketplace files, and every file under a plugin folder (one holding a
+                 host manifest: .claude-plugin/plugin.json, .codex-plugin/plugin.json,
+                 .cursor-plugin/plugin.json, gemini-extension.json, a Copilot plugin.json
+                 named by .github/plugin/marketplace.json, or any folder a marketplace lists
+                 as a local source). Decided from the checkout alone, so a refused import
+                 counts every one of them as lost.
+  given back     JSON files JSON-equal with the same key order; others byte-identical with
+                 the same executable bit (a link: the same target text).
+  key paths      leaf key paths of the plugin JSON files whose value the rebuild holds.
+  builds         `memhub build` of the imported hub exits 0.
+
+It is a report, not a test: exit 0 whatever the figures. Stdlib and memhub only.
+
+    python bench/bench_import_wild.py --mirrors DIR             # table
+    python bench/bench_import_wild.py --mirrors DIR --json      # one JSON document
+    python bench/bench_import_wild.py --mirrors DIR --only owner/name --keep
+    python bench/bench_import_wild.py --mirrors DIR --describe  # host layouts per mirror
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "import_corpus" / "corpus.json"
+MANIFESTS = {
+    ".claude-plugin/plugin.json": "claude",
+    ".codex-plugin/plugin.json": "codex",
+    ".cursor-plugin/plugin.json": "cursor",
+    "gemini-extension.json": "gemini",
+    ".github/plugin/plugin.json": "copilot",
+}
+MARKETPLACES = {
+    ".claude-plugin/marketplace.json": "claude",
+    ".agents/plugins/marketplace.json": "codex",
+    ".cursor-plugin/marketplace.json": "cursor",
+    ".github/plugin/marketplace.json": "copilot",
+}
+
+
+# ---- pure functions (tests/bench/test_bench_import_wild.py) ----
+
+
+def ordered(value: Any) -> Any:
+    """A JSON value with every object as a list of (key, value) pairs: equality sees key order."""
+    if isinstance(value, dict):
+        return [(k, ordered(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [ordered(v) for v in value]
+    return value
+
+
+def json_equal_ordered(a: bytes, b: bytes) -> bool:
+    """Both parse as JSON and are equal with the same key order (False when either does not)."""
+    try:
+        return ordered(json.loads(a)) == ordered(json.loads(b))
+    except ValueError:
+        return False
+
+
+def leaf_paths(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Every leaf of a JSON value (scalar, empty object or list) by its key path `a.b[0].c`."""
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(leaf_paths(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list) and value:
+        out = {}
+        for i, v in enumerate(value):
+            out.update(leaf_paths(v, f"{prefix}[{i}]"))
+        return out
+    return {prefix or "$": value}
+
+
+def key_paths_kept(original: bytes, rebuilt: bytes | None) -> tuple[int, int, list[str]]:
+    """(kept, total, lost paths) of the original's leaf key paths in the rebuild."""
+    try:
+        want = leaf_paths(json.loads(original))
+    except ValueError:
+        return 0, 0, []
+    try:
+        have = leaf_paths(json.loads(rebuilt)) if rebuilt is not None else {}
+    except ValueError:
+        have = {}
+    lost = [
+        p for p, v in want.items() if p not in have or have[p] != v or type(have[p]) is not type(v)
+    ]
+    return len(want) - len(lost), len(want), lost
+
+
+def _local_source(entry: Any) -> str | None:
+    """The relative folder a marketplace entry names, if it names one in the repository."""
+    if not isinstance(entry, dict):
+        return None
+    src = entry.get("source")
+    if isinstance(src, dict):
+        src = (
+            src.get("path")
+            if src.get("source") in ("local", None)
+            else (
+                src.get("url")
+                if isinstance(src.get("url"), str) and src["url"].startswith(".")
+                else None
+            )
+        )
+    if not isinstance(src, str) or "://" in src or src.startswith(("git@", "github:")):
+        return None
+    return src
+
+
+def _parse(raw: bytes | None) -> Any:
+    try:
+        return json.loads(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def plugin_roots(files: dict[str, bytes]) -> tuple[set[str], set[str]]:
+    """(plugin folders, marketplace files) of a checkout given as {posix path: bytes}."""
+    roots: set[str] = set()
+    markets: set[str] = set()
+    for path in files:
+        for suffix in MANIFESTS:
+            if path == suffix or path.endswith("/" + suffix):
+                roots.add(path[: -len(suffix)].rstrip("/") or ".")
+        for suffix in MARKETPLACES:
+            if path == suffix or path.endswith("/" + suffix):
+                markets.add(path)
+    if isinstance(_parse(files.get("plugin.json")), dict) and "name" in _parse(
+        files["plugin.json"]
+    ):
+        roots.add(".")  # Copilot CLI's own layout: plugin.json at the plugin folder's root
+    for market in markets:
+        base = PurePosixPath(market).parent.parent
+        if market.endswith(".agents/plugins/marketplace.json") or market.endswith(
+            ".github/plugin/marketplace.json"
+        ):
+            base = base.parent
+        try:
+            doc = json.loads(files[market])
+        except ValueError:
+            continue
+        plugins = doc.get("plugins") if isinstance(doc, dict) else None
+        meta = doc.get("metadata") if isinstance(doc, dict) else None
+        root = meta.get("pluginRoot") if isinstance(meta, dict) else None
+        for entry in plugins if isinstance(plugins, list) else []:
+            src = _local_source(entry)
+            if src is None:
+                continue
+            if not src.startswith(".") and isinstance(root, str):
+                src = f"{root}/{src}"
+            folder = os.path.normpath(str(base / src)).replace(os.sep, "/")
+            if not folder.startswith(".."):
+                roots.add(folder)
+    return roots, markets
+
+
+def plugin_files(files: dict[str, bytes]) -> list[str]:
+    """The checkout's files that belong to a plugin folder or are a marketplace file."""
+    roots, markets = plugin_roots(files)
+    if "." in roots:
+        return sorted(files)
+    out = set(markets)
+    for path in files:
+        if any(path.startswith(r + "/") for r in roots):
+            out.add(path)
+    return sorted(out)
+
+
+def layouts(files: dict[str, bytes]) -> list[str]:
+    """Which host layouts a checkout holds: `claude-marketplace`, `codex-plugin`, ..."""
+    found: set[str] = set()
+    for path in files:
+        for suffix, host in MARKETPLACES.items():
+            if path == suffix or path.endswith("/" + suffix):
+                found.add(f"{host}-marketplace")
+        for suffix, host in MANIFESTS.items():
+            if path == suffix or path.endswith("/" + suffix):
+                found.add(f"{host}-plugin" if host != "gemini" else "gemini-extension")
+        if path == "plugin.json" and isinstance(_parse(files[path]), dict):
+            found.add("copilot-plugin-root")
+        if path.endswith(".agent.md"):
+            found.add("copilot-agent-md")
+    return sorted(found)
+
+
+def compare_file(orig: Path, rebuilt: Path) -> str | None:
+    """None when REBUILT gives ORIG back, else why not (a short cause)."""
+    if orig.is_symlink():
+        if rebuilt.is_symlink():
+            return None if os.readlink(orig) == os.readlink(rebuilt) else "link target differs"
+        if not rebuilt.exists():
+            return "missing"
+    if not rebuilt.exists() and not rebuilt.is_symlink():
+        return "missing"
+    if not orig.exists():  # dangling link in the original
+        return "dangling link"
+    a, b = orig.read_bytes(), rebuilt.read_bytes()
+    if orig.suffix == ".json":
+        try:
+            json.loads(a)
+        except ValueError:
+            pass
+        else:
+            return None if json_equal_ordered(a, b) else "json differs"
+    if a != b:
+        return "bytes differ"
+    if bool(orig.stat().st_mode & stat.S_IXUSR) != bool(rebuilt.stat().st_mode & stat.S_IXUSR):
+        return "mode differs"
+    return None
+
+
+# ---- running ----
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file of a checkout (links as their target's bytes, b'' when dangling)."""
+    out: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            p = Path(dirpath) / name
+            rel = p.relative_to(root).as_posix()
+            try:
+                out[rel] = p.read_bytes() if p.suffix == ".json" else b""
+            except OSError:
+                out[rel] = b""
+    return out
+
+
+def find_mirror(mirrors: Path, repo: str) -> Path | None:
+    for cand in (
+        mirrors / repo.replace("/", "+") / "repo",
+        mirrors / (repo.replace("/", "+") + ".git"),
+        mirrors / repo,
+    ):
+        if (cand / "HEAD").is_file() or (cand / ".git").exists():
+            return cand
+    return None
+
+
+def checkout(mirror: Path, commit: str, dest: Path) -> bool:
+    """Check COMMIT of MIRROR out into DEST (no .git left); False when the commit is absent."""
+    quiet = {"capture_output": True, "text": True, "stdin": subprocess.DEVNULL}
+    if subprocess.run(
+        ["git", "clone", "-q", "--shared", "--no-checkout", str(mirror), str(dest)], **quiet
+    ).returncode:
+        return False
+    if subprocess.run(["git", "-C", str(dest), "checkout", "-q", commit], **quiet).returncode:
+        return False
+    shutil.rmtree(dest / ".git", ignore_errors=True)
+    return True
+
+
+def memhub(args: list[str], timeout: int) -> tuple[int, str, str]:
+    cmd = [sys.executable, "-m", "memhub.compiler.cli.main", *args]
+    try:
+        p = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired:
+        return -9, "", f"timeout after {timeout} s"
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_one(entry: dict[str, Any], mirror: Path, work: Path, timeout: int) -> dict[str, Any]:
+    src, hub, out = work / "repo", work / "hub", work / "out"
+    row: dict[str, Any] = {"repo": entry["repo"], "commit": entry["commit"]}
+    if not checkout(mirror, entry["commit"], src):
+        return {**row, "skipped": "commit absent from the mirror"}
+    tree = read_tree(src)
+    wanted = plugin_files(tree)
+    t0 = time.process_time()
+    code, stdout, stderr = memhub(
+        ["import", "--from-repo", str(src), "--into", str(hub), "--yes", "--json"], timeout
+    )
+    row["import_exit"] = code
+    try:
+        doc = json.loads(stdout)
+    except ValueError:
+        doc = {}
+    data = doc.get("data", {}) if isinstance(doc, dict) else {}
+    rt = data.get("round_trip", {}) if isinstance(data, dict) else {}
+    row["cannot_reproduce"] = rt.get("cannot_reproduce", []) if isinstance(rt, dict) else []
+    if code not in (0, 1) or not (hub / "hub.yaml").is_file():
+        row["import_error"] = (stderr.strip() or stdout.strip())[-600:]
+    bcode = None
+    if (hub / "hub.yaml").is_file():
+        bcode, _, berr = memhub(["build", str(hub), "--out", str(out)], timeout)
+        if bcode != 0:
+            row["build_error"] = berr.strip()[-600:]
+    row["build_exit"] = bcode
+    row["hub_builds"] = bcode == 0
+    lost: dict[str, str] = {}
+    keys_kept = keys_total = 0
+    for rel in wanted:
+        cause = compare_file(src / rel, out / rel) if bcode == 0 else "no build"
+        if cause:
+            lost[rel] = cause
+        if rel.endswith(".json"):
+            rebuilt = out / rel
+            kept, total, _ = key_paths_kept(
+                tree[rel], rebuilt.read_bytes() if bcode == 0 and rebuilt.is_file() else None
+            )
+            keys_kept, keys_total = keys_kept + kept, keys_total + total
+    row.update(
+        files_total=len(wanted),
+        files_back=len(wanted) - len(lost),
+        keys_total=keys_total,
+        keys_back=keys_kept,
+        lost=lost,
+        cpu_s=round(time.process_time() - t0, 2),
+    )
+    return row
+
+
+def describe(corpus: list[dict[str, Any]], mirrors: Path) -> None:
+    for entry in corpus:
+        mirror = find_mirror(mirrors, entry["repo"])
+        if mirror is None:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            if checkout(mirror, entry["commit"], Path(tmp) / "r"):
+                tree = read_tree(Path(tmp) / "r")
+                entry["layouts"] = layouts(tree)
+                entry["plugin_files"] = len(plugin_files(tree))
+    print(json.dumps(corpus, indent=2))
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "-"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| repository | import | build | files back | key paths | top cause |",
+        "|---|---|---|---|---|---|",
+    ]
+    fb = ft = kb = kt = builds = 0
+    for r in rows:
+        if "skipped" in r:
+            continue
+        causes = Counter(r["lost"].values()).most_common(1)
+        lines.append(
+            f"| {r['repo']} | {r['import_exit']} | {'yes' if r['hub_builds'] else 'no'} | "
+            f"{r['files_back']}/{r['files_total']} | {r['keys_back']}/{r['keys_total']} | "
+            f"{causes[0][0] + ' ' + str(causes[0][1]) if causes else ''} |"
+        )
+        fb, ft, kb, kt = (
+            fb + r["files_back"],
+            ft + r["files_total"],
+            kb + r["keys_back"],
+            kt + r["keys_total"],
+        )
+        builds += bool(r["hub_builds"])
+    n = sum("skipped" not in r for r in rows)
+    lines.append(
+        f"| **all {n}** | | {builds}/{n} | {fb}/{ft} ({pct(fb, ft)}) | {kb}/{kt} ({pct(kb, kt)}) | |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirrors", type=Path, default=os.environ.get("MEMHUB_IMPORT_CORPUS_MIRRORS"))
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--group", default="others", choices=["others", "tuned", "all"])
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--save", type=Path, help="also write the JSON document there")
+    ap.add_argument("--keep", type=Path, help="keep each checkout, hub and build under this folder")
+    ap.add_argument(
+        "--describe", action="store_true", help="print the corpus with layouts filled in"
+    )
+    args = ap.parse_args(argv)
+    corpus = json.loads(args.corpus.read_text())["repositories"]
+    if args.group != "all":
+        corpus = [e for e in corpus if e.get("group", "others") == args.group]
+    if args.only:
+        corpus = [e for e in corpus if e["repo"] in args.only]
+    if args.mirrors is None:
+        print(
+            "no mirrors folder (--mirrors or MEMHUB_IMPORT_CORPUS_MIRRORS): every entry skipped",
+            file=sys.stderr,
+        )
+        return 0
+    if args.describe:
+        describe(corpus, args.mirrors)
+        return 0
+    rows = []
+    for entry in corpus:
+        mirror = find_mirror(args.mirrors, entry["repo"])
+        if mirror is None:
+            rows.append({"repo": entry["repo"], "skipped": "no mirror"})
+            continue
+        print(f"{entry['repo']} ...", file=sys.stderr, flush=True)
+        if args.keep:
+            work = args.keep / entry["repo"].replace("/", "+")
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            rows.append(run_one(entry, mirror, work, args.timeout))
+        else:
+            with tempfile.TemporaryDirectory(prefix="memhub-wild-") as tmp:
+                rows.append(run_one(entry, mirror, Path(tmp), args.timeout))
+        if args.save:  # after each repository: a stopped run keeps what it measured
+            args.save.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+    doc = {"rows": rows}
+    if args.save:
+        args.save.write_text(json.dumps(doc, indent=1) + "\n")
+    print(json.dumps(doc, indent=1) if args.json else table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
