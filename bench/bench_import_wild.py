@@ -169,12 +169,27 @@ def plugin_roots(files: dict[str, bytes]) -> tuple[set[str], set[str]]:
             src = _local_source(entry)
             if src is None:
                 continue
-            if not src.startswith(".") and isinstance(root, str):
-                src = f"{root}/{src}"
-            folder = os.path.normpath(str(base / src)).replace(os.sep, "/")
-            if not folder.startswith(".."):
+            folder = _resolve(files, src, base, PurePosixPath(market).parent, root)
+            if folder is not None:
                 roots.add(folder)
     return roots, markets
+
+
+def _resolve(
+    files: dict[str, bytes], src: str, base: PurePosixPath, here: PurePosixPath, root: Any
+) -> str | None:
+    """The folder a local source names: under `pluginRoot` (bare names, and `./x` when only
+    that exists), else from the marketplace's root, else from the file's own folder."""
+    cands = [base / root / src] if isinstance(root, str) else []
+    cands += [base / src, here / src]
+    if isinstance(root, str) and not src.startswith("."):
+        cands = cands[:1]
+    norm = [os.path.normpath(str(c)).replace(os.sep, "/") for c in cands]
+    inside = [n for n in norm if not n.startswith("..")]
+    for n in inside:
+        if n == "." or any(f.startswith(n + "/") for f in files):
+            return n
+    return inside[0] if inside else None
 
 
 def plugin_files(files: dict[str, bytes]) -> list[str]:
@@ -304,6 +319,10 @@ def run_one(entry: dict[str, Any], mirror: Path, work: Path, timeout: int) -> di
     data = doc.get("data", {}) if isinstance(doc, dict) else {}
     rt = data.get("round_trip", {}) if isinstance(data, dict) else {}
     row["cannot_reproduce"] = rt.get("cannot_reproduce", []) if isinstance(rt, dict) else []
+    # the import's own figures, beside ours: they count its own idea of the plugin files
+    row["import_round_trip"] = (
+        {k: rt.get(k) for k in ("files", "json_key_paths")} if isinstance(rt, dict) else {}
+    )
     if code not in (0, 1) or not (hub / "hub.yaml").is_file():
         row["import_error"] = (stderr.strip() or stdout.strip())[-600:]
     bcode = None

@@ -139,3 +139,16 @@ def test_the_corpus_lists_forty_held_out_repositories_with_commits() -> None:
     assert len(others) >= 40
     assert len({e["repo"] for e in repos}) == len(repos)
     assert all(len(e["commit"]) == 40 and e["layouts"] for e in repos)
+
+
+def test_sources_resolve_under_plugin_root_or_from_the_file_folder() -> None:
+    files = {
+        ".claude-plugin/marketplace.json": _market(
+            [{"name": "m", "source": "./meta"}], root="./plugins"
+        ),
+        ".github/plugin/marketplace.json": _market([{"name": "a", "source": "../../pkgs/a"}]),
+        "plugins/meta/SKILL.md": b"",
+        "pkgs/a/plugin.json": b"{}",
+        "meta.md": b"",
+    }
+    assert wild.plugin_roots(files)[0] == {"plugins/meta", "pkgs/a"}
