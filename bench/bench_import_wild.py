@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -401,6 +402,38 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def normalise(reason: str) -> str:
+    """A cause without its particulars: quoted names, numbers, paths after the first clause."""
+    first = re.split(r"\. Fix:|; |\n", reason.strip(), maxsplit=1)[0]
+    first = re.sub(r"(?<!\w)'[^']*'|`[^`]*`|\"[^\"]*\"", "X", first)
+    first = re.sub(r"/tmp\S*|\S+\.(json|md|yaml|toml)\S*", "PATH", first)
+    return re.sub(r"\d+", "N", first)[:120]
+
+
+def causes(rows: list[dict[str, Any]]) -> Counter[str]:
+    """Lost plugin files per cause: the import's refusal, the build's refusal, else its row."""
+    out: Counter[str] = Counter()
+    for r in rows:
+        if "skipped" in r or not r["lost"]:
+            continue
+        if r.get("import_error"):
+            out["import refused: " + normalise(r["import_error"].removeprefix("memhub: "))] += len(
+                r["lost"]
+            )
+            continue
+        if not r["hub_builds"]:
+            said = [x["reason"] for x in r["cannot_reproduce"] if x["path"] == "hub.yaml"]
+            err = (said[0] if said else r.get("build_error", "")).splitlines()
+            msgs = [m.strip() for m in err[1:]] if len(err) > 1 and "problem" in err[0] else err[:1]
+            what = " + ".join(normalise(m.split(": ", 1)[-1]) for m in msgs)
+            out["hub does not build: " + what] += len(r["lost"])
+            continue
+        why = {x["path"]: x["reason"] for x in r["cannot_reproduce"]}
+        for path, cause in r["lost"].items():
+            out[normalise(why[path]) if path in why else f"(not in cannot_reproduce) {cause}"] += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirrors", type=Path, default=os.environ.get("MEMHUB_IMPORT_CORPUS_MIRRORS"))
@@ -414,7 +447,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--describe", action="store_true", help="print the corpus with layouts filled in"
     )
+    ap.add_argument("--from-saved", type=Path, help="print the report of a saved run; run nothing")
     args = ap.parse_args(argv)
+    if args.from_saved:
+        rows = json.loads(args.from_saved.read_text())["rows"]
+        print(table(rows) + "\n\n| lost files | cause |\n|---|---|")
+        print("\n".join(f"| {n} | {c} |" for c, n in causes(rows).most_common()))
+        return 0
     corpus = json.loads(args.corpus.read_text())["repositories"]
     if args.group != "all":
         corpus = [e for e in corpus if e.get("group", "others") == args.group]
@@ -449,7 +488,11 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"rows": rows}
     if args.save:
         args.save.write_text(json.dumps(doc, indent=1) + "\n")
-    print(json.dumps(doc, indent=1) if args.json else table(rows))
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        print(table(rows) + "\n\n| lost files | cause |\n|---|---|")
+        print("\n".join(f"| {n} | {c} |" for c, n in causes(rows).most_common()))
     return 0
 
 
