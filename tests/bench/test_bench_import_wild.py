@@ -13,33 +13,35 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_import_wild.py"
+sys.path.insert(0, str(BENCH.parent))
 _spec = importlib.util.spec_from_file_location("bench_import_wild", BENCH)
 assert _spec is not None and _spec.loader is not None
 wild = importlib.util.module_from_spec(_spec)
 sys.modules["bench_import_wild"] = wild
 _spec.loader.exec_module(wild)
+import import_wild_compare as cmp  # noqa: E402
 
 
 def test_json_equal_needs_the_same_key_order() -> None:
-    assert wild.json_equal_ordered(b'{"a": 1, "b": [1, {"c": 2}]}', b'{"a":1,"b":[1,{"c":2}]}')
-    assert not wild.json_equal_ordered(b'{"a": 1, "b": 2}', b'{"b": 2, "a": 1}')
-    assert not wild.json_equal_ordered(b'{"x": {"a": 1, "b": 2}}', b'{"x": {"b": 2, "a": 1}}')
-    assert not wild.json_equal_ordered(b'{"a": 1}', b"not json")
+    assert cmp.json_equal_ordered(b'{"a": 1, "b": [1, {"c": 2}]}', b'{"a":1,"b":[1,{"c":2}]}')
+    assert not cmp.json_equal_ordered(b'{"a": 1, "b": 2}', b'{"b": 2, "a": 1}')
+    assert not cmp.json_equal_ordered(b'{"x": {"a": 1, "b": 2}}', b'{"x": {"b": 2, "a": 1}}')
+    assert not cmp.json_equal_ordered(b'{"a": 1}', b"not json")
 
 
 def test_key_paths_are_leaves_and_a_missing_rebuild_keeps_none() -> None:
     orig = b'{"name": "p", "hooks": {"Stop": [{"command": "x", "async": false}]}, "env": {}}'
-    assert sorted(wild.leaf_paths(json.loads(orig))) == [
+    assert sorted(cmp.leaf_paths(json.loads(orig))) == [
         "env",
         "hooks.Stop[0].async",
         "hooks.Stop[0].command",
         "name",
     ]
     rebuilt = b'{"name": "p", "hooks": {"Stop": [{"command": "x"}]}}'
-    assert wild.key_paths_kept(orig, rebuilt) == (2, 4, ["hooks.Stop[0].async", "env"])
-    assert wild.key_paths_kept(orig, None)[:2] == (0, 4)
+    assert cmp.key_paths_kept(orig, rebuilt) == (2, 4, ["hooks.Stop[0].async", "env"])
+    assert cmp.key_paths_kept(orig, None)[:2] == (0, 4)
     # 1 and true are different values to a host reading the file
-    assert wild.key_paths_kept(b'{"a": true}', b'{"a": 1}')[:2] == (0, 1)
+    assert cmp.key_paths_kept(b'{"a": true}', b'{"a": 1}')[:2] == (0, 1)
 
 
 def _market(entries: list[object], root: str | None = None) -> bytes:
@@ -71,7 +73,7 @@ def test_plugin_files_come_from_manifests_and_marketplace_sources() -> None:
         "docs/index.md": b"",
         "README.md": b"",
     }
-    assert wild.plugin_files(files) == [
+    assert cmp.plugin_files(files) == [
         ".agents/plugins/marketplace.json",
         ".claude-plugin/marketplace.json",
         "codex/c/.codex-plugin/plugin.json",
@@ -81,7 +83,7 @@ def test_plugin_files_come_from_manifests_and_marketplace_sources() -> None:
         "plugins/a/skills/s/SKILL.md",
         "plugins/b/commands/x.md",
     ]
-    assert wild.layouts(files) == [
+    assert cmp.layouts(files) == [
         "claude-marketplace",
         "codex-marketplace",
         "codex-plugin",
@@ -91,14 +93,14 @@ def test_plugin_files_come_from_manifests_and_marketplace_sources() -> None:
 
 def test_a_root_plugin_makes_every_file_a_plugin_file() -> None:
     copilot_root = {"plugin.json": b'{"name": "p"}', "agents/r.agent.md": b"", "LICENSE": b""}
-    assert wild.plugin_files(copilot_root) == sorted(copilot_root)
-    assert wild.layouts(copilot_root) == ["copilot-agent-md", "copilot-plugin-root"]
+    assert cmp.plugin_files(copilot_root) == sorted(copilot_root)
+    assert cmp.layouts(copilot_root) == ["copilot-agent-md", "copilot-plugin-root"]
     self_listing = {
         "sub/.claude-plugin/marketplace.json": _market([{"name": "s", "source": "./"}]),
         "sub/x.md": b"",
         "y.md": b"",
     }
-    assert wild.plugin_files(self_listing) == ["sub/.claude-plugin/marketplace.json", "sub/x.md"]
+    assert cmp.plugin_files(self_listing) == ["sub/.claude-plugin/marketplace.json", "sub/x.md"]
 
 
 def test_compare_file_names_the_cause(tmp_path: Path) -> None:
@@ -106,19 +108,19 @@ def test_compare_file_names_the_cause(tmp_path: Path) -> None:
     a.mkdir(), b.mkdir()
     (a / "m.json").write_text('{"a": 1, "b": 2}')
     (b / "m.json").write_text('{\n  "a": 1,\n  "b": 2\n}\n')
-    assert wild.compare_file(a / "m.json", b / "m.json") is None
+    assert cmp.compare_file(a / "m.json", b / "m.json") is None
     (b / "m.json").write_text('{"b": 2, "a": 1}')
-    assert wild.compare_file(a / "m.json", b / "m.json") == "json differs"
+    assert cmp.compare_file(a / "m.json", b / "m.json") == "json differs"
     (a / "run.sh").write_text("echo\n")
     (b / "run.sh").write_text("echo\n")
     os.chmod(a / "run.sh", 0o755)
-    assert wild.compare_file(a / "run.sh", b / "run.sh") == "mode differs"
+    assert cmp.compare_file(a / "run.sh", b / "run.sh") == "mode differs"
     (b / "run.sh").write_text("echo \n")
-    assert wild.compare_file(a / "run.sh", b / "run.sh") == "bytes differ"
-    assert wild.compare_file(a / "run.sh", b / "gone.sh") == "missing"
+    assert cmp.compare_file(a / "run.sh", b / "run.sh") == "bytes differ"
+    assert cmp.compare_file(a / "run.sh", b / "gone.sh") == "missing"
     os.symlink("run.sh", a / "l")
     os.symlink("other.sh", b / "l")
-    assert wild.compare_file(a / "l", b / "l") == "link target differs"
+    assert cmp.compare_file(a / "l", b / "l") == "link target differs"
 
 
 def test_without_mirrors_every_entry_is_skipped(
@@ -151,4 +153,4 @@ def test_sources_resolve_under_plugin_root_or_from_the_file_folder() -> None:
         "pkgs/a/plugin.json": b"{}",
         "meta.md": b"",
     }
-    assert wild.plugin_roots(files)[0] == {"plugins/meta", "pkgs/a"}
+    assert cmp.plugin_roots(files)[0] == {"plugins/meta", "pkgs/a"}
