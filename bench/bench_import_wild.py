@@ -23,7 +23,7 @@ It is a report, not a test: exit 0 whatever the figures. Stdlib and memhub only.
 
     python bench/bench_import_wild.py --mirrors DIR             # table
     python bench/bench_import_wild.py --mirrors DIR --json      # one JSON document
-    python bench/bench_import_wild.py --mirrors DIR --only owner/name --keep
+    python bench/bench_import_wild.py --mirrors DIR --only owner/name --keep OUT
     python bench/bench_import_wild.py --mirrors DIR --describe  # host layouts per mirror
 """
 
@@ -78,12 +78,15 @@ def find_mirror(mirrors: Path, repo: str) -> Path | None:
 
 def checkout(mirror: Path, commit: str, dest: Path) -> bool:
     """Check COMMIT of MIRROR out into DEST (no .git left); False when the commit is absent."""
-    quiet = {"capture_output": True, "text": True, "stdin": subprocess.DEVNULL}
-    if subprocess.run(
-        ["git", "clone", "-q", "--shared", "--no-checkout", str(mirror), str(dest)], **quiet
-    ).returncode:
+
+    def git(*args: str) -> int:
+        return subprocess.run(
+            ["git", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL
+        ).returncode
+
+    if git("clone", "-q", "--shared", "--no-checkout", str(mirror), str(dest)):
         return False
-    if subprocess.run(["git", "-C", str(dest), "checkout", "-q", commit], **quiet).returncode:
+    if git("-C", str(dest), "checkout", "-q", commit):
         return False
     shutil.rmtree(dest / ".git", ignore_errors=True)
     return True
