@@ -132,7 +132,8 @@ class MemoryService:
         return scanner
 
     @property
-    def _db(self) -> Any:
+    def db(self) -> Any:
+        """This thread's connection to the index, fresh as the last refresh left it."""
         return self._scan().index.db
 
     @healed
@@ -143,7 +144,7 @@ class MemoryService:
         trust = float("inf") if self.recheck > 0 and not full else 0.0  # the watcher re-checks
         window = 0.0 if full or self.recheck > 0 else self.window
         result = self._scan().refresh(self.workspace.allowed(), trust=trust, window=window)
-        self.fallback = indexfile.fallback_reason(self._db)  # an index in memory: why
+        self.fallback = indexfile.fallback_reason(self.db)  # an index in memory: why
         notes = [str(problem) for problem in result.problems]
         self.notes = (*notes, self.fallback) if self.fallback else tuple(notes)
         return result.changes
@@ -191,7 +192,7 @@ class MemoryService:
         statuses += ["superseded"] * include_superseded
         while True:
             found = catalog.select(
-                self._db, self._pairs(scope), kinds=kinds, tags=tags, statuses=statuses, limit=limit
+                self.db, self._pairs(scope), kinds=kinds, tags=tags, statuses=statuses, limit=limit
             )
             if self._checked([stored.path for stored in found]):
                 return [_entry(stored) for stored in found]
@@ -204,7 +205,7 @@ class MemoryService:
         self.refresh_index()
         while True:
             found = catalog.select(
-                self._db,
+                self.db,
                 self.workspace.allowed(),
                 record_id=record_id,
                 statuses=("active", "proposed", "superseded"),
@@ -269,7 +270,7 @@ class MemoryService:
     def counts(self) -> dict[str, dict[str, int]]:
         """{status: {kind: n}} of the records the caller can see, as the index holds them now
         (no refresh: the caller has just refreshed)."""
-        return catalog.count_by_kind(self._db, self.workspace.allowed())
+        return catalog.count_by_kind(self.db, self.workspace.allowed())
 
     def overview(self) -> dict[str, Any]:
         """{"project": {id, name} | None, "counts": {kind: n}, "proposed": n, "memory_md": str}."""
@@ -277,9 +278,9 @@ class MemoryService:
 
         self.refresh_index()
         ws = self.workspace
-        counts = catalog.count_by_kind(self._db, ws.allowed())
+        counts = catalog.count_by_kind(self.db, ws.allowed())
         listed = [
-            line for line in catalog.lines(self._db, ws.allowed()) if line.status != "superseded"
+            line for line in catalog.lines(self.db, ws.allowed()) if line.status != "superseded"
         ]
         project = {"id": ws.project_id, "name": ws.project_name} if ws.project_id else None
         return {
@@ -327,7 +328,7 @@ class MemoryService:
         """The indexed record a directive was read from (its scope's grant, its id)."""
         pairs = [pair for pair in self.workspace.allowed() if pair[0] == directive.scope]
         found = catalog.select(
-            self._db, pairs, record_id=directive.id, kinds=DIRECTIVES, statuses=("active",),
+            self.db, pairs, record_id=directive.id, kinds=DIRECTIVES, statuses=("active",),
             limit=1,
         )  # fmt: skip
         return found[0] if found else None
@@ -393,7 +394,7 @@ class MemoryService:
     def tags(self, *, scope: str | None = None) -> builtins.list[tuple[str, int]]:
         """(tag, active or proposed records carrying it) in the caller's scopes (or one)."""
         self.refresh_index()
-        return catalog.count_tags(self._db, self._pairs(scope))
+        return catalog.count_tags(self.db, self._pairs(scope))
 
     def rewrite_memory_md(self) -> dict[str, Any]:
         """Derive MEMORY.md of the caller's scopes again from every record file (a write)."""

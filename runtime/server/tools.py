@@ -254,7 +254,7 @@ class ReadTools:
         allowed = self.workspace.allowed()
         try:
             for at in range(0, len(ids), 500):  # under SQLite's bound on variables
-                out.update(brief_read.listed(self.service._db, allowed, ids[at : at + 500]))
+                out.update(brief_read.listed(self.service.db, allowed, ids[at : at + 500]))
         except (sqlite3.Error, MemoryServiceError):  # an index the read healed around
             return {}  # every title fenced: nothing vouches for any
         return out
