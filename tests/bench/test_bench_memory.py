@@ -5,29 +5,17 @@ search_memory, and reports every figure. Timings are not checked, only that they
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-BENCH = REPO / "bench" / "bench_memory.py"
+from .runbench import run_bench
 
 pytest.importorskip("mcp", reason="the mcp SDK (test extra) runs the server part")
 
 
 def test_quick_run_reports_every_figure() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    data = json.loads(proc.stdout)
+    out = run_bench("bench_memory.py", "--quick", "--json")
+    data = json.loads(out)
     figures = data["sizes"]["300"]
     assert figures["rebuild_s"] > 0 and figures["rebuild_per_10k_s"] > 0
     assert set(figures["search"]) == {"rare", "medium", "common"}

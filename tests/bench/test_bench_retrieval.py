@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from .runbench import run_bench
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "bench_retrieval.py"
@@ -71,12 +72,8 @@ def test_a_small_set_through_the_server_and_grep(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "notes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in NOTES))
     (folder / "questions_dev.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
-    proc = subprocess.run(
-        [sys.executable, str(BENCH), "--set", str(folder), "--questions", "dev", "--json"],
-        capture_output=True, text=True, timeout=600, cwd=REPO, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    data = json.loads(proc.stdout)
+    out = run_bench("bench_retrieval.py", "--set", str(folder), "--questions", "dev", "--json")
+    data = json.loads(out)
     memhub, grep = data["tools"].values()
     assert (data["notes"], memhub["questions"]) == (3, 3)
     assert memhub["recall@5"] == pytest.approx(2 / 3) and memhub["zero-hit"] == pytest.approx(1 / 3)
