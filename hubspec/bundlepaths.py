@@ -57,11 +57,13 @@ def bundle_path_problem(
 
 def relative_to(folder: str, base: str) -> str | None:
     """`folder` as `./...` seen from `base` ('' is the bundle root; a `folder` of `.` is the
-    root itself, `./` from there); None when it is not inside."""
+    root itself, `./` from there, as is `base` itself); None when it is not inside."""
     if folder == ROOT:
         return None if base else "./"
     if not base:
         return f"./{folder}"
+    if folder == base:  # a marketplace in its plugin's own folder lists it as `./`
+        return "./"
     if folder.startswith(base + "/"):
         return f"./{folder[len(base) + 1 :]}"
     return None
