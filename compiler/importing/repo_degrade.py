@@ -41,19 +41,18 @@ def degrade(imported: RepoImport, message: str, problems: Problems) -> bool:
 
 
 def culprit(imported: RepoImport, builds: Callable[[RepoImport], bool]) -> PluginHub | None:
-    """The plugin whose build, with those before it, first fails (a bisection of the
-    plugins: log2(n) builds); None when the hub fails without any plugin."""
+    """The plugin whose build, with those before it, first fails: a bisection of the plugins
+    (log2(n) builds; a marketplace of no plugin is not built: the hub needs one); None when
+    there is no plugin."""
     hubs = [hub for hub, _ in imported.plugins]
-    low, high = 0, len(hubs)  # builds with hubs[:low]; fails with hubs[:high]
-    if builds(_only(imported, [])):
-        while high - low > 1:
-            middle = (low + high) // 2
-            if builds(_only(imported, hubs[:middle])):
-                low = middle
-            else:
-                high = middle
-        return hubs[high - 1] if high else None
-    return None
+    low, high = 0, len(hubs)  # builds with hubs[:low] (taken for 0); fails with hubs[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if builds(_only(imported, hubs[:middle])):
+            low = middle
+        else:
+            high = middle
+    return hubs[high - 1] if high else None
 
 
 def drop_plugin(imported: RepoImport, hub: PluginHub, reason: str) -> None:
