@@ -84,17 +84,17 @@ def _drop_unit(imported: RepoImport, file: str, key: str, text: str) -> bool:
     why = f"the imported hub does not build: {key + ': ' if key else ''}{text}"
     if file == HUB_FILE:
         return _drop_in_market(imported, key, why)
-    for hub, into in imported.plugins:
-        if into and not file.startswith(into + "/"):
-            continue
-        rel = file[len(into) + 1 :] if into else file
-        if rel == HUB_FILE:
-            if not (_drop_entry(hub, key, text, why) or _drop_server(hub, key, why)):
-                drop_plugin(imported, hub, why)
-        elif not _drop_files(hub, rel, why):
+    holding = [(h, i) for h, i in imported.plugins if file.startswith(i + "/")]
+    if not holding:
+        return False
+    hub, into = max(holding, key=lambda p: len(p[1]))  # the deepest: plugins may nest
+    rel = file[len(into) + 1 :]
+    if rel == HUB_FILE:
+        if not (_drop_entry(hub, key, text, why) or _drop_server(hub, key, why)):
             drop_plugin(imported, hub, why)
-        return True
-    return False
+    elif not _drop_files(hub, rel, why):
+        drop_plugin(imported, hub, why)
+    return True
 
 
 def _drop_files(hub: PluginHub, rel: str, why: str) -> bool:
