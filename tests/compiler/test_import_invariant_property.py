@@ -8,6 +8,8 @@ plugin folders, a SKILL.md that is a link, and one name in two folders."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -137,12 +139,20 @@ def check_invariant(files: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory(prefix="memhub-invariant-") as temp:
         root = Path(temp)
         repo, hub = write(root / "repo", files), root / "hub"
-        code = main(["import", "--from-repo", str(repo), "--into", str(hub), "--yes", "--json"])
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown):
+            code = main(["import", "--from-repo", str(repo), "--into", str(hub), "--yes", "--json"])
+        reply = json.loads(shown.getvalue())
         assert code in (0, 1, 2), code
         if code == 2:
             assert not (hub / "hub.yaml").exists()  # exit 2 writes nothing
+            assert ": " in reply["errors"][0]["message"]  # `<file>: what. Fix: ...`
             return
-        built = main(["build", str(hub), "--out", str(root / "out")])
+        rows = reply["data"]["round_trip"]["cannot_reproduce"]
+        assert (code == 1) == bool(rows)
+        assert all(row["path"] and row["reason"] for row in rows)
+        with contextlib.redirect_stdout(io.StringIO()):
+            built = main(["build", str(hub), "--out", str(root / "out")])
         assert built == 0, f"the written hub does not build: {json.dumps(files)[:2000]}"
 
 
