@@ -182,3 +182,22 @@ def test_one_plugin_name_in_two_hosts_marketplaces_in_different_folders(
     write(tmp_path / "repo", files)
     assert written_hub_builds(tmp_path, capsys) == 0
     assert os.path.exists(tmp_path / "hub" / "hub.yaml")
+
+
+@pytest.mark.parametrize("path", [".", "./"])
+def test_a_codex_marketplace_in_a_sub_folder_listing_its_own_folder(
+    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = {
+        "name": "p",
+        "source": {"source": "local", "path": path},
+        "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+        "category": "Coding",
+    }
+    files = {
+        "sub/.agents/plugins/marketplace.json": {"name": "m", "plugins": [entry]},
+        "sub/.codex-plugin/plugin.json": manifest("p", skills="./skills/"),
+        "sub/skills/s/SKILL.md": SKILL,
+    }
+    assert whole(trip(tmp_path, files)) == ([], 3, 3)
+    assert written_hub_builds(tmp_path, capsys) == 0
