@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-_SEGMENT = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
-# a folder of another repository (a git-subdir source) may be hidden, e.g. .github/plugins/x:
-# memhub never writes there, so only '.' and '..' are refused
-_REMOTE_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
+# a folder may be hidden (published repositories keep plugins in .github/plugins/x), but
+# not one of the folders memhub writes its hosts' manifests and marketplaces in
+_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
+_WRITTEN = (".claude-plugin", ".codex-plugin", ".cursor-plugin", ".memhub")
+_WRITTEN_PATHS = (".github/plugin", ".agents/plugins/marketplace.json")
 # the roots other hosts' plugin folders live under (gemini, agent-plugins): a native plugin
 # folder there would mix two hosts' manifests in one folder
 RESERVED_ROOTS = ("gemini", "agent-plugins")
@@ -32,17 +33,19 @@ def bundle_path_problem(
             f"{value!r} has a '.' or '..' segment",
             f"write {what} as plain folder names, e.g. plugins/my-plugin",
         )
-    segment = _REMOTE_SEGMENT if remote else _SEGMENT
-    if not all(segment.match(p) for p in parts):
-        if remote:
-            return (
-                f"{value!r} is not a plain relative folder",
-                "use letters, digits, '.', '_' and '-' in each segment, separated by single '/'",
-            )
+    if not all(_SEGMENT.match(p) for p in parts):
         return (
             f"{value!r} is not a plain relative folder",
-            "use letters, digits, '.', '_' and '-' in each segment, none starting with '.', "
-            "separated by single '/'",
+            "use letters, digits, '.', '_' and '-' in each segment, separated by single '/'",
+        )
+    written = any(p in _WRITTEN for p in parts) or any(
+        value == w or value.startswith(w + "/") for w in _WRITTEN_PATHS
+    )
+    if written and not remote:
+        return (
+            f"{value!r} is inside a folder memhub writes a host's manifest or marketplace in",
+            "choose a folder outside .claude-plugin/, .codex-plugin/, .cursor-plugin/, "
+            ".memhub/ and .github/plugin/",
         )
     if parts[0] in RESERVED_ROOTS and not remote:
         return (
@@ -54,11 +57,13 @@ def bundle_path_problem(
 
 def relative_to(folder: str, base: str) -> str | None:
     """`folder` as `./...` seen from `base` ('' is the bundle root; a `folder` of `.` is the
-    root itself, `./` from there); None when it is not inside."""
+    root itself, `./` from there, as is `base` itself); None when it is not inside."""
     if folder == ROOT:
         return None if base else "./"
     if not base:
         return f"./{folder}"
+    if folder == base:  # a marketplace in its plugin's own folder lists it as `./`
+        return "./"
     if folder.startswith(base + "/"):
         return f"./{folder[len(base) + 1 :]}"
     return None

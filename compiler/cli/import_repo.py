@@ -22,7 +22,7 @@ EXIT_UNREPRODUCED = 1
 def run(repo: Path, into: Path, yes: bool, dry_run: bool, as_json: bool) -> int:
     from memhub.compiler.cli.import_ import ConfirmationNeeded, interactive
     from memhub.compiler.importing.repo_market import import_repo
-    from memhub.compiler.importing.repo_tree import read_tree
+    from memhub.compiler.importing.repo_tree import RepoError, read_tree
     from memhub.compiler.importing.repo_writer import write_repo_hub
     from memhub.compiler.importing.roundtrip import round_trip
     from memhub.compiler.importing.writer import refuse_existing_hub
@@ -31,6 +31,11 @@ def run(repo: Path, into: Path, yes: bool, dry_run: bool, as_json: bool) -> int:
     tree = read_tree(repo)
     imported = import_repo(tree)
     trip = round_trip(tree, imported)
+    if trip.refused is not None:  # never a hub its own build refuses (README)
+        raise RepoError(
+            f"{trip.refused}\nnothing written. Fix: correct the repository file that hub "
+            "file stands for, or import a copy without it"
+        )
     code = EXIT_UNREPRODUCED if trip.unreproduced else 0
     if as_json:
         data = {**preview_json(repo, into, imported, trip), "written": False}

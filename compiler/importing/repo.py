@@ -237,7 +237,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin = dict(read.plugin)
     plugin.setdefault("name", hub.name)
     plugin.setdefault("version", "0.0.0")
-    plugin.setdefault("description", "")
+    if not plugin.get("description"):  # the hub needs one; hosts only warn (a merge
+        plugin["description"] = f"The {plugin['name']} plugin."  # patch takes it out again)
     if hub.icon:
         plugin["icon"] = hub.icon
     if hub.folder != f"plugins/{plugin['name']}":
@@ -289,6 +290,7 @@ def shipped_entries(hub: PluginHub) -> list[str]:
         u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
         for u in hub.read.unreproduced
     }
+    held |= {hub.icon} if hub.icon else set()  # `plugin.icon`: never shipped too
     entries: list[str] = []
     for rel in hub.shipped:
         top = rel.split("/", 1)[0]

@@ -3,31 +3,33 @@ with `link: true`, the link itself written into the hub folder).
 
 A link inside a plugin folder is kept when its target is relative and, resolved in the
 repository (each link on the way followed), lands inside a plugin folder the import builds,
-on something the repository holds. What it reaches then comes through the link: its files
-leave the plugin hub (the build checks that what the hub still generates there, a hooks
+on something the repository holds and the import does not leave out, and the link is not
+inside a skill, agent or command folder (the hub's copies of those hold files, not links).
+What it reaches then comes through the link: its files leave the plugin hub (the build checks that what the hub still generates there, a hooks
 file, is the target's), and the round trip compares them at the link's path. Any other
 link is read as today: its target's bytes, shipped as files (repo_tree.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from memhub.compiler.importing.repo import FOLDERS, PluginHub
 from memhub.compiler.importing.repo_tree import Tree, links_of
 from memhub.compiler.links import resolve
 from memhub.hubspec.files import link_problem
 
-if TYPE_CHECKING:
-    from memhub.compiler.importing.repo import PluginHub
-
 KEPT_NOT = (
     "a link memhub ships as its target's files: its target is absolute, leaves the plugin "
-    "folders the import builds, or reaches nothing"
+    "folders the import builds, reaches nothing or a file the import leaves out, or lies inside "
+    "a skill, agent or command folder (the hub's copies of those are files, not links)"
 )
 
 
-def keepable(path: str, tree: Tree, folders: list[str]) -> bool:
-    """Whether the link at `path` can come back as a link (see the module docstring)."""
+def keepable(
+    path: str, tree: Tree, folders: list[str], left_out: frozenset[str] = frozenset()
+) -> bool:
+    """Whether the link at `path` can come back as a link (see the module docstring); not
+    when it reaches a file the import leaves out (`left_out`: the build would not write it,
+    so the link would dangle)."""
     links = links_of(tree)
     if link_problem(links[path]) is not None:
         return False
@@ -38,17 +40,23 @@ def keepable(path: str, tree: Tree, folders: list[str]) -> bool:
         return False
     if not reached or not any(f == "" or reached.startswith(f + "/") for f in folders):
         return False
+    if reached in left_out:
+        return False
     return reached in tree or any(p.startswith(reached + "/") for p in tree)
 
 
 def keep_links(hubs: list[PluginHub], tree: Tree) -> None:
     """Each hub's keepable links recorded (`hub.links`), the files under them taken out."""
     folders = [hub.folder for hub in hubs]
+    left_out = frozenset(u.path for hub in hubs for u in hub.read.unreproduced)
     for path in sorted(links_of(tree)):
         owner = _owner(path, hubs)
-        if owner is None or not keepable(path, tree, folders) or _under_kept(path, hubs):
+        kept = keepable(path, tree, folders, left_out)
+        if owner is None or not kept or _under_kept(path, hubs):
             continue
         rel = path[len(owner.folder) + 1 :] if owner.folder else path
+        if "/" in rel and rel.split("/", 1)[0] in FOLDERS:
+            continue  # a SKILL.md that is a link: the skill's copy holds its target's bytes
         owner.links[rel] = str(tree[path].link)
         gone = [r for r in owner.files if r == rel or r.startswith(rel + "/")]
         for r in gone:

@@ -58,6 +58,7 @@ class RepoImport:
     marketplace_files: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)  # repository files of no plugin
     through: list[str] = field(default_factory=list)  # files reached through kept links
+    dropped: list[Unreproduced] = field(default_factory=list)  # taken out so the hub builds
 
     @property
     def hubs(self) -> list[str]:
@@ -91,7 +92,7 @@ class RepoImport:
 
     @property
     def unreproduced(self) -> list[Unreproduced]:
-        return unreproduced([hub for hub, _ in self.plugins])
+        return unreproduced([hub for hub, _ in self.plugins]) + self.dropped
 
     @property
     def hints(self) -> dict[str, str]:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from memhub.compiler.errors import OutputError
-from memhub.compiler.importing.writer import refuse_existing_hub
+from memhub.compiler.importing.writer import HUB_FILE, refuse_existing_hub
 from memhub.compiler.safewrite import durable, fsops
 
 
@@ -27,9 +27,26 @@ def write_repo_hub(files: dict[str, tuple[bytes, int]], into: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".memhub-import-", dir=into))
     try:
         fsops.stage_tree(staging / "hub", dict(files), dir_mode=0o755)
+        _check_builds(staging / "hub")
         refuse_existing_hub(into)  # a hub that appeared meanwhile is never replaced
         for top in tops:
             os.rename(staging / "hub" / top, into / top)
         durable.fsync_dir(into)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_builds(hub: Path) -> None:
+    """The staged hub loads and builds as `memhub build` would, or nothing is written (the
+    round trip takes out what the build refuses first, so this is a memhub bug)."""
+    from memhub.compiler.marketplace import compile_any
+    from memhub.hubspec import MemhubError
+
+    try:
+        compile_any(hub / HUB_FILE, ())
+    except MemhubError as exc:
+        shown = str(exc).replace(f"{hub}{os.sep}", "")
+        raise MemhubError(
+            f"the imported hub would not build ({shown}); nothing written. Fix: this is a "
+            "memhub bug; please report it with the preview"
+        ) from None

@@ -27,7 +27,7 @@ from memhub.compiler.links import resolve
 from memhub.hubspec import MemhubError
 
 MAX_SHOWN = 3  # differing key paths named per file
-MAX_SETTLE = 20  # builds tried while refused components are taken out
+MAX_SETTLE = 60  # builds tried while refused components and units are taken out
 
 
 @dataclass
@@ -38,6 +38,7 @@ class RoundTrip:
     keys_same: int = 0
     links_total: int = 0
     links_same: int = 0
+    refused: str | None = None  # why the imported hub does not build: nothing is written
     unreproduced: list[Unreproduced] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -81,17 +82,26 @@ def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
 
 
 def settle(imported: RepoImport) -> dict[str, Artifact] | str:
-    """Build the imported hub, taking out each skill, agent or command the loader refuses
-    (it is listed with the loader's words) until it builds; the error when it cannot. A
-    problem that is no such component may follow from one (a plugin hub refused for its
-    skill leaves its folder unbuilt): it is tried again once those are out."""
+    """Build the imported hub, taking out what the build refuses at the smallest unit that
+    holds it (repo_degrade.py: a component, a shipped file or link, an MCP server, a
+    marketplace file, at worst one plugin), each listed with the build's words, until it
+    builds; the error when it cannot (the marketplace hub itself is refused)."""
+    from memhub.compiler.importing.repo_degrade import culprit, degrade, drop_plugin
+
     for _ in range(MAX_SETTLE):
         built = built_files(imported)
         if not isinstance(built, tuple):
             return built
         message, problems = built
-        dropped = [file for file, key, text in problems if imported.drop(file, key, text)]
-        if not dropped:
+        if degrade(imported, message, problems):
+            if not imported.plugins:  # its one plugin refused: that refusal stops the import
+                return f"the imported hub does not build: {message}"
+            continue
+        hub = culprit(imported, lambda probe: not isinstance(built_files(probe), tuple))
+        if hub is None:
+            return f"the imported hub does not build: {message}"
+        drop_plugin(imported, hub, f"the imported hub does not build: {message}")
+        if not imported.plugins:  # the repository's one plugin: its refusal stops the import
             return f"the imported hub does not build: {message}"
     return "the imported hub does not build (too many refused components)"
 
@@ -113,6 +123,7 @@ def round_trip(tree: Tree, imported: RepoImport) -> RoundTrip:
     asked = set(imported.compared) | set(reasons) | set(imported.through)
     wanted = sorted(p for p in asked - set(links) if p in tree and not tree[p].folder)
     if isinstance(built, str):
+        result.refused = built
         result.unreproduced.append(Unreproduced(imported.hubs[0], built))
         built = {}
     _compare_links(result, links, imported, built)

@@ -161,7 +161,8 @@ _SECRET_KEY = Lazy(
     rf"(?i)^_?(?:[A-Za-z0-9]+[_.-])*(?:{WORD}|(?<=[_.-]){COMPOUND_WORD}|(?:set-)?cookie)$"
 )
 _AUTH_KEY = Lazy(r"(?i)^(?:proxy-)?authorization$")
-_AUTH_SCHEME = Lazy(r"(?i)^\s*(?:bearer|basic|token|digest)\s+(\S+)")
+# any scheme word (`Bearer`, `ApiKey`, `SSWS`): the credential is what follows it
+_AUTH_SCHEME = Lazy(r"^\s*[A-Za-z][A-Za-z0-9_-]*\s+(\S+)")
 
 
 def names_secret(key: str) -> bool:

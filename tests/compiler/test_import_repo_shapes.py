@@ -246,7 +246,8 @@ def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Claude Code would read skills/x as a skill folder of the root plugin, which has
-    skills: the build of the import refuses it, and the import says so (exit 1, not 70)."""
+    skills: the build of the import refuses it, so plugin x is taken out and listed with
+    the build's words (exit 1, not 70); the root plugin is written."""
     repo = write(
         tmp_path / "repo",
         {
@@ -258,10 +259,12 @@ def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
     code = main(["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--json"])
     trip = json.loads(capsys.readouterr().out)["data"]["round_trip"]
     assert code == 1
+    rows = {row["path"]: row["reason"] for row in trip["cannot_reproduce"]}
     assert (
         "plugin 'x' (folder 'skills/x') sits inside skills/, which the root plugin 'root'"
-        in (trip["cannot_reproduce"][0]["reason"])
+        in rows["skills/x/.claude-plugin/plugin.json"]
     )
+    assert "skills/s/SKILL.md" not in rows
 
 
 def test_a_refused_skill_leaves_the_rest_of_a_shared_folder_built(tmp_path: Path) -> None:

@@ -254,7 +254,9 @@ def test_plugin_hub_yaml_as_a_symlink_is_refused(tmp_path: Path) -> None:
     [
         ("../x", "'.' or '..' segment"),
         ("/abs/x", "absolute path"),
-        (".hidden/x", "not a plain relative folder"),
+        (".claude-plugin/x", "memhub writes a host's manifest or marketplace in"),
+        (".github/plugin/x", "memhub writes a host's manifest or marketplace in"),
+        ("a b/x", "not a plain relative folder"),
         ("agent-plugins/x", "another host's plugin folders"),
         ("a//b", "not a plain relative folder"),
     ],
