@@ -210,6 +210,15 @@ class _Checker(
         bad_path = bundle_path_problem(raw["path"], root_ok=True) if "path" in raw else None
         if bad_path is not None:
             self.problem(("plugin", "path"), *bad_path)
+        if raw.get("copilot_manifest") == "plugin.json" and raw.get("agent_plugins_folder") == (
+            "shared"
+        ):
+            self.problem(
+                ("plugin", "copilot_manifest"),
+                "plugin.json is where agent_plugins_folder: shared writes the Agent Plugins "
+                "package: the two manifests cannot share it",
+                "use copilot_manifest: .github/plugin/plugin.json, or agent_plugins_folder: apart",
+            )
         values, per_host = self._plugin_per_host(raw)
         return Plugin(
             name=raw["name"],
@@ -231,6 +240,7 @@ class _Checker(
             path=raw.get("path"),
             readme=raw.get("readme", True),
             agent_plugins_folder=raw.get("agent_plugins_folder", "apart"),
+            copilot_manifest=raw.get("copilot_manifest"),
             per_host=per_host,
         )
 
