@@ -35,8 +35,11 @@ def entries_and_markets(
             # null takes a key of the default owner out of this host's files
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
+        listed = {str(e.get("name")) for e in read["entries"]}
         for entry in read["entries"]:
-            entry = _by_folder(entry, folder, by_name)
+            if str(entry.get("name")) not in by_name:
+                unlisted = {k: h for k, h in by_name.items() if k not in listed}
+                entry = _by_folder(entry, folder, unlisted)
             name = str(entry.get("name"))
             seen.setdefault(name, {})[reader.name] = (entry, folder)
             if name not in group["plugins"]:
@@ -60,9 +63,10 @@ ALIAS = "name"  # an entry's own name for a plugin hub of another name, as its o
 def _by_folder(entry: dict[str, Any], folder: str, by_name: dict[str, PluginHub]) -> dict[str, Any]:
     """`entry` under the name of the plugin hub its `./folder` source names, when its own
     name is no plugin's (Copilot lists a plugin by the entry's name; the manifest names it
-    otherwise): its own name kept as `_alias`, which becomes its `overrides.<host>.name`."""
+    otherwise) and the file lists no entry of the hub's name (`by_name`: those hubs): its
+    own name kept as `_alias`, which becomes its `overrides.<host>.name`."""
     source = entry.get("source")
-    if str(entry.get("name")) in by_name or not isinstance(source, str):
+    if not isinstance(source, str):
         return entry
     path = posixpath.normpath(posixpath.join(folder, source))
     path = "" if path == "." else path
