@@ -122,10 +122,15 @@ def _items(imported: RepoImport) -> dict[str, dict[str, Any]]:
     """The marketplace hub's `plugins:` items by plugin name."""
     names = {into: hub.name for hub, into in imported.plugins}
     market = imported.market_hub
-    return {
+    items = {
         str(item.get("name") or names.get(item.get("hub", ""), item.get("hub"))): item
         for item in market.get(PLUGINS, [])
     }
+    for item in market.get(PLUGINS, []):  # and by a host's own entry name (repo_entries.ALIAS)
+        for host in (item.get("overrides") or {}).values():
+            if isinstance(host, dict) and isinstance(host.get("name"), str):
+                items.setdefault(host["name"], item)
+    return items
 
 
 def _entries(doc: Any) -> list[dict[str, Any]]:
