@@ -234,3 +234,4 @@ def test_the_copilot_manifest_cannot_share_plugin_json_with_agent_plugins(tmp_pa
     with pytest.raises(HubError) as caught:
         load(tmp_path)
     assert "plugin.copilot_manifest" in str(caught.value)
+    assert "the two manifests cannot share it" in str(caught.value)
