@@ -174,6 +174,15 @@ class _Checker(
         overrides = self._server_extras(
             data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
         )
+        if data["plugin"].get("copilot_manifest") == ".claude-plugin/plugin.json" and (
+            "claude" not in hub_hosts
+        ):
+            self.problem(
+                ("plugin", "copilot_manifest"),
+                "Copilot would load the plugin through Claude Code's manifest, which only a "
+                "hub naming claude in `hosts` writes",
+                "add claude to hosts, or use copilot_manifest: plugin.json",
+            )
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         files = self._shipped_files(data.get("files", []), shared=shared)
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import copilot_marketplace
+from memhub.compiler.hosts import copilot_claude, copilot_marketplace
 from memhub.compiler.hosts.base import (
     CoverageRow,
     DescriptionMax,
@@ -212,10 +212,12 @@ def build(hub: Hub) -> HostBuild:
     entry = copilot_marketplace.plugin_entry(hub, source)
     description = market.description or plugin.description
     marketplace = copilot_marketplace.marketplace_document(market, description, [entry])
-    artifacts = [
-        json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace"),
-        json_artifact(hub, name, f"{base}/{manifest_path(hub)}", manifest, override="manifest"),
-    ]
+    artifacts = [json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace")]
+    if plugin.copilot_manifest == copilot_claude.CLAUDE_MANIFEST:  # Claude Code's files serve
+        rows = copilot_claude.through_claude(rows, base)
+        return with_shipped(hub, replace(SHIPPING, root=root(hub)), artifacts, rows)
+    path = f"{base}/{manifest_path(hub)}"
+    artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
     if mapped:
         hooks = json_bytes(_hooks_file(mapped))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -12,10 +12,12 @@ joins it (repo_other.OTHERS).
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.hosts import agent_plugins, claude_repo, copilot
+from memhub.compiler.hosts.copilot_claude import CLAUDE_MANIFEST
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec
 from memhub.compiler.importing.repo_hooks import HookFormat, hooks_file_of
 from memhub.compiler.importing.repo_parts import (
@@ -178,3 +180,25 @@ def root_plugin(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
     if str(json_file(tree, IN_PLACE[0]).get("$schema", "")).startswith(agent_plugins.SPEC):
         return []
     return [read_plugin(tree, "")]
+
+
+def through_claude(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
+    """Each Claude Code plugin folder a Copilot marketplace lists that holds no Copilot
+    manifest: Copilot loads it through `.claude-plugin/plugin.json`, and so does the hub
+    (`plugin.copilot_manifest`), so the build writes that marketplace's entry for it."""
+    by_folder = {hub.folder: hub for hub in plugins}
+    for reader, folder, doc in found:
+        if reader.name != name:
+            continue
+        for entry in read_marketplace(doc)["entries"]:
+            source = entry.get("source")
+            if not isinstance(source, str):
+                continue
+            path = posixpath.normpath(posixpath.join(folder, source))
+            hub = by_folder.get("" if path == "." else path)
+            if hub is None or hub.copilot_manifest or claude_repo.name not in hub.read.hosts:
+                continue
+            claude = hub.read.extra.get(claude_repo.name, {})
+            if name not in hub.read.hosts and not ("manifest" in claude and not claude["manifest"]):
+                hub.copilot_manifest = CLAUDE_MANIFEST  # (a folder without one: not so)
+                hub.read.host(name)

@@ -235,3 +235,47 @@ def test_the_copilot_manifest_cannot_share_plugin_json_with_agent_plugins(tmp_pa
         load(tmp_path)
     assert "plugin.copilot_manifest" in str(caught.value)
     assert "the two manifests cannot share it" in str(caught.value)
+
+
+def test_a_copilot_marketplace_beside_claudes_is_written_back(tmp_path: Path) -> None:
+    """One Claude Code plugin folder listed by both hosts' marketplaces: Copilot loads it
+    through .claude-plugin/plugin.json. Before, the Copilot marketplace was not written
+    ('the build does not write it')."""
+    listing = market({"name": "eyes", "source": "./", "description": "Review"})
+    repo = write(
+        tmp_path / "repo",
+        {
+            MARKET: listing,
+            ".claude-plugin/marketplace.json": listing,
+            ".claude-plugin/plugin.json": {"name": "eyes", "version": "4.2.0", "description": "R"},
+            "skills/tidy/SKILL.md": SKILL,
+        },
+    )
+    listed, files, paths = trip(repo)
+    assert listed == {}
+    assert files == (len(paths), len(paths))
+    ((hub, _),) = import_repo(read_tree(repo)).plugins
+    assert hub.copilot_manifest == ".claude-plugin/plugin.json"
+
+
+def test_through_claude_writes_no_copilot_manifest_and_says_so(tmp_path: Path) -> None:
+    text = HUB.replace("hosts: [copilot]", "hosts: [claude, copilot]")
+    text += "mcp:\n  servers:\n    s: {command: srv}\n"
+    (tmp_path / "hub.yaml").write_text(text % (".claude-plugin/plugin.json", ""))
+    result = build(load(tmp_path))
+    paths = {a.path for a in result.artifacts}
+    assert "plugins/demo/.claude-plugin/plugin.json" in paths
+    assert not any(
+        "copilot" in p or (p.endswith("/plugin.json") and ".claude" not in p) for p in paths
+    )
+    listing = json.loads(result.artifact(MARKET).content)  # type: ignore[union-attr]
+    assert listing["plugins"][0]["source"] == "./plugins/demo"
+    (row,) = [r for r in result.coverage if r.host == "copilot" and r.component == "mcp"]
+    assert row.status == "caveat" and "through Claude Code's manifest" in row.reason
+
+
+def test_through_claude_needs_claude_among_the_hosts(tmp_path: Path) -> None:
+    (tmp_path / "hub.yaml").write_text(HUB % (".claude-plugin/plugin.json", ""))
+    with pytest.raises(HubError) as caught:
+        load(tmp_path)
+    assert "add claude to hosts" in str(caught.value)
