@@ -35,10 +35,10 @@ def entries_and_markets(
             # null takes a key of the default owner out of this host's files
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
-        listed = {str(e.get("name")) for e in read["entries"]}
+        names = {str(e.get("name")) for e in read["entries"]}
         for entry in read["entries"]:
             if str(entry.get("name")) not in by_name:
-                unlisted = {k: h for k, h in by_name.items() if k not in listed}
+                unlisted = {k: h for k, h in by_name.items() if k not in names}
                 entry = _by_folder(entry, folder, unlisted)
             name = str(entry.get("name"))
             seen.setdefault(name, {})[reader.name] = (entry, folder)
