@@ -66,15 +66,17 @@ def read_manifest(doc: Mapping[str, Any], read: ReadPlugin, rel: str = MANIFEST)
     `hooks` as one `./path.json` is what copilot.py writes from the hooks file it names (hub
     `hook_files`); any other `hooks` (`hooks.json` without `./`) stays as written."""
     path = f"{read.folder}/{rel}" if read.folder else rel
+    # `mcpServers` naming a file (`./.mcp.json`, read as the plugin's) stays as written
+    named = isinstance(doc.get(SERVERS), str)
     rest = {
         k: v
         for k, v in doc.items()
-        if k != SERVERS
+        if (k != SERVERS or named)
         and _GENERATED.get(k) != v
         and not (k == "hooks" and isinstance(hooks_file_of(HOOKS, doc), str))
     }
     read.manifest(name, rest, _FIELDS, written=(*SHARED_FIELDS, "category"))
-    if SERVERS in doc:
+    if SERVERS in doc and not named:
         _read_servers(doc[SERVERS], read, path)
 
 
@@ -124,17 +126,20 @@ def standalone(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
     return hubs
 
 
-# Where Copilot CLI finds a manifest in a plugin's own folder, in its order: the root
-# `plugin.json` (an Agent Plugins package there is read as one: repo._shared_package) before
+# Where Copilot CLI finds a manifest in a plugin's own folder, in its order: `.plugin/`, the
+# root `plugin.json` (an Agent Plugins package there is read as one: repo._shared_package),
 # `.github/plugin/plugin.json`. The one it reads is the hub's `plugin.copilot_manifest`; the
-# other, which it never reads, ships as a plain file.
-IN_PLACE = ("plugin.json", MANIFEST)
+# others, which it never reads, ship as plain files.
+ROOT_MANIFEST = "plugin.json"
+IN_PLACE = (".plugin/plugin.json", ROOT_MANIFEST, MANIFEST)
 
 
 def in_place_manifest(tree: Tree, folder: str, shared_package: bool) -> str | None:
     """The plugin-relative Copilot manifest of plugin folder `folder`, None without one."""
     prefix = f"{folder}/" if folder else ""
-    for rel in IN_PLACE[1:] if shared_package else IN_PLACE:
+    for rel in IN_PLACE:
+        if shared_package and rel == ROOT_MANIFEST:
+            continue
         try:
             doc = json_file(tree, prefix + rel)
         except RepoError:  # not JSON: no manifest Copilot reads; shipped or listed as it is
@@ -175,9 +180,12 @@ def root_plugin(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
     Plugins `$schema`), when no other host's manifest makes the root a plugin folder."""
     from memhub.compiler.importing.repo import read_plugin  # importing needs the readers first
 
-    if any(not hub.folder for hub in plugins) or in_place_manifest(tree, "", False) != IN_PLACE[0]:
+    if (
+        any(not hub.folder for hub in plugins)
+        or in_place_manifest(tree, "", False) != ROOT_MANIFEST
+    ):
         return []
-    if str(json_file(tree, IN_PLACE[0]).get("$schema", "")).startswith(agent_plugins.SPEC):
+    if str(json_file(tree, ROOT_MANIFEST).get("$schema", "")).startswith(agent_plugins.SPEC):
         return []
     return [read_plugin(tree, "")]
 

@@ -279,3 +279,32 @@ def test_through_claude_needs_claude_among_the_hosts(tmp_path: Path) -> None:
     with pytest.raises(HubError) as caught:
         load(tmp_path)
     assert "add claude to hosts" in str(caught.value)
+
+
+def test_a_dot_plugin_manifest_naming_its_mcp_file_stays_in_place(tmp_path: Path) -> None:
+    """`.plugin/plugin.json`, the first place Copilot looks, whose `mcpServers` names the
+    folder's `.mcp.json` (Claude Code's too: its marketplace lists the folder): read in place,
+    the file name kept as written. Before, the import said "its `mcpServers` is not an
+    object" and moved the plugin to copilot/<name>/."""
+    listing = market({"name": "graf", "source": "./tools/graf", "description": "G"})
+    repo = write(
+        tmp_path / "repo",
+        {
+            MARKET: listing,
+            ".claude-plugin/marketplace.json": listing,
+            "tools/graf/.plugin/plugin.json": {
+                "name": "graf",
+                "description": "G",
+                "version": "1.0.0",
+                "skills": "./skills/",
+                "mcpServers": "./.mcp.json",
+            },
+            "tools/graf/.mcp.json": {"mcpServers": {"graf": {"command": "graf-mcp"}}},
+            "tools/graf/skills/tidy/SKILL.md": SKILL,
+        },
+    )
+    listed, files, paths = trip(repo)
+    assert listed == {}
+    assert files == (len(paths), len(paths))
+    ((hub, _),) = import_repo(read_tree(repo)).plugins
+    assert hub.copilot_manifest == ".plugin/plugin.json"
