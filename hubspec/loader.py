@@ -174,15 +174,7 @@ class _Checker(
         overrides = self._server_extras(
             data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
         )
-        if data["plugin"].get("copilot_manifest") == ".claude-plugin/plugin.json" and (
-            "claude" not in hub_hosts
-        ):
-            self.problem(
-                ("plugin", "copilot_manifest"),
-                "Copilot would load the plugin through Claude Code's manifest, which only a "
-                "hub naming claude in `hosts` writes",
-                "add claude to hosts, or use copilot_manifest: plugin.json",
-            )
+        self._borrowed_manifest(data["plugin"], hub_hosts)
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         files = self._shipped_files(data.get("files", []), shared=shared)
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
@@ -215,19 +207,24 @@ class _Checker(
             rules=rules,
         )
 
+    def _borrowed_manifest(self, raw: dict[str, Any], hosts: tuple[str, ...]) -> None:
+        """`copilot_manifest` naming another host's manifest needs that host to write it."""
+        manifest = raw.get("copilot_manifest")
+        shared = raw.get("agent_plugins_folder") == "shared"
+        other = {".claude-plugin/plugin.json": "claude", "plugin.json": "agent-plugins"}
+        host = other.get(str(manifest)) if manifest != "plugin.json" or shared else None
+        if host is not None and host not in hosts:
+            self.problem(
+                ("plugin", "copilot_manifest"),
+                f"Copilot would load the plugin through {manifest}, which only a hub naming "
+                f"{host} in `hosts` writes",
+                f"add {host} to hosts, or use copilot_manifest: .github/plugin/plugin.json",
+            )
+
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
         bad_path = bundle_path_problem(raw["path"], root_ok=True) if "path" in raw else None
         if bad_path is not None:
             self.problem(("plugin", "path"), *bad_path)
-        if raw.get("copilot_manifest") == "plugin.json" and raw.get("agent_plugins_folder") == (
-            "shared"
-        ):
-            self.problem(
-                ("plugin", "copilot_manifest"),
-                "plugin.json is where agent_plugins_folder: shared writes the Agent Plugins "
-                "package: the two manifests cannot share it",
-                "use copilot_manifest: .github/plugin/plugin.json, or agent_plugins_folder: apart",
-            )
         values, per_host = self._plugin_per_host(raw)
         return Plugin(
             name=raw["name"],

@@ -213,8 +213,8 @@ def build(hub: Hub) -> HostBuild:
     description = market.description or plugin.description
     marketplace = copilot_marketplace.marketplace_document(market, description, [entry])
     artifacts = [json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace")]
-    if plugin.copilot_manifest == copilot_claude.CLAUDE_MANIFEST:  # Claude Code's files serve
-        rows = copilot_claude.through_claude(rows, base)
+    if copilot_claude.borrowed(hub):  # another host's manifest and files serve Copilot
+        rows = copilot_claude.through(rows, hub, base)
         return with_shipped(hub, replace(SHIPPING, root=root(hub)), artifacts, rows)
     path = f"{base}/{manifest_path(hub)}"
     artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.hosts import agent_plugins, claude_repo, copilot
-from memhub.compiler.hosts.copilot_claude import CLAUDE_MANIFEST
+from memhub.compiler.hosts.copilot_claude import CLAUDE_MANIFEST, PACKAGE_MANIFEST
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec
 from memhub.compiler.importing.repo_hooks import HookFormat, hooks_file_of
 from memhub.compiler.importing.repo_parts import (
@@ -190,10 +190,18 @@ def root_plugin(tree: Tree, plugins: list[PluginHub]) -> list[PluginHub]:
     return [read_plugin(tree, "")]
 
 
-def through_claude(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
-    """Each Claude Code plugin folder a Copilot marketplace lists that holds no Copilot
-    manifest: Copilot loads it through `.claude-plugin/plugin.json`, and so does the hub
-    (`plugin.copilot_manifest`), so the build writes that marketplace's entry for it."""
+def borrows(hub: PluginHub) -> bool:
+    """Whether Copilot reads `hub`'s plugin through another host's manifest."""
+    return hub.copilot_manifest == CLAUDE_MANIFEST or (
+        hub.copilot_manifest == PACKAGE_MANIFEST and hub.shared_package
+    )
+
+
+def through_others(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
+    """Each plugin folder a Copilot marketplace lists that holds no Copilot manifest but an
+    Agent Plugins package (`plugin.json`, the second place Copilot looks) or Claude Code's
+    (`.claude-plugin/plugin.json`, the last): Copilot loads it through that one, and so does
+    the hub (`plugin.copilot_manifest`), so the build writes that marketplace's entry."""
     by_folder = {hub.folder: hub for hub in plugins}
     for reader, folder, doc in found:
         if reader.name != name:
@@ -204,9 +212,13 @@ def through_claude(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[P
                 continue
             path = posixpath.normpath(posixpath.join(folder, source))
             hub = by_folder.get("" if path == "." else path)
-            if hub is None or hub.copilot_manifest or claude_repo.name not in hub.read.hosts:
+            if hub is None or hub.copilot_manifest or name in hub.read.hosts:
                 continue
             claude = hub.read.extra.get(claude_repo.name, {})
-            if name not in hub.read.hosts and not ("manifest" in claude and not claude["manifest"]):
+            if hub.shared_package:
+                hub.copilot_manifest = PACKAGE_MANIFEST
+            elif claude_repo.name in hub.read.hosts and claude.get("manifest", {}) is not None:
                 hub.copilot_manifest = CLAUDE_MANIFEST  # (a folder without one: not so)
-                hub.read.host(name)
+            else:
+                continue
+            hub.read.host(name)

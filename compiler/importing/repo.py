@@ -342,8 +342,8 @@ def listed_folders(
                 )
             known.add(folder)
             hub = read_plugin(tree, folder)
-            if hub.copilot_manifest and reader is copilot_repo:
-                hubs.append(hub)  # Copilot's own manifest, in place: no entry stands in
+            if reader is copilot_repo and (hub.copilot_manifest or hub.shared_package):
+                hubs.append(hub)  # a manifest Copilot reads, in place: no entry stands in
                 continue
             fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
             hub.read.fields(fields, reader.name)

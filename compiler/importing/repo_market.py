@@ -152,7 +152,7 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += copilot_repo.root_plugin(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
-    copilot_repo.through_claude(found, plugins)
+    copilot_repo.through_others(found, plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins:

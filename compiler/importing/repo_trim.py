@@ -59,8 +59,8 @@ def trim(imported: RepoImport, build: Any) -> None:
 def manifest_path(hub: PluginHub, host: str) -> str:
     """Where the build writes `host`'s manifest of `hub`'s plugin."""
     if host == copilot_repo.name and hub.copilot_manifest:  # in the plugin's own folder
-        if hub.copilot_manifest == copilot_repo.CLAUDE_MANIFEST:
-            return ""  # Copilot reads Claude Code's: it has none of its own
+        if copilot_repo.borrows(hub):
+            return ""  # Copilot reads another host's: it has none of its own
         return f"{hub.folder}/{hub.copilot_manifest}" if hub.folder else hub.copilot_manifest
     if host in APART and not (hub.shared_package and host == agent_plugins_repo.name):
         folder, manifest = APART[host]

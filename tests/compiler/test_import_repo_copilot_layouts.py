@@ -229,12 +229,21 @@ def test_a_root_plugin_is_listed_as_the_repository_itself(tmp_path: Path) -> Non
     assert json.loads(root[MARKET].content)["plugins"][0]["source"] == "./"
 
 
-def test_the_copilot_manifest_cannot_share_plugin_json_with_agent_plugins(tmp_path: Path) -> None:
+def test_copilot_reads_a_shared_agent_plugins_package(tmp_path: Path) -> None:
+    """copilot_manifest: plugin.json with agent_plugins_folder: shared is the package's own
+    plugin.json (Copilot's second place): one file, written by Agent Plugins alone; without
+    agent-plugins among the hosts nothing would write it, which the loader says."""
     (tmp_path / "hub.yaml").write_text(HUB % ("plugin.json", ", agent_plugins_folder: shared"))
     with pytest.raises(HubError) as caught:
         load(tmp_path)
-    assert "plugin.copilot_manifest" in str(caught.value)
-    assert "the two manifests cannot share it" in str(caught.value)
+    assert "add agent-plugins to hosts" in str(caught.value)
+    text = HUB.replace("hosts: [copilot]", "hosts: [copilot, agent-plugins]")
+    (tmp_path / "hub.yaml").write_text(text % ("plugin.json", ", agent_plugins_folder: shared"))
+    result = build(load(tmp_path))
+    manifest = result.artifact("plugins/demo/plugin.json")
+    assert manifest is not None and manifest.owners == ("agent-plugins",)
+    listing = json.loads(result.artifact(MARKET).content)  # type: ignore[union-attr]
+    assert listing["plugins"][0]["source"] == "./plugins/demo"
 
 
 def test_a_copilot_marketplace_beside_claudes_is_written_back(tmp_path: Path) -> None:
@@ -308,3 +317,30 @@ def test_a_dot_plugin_manifest_naming_its_mcp_file_stays_in_place(tmp_path: Path
     assert files == (len(paths), len(paths))
     ((hub, _),) = import_repo(read_tree(repo)).plugins
     assert hub.copilot_manifest == ".plugin/plugin.json"
+
+
+def test_a_copilot_marketplace_listing_agent_plugins_packages(tmp_path: Path) -> None:
+    """A Copilot marketplace listing folders that hold only an Agent Plugins package (bare
+    `plugins/x` sources): Copilot reads the package's plugin.json. Before, the import said
+    'copilot needs one, so memhub writes it' and the build wrote copilot/<name>/ copies."""
+    package = {
+        "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
+        "name": "kanban",
+        "description": "Kanban",
+        "version": "1.0.2",
+    }
+    repo = write(
+        tmp_path / "repo",
+        {
+            MARKET: market({"name": "kanban", "source": "plugins/kanban", "description": "K"}),
+            "plugins/kanban/plugin.json": package,
+            "plugins/kanban/README.md": "# Kanban\n",
+        },
+    )
+    listed, files, paths = trip(repo)
+    assert listed == {}
+    assert files == (len(paths), len(paths))
+    tree = read_tree(repo)
+    imported = import_repo(tree)
+    ((hub, _),) = imported.plugins
+    assert (hub.copilot_manifest, hub.shared_package) == ("plugin.json", True)
