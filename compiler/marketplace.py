@@ -13,7 +13,7 @@ from memhub.compiler import links, rootplugin
 from memhub.compiler.artifact import Artifact
 from memhub.compiler.build import Build, _merge, select_hosts
 from memhub.compiler.hosts import CoverageRow
-from memhub.compiler.hosts.common import deep_merge, json_bytes, plugin_dir
+from memhub.compiler.hosts.common import deep_merge, json_bytes, plugin_dir, root_of
 from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS, MarketplaceWriter
 from memhub.hubspec.bundlepaths import relative_to
@@ -95,7 +95,7 @@ def _marketplace_file(
         if owner is not None and writer.name not in built.get(owner.plugin.name, ()):
             continue  # the plugin has no files for this host: nothing to list
         kind = entry.source_for(writer.name)
-        folder = plugin_dir(owner, writer.bundle_root) if owner else None
+        folder = plugin_dir(owner, root_of(owner, writer)) if owner else None
         relative = relative_to(folder, file.path) if folder else None
         source, reason = writer.marketplace_source(kind, relative)
         if source is None:

@@ -174,6 +174,7 @@ class _Checker(
         overrides = self._server_extras(
             data.get("mcp", {}).get("servers", {}), data.get("overrides", {})
         )
+        self._borrowed_manifest(data["plugin"], hub_hosts)
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         files = self._shipped_files(data.get("files", []), shared=shared)
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
@@ -206,6 +207,20 @@ class _Checker(
             rules=rules,
         )
 
+    def _borrowed_manifest(self, raw: dict[str, Any], hosts: tuple[str, ...]) -> None:
+        """`copilot_manifest` naming another host's manifest needs that host to write it."""
+        manifest = raw.get("copilot_manifest")
+        shared = raw.get("agent_plugins_folder") == "shared"
+        other = {".claude-plugin/plugin.json": "claude", "plugin.json": "agent-plugins"}
+        host = other.get(str(manifest)) if manifest != "plugin.json" or shared else None
+        if host is not None and host not in hosts:
+            self.problem(
+                ("plugin", "copilot_manifest"),
+                f"Copilot would load the plugin through {manifest}, which only a hub naming "
+                f"{host} in `hosts` writes",
+                f"add {host} to hosts, or use copilot_manifest: .github/plugin/plugin.json",
+            )
+
     def _plugin(self, raw: dict[str, Any]) -> Plugin:
         bad_path = bundle_path_problem(raw["path"], root_ok=True) if "path" in raw else None
         if bad_path is not None:
@@ -231,6 +246,7 @@ class _Checker(
             path=raw.get("path"),
             readme=raw.get("readme", True),
             agent_plugins_folder=raw.get("agent_plugins_folder", "apart"),
+            copilot_manifest=raw.get("copilot_manifest"),
             per_host=per_host,
         )
 

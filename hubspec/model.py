@@ -88,6 +88,9 @@ class Plugin:
     readme: bool = True  # False: no generated README.md in its plugin folders
     # "shared": the Agent Plugins package in the plugin folder (hosts/agent_plugins.py)
     agent_plugins_folder: str = "apart"
+    # Copilot CLI's manifest in the plugin's own folder at this path (hosts/copilot.py `root`);
+    # None: apart, in copilot/<name>/
+    copilot_manifest: str | None = None
     # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 

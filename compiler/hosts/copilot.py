@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import copilot_marketplace
+from memhub.compiler.hosts import copilot_claude, copilot_marketplace
 from memhub.compiler.hosts.base import (
     CoverageRow,
     DescriptionMax,
@@ -24,6 +24,7 @@ from memhub.compiler.hosts.common import (
     json_bytes,
     plugin_dir,
     plugin_metadata,
+    plugin_source,
 )
 from memhub.compiler.hosts.copilot_servers import ROOT, hub_spec, server_spec
 from memhub.compiler.hosts.entries import instruction_entries, mcp_entries, skill_entries
@@ -61,6 +62,10 @@ shows_icon = False  # its plugin.json has no icon field
 SKILL_GROUPS: str | None = None
 MANIFEST = ".github/plugin/plugin.json"  # the third of the four places it looks, its own
 MARKETPLACE = copilot_marketplace.MARKETPLACE_FILE
+# `plugin.copilot_manifest` puts the manifest in the plugin's own folder instead, at the root
+# (`plugin.json`, the second place Copilot looks) or at MANIFEST, as Copilot-only repositories
+# publish it; the skills, agents, commands and shipped files are then the plugin folder's own
+root = copilot_marketplace.root
 HOOKS_FILE = "hooks/hooks.json"
 DATA = "${COPILOT_PLUGIN_DATA}"  # set for a plugin's hook commands
 
@@ -176,8 +181,13 @@ SHIPPING = Shipping(
 )
 
 
+def manifest_path(hub: Hub) -> str:
+    """The manifest's path in the plugin's Copilot folder."""
+    return hub.plugin.copilot_manifest or MANIFEST
+
+
 def build(hub: Hub) -> HostBuild:
-    base = plugin_dir(hub, bundle_root)
+    base = plugin_dir(hub, root(hub))
     plugin = hub.plugin
     mapped, rows = _hooks(hub, ROOT, None)
     servers: dict[str, Any] = {}
@@ -198,13 +208,16 @@ def build(hub: Hub) -> HostBuild:
         }
     )
     market = hub.marketplace
-    entry = copilot_marketplace.plugin_entry(hub, f"./{base}")
+    source = plugin_source(hub) if hub.plugin.copilot_manifest else f"./{base}"
+    entry = copilot_marketplace.plugin_entry(hub, source)
     description = market.description or plugin.description
     marketplace = copilot_marketplace.marketplace_document(market, description, [entry])
-    artifacts = [
-        json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace"),
-        json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest"),
-    ]
+    artifacts = [json_artifact(hub, name, MARKETPLACE, marketplace, override="marketplace")]
+    if copilot_claude.borrowed(hub):  # another host's manifest and files serve Copilot
+        rows = copilot_claude.through(rows, hub, base)
+        return with_shipped(hub, replace(SHIPPING, root=root(hub)), artifacts, rows)
+    path = f"{base}/{manifest_path(hub)}"
+    artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
     if mapped:
         hooks = json_bytes(_hooks_file(mapped))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
@@ -221,8 +234,8 @@ def build(hub: Hub) -> HostBuild:
             )
         )
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
-        artifacts.append(launcher_artifact(hub, bundle_root))
-    return with_shipped(hub, SHIPPING, artifacts, rows)
+        artifacts.append(launcher_artifact(hub, root(hub)))
+    return with_shipped(hub, replace(SHIPPING, root=root(hub)), artifacts, rows)
 
 
 def _hooks_file(mapped: list[MappedHook]) -> dict[str, Any]:

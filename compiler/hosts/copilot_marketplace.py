@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from memhub.compiler.hosts import claude_marketplace, cursor_marketplace
-from memhub.compiler.hosts.common import deep_merge
+from memhub.compiler.hosts.common import NATIVE_ROOT, deep_merge
 from memhub.hubspec.marketplace import PluginSource
 from memhub.hubspec.model import Hub
 
@@ -17,6 +17,14 @@ name = "copilot"
 title = "GitHub Copilot CLI"
 MARKETPLACE_FILE = ".github/plugin/marketplace.json"
 bundle_root = "copilot"  # where its plugin folders lie in a bundle (copilot/<name>/)
+
+
+def root(hub: Hub) -> str:
+    """The bundle folder holding the plugin's Copilot copy: its own (`copilot/`), or the
+    plugin's native folder when `plugin.copilot_manifest` puts the manifest there."""
+    return NATIVE_ROOT if hub.plugin.copilot_manifest else bundle_root
+
+
 # copilot 1.0.102 parses a git source's `url` as a URL: `scheme://...`, never scp-style
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 

@@ -19,6 +19,7 @@ from memhub.compiler.hosts import (
     agent_plugins_repo,
     claude_repo,
     codex_repo,
+    copilot_repo,
     cursor_repo,
 )
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
@@ -41,9 +42,8 @@ HUB_FILE = "hub.yaml"
 # `plugin.agent_plugins_folder: shared`: the build then says that Codex loads none of the
 # plugin's hooks (agent_plugins_shared.py). Any other plugin.json there cannot come back.
 ELSEWHERE = {
-    "plugin.json": "an Agent Plugins plugin.json beside .codex-plugin/plugin.json: Codex reads "
-    "it instead and loads none of the plugin's hooks, so memhub writes it only in "
-    "agent-plugins/<name>/plugin.json",
+    "plugin.json": "a plugin.json that is neither an Agent Plugins package (its $schema) nor a "
+    "Copilot CLI manifest (a JSON object with a `name`): memhub writes plugin.json itself",
     "gemini-extension.json": "memhub writes the Gemini extension in gemini/<name>/",
 }
 # files the build generates from the hub when the hub ships none (a repository's is shipped)
@@ -72,6 +72,7 @@ class PluginHub:
     elsewhere: list[str] = field(default_factory=list)  # its files in other hosts' folders
     readme: bool = True  # the plugin folder holds a README.md (else `plugin.readme: false`)
     shared_package: bool = False  # an Agent Plugins package in the plugin folder itself
+    copilot_manifest: str | None = None  # Copilot's manifest in the folder (copilot_repo)
     hooks: ReadHooks = field(default_factory=ReadHooks)
     links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
     instructions: str | None = None  # the hub's instructions file, read from a host's copy
@@ -110,6 +111,7 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
     hub.shared_package = _shared_package(tree, prefix, read)
+    copilot_repo.read_in_place(hub, tree)
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
             json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
@@ -247,6 +249,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["readme"] = False
     if hub.shared_package:
         plugin["agent_plugins_folder"] = agent_plugins.SHARED
+    if hub.copilot_manifest:
+        plugin["copilot_manifest"] = hub.copilot_manifest
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
@@ -340,6 +344,9 @@ def listed_folders(
                 )
             known.add(folder)
             hub = read_plugin(tree, folder)
+            if reader is copilot_repo and (hub.copilot_manifest or hub.shared_package):
+                hubs.append(hub)  # a manifest Copilot reads, in place: no entry stands in
+                continue
             fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
             hub.read.fields(fields, reader.name)
             if reader is claude_repo:  # Claude Code loads a folder without one

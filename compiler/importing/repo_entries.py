@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 from memhub.compiler.hosts import claude_repo, codex_repo, copilot_repo, cursor_repo
@@ -34,7 +35,11 @@ def entries_and_markets(
             # null takes a key of the default owner out of this host's files
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
+        names = {str(e.get("name")) for e in read["entries"]}
         for entry in read["entries"]:
+            if str(entry.get("name")) not in by_name:
+                unlisted = {k: h for k, h in by_name.items() if k not in names}
+                entry = _by_folder(entry, folder, unlisted)
             name = str(entry.get("name"))
             seen.setdefault(name, {})[reader.name] = (entry, folder)
             if name not in group["plugins"]:
@@ -50,6 +55,25 @@ def entries_and_markets(
     filed = {h for group in groups.values() for h in group["hosts"]}
     partial = any(name not in seen for name in by_name) or bool(marketed - filed)
     return listed, _marketplaces(groups, seen, market, partial) if groups else [], overrides
+
+
+ALIAS = "name"  # an entry's own name for a plugin hub of another name, as its override
+
+
+def _by_folder(entry: dict[str, Any], folder: str, by_name: dict[str, PluginHub]) -> dict[str, Any]:
+    """`entry` under the name of the plugin hub its `./folder` source names, when its own
+    name is no plugin's (Copilot lists a plugin by the entry's name; the manifest names it
+    otherwise) and the file lists no entry of the hub's name (`by_name`: those hubs): its
+    own name kept as `_alias`, which becomes its `overrides.<host>.name`."""
+    source = entry.get("source")
+    if not isinstance(source, str):
+        return entry
+    path = posixpath.normpath(posixpath.join(folder, source))
+    path = "" if path == "." else path
+    hub = next((h for h in by_name.values() if h.folder == path), None)
+    if hub is None:
+        return entry
+    return {**entry, "name": hub.name, "_alias": entry.get("name")}
 
 
 def _item(
@@ -97,8 +121,10 @@ def _entry_overrides(
     rest = {
         k: v
         for k, v in entry.items()
-        if k not in ("name", "source") and not (k in written and plugin.get(k) == v)
+        if k not in ("name", "source", "_alias") and not (k in written and plugin.get(k) == v)
     }
+    if "_alias" in entry:
+        rest[ALIAS] = entry["_alias"]
     rest |= {k: None for k in written if k not in entry and plugin.get(k) is not None}
     return rest
 

@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from memhub.compiler.hosts import copilot_repo
 from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
@@ -111,7 +112,7 @@ def _marketplaces(imported: RepoImport, tree: Tree) -> list[tuple[str, str]]:
     """The repository's marketplace files the marketplace hub writes: (path, host)."""
     found = []
     for path in imported.marketplace_files:
-        reader = next((r for r in READERS if path.endswith(r.MARKETPLACE)), None)
+        reader = next((r for r in (*READERS, copilot_repo) if path.endswith(r.MARKETPLACE)), None)
         if reader is not None and path in tree and isinstance(_repo(tree, path), dict):
             found.append((path, reader.name))
     return found
@@ -121,10 +122,15 @@ def _items(imported: RepoImport) -> dict[str, dict[str, Any]]:
     """The marketplace hub's `plugins:` items by plugin name."""
     names = {into: hub.name for hub, into in imported.plugins}
     market = imported.market_hub
-    return {
+    items = {
         str(item.get("name") or names.get(item.get("hub", ""), item.get("hub"))): item
         for item in market.get(PLUGINS, [])
     }
+    for item in market.get(PLUGINS, []):  # and by a host's own entry name (repo_entries.ALIAS)
+        for host in (item.get("overrides") or {}).values():
+            if isinstance(host, dict) and isinstance(host.get("name"), str):
+                items.setdefault(host["name"], item)
+    return items
 
 
 def _entries(doc: Any) -> list[dict[str, Any]]:

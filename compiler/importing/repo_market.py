@@ -150,8 +150,10 @@ def import_repo(tree: Tree) -> RepoImport:
     found = markets(tree)
     plugins = [read_plugin(tree, folder) for folder in plugin_folders(tree)]
     plugins += copilot_repo.standalone(tree, plugins)
+    plugins += copilot_repo.root_plugin(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
+    copilot_repo.through_others(found, plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins:

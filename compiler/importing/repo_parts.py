@@ -199,6 +199,8 @@ def _field_value(key: str, raw: Any) -> Any:
         return list(raw) if ok and raw else None
     if key == "user_config":  # Claude Code's userConfig, kept as written when the hub can
         return dict(raw) if userconfig.importable(raw) else None
+    if key == "version":  # the hub's is a semantic version; another (`v2.0.3`) stays as written
+        return raw if isinstance(raw, str) and _SEMVER.fullmatch(raw) else None
     if key == "min_client_versions":  # only what the hub's schema takes (cursor: semver)
         ok = isinstance(raw, Mapping) and set(raw) == {"cursor"}
         return dict(raw) if ok and _SEMVER.fullmatch(str(raw["cursor"])) else None

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import agent_plugins_repo
+from memhub.compiler.hosts import agent_plugins_repo, copilot_repo
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_other import OTHERS
@@ -58,6 +58,10 @@ def trim(imported: RepoImport, build: Any) -> None:
 
 def manifest_path(hub: PluginHub, host: str) -> str:
     """Where the build writes `host`'s manifest of `hub`'s plugin."""
+    if host == copilot_repo.name and hub.copilot_manifest:  # in the plugin's own folder
+        if copilot_repo.borrows(hub):
+            return ""  # Copilot reads another host's: it has none of its own
+        return f"{hub.folder}/{hub.copilot_manifest}" if hub.folder else hub.copilot_manifest
     if host in APART and not (hub.shared_package and host == agent_plugins_repo.name):
         folder, manifest = APART[host]
         return f"{folder}/{hub.name}/{manifest}"
