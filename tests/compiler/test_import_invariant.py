@@ -104,12 +104,13 @@ def test_a_refused_plugin_leaves_the_other_plugins_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = two_plugins()
-    files["plugins/b/.claude-plugin/plugin.json"] = manifest("b", version="not a version!")
+    # a name no hub can carry (a version outside semver is kept as an override)
+    files["plugins/b/.claude-plugin/plugin.json"] = manifest("B b")
     code, reply = imported(tmp_path, files, capsys)
     assert code == 1
     listed = rows(reply)
     why = listed["plugins/b/.claude-plugin/plugin.json"]
-    assert "plugin.version: 'not a version!'" in why
+    assert "plugin.name: 'B b' is not kebab-case" in why
     assert listed["plugins/b/README.md"] == why
     assert not any(path.startswith("plugins/a/") for path in listed)
     assert builds(tmp_path, capsys) == 0
@@ -119,12 +120,12 @@ def test_a_refused_plugin_leaves_the_other_plugins_written(
 def test_a_repository_whose_only_plugin_is_refused_exits_2_naming_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files = {".claude-plugin/plugin.json": manifest("p", version="not a version!")}
+    files = {".claude-plugin/plugin.json": manifest("P p")}
     repo = write(tmp_path / "repo", files)
     code = main(["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--yes"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "p/hub.yaml" in err and "plugin.version" in err and "nothing written" in err
+    assert "hub.yaml" in err and "'P p" in err and "nothing written" in err
     assert not (tmp_path / "hub" / "hub.yaml").exists()
 
 

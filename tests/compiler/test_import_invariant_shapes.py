@@ -92,15 +92,17 @@ def test_a_link_to_a_file_the_import_leaves_out_ships_its_bytes(
     files = {
         ".claude-plugin/plugin.json": manifest("p"),
         ".codex-plugin/plugin.json": manifest("p"),
-        "plugin.json": {"name": "p"},
+        "plugin.json": {"description": "no manifest of any host: it has no name"},
         ".agy/plugin.json": ("link", "../plugin.json"),
     }
     rows, same, total = whole(trip(tmp_path, files))
     assert dict(rows)[".agy/plugin.json"] == KEPT_NOT
-    assert "an Agent Plugins plugin.json" in dict(rows)["plugin.json"]
+    assert "neither an Agent Plugins package" in dict(rows)["plugin.json"]
     assert (same, total) == (2, 3)  # a link counts among the links, not the files
     assert written_hub_builds(tmp_path, capsys) == 0
-    assert json.loads((tmp_path / "out/.agy/plugin.json").read_text()) == {"name": "p"}
+    assert json.loads((tmp_path / "out/.agy/plugin.json").read_text()) == {
+        "description": "no manifest of any host: it has no name"
+    }
 
 
 def test_a_plugin_json_without_a_description(
