@@ -150,7 +150,14 @@ def _json_or(out: str, default: Any) -> Any:
 # ---- per host: (components, errors) of one tree, in one sandbox ----
 
 
-def claude_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
+def _both(tree: Path, ref: Path, find: Callable[[dict[str, bytes]], list[str]]) -> list[str]:
+    """FIND's folders in the original REF and in TREE: a user adds the marketplaces and
+    extensions the original has, so a rebuild that moves or drops one shows as a failure."""
+    own = find(hp.tree_files(tree))
+    return sorted(set(own) | set(find(hp.tree_files(ref)) if ref != tree else []))
+
+
+def claude_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[str]]:
     comps: Components = {}
     errors = []
     for plugin, target in hp.claude_targets(hp.tree_files(tree)):
@@ -168,7 +175,8 @@ def _codex_synth(tree: Path, folders: list[str], work: Path) -> Path:
     """A marketplace folder listing copies of plugin folders no Codex marketplace lists."""
     plugins = []
     for i, folder in enumerate(folders):
-        doc = hp._json((tree / folder / ".codex-plugin" / "plugin.json").read_bytes())
+        manifest = tree / folder / ".codex-plugin" / "plugin.json"
+        doc = hp._json(manifest.read_bytes()) if manifest.is_file() else None
         name = str(doc.get("name") if isinstance(doc, dict) and doc.get("name") else f"p{i}")
         shutil.copytree(tree / folder, work / "plugins" / f"p{i}", symlinks=True)
         plugins.append({"name": name, "source": {"source": "local", "path": f"./plugins/p{i}"}})
@@ -189,14 +197,15 @@ def _git_commit(box: Sandbox, tree: Path) -> None:
         subprocess.run(["git", *args], cwd=tree, env=env, capture_output=True, check=False)
 
 
-def codex_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
-    files = hp.tree_files(tree)
+def codex_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[str]]:
     _git_commit(box, tree)
-    roots = [tree / r for r in hp.market_roots(files, ".agents/plugins/marketplace.json")]
-    unlisted = hp.unlisted_codex_plugins(files)
-    if unlisted:
-        roots.append(_codex_synth(tree, unlisted, box.home / "unlisted"))
+    roots = [tree / r for r in _both(tree, ref, _codex_markets)]
     errors = []
+    unlisted = _both(tree, ref, hp.unlisted_codex_plugins)
+    if missing := [f for f in unlisted if not (tree / f).is_dir()]:
+        errors.append(f"plugin folders missing: {', '.join(missing)[:200]}")
+    if unlisted := [f for f in unlisted if (tree / f).is_dir()]:
+        roots.append(_codex_synth(tree, unlisted, box.home / "unlisted"))
     for root in roots:
         code, out, err = box.run("plugin", "marketplace", "add", str(root))
         if code:
@@ -225,12 +234,19 @@ def codex_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
     return comps, errors
 
 
-def copilot_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
-    files = hp.tree_files(tree)
+def _codex_markets(files: dict[str, bytes]) -> list[str]:
+    return hp.market_roots(files, ".agents/plugins/marketplace.json")
+
+
+def _copilot_markets(files: dict[str, bytes]) -> list[str]:
+    return hp.market_roots(files, ".github/plugin/marketplace.json")
+
+
+def copilot_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[str]]:
     errors: list[str] = []
     extra: list[str] = []
-    roots = hp.market_roots(files, ".github/plugin/marketplace.json")
-    if not roots and isinstance(hp._json(files.get("plugin.json")), dict):
+    roots = _both(tree, ref, _copilot_markets)
+    if not roots and isinstance(hp._json(hp.tree_files(ref).get("plugin.json")), dict):
         extra = ["--plugin-dir", str(tree)]  # Copilot's own layout, no marketplace
     for root in roots:
         code, out, err = box.run("plugin", "marketplace", "add", str(tree / root))
@@ -240,10 +256,10 @@ def copilot_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
             continue
         code, out, err = box.run("plugin", "marketplace", "browse", market, "--json")
         for plugin in _json_or(out, []) if not code else []:
-            ref = f"{plugin.get('name')}@{market}"
-            code, out, err = box.run("plugin", "install", ref)
+            spec = f"{plugin.get('name')}@{market}"
+            code, out, err = box.run("plugin", "install", spec)
             if code:
-                errors.append(_fail(f"plugin install {ref}", code, out, err))
+                errors.append(_fail(f"plugin install {spec}", code, out, err))
     comps: Components = {}
     for kind, args in (
         ("plugins", ["plugin", "list"]),
@@ -279,9 +295,9 @@ def _copilot_keys(kind: str, doc: Any) -> list[str]:
     ]
 
 
-def gemini_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
+def gemini_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[str]]:
     errors = []
-    for folder in hp.gemini_extensions(hp.tree_files(tree)):
+    for folder in _both(tree, ref, hp.gemini_extensions):
         code, out, err = box.run("extensions", "link", str(tree / folder), "--consent", stdin="y\n")
         if code:
             errors.append(_fail(f"extensions link {folder}", code, out, err))
@@ -291,7 +307,7 @@ def gemini_loads(box: Sandbox, tree: Path) -> tuple[Components, list[str]]:
     return hp.gemini_components(hp.parse_gemini_list(out + "\n" + err)), errors
 
 
-LOADERS: dict[str, Callable[[Sandbox, Path], tuple[Components, list[str]]]] = {
+LOADERS: dict[str, Callable[[Sandbox, Path, Path], tuple[Components, list[str]]]] = {
     "claude": claude_loads,
     "codex": codex_loads,
     "copilot": copilot_loads,
@@ -313,14 +329,15 @@ def has_layout(host: str, tree: Path) -> bool:
     )
 
 
-def loads(host: str, tree: Path, timeout: float) -> dict[str, Any]:
-    """{status, components, errors} of what HOST loads from TREE, in a fresh HOME."""
+def loads(host: str, tree: Path, ref: Path, timeout: float) -> dict[str, Any]:
+    """{status, components, errors} of what HOST loads from TREE (the original: REF), in a
+    fresh HOME."""
     exe = cli_path(host)
     if exe is None:
         return {"status": "missing", "errors": [f"{host} CLI not installed (tests/e2e/hostcli.py)"]}
     box = Sandbox(exe, timeout)
     try:
-        comps, errors = LOADERS[host](box, tree)
+        comps, errors = LOADERS[host](box, tree, ref)
     finally:
         box.close()
     comps = {k: v for k, v in comps.items() if v}
@@ -337,9 +354,9 @@ def measure(src: Path, out: Path | None, hosts: list[str], timeout: float) -> di
     for host in hosts:
         if not has_layout(host, src):
             continue
-        before = loads(host, src, timeout)
-        after = (
-            loads(host, out, timeout)
+        before = loads(host, src, src, timeout)
+        after: dict[str, Any] = (
+            loads(host, out, src, timeout)
             if out is not None
             else {"status": "no rebuild", "components": {}, "errors": []}
         )
