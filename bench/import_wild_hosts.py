@@ -136,8 +136,9 @@ class Sandbox:
 
 
 def _fail(what: str, code: int, out: str, err: str) -> str:
-    text = (err.strip() or out.strip()).splitlines()
-    return f"{what}: exit {code}: {' '.join(text[-3:])[:300]}"
+    """WHAT failed with CODE and the end of what it printed (the cause comes last)."""
+    lines = [x.strip() for x in (err.strip() or out.strip()).splitlines() if x.strip()]
+    return f"{what}: exit {code}: {' '.join(lines[-2:])[-240:]}"
 
 
 def _json_or(out: str, default: Any) -> Any:
@@ -341,6 +342,7 @@ def loads(host: str, tree: Path, ref: Path, timeout: float) -> dict[str, Any]:
     finally:
         box.close()
     comps = {k: v for k, v in comps.items() if v}
+    errors = [e.replace(str(tree), "<tree>") for e in errors]
     return {
         "status": "ok" if comps or not errors else "failed",
         "components": comps,
