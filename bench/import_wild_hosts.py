@@ -299,6 +299,12 @@ def _copilot_keys(kind: str, doc: Any) -> list[str]:
 def gemini_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[str]]:
     errors = []
     for folder in _both(tree, ref, hp.gemini_extensions):
+        manifest = tree / folder / "gemini-extension.json"
+        doc = hp._json(manifest.read_bytes()) if manifest.is_file() else None
+        if isinstance(doc, dict) and doc.get("settings"):
+            # `link` then asks for each setting on a terminal, even with --consent
+            errors.append(f"extensions link {folder}: not run: it asks for settings")
+            continue
         code, out, err = box.run("extensions", "link", str(tree / folder), "--consent", stdin="y\n")
         if code:
             errors.append(_fail(f"extensions link {folder}", code, out, err))
