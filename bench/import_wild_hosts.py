@@ -137,8 +137,9 @@ class Sandbox:
 
 def _fail(what: str, code: int, out: str, err: str) -> str:
     """WHAT failed with CODE and the end of what it printed (the cause comes last)."""
-    lines = [x.strip() for x in (err.strip() or out.strip()).splitlines() if x.strip()]
-    return f"{what}: exit {code}: {' '.join(lines[-2:])[-240:]}"
+    lines = [x.strip() for x in (err.strip() or out.strip()).splitlines() if x.strip()] or [""]
+    said = lines[-1] if len(lines) < 2 or len(lines[-2]) > 120 else " ".join(lines[-2:])
+    return f"{what}: exit {code}: {said[-240:]}"
 
 
 def _json_or(out: str, default: Any) -> Any:
