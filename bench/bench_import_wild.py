@@ -103,7 +103,9 @@ def memhub(args: list[str], timeout: int) -> tuple[int, str, str]:
     return p.returncode, p.stdout, p.stderr
 
 
-def run_one(entry: dict[str, Any], mirror: Path, work: Path, timeout: int) -> dict[str, Any]:
+def run_one(
+    entry: dict[str, Any], mirror: Path, work: Path, timeout: int, hosts: list[str] | None = None
+) -> dict[str, Any]:
     src, hub, out = work / "repo", work / "hub", work / "out"
     row: dict[str, Any] = {"repo": entry["repo"], "commit": entry["commit"]}
     if not checkout(mirror, entry["commit"], src):
@@ -155,6 +157,10 @@ def run_one(entry: dict[str, Any], mirror: Path, work: Path, timeout: int) -> di
         lost=lost,
         cpu_s=round(time.process_time() - t0, 2),
     )
+    if hosts:  # after the figures: the CLIs' own time is not the import's
+        from import_wild_hosts import measure
+
+        row["hosts"] = measure(src, out if bcode == 0 else None, hosts, min(timeout, 120))
     return row
 
 
@@ -169,6 +175,15 @@ def describe(corpus: list[dict[str, Any]], mirrors: Path) -> None:
                 entry["layouts"] = layouts(tree)
                 entry["plugin_files"] = len(plugin_files(tree))
     print(json.dumps(corpus, indent=2))
+
+
+def in_group(group: str, wanted: str) -> bool:
+    """Whether an entry of GROUP is run for --group WANTED (all leaves heldout2 out)."""
+    if wanted == "every":
+        return True
+    if wanted == "all":
+        return group != "heldout2"
+    return group == wanted
 
 
 def pct(a: int, b: int) -> str:
@@ -233,7 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mirrors", type=Path, default=os.environ.get("MEMHUB_IMPORT_CORPUS_MIRRORS"))
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--only", action="append", default=[])
-    ap.add_argument("--group", default="others", choices=["others", "tuned", "all"])
+    ap.add_argument(
+        "--group",
+        default="others",
+        choices=["others", "tuned", "heldout2", "all", "every"],
+        help="all = tuned + others; heldout2 = the second held-out set (measure it only at the "
+        "end); every = all three",
+    )
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--save", type=Path, help="also write the JSON document there")
@@ -242,15 +263,22 @@ def main(argv: list[str] | None = None) -> int:
         "--describe", action="store_true", help="print the corpus with layouts filled in"
     )
     ap.add_argument("--from-saved", type=Path, help="print the report of a saved run; run nothing")
+    ap.add_argument(
+        "--hosts",
+        default="",
+        help="also run these real host CLIs (claude,codex,copilot,gemini) on the original and "
+        "the rebuild: components each loads before and after (import_wild_hosts.py)",
+    )
     args = ap.parse_args(argv)
+    hosts = [h for h in args.hosts.split(",") if h]
+    if unknown := [h for h in hosts if h not in ("claude", "codex", "copilot", "gemini")]:
+        ap.error(f"--hosts: unknown host {unknown[0]!r} (claude, codex, copilot, gemini)")
     if args.from_saved:
         rows = json.loads(args.from_saved.read_text())["rows"]
-        print(table(rows) + "\n\n| lost files | cause |\n|---|---|")
-        print("\n".join(f"| {n} | {c} |" for c, n in causes(rows).most_common()))
+        report(rows)
         return 0
     corpus = json.loads(args.corpus.read_text())["repositories"]
-    if args.group != "all":
-        corpus = [e for e in corpus if e.get("group", "others") == args.group]
+    corpus = [e for e in corpus if in_group(e.get("group", "others"), args.group)]
     if args.only:
         corpus = [e for e in corpus if e["repo"] in args.only]
     if args.mirrors is None:
@@ -273,10 +301,10 @@ def main(argv: list[str] | None = None) -> int:
             work = args.keep / entry["repo"].replace("/", "+")
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
-            rows.append(run_one(entry, mirror, work, args.timeout))
+            rows.append(run_one(entry, mirror, work, args.timeout, hosts))
         else:
             with tempfile.TemporaryDirectory(prefix="memhub-wild-") as tmp:
-                rows.append(run_one(entry, mirror, Path(tmp), args.timeout))
+                rows.append(run_one(entry, mirror, Path(tmp), args.timeout, hosts))
         if args.save:  # after each repository: a stopped run keeps what it measured
             args.save.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
     doc = {"rows": rows}
@@ -285,9 +313,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(doc, indent=1))
     else:
-        print(table(rows) + "\n\n| lost files | cause |\n|---|---|")
-        print("\n".join(f"| {n} | {c} |" for c, n in causes(rows).most_common()))
+        report(rows)
     return 0
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    print(table(rows) + "\n\n| lost files | cause |\n|---|---|")
+    print("\n".join(f"| {n} | {c} |" for c, n in causes(rows).most_common()))
+    if any(r.get("hosts") for r in rows):
+        from import_wild_hostparse import hosts_table
+
+        print("\n" + hosts_table(rows))
 
 
 if __name__ == "__main__":

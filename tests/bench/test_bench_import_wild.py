@@ -143,6 +143,20 @@ def test_the_corpus_lists_forty_held_out_repositories_with_commits() -> None:
     assert all(len(e["commit"]) == 40 and e["layouts"] for e in repos)
 
 
+def test_a_second_held_out_group_is_left_out_of_all() -> None:
+    doc = json.loads((BENCH.parent / "import_corpus" / "corpus.json").read_text())
+    groups = {e["repo"].lower(): e["group"] for e in doc["repositories"]}
+    second = [r for r, g in groups.items() if g == "heldout2"]
+    assert len(second) >= 25
+    assert [wild.in_group("heldout2", g) for g in ("all", "others", "heldout2", "every")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert wild.in_group("tuned", "all") and wild.in_group("others", "all")
+
+
 def test_sources_resolve_under_plugin_root_or_from_the_file_folder() -> None:
     files = {
         ".claude-plugin/marketplace.json": _market(
