@@ -65,8 +65,8 @@ class PromptChecks(Checker):
             return ()
         found = []
         for name in names:
-            if name.startswith("."):
-                continue
+            if name.startswith(".") or self.shipped(folder / name):
+                continue  # a dot file, or one `files:` ships as it is
             loaded = read_prompt(
                 folder / name, shown=str(folder / name), kind=key, problems=self.problems
             )

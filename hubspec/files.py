@@ -27,18 +27,19 @@ MAX_TOTAL_BYTES = 200 * 1024 * 1024
 # Build leftovers of scripts run in place: never shipped (their bytes vary run to run).
 SKIPPED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
 SKIPPED_SUFFIXES = (".pyc",)
+# The folders of the hub's components: a shipped file may land in one beside them (a
+# folder of skills/ without SKILL.md, agents/.gitkeep), never on a component's own path
+# (component_clashes); the component folder skips what `files:` ships from it.
+COMPONENT_FOLDERS = ("skills", "agents", "commands", "rules")
 # Plugin-folder paths memhub writes itself (manifests, hooks files, generated folders).
-RESERVED_FOLDERS = (
+GENERATED_FOLDERS = (
     ".claude-plugin",
     ".codex-plugin",
     ".cursor-plugin",
-    "skills",
-    "agents",
-    "commands",
-    "rules",
     "memhub_runtime",
     "memhub_rulebooks",
 )
+RESERVED_FOLDERS = (*GENERATED_FOLDERS[:3], *COMPONENT_FOLDERS, *GENERATED_FOLDERS[3:])
 RESERVED_FILES = frozenset(
     {
         ".mcp.json",
@@ -82,15 +83,42 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
 
 
 def reserved(dest: str) -> str | None:
-    """What memhub writes at plugin-relative `dest` itself, else None."""
+    """What memhub writes at plugin-relative `dest` itself, else None (a path in a component
+    folder is checked against the components: component_clashes)."""
     top = dest.split("/", 1)[0]
-    if top in RESERVED_FOLDERS:
+    if top in GENERATED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
     if dest in RESERVED_FILES:
         return f"memhub generates {dest} itself"
     if dest.startswith(ICON_PREFIX):
         return "memhub writes the plugin icon there (plugin.icon)"
     return None
+
+
+def shipped_sources(data: dict[str, Any]) -> frozenset[str]:
+    """The `from` paths of the hub's `files:` entries, normalised (`./skills/x` is
+    `skills/x`): a component folder's entry among them is shipped, not read as a component."""
+    specs = [s for s in data.get("files") or [] if isinstance(s, dict)]
+    return frozenset(
+        PurePosixPath(str(s["from"])).as_posix() for s in specs if isinstance(s.get("from"), str)
+    )
+
+
+def component_clashes(
+    shipped: tuple[ShippedFile, ...], paths: dict[str, str]
+) -> list[tuple[ShippedFile, str]]:
+    """Each shipped file landing where a component of the hub is written (`paths`: plugin
+    path -> the component there; a skill's folder as `skills/<folder>/`), with that one."""
+    clashes = []
+    folders = {p: c for p, c in paths.items() if p.endswith("/")}
+    for item in shipped:
+        if item.path.split("/", 1)[0] not in COMPONENT_FOLDERS:
+            continue
+        what = paths.get(item.path)
+        what = what or next((c for p, c in folders.items() if item.path.startswith(p)), None)
+        if what is not None:
+            clashes.append((item, what))
+    return clashes
 
 
 def _bad_relative(value: str) -> str | None:
@@ -165,6 +193,21 @@ class FileChecks(Checker):
                 "ship less (build outputs and data belong in a release, not the plugin)",
             )
         return tuple(shipped)
+
+    def _component_clashes(
+        self, shipped: tuple[ShippedFile, ...], components: dict[str, str]
+    ) -> None:
+        """A shipped file landing on a component's path (`components`: component_clashes)."""
+        for item, what in component_clashes(shipped, components):
+            self.problems.append(
+                Problem(
+                    item.origin,
+                    "files",
+                    f"{item.source} would land on {item.path}, where memhub writes {what}",
+                    "give the entry another `to`, or ship the component itself from `files:` "
+                    "(what `files:` ships from a component folder is no component)",
+                )
+            )
 
     def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[Found]:
         """(source, destination, bytes, executable, link) of every file one entry ships."""

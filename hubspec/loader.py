@@ -17,17 +17,21 @@ from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
-from .files import FileChecks, shipped_as_link
+from .files import FileChecks, shipped_as_link, shipped_sources
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
 from .memory import MemoryChecks
 from .model import (
+    Agent,
+    Command,
+    CursorRule,
     Hub,
     Icon,
     Marketplace,
     Person,
     Plugin,
     Runtime,
+    Skill,
     frozen_map,
 )
 from .rulebooks import RulebookChecks
@@ -157,6 +161,7 @@ class _Checker(
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
+        self.shipped_from = shipped_sources(data)
         plugin = self._plugin(data["plugin"])
         marketplace = self._marketplace(data["marketplace"])
         servers = self._servers(data.get("mcp", {}).get("servers", {}))
@@ -181,6 +186,7 @@ class _Checker(
         commands = self._prompts("commands", data.get("commands"))
         generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
         rules = self._rules(data.get("rules"), generated)
+        self._component_clashes(files, component_paths(skills, agents, commands, rules))
         if self.problems:
             return None
         return Hub(
@@ -261,6 +267,22 @@ class _Checker(
             display_name=raw.get("display_name"),
             origin=self.positions.of_value(("marketplace",)),
         )
+
+
+def component_paths(
+    skills: tuple[Skill, ...],
+    agents: tuple[Agent, ...],
+    commands: tuple[Command, ...],
+    rules: tuple[CursorRule, ...],
+) -> dict[str, str]:
+    """Where the build writes each component in a plugin folder (a skill: its folder)."""
+    paths = {f"skills/{s.folder}/": f"skill {s.name!r}" for s in skills}
+    paths.update({f"agents/{a.name}.md": f"agent {a.name!r}" for a in agents})
+    for command in commands:
+        for suffix in (".md", ".toml"):  # Gemini's is TOML
+            paths[f"commands/{command.name}{suffix}"] = f"command {command.name!r}"
+    paths.update({f"rules/{r.name}": f"rule {r.name!r}" for r in rules})
+    return paths
 
 
 def _person(raw: dict[str, Any] | None) -> Person | None:
