@@ -60,7 +60,7 @@ def test_what_the_hub_cannot_hold_ships_as_it_is_with_a_note(reply: dict[str, ob
     data = yaml.safe_load((Path(str(reply["into"])) / KIT / "hub.yaml").read_text())
     shipped = [entry["from"] for entry in data["files"]]
     as_is = ["agents/notes.agent.md", "rules/style.md", "skills/loose", "skills/references"]
-    assert set(as_is + ["agents/.gitkeep", "skills/README.md"]) <= set(shipped)
+    assert {*as_is, "agents/.gitkeep", "skills/README.md"} <= set(shipped)
     notes = [n for n in reply["notes"] if "shipped as it is" in n]  # type: ignore[attr-defined]
     assert [n.split(":", 1)[0] for n in notes] == [f"{KIT}/{p}" for p in as_is]
     loose = next(n for n in notes if "skills/loose" in n)
