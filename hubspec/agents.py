@@ -4,7 +4,9 @@ Read like skills (hubspec/skills.py): the file is read once and kept byte for by
 with the same format get it as it is), its front matter parsed for the checks and for
 hosts that convert it. Published agents often hold front matter that is no valid YAML
 (`description: Use when ... Examples: <example>...`); Claude Code reads those line by
-line, so a front matter YAML refuses is read the same way here.
+line, so a front matter YAML refuses is read the same way here. As Claude Code loads them,
+an agent's `name:` may differ from its file name (or be absent), and a command needs no
+front matter; what `files:` ships from the folder is no agent or command.
 """
 
 from __future__ import annotations

@@ -57,8 +57,11 @@ def agent(prompt: PromptFile) -> Written:
         f"description: {json.dumps(prompt.description, ensure_ascii=False)}\n"
     )
     text = f"---\n{front}---\n{prompt.body}"
+    caveats = [_dropped(prompt, KEPT_AGENT_KEYS)]
+    if name != prompt.title:
+        caveats.append(f"Gemini lists it as {name!r}: `name: {prompt.title}` is no Gemini name")
     # Gemini 0.61 offers extension agents to the model without any setting
     # (tests/e2e/test_shipped_hosts.py), although its docs call them a preview.
     return Written(
-        f"agents/{prompt.name}.md", text.encode("utf-8"), _dropped(prompt, KEPT_AGENT_KEYS)
+        f"agents/{prompt.name}.md", text.encode("utf-8"), "; ".join(c for c in caveats if c)
     )

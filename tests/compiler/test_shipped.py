@@ -134,6 +134,7 @@ def test_gemini_lists_an_agent_by_the_name_claude_code_lists(
     split = split_front_matter(written.content.decode())
     assert written.path == "agents/rev.md" and split is not None
     assert yaml.safe_load(split[0])["name"] == listed
+    assert ("no Gemini name" in written.caveat) == (declared == "tob:rev")
 
 
 def test_a_command_without_description_gets_none_in_gemini_and_opencode() -> None:
