@@ -227,8 +227,8 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
         read.consumed.add(rel)  # a marketplace file: the marketplace hub reads it
     elif top in FOLDERS and "/" in rel:
         hub.files[rel] = entry
-        if _no_component(rel):
-            hub.shipped.append(rel)
+        if _no_component(rel) or (top == cursor_repo.RULES and cursor_repo.name not in read.hosts):
+            hub.shipped.append(rel)  # a plugin Cursor does not load has no Cursor rules
     elif (why := reserved(rel)) is not None:
         read.cannot(where, why)
     else:
@@ -265,7 +265,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
-    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
+    shipped = set(hub.shipped)
+    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.instructions:
         data["instructions"] = hub.instructions

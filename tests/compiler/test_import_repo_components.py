@@ -2,8 +2,9 @@
 loads them and the hub's own checks would refuse: an agent or command whose `name:` is not
 its file name, an agent without `name:`, a command without front matter, a SKILL.md whose
 front matter strict YAML refuses, a folder of skills/ without SKILL.md, a file of agents/
-that is no agent, a rule with front matter keys Cursor does not read. Each comes back byte
-for byte: modelled where the hub can hold it, else shipped as it is (`files:`) with a note."""
+that is no agent, a rules/ folder of a plugin Cursor does not load. Each comes back byte
+for byte: modelled where the hub can hold it, else shipped as it is (`files:`), with a note
+where the hub refused it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ import pytest
 import yaml
 from memhub.compiler.build import build
 from memhub.compiler.cli.main import main
+from memhub.compiler.importing.repo_market import import_repo
+from memhub.compiler.importing.repo_tree import read_tree
+from memhub.compiler.importing.roundtrip import round_trip
 from memhub.hubspec import load
 
 from tests.hubs import REPO
@@ -59,11 +63,27 @@ def test_names_apart_from_files_and_bare_commands_are_hub_components(
 def test_what_the_hub_cannot_hold_ships_as_it_is_with_a_note(reply: dict[str, object]) -> None:
     data = yaml.safe_load((Path(str(reply["into"])) / KIT / "hub.yaml").read_text())
     shipped = [entry["from"] for entry in data["files"]]
-    as_is = ["agents/notes.agent.md", "rules/style.md", "skills/loose", "skills/references"]
-    assert {*as_is, "agents/.gitkeep", "skills/README.md"} <= set(shipped)
+    as_is = ["agents/notes.agent.md", "skills/loose", "skills/references"]
+    assert {*as_is, "agents/.gitkeep", "skills/README.md", "rules/style.md"} <= set(shipped)
+    assert "rules" not in data  # a plugin Cursor does not load has no Cursor rules
     notes = [n for n in reply["notes"] if "shipped as it is" in n]  # type: ignore[attr-defined]
     assert [n.split(":", 1)[0] for n in notes] == [f"{KIT}/{p}" for p in as_is]
     loose = next(n for n in notes if "skills/loose" in n)
     assert "YAML syntax error" in loose and "memhub-roundtrip" not in "".join(notes)
     hub = load(Path(str(reply["into"])) / KIT)
     assert [s.name for s in hub.skills] == ["good"]
+
+
+def test_a_rule_of_a_plugin_cursor_does_not_load_ships_as_a_file(tmp_path: Path) -> None:
+    """A valid Cursor rule in a Claude-only plugin: the hub's `rules:` are written for Cursor
+    alone, so the build would leave it out; it ships as a plain file instead."""
+    repo = tmp_path / "repo"
+    (repo / ".claude-plugin").mkdir(parents=True)
+    (repo / ".claude-plugin" / "plugin.json").write_text(
+        '{"name": "r", "version": "1.0.0", "description": "R."}'
+    )
+    (repo / "rules").mkdir()
+    (repo / "rules" / "style.mdc").write_text("---\nalwaysApply: true\n---\nBody\n")
+    tree = read_tree(repo)
+    trip = round_trip(tree, import_repo(tree))
+    assert trip.unreproduced == [] and trip.files_same == trip.files_total == 2
