@@ -95,32 +95,6 @@ def reserved(dest: str) -> str | None:
     return None
 
 
-def shipped_sources(data: dict[str, Any]) -> frozenset[str]:
-    """The `from` paths of the hub's `files:` entries, normalised (`./skills/x` is
-    `skills/x`): a component folder's entry among them is shipped, not read as a component."""
-    specs = [s for s in data.get("files") or [] if isinstance(s, dict)]
-    return frozenset(
-        PurePosixPath(str(s["from"])).as_posix() for s in specs if isinstance(s.get("from"), str)
-    )
-
-
-def component_clashes(
-    shipped: tuple[ShippedFile, ...], paths: dict[str, str]
-) -> list[tuple[ShippedFile, str]]:
-    """Each shipped file landing where a component of the hub is written (`paths`: plugin
-    path -> the component there; a skill's folder as `skills/<folder>/`), with that one."""
-    clashes = []
-    folders = {p: c for p, c in paths.items() if p.endswith("/")}
-    for item in shipped:
-        if item.path.split("/", 1)[0] not in COMPONENT_FOLDERS:
-            continue
-        what = paths.get(item.path)
-        what = what or next((c for p, c in folders.items() if item.path.startswith(p)), None)
-        if what is not None:
-            clashes.append((item, what))
-    return clashes
-
-
 def _bad_relative(value: str) -> str | None:
     """Why `value` is no plain relative path inside a folder, else None."""
     pure = PurePosixPath(value)
@@ -193,21 +167,6 @@ class FileChecks(Checker):
                 "ship less (build outputs and data belong in a release, not the plugin)",
             )
         return tuple(shipped)
-
-    def _component_clashes(
-        self, shipped: tuple[ShippedFile, ...], components: dict[str, str]
-    ) -> None:
-        """A shipped file landing on a component's path (`components`: component_clashes)."""
-        for item, what in component_clashes(shipped, components):
-            self.problems.append(
-                Problem(
-                    item.origin,
-                    "files",
-                    f"{item.source} would land on {item.path}, where memhub writes {what}",
-                    "give the entry another `to`, or ship the component itself from `files:` "
-                    "(what `files:` ships from a component folder is no component)",
-                )
-            )
 
     def _entry(self, path: KeyPath, spec: dict[str, Any]) -> list[Found]:
         """(source, destination, bytes, executable, link) of every file one entry ships."""

@@ -17,26 +17,23 @@ from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
-from .files import FileChecks, shipped_as_link, shipped_sources
+from .files import FileChecks, shipped_as_link
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
 from .memory import MemoryChecks
 from .model import (
-    Agent,
-    Command,
-    CursorRule,
     Hub,
     Icon,
     Marketplace,
     Person,
     Plugin,
     Runtime,
-    Skill,
     frozen_map,
 )
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
 from .serverextras import ServerExtraChecks
+from .shippedcomponents import ShippedComponentChecks, component_paths, shipped_sources
 from .userconfig import UserConfigChecks
 from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
@@ -153,6 +150,7 @@ class _Checker(
     MemoryChecks,
     RulebookChecks,
     FileChecks,
+    ShippedComponentChecks,
     PromptChecks,
     UserConfigChecks,
     ServerExtraChecks,
@@ -267,22 +265,6 @@ class _Checker(
             display_name=raw.get("display_name"),
             origin=self.positions.of_value(("marketplace",)),
         )
-
-
-def component_paths(
-    skills: tuple[Skill, ...],
-    agents: tuple[Agent, ...],
-    commands: tuple[Command, ...],
-    rules: tuple[CursorRule, ...],
-) -> dict[str, str]:
-    """Where the build writes each component in a plugin folder (a skill: its folder)."""
-    paths = {f"skills/{s.folder}/": f"skill {s.name!r}" for s in skills}
-    paths.update({f"agents/{a.name}.md": f"agent {a.name!r}" for a in agents})
-    for command in commands:
-        for suffix in (".md", ".toml"):  # Gemini's is TOML
-            paths[f"commands/{command.name}{suffix}"] = f"command {command.name!r}"
-    paths.update({f"rules/{r.name}": f"rule {r.name!r}" for r in rules})
-    return paths
 
 
 def _person(raw: dict[str, Any] | None) -> Person | None:

@@ -121,7 +121,8 @@ class RepoImport:
             shipped_too = key.startswith("files")  # refused as a shipped file too
             if gone and unit in hub.as_is and not shipped_too:
                 return True  # another problem of a component already shipped as it is
-            if gone and not shipped_too and not any(p.startswith(unit) for p in hub.links):
+            linked = any(p == unit or p.startswith(unit + "/") for p in hub.links)
+            if gone and not shipped_too and not linked:  # a kept link cannot ship as it is
                 as_is(hub, unit, gone, reason)  # given back as it is, not as a component
                 return True
             if unit in hub.as_is:
