@@ -4,7 +4,9 @@ Read like skills (hubspec/skills.py): the file is read once and kept byte for by
 with the same format get it as it is), its front matter parsed for the checks and for
 hosts that convert it. Published agents often hold front matter that is no valid YAML
 (`description: Use when ... Examples: <example>...`); Claude Code reads those line by
-line, so a front matter YAML refuses is read the same way here.
+line, so a front matter YAML refuses is read the same way here. As Claude Code loads them,
+an agent's `name:` may differ from its file name (or be absent), and a command needs no
+front matter; what `files:` ships from the folder is no agent or command.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +67,8 @@ class PromptChecks(Checker):
             return ()
         found = []
         for name in names:
-            if name.startswith("."):
-                continue
+            if name.startswith(".") or self.shipped(folder / name):
+                continue  # a dot file, or one `files:` ships as it is
             loaded = read_prompt(
                 folder / name, shown=str(folder / name), kind=key, problems=self.problems
             )
@@ -75,16 +78,7 @@ class PromptChecks(Checker):
 
 
 def _with_hosts(prompt: PromptFile, hosts: tuple[str, ...] | None) -> PromptFile:
-    kind = type(prompt)
-    return kind(
-        prompt.name,
-        prompt.description,
-        prompt.content,
-        prompt.body,
-        prompt.front,
-        hosts,
-        prompt.origin,
-    )
+    return replace(prompt, hosts=hosts)
 
 
 def read_prompt(file: Path, *, shown: str, kind: str, problems: list[Problem]) -> PromptFile | None:
@@ -110,32 +104,45 @@ def read_prompt(file: Path, *, shown: str, kind: str, problems: list[Problem]) -
         return None
     raw, text = read
     split = split_front_matter(text)
-    if split is None:
+    if split is None and kind == "agents":
         fail(
             "has no front matter",
             "start the file with a `---` block holding `description:`, closed by `---`",
         )
         return None
-    front = _front(split[0], shown)
+    # Claude Code loads a command without front matter (its body is the prompt)
+    front_text, body = split if split is not None else ("", text)
+    front = _front(front_text, shown) if split is not None else {}
     stem = file.name[: -len(".md")]
-    name = _name(front, stem, kind, fail, _line_of(split[0], "name"))
+    named = _name(front, stem, fail, _line_of(front_text, "name"))
+    description = _description(front, singular, fail, _line_of(front_text, "description"))
+    if len(problems) > start or named is None or description is None:
+        return None
+    return KINDS[kind](
+        name=stem,
+        description=description,
+        content=raw,
+        body=body,
+        front=frozen_map(front),
+        origin=Origin(shown),
+        declared=named[0],
+    )
+
+
+def _description(front: dict[str, Any], singular: str, fail: Any, line: int) -> str | None:
+    """The front matter's `description`; "" for a command without one (Claude Code takes
+    the body's first line), None after a problem (an agent needs one)."""
     description = front.get("description")
+    if description is None and singular == "command":
+        return ""
     if not isinstance(description, str) or not description.strip():
         fail(
             "front matter has no `description` text",
             f"add `description: ...` saying when the {singular} applies",
-            _line_of(split[0], "description"),
+            line,
         )
-    if len(problems) > start or name is None or not isinstance(description, str):
         return None
-    return KINDS[kind](
-        name=name,
-        description=description,
-        content=raw,
-        body=split[1],
-        front=frozen_map(front),
-        origin=Origin(shown),
-    )
+    return description
 
 
 def _front(text: str, shown: str) -> dict[str, Any]:
@@ -148,22 +155,23 @@ def _front(text: str, shown: str) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else lenient_front(text)
 
 
-def _name(front: dict[str, Any], stem: str, kind: str, fail: Any, line: int) -> str | None:
-    """The file's name: its stem, which a front matter `name` must repeat (agents need it)."""
-    given = front.get("name")
-    if given is None and kind == "agents":
-        fail("front matter has no `name`", f"add `name: {stem}`", 2)
-        return None
+def _name(front: dict[str, Any], stem: str, fail: Any, line: int) -> tuple[str | None] | None:
+    """(the front matter's `name` as written, None without one), or None after a problem.
+    The file's name must suit every host (Gemini's slug rule); `name:` may differ from it
+    (Claude Code lists an agent by `name:`, by its file name without one)."""
     if not PROMPT_NAME.match(stem) or len(stem) > NAME_MAX:
         fail(
             f"name {stem!r} is not lowercase words joined by - or _ (at most {NAME_MAX})",
             "rename the file, for example code-reviewer.md",
         )
         return None
-    if given is not None and given != stem:
-        fail(f"`name: {given}` differs from the file name {stem!r}", f"write `name: {stem}`", line)
+    given = front.get("name")
+    if given is None:
+        return (None,)
+    if not isinstance(given, str) or not given.strip() or "\n" in given:
+        fail(f"`name: {given}` is not one line of text", f"write `name: {stem}`", line)
         return None
-    return stem
+    return (given,)
 
 
 def _line_of(front: str, key: str) -> int:

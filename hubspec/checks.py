@@ -21,6 +21,16 @@ class Checker:
         self.positions = positions
         self.problems: list[Problem] = []
         self.skill_cache = skill_cache
+        self.shipped_from: frozenset[str] = frozenset()  # `files:` sources (shipped_sources)
+
+    def shipped(self, entry: Path) -> bool:
+        """Whether `files:` ships `entry` of a component folder as it is (its `from` is the
+        entry or a folder holding it): then it is no component of the hub."""
+        try:
+            rel = PurePosixPath(entry.relative_to(self.root).as_posix())
+        except ValueError:
+            return False
+        return any(str(p) in self.shipped_from for p in (rel, *rel.parents))
 
     def problem(self, path: KeyPath, message: str, fix: str, *, at_key: bool = False) -> None:
         where = self.positions.of_key(path) if at_key else self.positions.of_value(path)

@@ -35,8 +35,8 @@ class ContentChecks(Checker):
             return ()
         skills: list[Skill] = []
         for entry in entries:
-            if entry.name.startswith("."):
-                continue
+            if entry.name.startswith(".") or self.shipped(entry):
+                continue  # `files:` ships it as it is
             if entry.is_file() and not entry.is_symlink():
                 continue  # a README or notes beside the skill folders
             members = group_members(entry)
@@ -45,6 +45,8 @@ class ContentChecks(Checker):
                 skills += [loaded] if loaded else []
                 continue
             for member in members:  # skills/<group>/<name>/
+                if self.shipped(member):
+                    continue
                 loaded = self._skill(member, str(folder / entry.name / member.name))
                 skills += [replace(loaded, group=entry.name)] if loaded else []
         self.problems.extend(duplicate_skills(skills))

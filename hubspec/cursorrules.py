@@ -45,6 +45,8 @@ class RuleChecks(Checker):
             return ()
         rules = []
         for name in (n for n in names if not n.startswith(".")):
+            if self.shipped(folder / name):
+                continue  # `files:` ships it as it is
             rule = read_rule(folder / name, shown=str(folder / name), problems=self.problems)
             if rule is not None and rule.name == generated:
                 self.problem(

@@ -27,18 +27,19 @@ MAX_TOTAL_BYTES = 200 * 1024 * 1024
 # Build leftovers of scripts run in place: never shipped (their bytes vary run to run).
 SKIPPED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
 SKIPPED_SUFFIXES = (".pyc",)
+# The folders of the hub's components: a shipped file may land in one beside them (a
+# folder of skills/ without SKILL.md, agents/.gitkeep), never on a component's own path
+# (component_clashes); the component folder skips what `files:` ships from it.
+COMPONENT_FOLDERS = ("skills", "agents", "commands", "rules")
 # Plugin-folder paths memhub writes itself (manifests, hooks files, generated folders).
-RESERVED_FOLDERS = (
+GENERATED_FOLDERS = (
     ".claude-plugin",
     ".codex-plugin",
     ".cursor-plugin",
-    "skills",
-    "agents",
-    "commands",
-    "rules",
     "memhub_runtime",
     "memhub_rulebooks",
 )
+RESERVED_FOLDERS = (*GENERATED_FOLDERS[:3], *COMPONENT_FOLDERS, *GENERATED_FOLDERS[3:])
 RESERVED_FILES = frozenset(
     {
         ".mcp.json",
@@ -82,9 +83,10 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
 
 
 def reserved(dest: str) -> str | None:
-    """What memhub writes at plugin-relative `dest` itself, else None."""
+    """What memhub writes at plugin-relative `dest` itself, else None (a path in a component
+    folder is checked against the components: component_clashes)."""
     top = dest.split("/", 1)[0]
-    if top in RESERVED_FOLDERS:
+    if top in GENERATED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
     if dest in RESERVED_FILES:
         return f"memhub generates {dest} itself"

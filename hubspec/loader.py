@@ -33,6 +33,7 @@ from .model import (
 from .rulebooks import RulebookChecks
 from .schema_check import schema_problems
 from .serverextras import ServerExtraChecks
+from .shippedcomponents import ShippedComponentChecks, component_paths, shipped_sources
 from .userconfig import UserConfigChecks
 from .vocabulary import default_hosts
 from .yamlsrc import YamlProblems, gc_paused, parse_yaml
@@ -149,6 +150,7 @@ class _Checker(
     MemoryChecks,
     RulebookChecks,
     FileChecks,
+    ShippedComponentChecks,
     PromptChecks,
     UserConfigChecks,
     ServerExtraChecks,
@@ -157,6 +159,7 @@ class _Checker(
     """Semantic checks beyond the schema, and construction of the model."""
 
     def build(self, data: dict[str, Any]) -> Hub | None:
+        self.shipped_from = shipped_sources(data)
         plugin = self._plugin(data["plugin"])
         marketplace = self._marketplace(data["marketplace"])
         servers = self._servers(data.get("mcp", {}).get("servers", {}))
@@ -182,6 +185,7 @@ class _Checker(
         commands = self._prompts("commands", data.get("commands"))
         generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
         rules = self._rules(data.get("rules"), generated)
+        self._component_clashes(files, component_paths(skills, agents, commands, rules))
         if self.problems:
             return None
         return Hub(

@@ -320,7 +320,10 @@ class CursorRule:
 
 @dataclass(frozen=True, slots=True)
 class PromptFile:
-    """An agent or a command: one `<name>.md` with front matter, kept as read."""
+    """An agent or a command: one `<name>.md`, kept as read. `name` is the file's name (where
+    every host writes it); `declared` the front matter's `name:` as written (None without
+    one): Claude Code lists an agent by it, a command by its file name. A command may have
+    no front matter, or no `description` ("": Claude Code takes the body's first line)."""
 
     name: str
     description: str
@@ -329,6 +332,12 @@ class PromptFile:
     front: Mapping[str, Any] = field(default_factory=frozen_map)
     hosts: tuple[str, ...] | None = None  # None: every host that has them
     origin: Origin = Origin("agent.md")
+    declared: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The name a host that reads the front matter lists it by: `declared`, else `name`."""
+        return self.name if self.declared is None else self.declared
 
 
 class Agent(PromptFile):

@@ -14,6 +14,7 @@ import re
 
 from memhub.compiler.formats.tomlvalues import basic_string
 from memhub.compiler.hosts.shipped import Written, dropped_keys
+from memhub.hubspec.agents import PROMPT_NAME
 from memhub.hubspec.model import PromptFile
 
 ARGUMENTS = "$ARGUMENTS"
@@ -41,23 +42,26 @@ def command(prompt: PromptFile) -> Written:
     caveats = [_dropped(prompt, KEPT_COMMAND_KEYS)]
     if _POSITIONAL.search(body):
         caveats.append("Gemini has no positional arguments ($1 ...); they stay as written")
-    text = (
-        f"description = {basic_string(prompt.description)}\n"
-        f"prompt = {_toml_text(body.replace(ARGUMENTS, GEMINI_ARGUMENTS))}\n"
-    )
+    described = f"description = {basic_string(prompt.description)}\n" if prompt.description else ""
+    text = described + f"prompt = {_toml_text(body.replace(ARGUMENTS, GEMINI_ARGUMENTS))}\n"
     path = f"commands/{prompt.name}.toml"
     return Written(path, text.encode("utf-8"), "; ".join(c for c in caveats if c))
 
 
 def agent(prompt: PromptFile) -> Written:
-    """`agents/<name>.md` with the front matter Gemini accepts."""
+    """`agents/<name>.md` with the front matter Gemini accepts: the name Claude Code lists
+    the agent by (its `name:`) when Gemini takes it as a name, else the file's."""
+    name = prompt.title if PROMPT_NAME.match(prompt.title) else prompt.name
     front = (
-        f"name: {json.dumps(prompt.name)}\n"
+        f"name: {json.dumps(name)}\n"
         f"description: {json.dumps(prompt.description, ensure_ascii=False)}\n"
     )
     text = f"---\n{front}---\n{prompt.body}"
+    caveats = [_dropped(prompt, KEPT_AGENT_KEYS)]
+    if name != prompt.title:
+        caveats.append(f"Gemini lists it as {name!r}: `name: {prompt.title}` is no Gemini name")
     # Gemini 0.61 offers extension agents to the model without any setting
     # (tests/e2e/test_shipped_hosts.py), although its docs call them a preview.
     return Written(
-        f"agents/{prompt.name}.md", text.encode("utf-8"), _dropped(prompt, KEPT_AGENT_KEYS)
+        f"agents/{prompt.name}.md", text.encode("utf-8"), "; ".join(c for c in caveats if c)
     )

@@ -22,8 +22,9 @@ KEPT_COMMAND_KEYS = ("name", "description")
 
 
 def _markdown(folder: str, prompt: PromptFile, front: str, kept: tuple[str, ...]) -> Written:
-    description = json.dumps(prompt.description, ensure_ascii=False)
-    text = f"---\ndescription: {description}\n{front}---\n{prompt.body}"
+    described = json.dumps(prompt.description, ensure_ascii=False)
+    described = f"description: {described}\n" if prompt.description else ""  # a bare command
+    text = f"---\n{described}{front}---\n{prompt.body}" if described or front else prompt.body
     caveat = dropped_keys(prompt, kept, "OpenCode")
     return Written(f"{folder}/{prompt.name}.md", text.encode("utf-8"), caveat)
 

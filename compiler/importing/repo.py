@@ -76,6 +76,9 @@ class PluginHub:
     hooks: ReadHooks = field(default_factory=ReadHooks)
     links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
     instructions: str | None = None  # the hub's instructions file, read from a host's copy
+    # skill folders, agents, commands and rules shipped as they are (`files:`), not read as
+    # hub components: the loader refused them, or no host takes them for components
+    as_is: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -226,11 +229,21 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
         read.consumed.add(rel)  # a marketplace file: the marketplace hub reads it
     elif top in FOLDERS and "/" in rel:
         hub.files[rel] = entry
+        if _no_component(rel) or (top == cursor_repo.RULES and cursor_repo.name not in read.hosts):
+            hub.shipped.append(rel)  # a plugin Cursor does not load has no Cursor rules
     elif (why := reserved(rel)) is not None:
         read.cannot(where, why)
     else:
         hub.files[rel] = entry
         hub.shipped.append(rel)
+
+
+def _no_component(rel: str) -> bool:
+    """A file of a component folder the hub's loader passes over, which only `files:` gives
+    back: a dot file or dot folder there (`agents/.gitkeep`), a file beside the skill folders
+    (`skills/README.md`)."""
+    parts = rel.split("/")
+    return parts[1].startswith(".") or (parts[0] == "skills" and len(parts) == 2)
 
 
 def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
@@ -257,7 +270,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
-    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
+    shipped = set(hub.shipped)
+    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.instructions:
         data["instructions"] = hub.instructions
@@ -298,6 +312,11 @@ def shipped_entries(hub: PluginHub) -> list[str]:
     entries: list[str] = []
     for rel in hub.shipped:
         top = rel.split("/", 1)[0]
+        unit = next((u for u in hub.as_is if rel == u or rel.startswith(u + "/")), None)
+        if top in FOLDERS:  # beside the components: each as it is, never the whole folder
+            entry = unit or rel
+            entries += [] if entry in entries else [entry]
+            continue
         whole = "/" in rel and not any(h.startswith(top + "/") for h in held)
         entry = top if whole else rel
         if entry not in entries and (whole or rel in shipped):

@@ -117,14 +117,41 @@ class RepoImport:
                 return True
             if parts[0] not in FOLDERS or len(parts) < 2:
                 continue
-            stem = "/".join(parts[:2]) + ("/" if parts[0] == "skills" else "")
-            gone = [r for r in hub.files if r == stem or r.startswith(stem)]
+            unit = _unit(parts)
+            gone = [r for r in hub.files if r == unit or r.startswith(unit + "/")]
+            shipped_too = key.startswith("files")  # refused as a shipped file too
+            if gone and unit in hub.as_is and not shipped_too:
+                return True  # another problem of a component already shipped as it is
+            linked = any(p == unit or p.startswith(unit + "/") for p in hub.links)
+            if gone and not shipped_too and not linked:  # a kept link cannot ship as it is
+                as_is(hub, unit, gone, reason)  # given back as it is, not as a component
+                return True
+            if unit in hub.as_is:
+                hub.as_is.remove(unit)
+            hub.shipped = [r for r in hub.shipped if r not in gone]
             for rel in gone:
                 del hub.files[rel]
                 hub.read.cannot(_join(hub.folder, rel), reason)
             if gone:
                 return True
         return False
+
+
+def _unit(parts: list[str]) -> str:
+    """The component a loader problem at hub path `parts` names: a skill's folder (the one
+    holding the SKILL.md named, else skills/<name>), an agent, command or rule file."""
+    if parts[0] == "skills" and parts[-1] == "SKILL.md" and len(parts) > 2:
+        return "/".join(parts[:-1])
+    return "/".join(parts[:2])
+
+
+def as_is(hub: PluginHub, unit: str, files: list[str], reason: str) -> None:
+    """The component at `unit` shipped as it is (`files:`), with why it is no hub component:
+    every host that read it from the repository reads the same bytes from the build."""
+    hub.as_is.append(unit)
+    hub.shipped += [r for r in files if r not in hub.shipped]
+    where = _join(hub.folder, unit)
+    hub.read.note(f"{where}: shipped as it is, not as a hub component ({reason})")
 
 
 def markets(tree: Tree) -> Found:

@@ -73,8 +73,13 @@ def built_files(imported: RepoImport) -> dict[str, Artifact] | Refusal:
         try:
             build = compile_any(root / imported.hubs[0], ())
         except MemhubError as exc:
+            temp_root = f"{root}{os.sep}"  # a fix may name the file: the hub's path, not ours
             problems = [
-                (os.path.relpath(p.origin.file, root), p.key_path, f"{p.message}. Fix: {p.fix}")
+                (
+                    os.path.relpath(p.origin.file, root),
+                    p.key_path,
+                    f"{p.message}. Fix: {p.fix}".replace(temp_root, ""),
+                )
                 for p in getattr(exc, "problems", [])
             ]
             return str(exc).replace(f"{root}{os.sep}", ""), problems

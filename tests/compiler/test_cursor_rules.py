@@ -110,7 +110,7 @@ def test_a_repository_with_several_rules_round_trips_whole() -> None:
     ]
 
 
-def test_a_rule_the_loader_refuses_is_listed_and_the_rest_imported(tmp_path: Path) -> None:
+def test_a_rule_the_loader_refuses_ships_as_it_is_and_the_rest_imported(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     manifest = {"name": "style", "version": "1.0.0", "description": "S.", "rules": "./rules/"}
     (repo / ".cursor-plugin").mkdir(parents=True)
@@ -119,10 +119,13 @@ def test_a_rule_the_loader_refuses_is_listed_and_the_rest_imported(tmp_path: Pat
     (repo / "rules" / "good.mdc").write_text(TS)
     (repo / "rules" / "bad.mdc").write_text("---\ntype: always\n---\n")
     tree = read_tree(repo)
-    result = round_trip(tree, import_repo(tree))
-    listed = {u.path: u.reason for u in result.unreproduced}
-    assert "front matter key 'type'" in listed["rules/bad.mdc"]
-    assert "rules/good.mdc" not in listed
+    imported = import_repo(tree)
+    result = round_trip(tree, imported)
+    assert result.unreproduced == []  # Cursor reads the same bytes from the build
+    (note,) = [n for n in imported.notes if n.startswith("rules/bad.mdc")]
+    assert "shipped as it is" in note and "front matter key 'type'" in note
+    (style, _), *_ = imported.plugins
+    assert style.as_is == ["rules/bad.mdc"]
 
 
 def test_a_rule_with_crlf_lines_ships_as_written(tmp_path: Path) -> None:

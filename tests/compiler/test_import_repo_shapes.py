@@ -267,9 +267,10 @@ def test_a_plugin_folder_inside_a_root_plugins_skills_exits_1_with_why(
     assert "skills/s/SKILL.md" not in rows
 
 
-def test_a_refused_skill_leaves_the_rest_of_a_shared_folder_built(tmp_path: Path) -> None:
-    """A skill the hub refuses (a description past the 64 KiB sanity cap) is taken out; the
-    entries that name its plugin's folder then build too, and only its files are listed."""
+def test_a_refused_skill_ships_as_it_is_and_the_shared_folder_builds(tmp_path: Path) -> None:
+    """A skill the hub refuses (a description past the 64 KiB sanity cap) ships as it is,
+    with a note naming why; the entries that name its plugin's folder build too, and every
+    file comes back."""
     import shutil
 
     repo = tmp_path / "repo"
@@ -279,8 +280,9 @@ def test_a_refused_skill_leaves_the_rest_of_a_shared_folder_built(tmp_path: Path
         f"---\nname: cite\ndescription: {long}\n---\nCite it.\n"
     )
     tree = read_tree(repo)
-    trip = round_trip(tree, import_repo(tree))
-    assert [(u.path, u.reason.split(",")[0]) for u in trip.unreproduced] == [
-        ("skills/cite/SKILL.md", f"description is {len(long.strip())} characters")
-    ]
-    assert (trip.files_same, trip.files_total) == (4, 5)
+    imported = import_repo(tree)
+    trip = round_trip(tree, imported)
+    assert trip.unreproduced == []
+    assert (trip.files_same, trip.files_total) == (5, 5)
+    (note,) = [n for n in imported.notes if "shipped as it is" in n]
+    assert note.startswith("skills/cite: ") and f"description is {len(long.strip())}" in note

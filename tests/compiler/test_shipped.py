@@ -9,10 +9,10 @@ import pytest
 import yaml
 from memhub.compiler.artifact import EXEC_MODE, FILE_MODE
 from memhub.compiler.build import build
-from memhub.compiler.hosts import gemini_prompts
+from memhub.compiler.hosts import gemini_prompts, opencode_prompts
 from memhub.compiler.hosts.shipped import for_host
 from memhub.hubspec import load
-from memhub.hubspec.model import Command, ShippedFile
+from memhub.hubspec.model import Agent, Command, ShippedFile
 from memhub.hubspec.skills import split_front_matter
 
 from tests.hubs import REPO, text_files
@@ -120,6 +120,28 @@ def test_gemini_agents_keep_only_the_keys_gemini_accepts(result) -> None:
         "description": "Use this agent when code was just written and needs a careful review.",
     }
     assert split[1] == result.hub.agents[0].body
+
+
+@pytest.mark.parametrize(
+    ("declared", "listed"),
+    [("api-rev", "api-rev"), ("tob:rev", "rev"), (None, "rev")],  # not a Gemini name: the file's
+)
+def test_gemini_lists_an_agent_by_the_name_claude_code_lists(
+    declared: str | None, listed: str
+) -> None:
+    agent = Agent("rev", "d", b"", "body\n", declared=declared)
+    written = gemini_prompts.agent(agent)
+    split = split_front_matter(written.content.decode())
+    assert written.path == "agents/rev.md" and split is not None
+    assert yaml.safe_load(split[0])["name"] == listed
+    assert ("no Gemini name" in written.caveat) == (declared == "tob:rev")
+
+
+def test_a_command_without_description_gets_none_in_gemini_and_opencode() -> None:
+    bare = Command("go", "", b"Do $ARGUMENTS.\n", "Do $ARGUMENTS.\n")
+    parsed = tomllib.loads(gemini_prompts.command(bare).content.decode())
+    assert parsed == {"prompt": "Do {{args}}.\n"}
+    assert opencode_prompts.command(bare).content == b"Do $ARGUMENTS.\n"
 
 
 def test_for_host_reads_the_hosts_limit() -> None:

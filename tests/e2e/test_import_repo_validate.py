@@ -62,3 +62,25 @@ def test_build_of_other_published_shapes_validates_alike(
         theirs = _report(claude_cli, REPOS / name / folder, isolated_home.env)
         ours = _report(claude_cli, out / folder, isolated_home.env)
         assert ours == theirs, f"{name}/{folder}"
+
+
+def _provides(claude: Path, target: Path, env: dict[str, str]) -> dict[str, list[str]]:
+    proc = run([claude, "plugin", "validate", "--json", target], env=env)
+    provides = json.loads(proc.stdout)["provides"]
+    return {kind: sorted(provides[kind]) for kind in ("skills", "agents", "commands")}
+
+
+def test_components_named_apart_or_refused_load_from_the_build_as_from_the_repository(
+    claude_cli: Path, isolated_home, tmp_path: Path
+) -> None:
+    """Agents and commands whose `name:` is not their file name, an agent without `name:`,
+    a command without front matter, a SKILL.md strict YAML refuses, a skills/ folder without
+    SKILL.md: real Claude Code lists the same skills, agents and commands from the build."""
+    into, out, repo = tmp_path / "hub", tmp_path / "bundle", REPOS / "component-shapes"
+    assert main(["import", "--from-repo", str(repo), "--into", str(into), "--yes"]) == 0
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    theirs = _provides(claude_cli, repo / "plugins/kit", isolated_home.env)
+    assert theirs["agents"] == ["kit:helper", "kit:kit-api-reviewer", "kit:notes"]
+    assert theirs["commands"] == ["kit:publish-all", "kit:scan"]
+    assert theirs["skills"] == ["kit:good", "kit:loose"]
+    assert _provides(claude_cli, out / "plugins/kit", isolated_home.env) == theirs

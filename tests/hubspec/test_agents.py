@@ -96,13 +96,10 @@ def test_dotfiles_are_skipped(tmp_path: Path) -> None:
     ("key", "text", "line", "words"),
     [
         ("agents", "no front matter\n", 1, "has no front matter"),
-        ("agents", "---\ndescription: x\n---\nbody\n", 2, "front matter has no `name`"),
         ("agents", "---\nname: rev\n---\nbody\n", 2, "no `description` text"),
         ("agents", "---\nname: rev\ndescription: '  '\n---\n", 3, "no `description` text"),
-        ("agents", "---\ndescription: x\nname: other\n---\n", 3, "differs from the file name"),
-        ("commands", "---\nargument-hint: x\n---\nbody\n", 2, "no `description` text"),
+        ("agents", "---\ndescription: x\nname: [a]\n---\n", 3, "is not one line of text"),
         ("commands", "---\ndescription: [1, 2]\n---\n", 2, "no `description` text"),
-        ("commands", "---\ndescription: x\n", 1, "has no front matter"),
     ],
 )
 def test_bad_front_matter_is_refused(
@@ -113,6 +110,48 @@ def test_bad_front_matter_is_refused(
     (found,) = problems(hub)
     assert found.startswith(f"{file}:{line}:1:"), found
     assert words in found
+
+
+# --- what Claude Code loads: names apart from the file, commands without front matter ------
+
+
+@pytest.mark.parametrize(
+    ("text", "declared", "title"),
+    [
+        ("---\nname: api-rev\ndescription: x\n---\nbody\n", "api-rev", "api-rev"),
+        ("---\ndescription: x\n---\nbody\n", None, "rev"),  # listed by its file name
+        ("---\nname: rev\ndescription: x\n---\nbody\n", "rev", "rev"),
+    ],
+)
+def test_an_agent_keeps_its_file_name_apart_from_its_name(
+    tmp_path: Path, text: str, declared: str | None, title: str
+) -> None:
+    hub = write_hub(tmp_path / "hub", agents="p")
+    file = put(hub, "p/rev.md", text)
+    (agent,) = load(hub).agents
+    assert (agent.name, agent.declared, agent.title) == ("rev", declared, title)
+    assert agent.content == file.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("text", "description", "declared"),
+    [
+        ("Review $ARGUMENTS now.\n", "", None),  # no front matter: the body is the prompt
+        ("---\ndescription: x\n", "", None),  # an unclosed fence is no front matter
+        ("---\nargument-hint: x\n---\nbody\n", "", None),
+        ("---\nname: tob:rev\ndescription: Go.\n---\nbody\n", "Go.", "tob:rev"),
+    ],
+)
+def test_a_command_needs_no_front_matter_and_keeps_its_name(
+    tmp_path: Path, text: str, description: str, declared: str | None
+) -> None:
+    hub = write_hub(tmp_path / "hub", commands="p")
+    file = put(hub, "p/rev.md", text)
+    (command,) = load(hub).commands
+    assert (command.name, command.description, command.declared) == ("rev", description, declared)
+    assert command.content == file.read_bytes()
+    if not text.startswith("---\nn") and not text.startswith("---\na"):
+        assert command.body == text
 
 
 @pytest.mark.parametrize("stem", ["Bad Name", "UPPER", "-lead", "a--b", "x" * 65])

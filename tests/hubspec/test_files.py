@@ -196,9 +196,6 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
         ".codex-plugin/x.json",
         "hooks/claude-hooks.json",
         "hooks/hooks.json",
-        "skills/x/SKILL.md",
-        "agents/a.md",
-        "commands/c.md",
         ".mcp.json",
         "plugin.json",
         "gemini-extension.json",
@@ -214,7 +211,7 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
 
 
 @pytest.mark.parametrize(
-    ("to", "lands"), [("./skills", "skills/x.txt"), ("hooks//", "hooks/x.txt")]
+    ("to", "lands"), [("./.claude-plugin", ".claude-plugin/x.txt"), ("hooks//", "hooks/x.txt")]
 )
 def test_a_destination_is_normalised_before_it_is_checked(
     tmp_path: Path, to: str, lands: str
@@ -223,10 +220,55 @@ def test_a_destination_is_normalised_before_it_is_checked(
     script(hub, "d/x.txt", "x\n")
     script(hub, "d2/x.txt", "x\n")
     found = problems(hub)
-    if lands.startswith("skills"):
-        assert any("would land on skills/x.txt" in text for text in found), found
+    if lands.startswith(".claude-plugin"):
+        assert any("would land on .claude-plugin/x.txt" in text for text in found), found
     else:
         assert any("lands on hooks/x.txt, as d/x.txt of files[0] does" in text for text in found)
+
+
+SKILL = "---\nname: {0}\ndescription: Use when {0}.\n---\nbody\n"
+AGENT = "---\nname: a\ndescription: Reviews.\n---\nbody\n"
+
+
+@pytest.mark.parametrize(
+    ("dest", "what"),
+    [
+        ("skills/x/SKILL.md", "skill 'x'"),
+        ("skills/x/notes.md", "skill 'x'"),
+        ("agents/a.md", "agent 'a'"),
+        ("commands/c.md", "command 'c'"),
+    ],
+)
+def test_a_shipped_file_on_a_components_path_is_refused(
+    tmp_path: Path, dest: str, what: str
+) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": dest}], agents="ag", commands="cm")
+    script(hub, "x.txt", "x\n")
+    script(hub, "skills/x/SKILL.md", SKILL.format("x"))
+    script(hub, "ag/a.md", AGENT)
+    script(hub, "cm/c.md", "Do it.\n")
+    (found,) = problems(hub)
+    assert f"x.txt would land on {dest}, where memhub writes {what}" in found
+
+
+def test_what_files_ships_from_a_component_folder_is_no_component(tmp_path: Path) -> None:
+    """A folder of skills/ without SKILL.md, a skill whose front matter the hub refuses, a
+    file of agents/ no agent, shipped as they are beside the components."""
+    shipped = ["skills/references", "skills/odd", "agents/README.md", "agents/.gitkeep"]
+    hub = write_hub(
+        tmp_path / "hub", [{"from": p} for p in shipped], agents="agents", skills="skills"
+    )
+    script(hub, "skills/x/SKILL.md", SKILL.format("x"))
+    script(hub, "skills/references/cli.md", "# refs\n")
+    script(hub, "skills/odd/SKILL.md", "---\ndescription: Use when: it: breaks\n---\n")
+    script(hub, "agents/a.md", AGENT)
+    script(hub, "agents/README.md", "# Agents\n")
+    script(hub, "agents/.gitkeep", "")
+    loaded = load(hub)
+    assert [s.name for s in loaded.skills] == ["x"] and [a.name for a in loaded.agents] == ["a"]
+    assert sorted(f.path for f in loaded.files) == sorted(
+        ["skills/references/cli.md", "skills/odd/SKILL.md", "agents/README.md", "agents/.gitkeep"]
+    )
 
 
 def test_hook_programs_beside_the_generated_hooks_files_are_fine(tmp_path: Path) -> None:
@@ -272,7 +314,7 @@ def test_malformed_entries_are_refused_by_the_schema(
 
 
 def test_a_refused_hub_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    hub = write_hub(tmp_path / "hub", [{"from": "scripts", "to": "agents"}])
+    hub = write_hub(tmp_path / "hub", [{"from": "scripts", "to": ".codex-plugin"}])
     script(hub, "scripts/a.sh")
     out = tmp_path / "out"
     assert main(["build", str(hub), "--out", str(out)]) == 2
