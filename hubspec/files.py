@@ -53,6 +53,9 @@ RESERVED_FILES = frozenset(
 SHARED_MCP = "mcp.json"
 # A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
 # where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
+# Gemini CLI's commands (`commands/**/*.toml`): the hub models Markdown commands only, so a
+# published extension's ship as plain files (compiler/hosts/gemini_shared.py refuses a clash)
+GEMINI_COMMANDS, TOML = "commands", ".toml"
 ICON_PREFIX = "assets/icon."
 README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 
@@ -84,6 +87,8 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
 def reserved(dest: str) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None."""
     top = dest.split("/", 1)[0]
+    if top == GEMINI_COMMANDS and dest.endswith(TOML):
+        return None  # Gemini CLI's own command format, shipped as it is (no hub model)
     if top in RESERVED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
     if dest in RESERVED_FILES:

@@ -231,6 +231,7 @@ class _Checker(
             path=raw.get("path"),
             readme=raw.get("readme", True),
             agent_plugins_folder=raw.get("agent_plugins_folder", "apart"),
+            gemini_folder=raw.get("gemini_folder", "apart"),
             per_host=per_host,
         )
 

@@ -88,6 +88,8 @@ class Plugin:
     readme: bool = True  # False: no generated README.md in its plugin folders
     # "shared": the Agent Plugins package in the plugin folder (hosts/agent_plugins.py)
     agent_plugins_folder: str = "apart"
+    # "shared": the Gemini CLI extension in the plugin folder (hosts/gemini.py `root`)
+    gemini_folder: str = "apart"
     # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 

@@ -20,6 +20,7 @@ from memhub.compiler.hosts import (
     claude_repo,
     codex_repo,
     cursor_repo,
+    gemini_repo,
 )
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
@@ -30,7 +31,7 @@ from memhub.compiler.importing.repo_hooks import (
 )
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
-from memhub.hubspec.files import ICON_PREFIX, README, reserved
+from memhub.hubspec.files import GEMINI_COMMANDS, ICON_PREFIX, README, TOML, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
@@ -58,6 +59,13 @@ UNNAMED_HOOKS = (
     "in one file (the manifest entry is kept as an override)"
 )
 FOLDERS = ("skills", "agents", "commands", cursor_repo.RULES)  # the hub keys of these names
+# the manifests that make a folder a plugin folder (a published Gemini extension's too)
+MARKERS = (*(r.MANIFEST for r in READERS), gemini_repo.MANIFEST)
+MIXED_COMMANDS = (
+    "a Gemini CLI command (TOML) beside Markdown commands in commands/: the hub's commands "
+    "folder holds <name>.md files only, and a TOML command ships as a plain file only where "
+    "commands/ holds no Markdown command"
+)
 
 
 @dataclass
@@ -75,6 +83,7 @@ class PluginHub:
     hooks: ReadHooks = field(default_factory=ReadHooks)
     links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
     instructions: str | None = None  # the hub's instructions file, read from a host's copy
+    gemini_shared: bool = False  # a Gemini extension in the plugin folder (gemini_folder)
 
     @property
     def name(self) -> str:
@@ -88,6 +97,8 @@ def plugin_folders(tree: Tree) -> list[str]:
         for reader in READERS:
             if path == reader.MANIFEST or path.endswith("/" + reader.MANIFEST):
                 found.add(path[: -len(reader.MANIFEST)].rstrip("/"))
+        if gemini_repo.is_extension(path):
+            found.add(path[: -len(gemini_repo.MANIFEST)].rstrip("/"))
     return sorted(found)
 
 
@@ -109,6 +120,8 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         if reader is not claude_repo:  # the servers this host's manifest carries
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
+    if gemini_repo.MANIFEST in mine:
+        gemini_repo.read_shared(hub, tree)
     hub.shared_package = _shared_package(tree, prefix, read)
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
@@ -121,11 +134,30 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         hub.files[hub.icon] = mine[hub.icon]
     # the hooks file names of the hosts this plugin has: another host's is a plain file
     hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
+    markdown = any(_markdown_command(rel) for rel in mine)
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
+        if rel.startswith(GEMINI_COMMANDS + "/") and rel.endswith(TOML):
+            _gemini_command(hub, rel, entry, prefix, markdown)
+            continue
         _place(hub, rel, entry, prefix, hooks)
+    gemini_repo.shared_instructions(hub, tree)
     return hub
+
+
+def _markdown_command(rel: str) -> bool:
+    return rel.startswith(GEMINI_COMMANDS + "/") and rel.count("/") == 1 and rel.endswith(".md")
+
+
+def _gemini_command(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, markdown: bool) -> None:
+    """A Gemini CLI command (`commands/**/*.toml`): shipped as it is (the hub has no TOML
+    command model), unless the hub's commands folder is there too."""
+    if markdown:
+        hub.read.cannot(prefix + rel, MIXED_COMMANDS)
+        return
+    hub.files[rel] = entry
+    hub.shipped.append(rel)
 
 
 def _shared_package(tree: Tree, prefix: str, read: ReadPlugin) -> bool:
@@ -198,7 +230,7 @@ def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
     parts = rel.split("/")
     for depth in range(1, len(parts) - 1):
         sub = "/".join(parts[:depth])
-        if any(f"{sub}/{r.MANIFEST}" in mine for r in READERS):
+        if any(f"{sub}/{marker}" in mine for marker in MARKERS):
             return True
     return False
 
@@ -237,7 +269,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin = dict(read.plugin)
     plugin.setdefault("name", hub.name)
     plugin.setdefault("version", "0.0.0")
-    plugin.setdefault("description", "")
+    # the hub needs one; a manifest without it (Gemini's may) gets `description: null` (repo_fill)
+    plugin["description"] = plugin.get("description") or f"The {plugin['name']} plugin."
     if hub.icon:
         plugin["icon"] = hub.icon
     if hub.folder != f"plugins/{plugin['name']}":
@@ -246,13 +279,16 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["readme"] = False
     if hub.shared_package:
         plugin["agent_plugins_folder"] = agent_plugins.SHARED
+    if hub.gemini_shared:
+        plugin["gemini_folder"] = gemini_repo.SHARED
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
-    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
+    shipped = set(hub.shipped)  # a shipped file under commands/ (TOML) makes no hub folder
+    tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.instructions:
         data["instructions"] = hub.instructions
