@@ -290,6 +290,10 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     shipped = set(hub.shipped)  # a shipped file under commands/ (TOML) makes no hub folder
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
+    others = [h for h in read.hosts if h != gemini_repo.name]
+    if hub.gemini_shared and "commands" in data and others:
+        # Gemini loads commands/*.toml alone: its TOML form of these would be a new file
+        data["commands"] = {"from": "commands", "hosts": others}
     if hub.instructions:
         data["instructions"] = hub.instructions
     if hub.hooks.hooks:
