@@ -51,11 +51,11 @@ RESERVED_FILES = frozenset(
 # the Agent Plugins mcp.json memhub writes in the plugin folder with
 # `plugin.agent_plugins_folder: shared`; otherwise a plain file (a Cursor manifest may name it)
 SHARED_MCP = "mcp.json"
-# A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
-# where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 # Gemini CLI's commands (`commands/**/*.toml`): the hub models Markdown commands only, so a
 # published extension's ship as plain files (compiler/hosts/gemini_shared.py refuses a clash)
 GEMINI_COMMANDS, TOML = "commands", ".toml"
+# A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
+# where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 ICON_PREFIX = "assets/icon."
 README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 

@@ -18,6 +18,7 @@ from memhub.compiler.importing.repo import MIXED_COMMANDS
 from memhub.compiler.importing.repo_market import RepoImport, import_repo
 from memhub.compiler.importing.repo_tree import read_tree
 from memhub.compiler.importing.roundtrip import round_trip
+from memhub.hubspec.files import reserved
 from memhub.hubspec.loader import load as load_hub
 
 # A standalone extension as published: no `description`, `settings` and `excludeTools` of
@@ -234,3 +235,8 @@ def test_a_shipped_toml_command_where_the_hubs_command_lands_is_refused(tmp_path
     (root / "ship/go.toml").write_text('prompt = "x"\n')
     with pytest.raises(BuildError, match=r"commands/go\.toml"):
         build(load_hub(root))
+
+
+def test_only_gemini_toml_commands_may_ship_into_commands() -> None:
+    assert reserved("commands/security/analyze.toml") is None
+    assert reserved("commands/go.md") is not None and reserved("commands/x.json") is not None
