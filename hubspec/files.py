@@ -52,6 +52,9 @@ RESERVED_FILES = frozenset(
 # the Agent Plugins mcp.json memhub writes in the plugin folder with
 # `plugin.agent_plugins_folder: shared`; otherwise a plain file (a Cursor manifest may name it)
 SHARED_MCP = "mcp.json"
+# Gemini CLI's commands (`commands/**/*.toml`): the hub models Markdown commands only, so a
+# published extension's ship as plain files (compiler/hosts/gemini_shared.py refuses a clash)
+GEMINI_COMMANDS, TOML = "commands", ".toml"
 # A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
 # where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 ICON_PREFIX = "assets/icon."
@@ -86,6 +89,8 @@ def reserved(dest: str) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None (a path in a component
     folder is checked against the components: component_clashes)."""
     top = dest.split("/", 1)[0]
+    if top == GEMINI_COMMANDS and dest.endswith(TOML):
+        return None  # Gemini CLI's own command format, shipped as it is (no hub model)
     if top in GENERATED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
     if dest in RESERVED_FILES:

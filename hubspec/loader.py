@@ -251,6 +251,7 @@ class _Checker(
             readme=raw.get("readme", True),
             agent_plugins_folder=raw.get("agent_plugins_folder", "apart"),
             copilot_manifest=raw.get("copilot_manifest"),
+            gemini_folder=raw.get("gemini_folder", "apart"),
             per_host=per_host,
         )
 

@@ -91,6 +91,8 @@ class Plugin:
     # Copilot CLI's manifest in the plugin's own folder at this path (hosts/copilot.py `root`);
     # None: apart, in copilot/<name>/
     copilot_manifest: str | None = None
+    # "shared": the Gemini CLI extension in the plugin folder (hosts/gemini.py `root`)
+    gemini_folder: str = "apart"
     # host -> {field: value}: values that differ on that host (hubspec/perhost.py `view`)
     per_host: Mapping[str, Mapping[str, Any]] = field(default_factory=frozen_map)
 

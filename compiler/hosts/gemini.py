@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import gemini_prompts
 from memhub.compiler.hosts.base import (
     CoverageRow,
     CoverageStatus,
@@ -25,7 +24,14 @@ from memhub.compiler.hosts.base import (
     ReadDocument,
     SkillNames,
 )
-from memhub.compiler.hosts.common import compact, deep_merge, json_artifact, json_bytes, plugin_dir
+from memhub.compiler.hosts.common import (
+    NATIVE_ROOT,
+    compact,
+    deep_merge,
+    json_artifact,
+    json_bytes,
+    plugin_dir,
+)
 from memhub.compiler.hosts.entries import (
     instruction_entries,
     instructions_row,
@@ -34,6 +40,7 @@ from memhub.compiler.hosts.entries import (
     skill_entries,
 )
 from memhub.compiler.hosts.gemini_servers import EXTENSION_TRUST, STARTS, hub_spec, server_spec
+from memhub.compiler.hosts.gemini_shared import root, shared_hooks_clash, shipping, toml_clash
 from memhub.compiler.hosts.hook_files import grouped_hooks, hooks_document, hooks_path
 from memhub.compiler.hosts.hooks import (
     EventSupport,
@@ -50,7 +57,7 @@ from memhub.compiler.hosts.launcher import (
     install_launcher,
     launcher_artifact,
 )
-from memhub.compiler.hosts.shipped import Shipping, with_shipped
+from memhub.compiler.hosts.shipped import with_shipped
 from memhub.compiler.install.entries import Entry
 from memhub.compiler.install.scope import Scope
 from memhub.hubspec.model import Hub, RemoteServer, StdioServer
@@ -165,19 +172,20 @@ def _handler(item: MappedHook) -> dict[str, Any]:
 
 
 def install_steps(hub: Hub) -> list[str]:
+    folder = plugin_dir(hub, root(hub))
+    where = "" if folder == "." else f"/{folder}"
     return [
         # Gemini installs a git URL from the repository's root only; the extension is a folder.
-        f"gemini extensions install <a local copy of this repository>/{plugin_dir(hub, ROOT_DIR)}",
+        f"gemini extensions install <a local copy of this repository>{where}",
     ]
-
-
-SHIPPING = Shipping(name, ROOT_DIR, agents=gemini_prompts.agent, commands=gemini_prompts.command)
 
 
 def build(hub: Hub) -> HostBuild:
     """`gemini/<plugin>/`: the manifest with MCP servers inline, hooks/hooks.json and the
     instructions as the extension's context file (skills and runtime come from build.py)."""
-    base = plugin_dir(hub, ROOT_DIR)
+    base = plugin_dir(hub, root(hub))
+    how = shipping(hub)
+    toml_clash(hub, how)
     plugin = hub.plugin
     mapped, rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
@@ -204,15 +212,17 @@ def build(hub: Hub) -> HostBuild:
     artifacts = [json_artifact(hub, name, f"{base}/{MANIFEST}", manifest, override="manifest")]
     if mapped:
         hooks = hooks_document(hub, name, grouped_hooks(mapped, _handler))
+        if root(hub) == NATIVE_ROOT:
+            shared_hooks_clash(hub, hooks_path(hub, name, HOOKS_FILE))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
         artifacts.append(Artifact(path, json_bytes(hooks), owners=(name,)))
     if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
-        artifacts.append(launcher_artifact(hub, ROOT_DIR))
+        artifacts.append(launcher_artifact(hub, root(hub)))
     if hub.instructions:
         text = hub.instructions.text.encode("utf-8")
         artifacts.append(Artifact(f"{base}/{CONTEXT_FILE}", text, owners=(name,)))
         rows += instructions_row(hub, name, "mapped", f"{CONTEXT_FILE} (contextFileName)", "")
-    return with_shipped(hub, SHIPPING, artifacts, rows)
+    return with_shipped(hub, how, artifacts, rows)
 
 
 def locations(scope: Scope) -> Locations:

@@ -21,6 +21,7 @@ from memhub.compiler.hosts import (
     codex_repo,
     copilot_repo,
     cursor_repo,
+    gemini_repo,
 )
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
@@ -31,7 +32,7 @@ from memhub.compiler.importing.repo_hooks import (
 )
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
-from memhub.hubspec.files import ICON_PREFIX, README, reserved
+from memhub.hubspec.files import GEMINI_COMMANDS, ICON_PREFIX, README, TOML, reserved
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
@@ -58,6 +59,13 @@ UNNAMED_HOOKS = (
     "in one file (the manifest entry is kept as an override)"
 )
 FOLDERS = ("skills", "agents", "commands", cursor_repo.RULES)  # the hub keys of these names
+# the manifests that make a folder a plugin folder (a published Gemini extension's too)
+MARKERS = (*(r.MANIFEST for r in READERS), gemini_repo.MANIFEST)
+MIXED_COMMANDS = (
+    "a Gemini CLI command (TOML) beside Markdown commands in commands/: the hub's commands "
+    "folder holds <name>.md files only, and a TOML command ships as a plain file only where "
+    "commands/ holds no Markdown command"
+)
 
 
 @dataclass
@@ -79,6 +87,7 @@ class PluginHub:
     # skill folders, agents, commands and rules shipped as they are (`files:`), not read as
     # hub components: the loader refused them, or no host takes them for components
     as_is: list[str] = field(default_factory=list)
+    gemini_shared: bool = False  # a Gemini extension in the plugin folder (gemini_folder)
 
     @property
     def name(self) -> str:
@@ -92,6 +101,8 @@ def plugin_folders(tree: Tree) -> list[str]:
         for reader in READERS:
             if path == reader.MANIFEST or path.endswith("/" + reader.MANIFEST):
                 found.add(path[: -len(reader.MANIFEST)].rstrip("/"))
+        if gemini_repo.is_extension(path):
+            found.add(path[: -len(gemini_repo.MANIFEST)].rstrip("/"))
     return sorted(found)
 
 
@@ -113,6 +124,8 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         if reader is not claude_repo:  # the servers this host's manifest carries
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
+    if gemini_repo.MANIFEST in mine:
+        gemini_repo.read_shared(hub, tree)
     hub.shared_package = _shared_package(tree, prefix, read)
     copilot_repo.read_in_place(hub, tree)
     if claude_repo.MCP_FILE in mine:
@@ -126,11 +139,30 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         hub.files[hub.icon] = mine[hub.icon]
     # the hooks file names of the hosts this plugin has: another host's is a plain file
     hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
+    markdown = any(_markdown_command(rel) for rel in mine)
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
+        if rel.startswith(GEMINI_COMMANDS + "/") and rel.endswith(TOML):
+            _gemini_command(hub, rel, entry, prefix, markdown)
+            continue
         _place(hub, rel, entry, prefix, hooks)
+    gemini_repo.shared_instructions(hub, tree)
     return hub
+
+
+def _markdown_command(rel: str) -> bool:
+    return rel.startswith(GEMINI_COMMANDS + "/") and rel.count("/") == 1 and rel.endswith(".md")
+
+
+def _gemini_command(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, markdown: bool) -> None:
+    """A Gemini CLI command (`commands/**/*.toml`): shipped as it is (the hub has no TOML
+    command model), unless the hub's commands folder is there too."""
+    if markdown:
+        hub.read.cannot(prefix + rel, MIXED_COMMANDS)
+        return
+    hub.files[rel] = entry
+    hub.shipped.append(rel)
 
 
 def _shared_package(tree: Tree, prefix: str, read: ReadPlugin) -> bool:
@@ -203,7 +235,7 @@ def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
     parts = rel.split("/")
     for depth in range(1, len(parts) - 1):
         sub = "/".join(parts[:depth])
-        if any(f"{sub}/{r.MANIFEST}" in mine for r in READERS):
+        if any(f"{sub}/{marker}" in mine for marker in MARKERS):
             return True
     return False
 
@@ -252,8 +284,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
     plugin = dict(read.plugin)
     plugin.setdefault("name", hub.name)
     plugin.setdefault("version", "0.0.0")
-    if not plugin.get("description"):  # the hub needs one; hosts only warn (a merge
-        plugin["description"] = f"The {plugin['name']} plugin."  # patch takes it out again)
+    # the hub needs one; a manifest without it (Gemini's may) gets `description: null` (repo_fill)
+    plugin["description"] = plugin.get("description") or f"The {plugin['name']} plugin."
     if hub.icon:
         plugin["icon"] = hub.icon
     if hub.folder != f"plugins/{plugin['name']}":
@@ -264,15 +296,21 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         plugin["agent_plugins_folder"] = agent_plugins.SHARED
     if hub.copilot_manifest:
         plugin["copilot_manifest"] = hub.copilot_manifest
+    if hub.gemini_shared:
+        plugin["gemini_folder"] = gemini_repo.SHARED
     data: dict[str, Any] = {"version": 1, "plugin": plugin, "marketplace": marketplace}
     data["hosts"] = list(read.hosts)
     if read.servers:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
-    shipped = set(hub.shipped)
+    shipped = set(hub.shipped)  # a shipped file under commands/ (TOML) makes no hub folder
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
+    others = [h for h in read.hosts if h != gemini_repo.name]
+    if hub.gemini_shared and "commands" in data and others:
+        # Gemini loads commands/*.toml alone: its TOML form of these would be a new file
+        data["commands"] = {"from": "commands", "hosts": others}
     if hub.instructions:
         data["instructions"] = hub.instructions
     if hub.hooks.hooks:

@@ -29,6 +29,8 @@ def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
             doc = json_file(tree, path)
             if doc is None or hub.folder == folder:  # a Copilot-only plugin is its own hub
                 continue
+            if reader is gemini_repo and hub.gemini_shared:
+                continue  # the extension is in the plugin folder: this one is a plain folder
             if not isinstance(doc, dict):
                 hub.read.cannot(path, "is not a JSON object")
                 continue
@@ -38,12 +40,12 @@ def read_other_hosts(tree: Tree, plugins: list[PluginHub]) -> None:
                 reader.read_manifest(doc, hub.read)
             hub.elsewhere += [p for p in tree if p.startswith(folder + "/")]
             if hasattr(reader, "CONTEXT_FILE"):
-                _instructions(hub, tree, f"{folder}/{reader.CONTEXT_FILE}")
+                instructions(hub, tree, f"{folder}/{reader.CONTEXT_FILE}")
             if hasattr(reader, "HOOKS"):
                 read_hooks(hub, reader.HOOKS, doc, tree, folder)  # where its manifest says
 
 
-def _instructions(hub: PluginHub, tree: Tree, path: str) -> None:
+def instructions(hub: PluginHub, tree: Tree, path: str) -> None:
     """A host's instructions file (Gemini's GEMINI.md, OpenCode's AGENTS.md: the hub's
     `instructions` as they are) read as the hub's instructions; the first host's wins, and
     another's that differs is compared (and listed) as it is. The Cursor rule memhub writes

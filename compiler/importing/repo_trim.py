@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from memhub.compiler.artifact import Artifact
-from memhub.compiler.hosts import agent_plugins_repo, copilot_repo
+from memhub.compiler.hosts import agent_plugins_repo, copilot_repo, gemini_repo
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_other import OTHERS
@@ -62,7 +62,10 @@ def manifest_path(hub: PluginHub, host: str) -> str:
         if copilot_repo.borrows(hub):
             return ""  # Copilot reads another host's: it has none of its own
         return f"{hub.folder}/{hub.copilot_manifest}" if hub.folder else hub.copilot_manifest
-    if host in APART and not (hub.shared_package and host == agent_plugins_repo.name):
+    shared = (hub.shared_package and host == agent_plugins_repo.name) or (
+        hub.gemini_shared and host == gemini_repo.name
+    )
+    if host in APART and not shared:
         folder, manifest = APART[host]
         return f"{folder}/{hub.name}/{manifest}"
     name = NATIVE.get(host) or APART[host][1]  # a shared package: plugin.json in the folder
