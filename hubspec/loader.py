@@ -18,6 +18,7 @@ from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks, shipped_as_link
+from .hookskept import KeptHookChecks
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
 from .memory import MemoryChecks
@@ -145,6 +146,7 @@ def _hub_text(hub_file: Path, shown: str) -> str:
 class _Checker(
     ComponentChecks,
     HookFileChecks,
+    KeptHookChecks,
     ContentChecks,
     MemoryChecks,
     RulebookChecks,
@@ -176,7 +178,9 @@ class _Checker(
         )
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         files = self._shipped_files(data.get("files", []), shared=shared)
-        hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
+        kept = tuple(data.get("hooks_kept", ()))
+        hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files, kept)
+        files += self._kept_hooks(kept, hub_hosts, hook_files, hooks)
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
         generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
@@ -203,6 +207,7 @@ class _Checker(
             agents=agents,
             commands=commands,
             hook_files=hook_files,
+            hooks_kept=kept,
             rules=rules,
         )
 

@@ -362,6 +362,8 @@ class Hub:
     commands: tuple[Command, ...] = ()
     # host -> its hooks file in the plugin folder, where it is not the adapter's own name
     hook_files: Mapping[str, str] = field(default_factory=frozen_map)
+    # hosts whose hooks file ships as the hub folder holds it (`hooks_kept`, in `files`)
+    hooks_kept: tuple[str, ...] = ()
     rules: tuple[CursorRule, ...] = ()  # `rules:`, Cursor's rules/ folder
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:

@@ -250,7 +250,7 @@ def build(hub: Hub) -> HostBuild:
             **plugin_metadata(plugin),
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
-            "hooks": _manifest_hooks(hub) if mapped else None,
+            "hooks": _manifest_hooks(hub) if mapped or name in hub.hooks_kept else None,
             "userConfig": user_config.manifest_value(hub),
         }
     )

@@ -183,13 +183,14 @@ def build(hub: Hub) -> HostBuild:
     mapped, rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
+    hooked = bool(mapped) or name in hub.hooks_kept  # a kept file is named too
     servers = _plugin_servers(hub, rows)
     manifest = compact(
         {
             **plugin_metadata(plugin),
             "skills": "./skills/" if hub.skills else None,
             "mcpServers": servers,
-            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if hooked else None,
             "interface": compact(
                 {
                     "displayName": plugin.title,

@@ -248,6 +248,7 @@ def build(hub: Hub) -> HostBuild:
     mapped, rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
     )
+    hooked = bool(mapped) or name in hub.hooks_kept  # a kept file is named too
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
         spec, row = _server(hub, server, bundle_launcher(hub, ROOT))
@@ -270,7 +271,7 @@ def build(hub: Hub) -> HostBuild:
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
             "rules": "./rules/" if has_rules(hub) else None,
-            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if hooked else None,
             "mcpServers": servers,
             "tags": list(plugin.tags),  # last, where overrides.cursor.manifest put them
             "minClientVersions": dict(plugin.min_client_versions),

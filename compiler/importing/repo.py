@@ -27,6 +27,7 @@ from memhub.compiler.importing.repo_hooks import (
     ReadHooks,
     hooks_file_of,
     read_hooks_file,
+    take_hooks_file,
 )
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
@@ -109,6 +110,10 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         if reader is not claude_repo:  # the servers this host's manifest carries
             read.carried[reader.name] = _carried(doc.get("mcpServers"))
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
+    for host, extras in hub.hooks.extras.items():  # a hooks file's top-level keys
+        read.override(host, "hooks", extras)
+    for where in hub.hooks.kept_paths:  # `hooks_kept`: the hub folder holds the file
+        hub.files[where[len(prefix) :]] = tree[where]
     hub.shared_package = _shared_package(tree, prefix, read)
     if claude_repo.MCP_FILE in mine:
         claude_repo.read_servers(
@@ -169,13 +174,16 @@ def read_hooks(
     where = f"{folder}/{rel}" if folder else str(rel)
     if not isinstance(rel, str) or where not in tree:
         return
+    if folder == hub.folder:  # kept as it is where the hub's hooks cannot hold it all
+        hub.read.consumed.add(rel)
+        beside = where in hub.hooks.problems and where not in hub.hooks.loaded
+        take_hooks_file(fmt, tree[where].content, where, rel, hub.hooks, keep=beside)
+        return
     if where in hub.hooks.problems:
         hub.hooks.problems[where].append(
             f"{fmt.host} loads it too: memhub writes one hooks file per host"
         )
         return
-    if folder == hub.folder:
-        hub.read.consumed.add(rel)
     if read_hooks_file(fmt, tree[where].content, where, hub.hooks) and rel != fmt.default_file:
         hub.hooks.files[fmt.host] = rel
     if fmt.host in hub.hooks.extras:
@@ -260,6 +268,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["hooks"] = merge_hosts(hub.hooks.hooks)
     if hub.hooks.files:
         data["hook_files"] = hub.hooks.files
+    if hub.hooks.kept:
+        data["hooks_kept"] = hub.hooks.kept
     if hub.shipped or hub.links:
         data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
         data["files"] += [{"from": rel, "link": True} for rel in hub.links]

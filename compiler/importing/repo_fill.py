@@ -152,5 +152,5 @@ def _repo(tree: Tree, path: str) -> Any:
 def _json(content: bytes) -> Any:
     try:
         return json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # a file shipped as it is may be any bytes
         return None
