@@ -78,18 +78,16 @@ class ReadHooks:
 
 
 def hooks_file_of(fmt: HookFormat, manifest: Mapping[str, Any] | None) -> str | bool | None:
-    """The plugin-relative hooks file `fmt`'s host loads: the manifest's `hooks` path, else
-    the file it loads by itself; None when there is none, False when the manifest's `hooks`
-    is not one path memhub can write (an inline object, a list)."""
+    """The plugin-relative hooks file `fmt`'s host loads: the manifest's `hooks` path (with or
+    without `./`), else the file it loads by itself; None when there is none, False when the
+    manifest's `hooks` is not one path memhub can write (an inline object, a list)."""
     named = manifest.get("hooks") if manifest is not None else None
     if named is None:
         return fmt.auto_file
     if not isinstance(named, str):
         return False
-    path = posixpath.normpath(named)
-    if not named.startswith("./") or not _SAFE_PATH.match(path):
-        return False
-    return path
+    path = posixpath.normpath(named)  # `./hooks/x.json`, or as Cursor's take it, `hooks/x.json`
+    return path if _SAFE_PATH.match(path) else False
 
 
 def take_hooks_file(
