@@ -195,6 +195,7 @@ class _Checker(
             hosts=tuple(data["hosts"]) if "hosts" in data else default_hosts(),
             mcp_servers=servers,
             mcp_flat=bool(data.get("mcp", {}).get("flat", False)),
+            mcp_file=bool(data.get("mcp", {}).get("file", False)),
             skills=skills,
             instructions=instructions,
             hooks=hooks,

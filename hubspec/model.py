@@ -352,6 +352,7 @@ class Hub:
     instructions: Instructions | None = None
     hooks: tuple[Hook, ...] = ()
     mcp_flat: bool = False  # `mcp.flat`: .mcp.json without its `mcpServers` object
+    mcp_file: bool = False  # `mcp.file`: .mcp.json written even without servers
     runtime: Runtime = Runtime()
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones

@@ -76,6 +76,7 @@ class PluginHub:
     hooks: ReadHooks = field(default_factory=ReadHooks)
     links: dict[str, str] = field(default_factory=dict)  # kept links: path -> target (repo_links)
     instructions: str | None = None  # the hub's instructions file, read from a host's copy
+    mcp_file: bool = False  # an empty .mcp.json (`mcp.file`)
 
     @property
     def name(self) -> str:
@@ -116,9 +117,9 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         hub.files[where[len(prefix) :]] = tree[where]
     hub.shared_package = _shared_package(tree, prefix, read)
     if claude_repo.MCP_FILE in mine:
-        claude_repo.read_servers(
-            json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
-        )
+        servers = json_file(tree, prefix + claude_repo.MCP_FILE)
+        claude_repo.read_servers(servers, read, prefix + ".mcp.json")
+        hub.mcp_file = isinstance(servers, dict) and servers.get("mcpServers") == {}
         read.consumed.add(claude_repo.MCP_FILE)
     hub.readme = README in mine
     hub.icon = _icon(tree, prefix, mine)
@@ -260,6 +261,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
+    if hub.mcp_file:
+        data.setdefault("mcp", {"servers": {}})["file"] = True
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel}
     data.update({name: name for name in FOLDERS if name in tops})
     if hub.instructions:
@@ -293,12 +296,16 @@ def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
 
 def shipped_entries(hub: PluginHub) -> list[str]:
     """`files:` sources: a whole top folder when every file under it is shipped, else each
-    file (a folder holding a hooks file or a manifest cannot be shipped whole)."""
+    file (a folder holding a hooks file, a manifest or the icon cannot be shipped whole)."""
     shipped = set(hub.shipped)
-    held = {rel for rel in hub.read.consumed} | {
-        u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
-        for u in hub.read.unreproduced
-    }
+    held = (
+        {rel for rel in hub.read.consumed}
+        | {hub.icon or ""}
+        | {
+            u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
+            for u in hub.read.unreproduced
+        }
+    )
     entries: list[str] = []
     for rel in hub.shipped:
         top = rel.split("/", 1)[0]
