@@ -114,3 +114,20 @@ def test_cursor_s_default_hooks_file_is_read_into_hooks(tmp_path: Path) -> None:
     assert listed == {} and files[0] == files[1]
     assert [h["event"] for h in hub["hooks"]] == [{"cursor": "stop"}]
     assert "hooks_kept" not in hub
+
+
+def test_per_plugin_cursor_manifests_beside_the_root_manifest_come_back(tmp_path: Path) -> None:
+    """Shape 7: a repository root that is a Cursor plugin keeps each listed plugin's manifest
+    in .cursor-plugin/plugins/<name>.json: shipped byte for byte beside the root's own."""
+    root = _write(
+        tmp_path / "repo",
+        {
+            ".cursor-plugin/plugin.json": {**_manifest(), "name": "suite"},
+            ".cursor-plugin/plugins/kit.json": _manifest(displayName="Kit"),
+            f"{PLUGIN}/.claude-plugin/plugin.json": _manifest(),
+        },
+    )
+    tree = read_tree(root)
+    result = round_trip(tree, import_repo(tree))
+    listed = {item.path: item.reason for item in result.unreproduced}
+    assert listed == {} and result.files_same == result.files_total
