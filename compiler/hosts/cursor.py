@@ -24,6 +24,7 @@ from memhub.compiler.hosts.common import (
     plugin_dir,
     plugin_source,
     with_project,
+    without,
 )
 from memhub.compiler.hosts.cursor_marketplace import (
     MARKETPLACE_FILE,
@@ -282,12 +283,10 @@ def build(hub: Hub) -> HostBuild:
         hub.marketplace.description or plugin.description,
         [plugin_entry(hub, plugin_source(hub))],
     )
-    artifacts = [
-        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
-        json_artifact(
-            hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
-        ),
-    ]
+    artifacts = [json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace")]
+    if not without(hub, name, "manifest"):  # a marketplace entry may stand in for it
+        path = f"{base}/.cursor-plugin/plugin.json"
+        artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
     if mapped:
         hooks = hooks_document(hub, name, flat_hooks(mapped, _handler), {"version": 1})
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -367,3 +367,26 @@ def listed_folders(
                 )
             hubs.append(hub)
     return hubs
+
+
+def adopt_listed(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
+    """A plugin folder a Claude or Cursor marketplace lists by `./folder` without a manifest
+    of that host (the entry stands in for it: Claude Code loads such a folder, and Cursor
+    marketplaces keep each plugin's manifest in their own `.cursor-plugin/plugins/`) gets
+    that host, with `overrides.<host>.manifest: null`."""
+    by_folder = {hub.folder: hub for hub in plugins}
+    for reader, market_folder, doc in found:
+        if reader not in (claude_repo, cursor_repo):
+            continue
+        for entry in reader.read_marketplace(doc)["entries"]:
+            source = entry.get("source")
+            if not isinstance(source, str):
+                continue
+            folder = posixpath.normpath(posixpath.join(market_folder, source))
+            hub = by_folder.get("" if folder == "." else folder)
+            if hub is None or reader.name in hub.read.hosts:
+                continue
+            fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
+            hub.read.fields(fields, reader.name)
+            hub.read.extra.setdefault(reader.name, {})["manifest"] = None
+            hub.read.carried[reader.name] = set()  # no manifest carries a server

@@ -19,6 +19,7 @@ from memhub.compiler.importing.repo import (
     HUB_FILE,
     READERS,
     PluginHub,
+    adopt_listed,
     hints,
     listed_folders,
     plugin_folders,
@@ -151,6 +152,7 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += copilot_repo.standalone(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
+    adopt_listed(found, plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins:

@@ -124,10 +124,20 @@ def test_per_plugin_cursor_manifests_beside_the_root_manifest_come_back(tmp_path
         {
             ".cursor-plugin/plugin.json": {**_manifest(), "name": "suite"},
             ".cursor-plugin/plugins/kit.json": _manifest(displayName="Kit"),
+            ".cursor-plugin/marketplace.json": {
+                "name": "suite",
+                "owner": {"name": "o"},
+                "plugins": [{"name": "kit", "source": "./plugins/kit", "version": "1.0.0"}],
+            },
             f"{PLUGIN}/.claude-plugin/plugin.json": _manifest(),
         },
     )
     tree = read_tree(root)
-    result = round_trip(tree, import_repo(tree))
+    imported = import_repo(tree)
+    result = round_trip(tree, imported)
     listed = {item.path: item.reason for item in result.unreproduced}
     assert listed == {} and result.files_same == result.files_total
+    # the listed folder is Cursor's too, its marketplace entry standing in for a manifest
+    hub = yaml.safe_load(imported.files[f"{PLUGIN}/hub.yaml"][0])
+    assert hub["hosts"] == ["claude", "cursor"]
+    assert hub["overrides"]["cursor"]["manifest"] is None
