@@ -23,6 +23,7 @@ from memhub.compiler.hosts import (
 )
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
+    KEEPS,
     HookFormat,
     ReadHooks,
     hooks_file_of,
@@ -175,7 +176,7 @@ def read_hooks(
     where = f"{folder}/{rel}" if folder else str(rel)
     if not isinstance(rel, str) or where not in tree:
         return
-    if folder == hub.folder:  # kept as it is where the hub's hooks cannot hold it all
+    if folder == hub.folder and fmt.host in KEEPS:  # kept as it is where hooks cannot hold it
         hub.read.consumed.add(rel)
         beside = where in hub.hooks.problems and where not in hub.hooks.loaded
         take_hooks_file(fmt, tree[where].content, where, rel, hub.hooks, keep=beside)
@@ -185,6 +186,8 @@ def read_hooks(
             f"{fmt.host} loads it too: memhub writes one hooks file per host"
         )
         return
+    if folder == hub.folder:
+        hub.read.consumed.add(rel)
     if read_hooks_file(fmt, tree[where].content, where, hub.hooks) and rel != fmt.default_file:
         hub.hooks.files[fmt.host] = rel
     if fmt.host in hub.hooks.extras:
