@@ -171,8 +171,13 @@ class HookFileChecks(PerHostChecks):
         return ("files",)
 
     def _hook_files(
-        self, raw: dict[str, str], hub_hosts: tuple[str, ...], shipped: tuple[Any, ...]
+        self,
+        raw: dict[str, str],
+        hub_hosts: tuple[str, ...],
+        shipped: tuple[Any, ...],
+        kept: tuple[str, ...] = (),
     ) -> Any:
+        """`hook_files`; hosts of `kept` (`hooks_kept`) may share one file, shipped as is."""
         from .files import RESERVED_FOLDERS
 
         tables = host_tables()
@@ -214,20 +219,21 @@ class HookFileChecks(PerHostChecks):
                     ),
                 )
             other = places.setdefault((adapter.bundle_root, path), host)
-            if other != host:
+            if other != host and not {host, other} <= set(kept):
                 self.problem(
                     where if host in raw else ("hook_files", other),
                     f"{host} and {other} would both write their hooks to {path}",
                     "give each host its own hooks file",
                 )
-        self._loaded_beside(raw, hub_hosts, places)
+        self._loaded_beside(hub_hosts, places, kept)
         return frozen_map(raw)
 
     def _loaded_beside(
-        self, raw: dict[str, str], hub_hosts: tuple[str, ...], places: dict[tuple[str, str], str]
+        self, hub_hosts: tuple[str, ...], places: dict[tuple[str, str], str], kept: tuple[str, ...]
     ) -> None:
         """A host that loads a hooks file by itself beside its own (Claude Code's
-        hooks/hooks.json: `LOADS_BESIDE`) would run another host's hooks written there."""
+        hooks/hooks.json: `LOADS_BESIDE`) would run another host's hooks written there (a
+        file kept as it is (`hooks_kept`) ran there in the repository it came from too)."""
         tables = host_tables()
         for host in hub_hosts:
             adapter = tables.get(host)
@@ -235,7 +241,7 @@ class HookFileChecks(PerHostChecks):
             if adapter is None or beside is None:
                 continue
             other = places.get((adapter.bundle_root, beside))
-            if other is None or other == host:
+            if other is None or other == host or other in kept:
                 continue
             self.problem(
                 ("hook_files", other),

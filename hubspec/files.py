@@ -85,10 +85,18 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
     return any(PurePosixPath(n).as_posix() == dest for n in named)
 
 
+# manifest folders where memhub writes only these files, and a plugin may ship others (Cursor
+# marketplaces keep each listed plugin's manifest in `.cursor-plugin/plugins/<name>.json`)
+MANIFEST_FOLDERS = (".claude-plugin", ".cursor-plugin")
+MANIFEST_FILES = ("plugin.json", "marketplace.json")
+
+
 def reserved(dest: str) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None (a path in a component
     folder is checked against the components: component_clashes)."""
-    top = dest.split("/", 1)[0]
+    top, _, rest = dest.partition("/")
+    if top in MANIFEST_FOLDERS and rest and rest not in MANIFEST_FILES:
+        return None
     if top == GEMINI_COMMANDS and dest.endswith(TOML):
         return None  # Gemini CLI's own command format, shipped as it is (no hub model)
     if top in GENERATED_FOLDERS:

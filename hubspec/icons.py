@@ -6,7 +6,8 @@ OpenAI's own plugins ship SVG) and Cursor (`logo`: Cursor's own plugins ship SVG
 hosts show none. So an SVG is shipped as it is, never rasterized. What Claude Code's directory
 check calls an unusable SVG is refused here, with the reason: a script, an event handler, a
 `foreignObject`, animation, a `<style>` element, or a reference outside the file. A DTD is
-refused before parsing (an icon needs none; entities are how XML bombs expand).
+refused before parsing (an icon needs none; entities are how XML bombs expand), except the
+plain `<!DOCTYPE svg PUBLIC "..." "...">` line SVG editors write, which declares nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ import re
 import xml.etree.ElementTree as ET
 
 PNG = b"\x89PNG\r\n\x1a\n"
+# the DOCTYPE SVG editors write, naming the public DTD without an internal subset: no entity
+# can be declared in it, and the parser fetches nothing (a `[...]` subset is refused)
+_PLAIN_DOCTYPE = re.compile(
+    rb'<!DOCTYPE\s+svg(\s+PUBLIC\s+"[^"<>\[\]]*"\s+"[^"<>\[\]]*"|\s+SYSTEM\s+"[^"<>\[\]]*")?\s*>',
+    re.IGNORECASE,
+)
 JPEG = b"\xff\xd8\xff"
 ICON_MAX_BYTES = 2 * 1024 * 1024  # Claude Code's directory: "under 2 MB"
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -61,7 +68,9 @@ def icon_problem(name: str, content: bytes) -> str | None:
 
 def svg_problem(name: str, content: bytes) -> str | None:
     """Why the SVG `content` is refused (unparsable or unsafe), else None."""
-    if b"<!doctype" in content.lower() or b"<!entity" in content.lower():
+    lower = content.lower()
+    doctypes = lower.count(b"<!doctype")
+    if b"<!entity" in lower or doctypes > 1 or (doctypes and not _PLAIN_DOCTYPE.search(content)):
         return f"{name!r} declares a DTD or entities (an icon needs none)"
     try:
         root = ET.fromstring(content)

@@ -18,6 +18,7 @@ from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
 from .files import FileChecks, shipped_as_link
+from .hookskept import KeptHookChecks
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
 from .memory import MemoryChecks
@@ -146,6 +147,7 @@ def _hub_text(hub_file: Path, shown: str) -> str:
 class _Checker(
     ComponentChecks,
     HookFileChecks,
+    KeptHookChecks,
     ContentChecks,
     MemoryChecks,
     RulebookChecks,
@@ -180,7 +182,9 @@ class _Checker(
         self._borrowed_manifest(data["plugin"], hub_hosts)
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         files = self._shipped_files(data.get("files", []), shared=shared)
-        hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files)
+        kept = tuple(data.get("hooks_kept", ()))
+        hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files, kept)
+        files += self._kept_hooks(kept, hub_hosts, hook_files, hooks)
         agents = self._prompts("agents", data.get("agents"))
         commands = self._prompts("commands", data.get("commands"))
         generated = f"{plugin.name}.mdc" if instructions else None  # cursor_rules.py
@@ -196,6 +200,7 @@ class _Checker(
             hosts=tuple(data["hosts"]) if "hosts" in data else default_hosts(),
             mcp_servers=servers,
             mcp_flat=bool(data.get("mcp", {}).get("flat", False)),
+            mcp_file=bool(data.get("mcp", {}).get("file", False)),
             skills=skills,
             instructions=instructions,
             hooks=hooks,
@@ -208,6 +213,7 @@ class _Checker(
             agents=agents,
             commands=commands,
             hook_files=hook_files,
+            hooks_kept=kept,
             rules=rules,
         )
 

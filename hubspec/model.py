@@ -366,6 +366,7 @@ class Hub:
     instructions: Instructions | None = None
     hooks: tuple[Hook, ...] = ()
     mcp_flat: bool = False  # `mcp.flat`: .mcp.json without its `mcpServers` object
+    mcp_file: bool = False  # `mcp.file`: .mcp.json written even without servers
     runtime: Runtime = Runtime()
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
     id: str | None = None  # the hub's identity (`id:`), kept across moves and clones
@@ -376,6 +377,8 @@ class Hub:
     commands: tuple[Command, ...] = ()
     # host -> its hooks file in the plugin folder, where it is not the adapter's own name
     hook_files: Mapping[str, str] = field(default_factory=frozen_map)
+    # hosts whose hooks file ships as the hub folder holds it (`hooks_kept`, in `files`)
+    hooks_kept: tuple[str, ...] = ()
     rules: tuple[CursorRule, ...] = ()  # `rules:`, Cursor's rules/ folder
 
     def override(self, host: str, section: str) -> Mapping[str, Any]:

@@ -25,6 +25,7 @@ from memhub.compiler.hosts.claude_marketplace import (
     marketplace_document,
     plugin_entry,
 )
+from memhub.compiler.hosts.claude_mcp import mcp_json
 from memhub.compiler.hosts.claude_servers import STARTS, hub_spec
 from memhub.compiler.hosts.common import (
     NATIVE_ROOT,
@@ -53,17 +54,14 @@ from memhub.compiler.hosts.hooks import (
     map_hooks,
     map_install_hooks,
 )
-from memhub.compiler.hosts.keyorder import KEY_ORDER, ordered
 from memhub.compiler.hosts.launcher import (
     HTTP_NOT_LAUNCHED,
     LAUNCH_BY_HUB,
     LAUNCHED_BY,
     LAUNCHER_EXECUTABLE,
     Launcher,
-    bundle_launcher,
     install_launcher,
     launched,
-    launcher_artifact,
 )
 from memhub.compiler.hosts.shipped import Shipping, as_markdown, with_shipped
 from memhub.compiler.install.entries import Entry
@@ -163,7 +161,7 @@ def _env(value: str) -> str:
     )
 
 
-def _server(
+def server_spec(
     hub: Hub, server: StdioServer | RemoteServer, launcher: Launcher
 ) -> tuple[dict[str, Any], CoverageRow]:
     extra = hub.override("claude", "mcp_servers").get(server.name, {})
@@ -250,7 +248,7 @@ def build(hub: Hub) -> HostBuild:
             **plugin_metadata(plugin),
             "icon": icon_path(hub),
             "privacyPolicyUrl": plugin.privacy_policy,
-            "hooks": _manifest_hooks(hub) if mapped else None,
+            "hooks": _manifest_hooks(hub) if mapped or name in hub.hooks_kept else None,
             "userConfig": user_config.manifest_value(hub),
         }
     )
@@ -263,16 +261,7 @@ def build(hub: Hub) -> HostBuild:
     if not _without_manifest(hub, bool(mapped)):
         path = f"{base}/.claude-plugin/plugin.json"
         artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
-    if hub.mcp_servers:
-        servers = {}
-        for server in hub.mcp_servers:
-            servers[server.name], row = _server(hub, server, bundle_launcher(hub, ROOT))
-            rows.append(row)
-        document = servers if hub.mcp_flat else {"mcpServers": servers}
-        document = ordered(document, hub.override(name, KEY_ORDER).get("mcp", ()))
-        artifacts.append(Artifact(f"{base}/.mcp.json", json_bytes(document), owners=(name,)))
-        if any(r.reason.startswith(LAUNCHED_BY) for r in rows if r.component == "mcp"):
-            artifacts.append(launcher_artifact(hub, NATIVE_ROOT))
+    artifacts += mcp_json(hub, base, rows, name)
     if mapped:
         hooks = hooks_document(hub, name, grouped_hooks(mapped, command_handler))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"
@@ -337,7 +326,7 @@ def install_entries(hub: Hub, scope: Scope) -> tuple[list[Entry], list[CoverageR
         where.mcp_file,
         where.mcp_kind,
         where.mcp_key,
-        lambda s: _server(hub, s, launcher),
+        lambda s: server_spec(hub, s, launcher),
     )
     mapped, hook_rows = map_install_hooks(
         hub, scope, host=name, events=EVENTS, tools=TOOLS, matcher=matcher

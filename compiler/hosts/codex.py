@@ -20,6 +20,7 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
+from memhub.compiler.hosts.claude_mcp import codex_mcp_json
 from memhub.compiler.hosts.codex_marketplace import (
     DEFAULT_CATEGORY,
     MARKETPLACE_FILE,
@@ -183,13 +184,14 @@ def build(hub: Hub) -> HostBuild:
     mapped, rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=DATA
     )
+    hooked = bool(mapped) or name in hub.hooks_kept  # a kept file is named too
     servers = _plugin_servers(hub, rows)
     manifest = compact(
         {
             **plugin_metadata(plugin),
             "skills": "./skills/" if hub.skills else None,
             "mcpServers": servers,
-            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if hooked else None,
             "interface": compact(
                 {
                     "displayName": plugin.title,
@@ -217,6 +219,7 @@ def build(hub: Hub) -> HostBuild:
             hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),
     ]
+    artifacts += codex_mcp_json(hub, base)  # the .mcp.json a Codex-only manifest names
     if mapped:
         hooks = hooks_document(hub, name, grouped_hooks(mapped, command_handler))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -24,6 +24,7 @@ from memhub.compiler.hosts.common import (
     plugin_dir,
     plugin_source,
     with_project,
+    without,
 )
 from memhub.compiler.hosts.cursor_marketplace import (
     MARKETPLACE_FILE,
@@ -248,6 +249,7 @@ def build(hub: Hub) -> HostBuild:
     mapped, rows = map_hooks(
         hub, host=name, events=EVENTS, tools=TOOLS, matcher=matcher, root=ROOT, data=None
     )
+    hooked = bool(mapped) or name in hub.hooks_kept  # a kept file is named too
     servers: dict[str, Any] = {}
     for server in hub.mcp_servers:
         spec, row = _server(hub, server, bundle_launcher(hub, ROOT))
@@ -270,7 +272,7 @@ def build(hub: Hub) -> HostBuild:
             "category": plugin.category,
             "skills": "./skills/" if hub.skills else None,
             "rules": "./rules/" if has_rules(hub) else None,
-            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if mapped else None,
+            "hooks": f"./{hooks_path(hub, name, HOOKS_FILE)}" if hooked else None,
             "mcpServers": servers,
             "tags": list(plugin.tags),  # last, where overrides.cursor.manifest put them
             "minClientVersions": dict(plugin.min_client_versions),
@@ -281,12 +283,10 @@ def build(hub: Hub) -> HostBuild:
         hub.marketplace.description or plugin.description,
         [plugin_entry(hub, plugin_source(hub))],
     )
-    artifacts = [
-        json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace"),
-        json_artifact(
-            hub, name, f"{base}/.cursor-plugin/plugin.json", manifest, override="manifest"
-        ),
-    ]
+    artifacts = [json_artifact(hub, name, MARKETPLACE_FILE, marketplace, override="marketplace")]
+    if not without(hub, name, "manifest"):  # a marketplace entry may stand in for it
+        path = f"{base}/.cursor-plugin/plugin.json"
+        artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
     if mapped:
         hooks = hooks_document(hub, name, flat_hooks(mapped, _handler), {"version": 1})
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -25,6 +25,7 @@ name = "cursor"
 MANIFEST = ".cursor-plugin/plugin.json"
 MARKETPLACE = ".cursor-plugin/marketplace.json"
 HOOKS_FILES = ("hooks/cursor-hooks.json",)
+AUTO_HOOKS = "hooks/hooks.json"
 # how cursor.py writes its hooks file (`version: 1`, flat handlers with their matcher)
 HOOKS = HookFormat(
     host=name,
@@ -34,6 +35,8 @@ HOOKS = HookFormat(
     order=("command", "matcher", "timeout"),
     roots={cursor.ROOT: "${plugin_root}"},
     default_file=cursor.HOOKS_FILE,
+    auto_file=AUTO_HOOKS,  # Cursor's default discovery, when the manifest names none
+    auto_beside=False,
     grouped=False,
     typed=False,
     leading={"version": 1},

@@ -25,10 +25,12 @@ from memhub.compiler.hosts import (
 )
 from memhub.compiler.importing.repo_hook_merge import merge_hosts
 from memhub.compiler.importing.repo_hooks import (
+    KEEPS,
     HookFormat,
     ReadHooks,
     hooks_file_of,
     read_hooks_file,
+    take_hooks_file,
 )
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
@@ -88,6 +90,7 @@ class PluginHub:
     # hub components: the loader refused them, or no host takes them for components
     as_is: list[str] = field(default_factory=list)
     gemini_shared: bool = False  # a Gemini extension in the plugin folder (gemini_folder)
+    mcp_file: bool = False  # an empty .mcp.json (`mcp.file`)
 
     @property
     def name(self) -> str:
@@ -126,12 +129,16 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         read_hooks(hub, reader.HOOKS, doc, tree, folder)
     if gemini_repo.MANIFEST in mine:
         gemini_repo.read_shared(hub, tree)
+    for host, extras in hub.hooks.extras.items():  # a hooks file's top-level keys
+        read.override(host, "hooks", extras)
+    for where in hub.hooks.kept_paths:  # `hooks_kept`: the hub folder holds the file
+        hub.files[where[len(prefix) :]] = tree[where]
     hub.shared_package = _shared_package(tree, prefix, read)
     copilot_repo.read_in_place(hub, tree)
     if claude_repo.MCP_FILE in mine:
-        claude_repo.read_servers(
-            json_file(tree, prefix + claude_repo.MCP_FILE), read, prefix + ".mcp.json"
-        )
+        servers = json_file(tree, prefix + claude_repo.MCP_FILE)
+        claude_repo.read_servers(servers, read, prefix + ".mcp.json")
+        hub.mcp_file = isinstance(servers, dict) and servers.get("mcpServers") == {}
         read.consumed.add(claude_repo.MCP_FILE)
     hub.readme = README in mine
     hub.icon = _icon(tree, prefix, mine)
@@ -205,6 +212,11 @@ def read_hooks(
         return
     where = f"{folder}/{rel}" if folder else str(rel)
     if not isinstance(rel, str) or where not in tree:
+        return
+    if folder == hub.folder and fmt.host in KEEPS:  # kept as it is where hooks cannot hold it
+        hub.read.consumed.add(rel)
+        beside = where in hub.hooks.problems and where not in hub.hooks.loaded
+        take_hooks_file(fmt, tree[where].content, where, rel, hub.hooks, keep=beside)
         return
     if where in hub.hooks.problems:
         hub.hooks.problems[where].append(
@@ -304,6 +316,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["mcp"] = {"servers": {k: _limited(read, k, v) for k, v in read.servers.items()}}
         if read.mcp_flat:
             data["mcp"]["flat"] = True
+    if hub.mcp_file:
+        data.setdefault("mcp", {"servers": {}})["file"] = True
     shipped = set(hub.shipped)  # a shipped file under commands/ (TOML) makes no hub folder
     tops = {rel.split("/", 1)[0] for rel in hub.files if "/" in rel and rel not in shipped}
     data.update({name: name for name in FOLDERS if name in tops})
@@ -317,6 +331,8 @@ def plugin_yaml(hub: PluginHub, marketplace: dict[str, Any]) -> dict[str, Any]:
         data["hooks"] = merge_hosts(hub.hooks.hooks)
     if hub.hooks.files:
         data["hook_files"] = hub.hooks.files
+    if hub.hooks.kept:
+        data["hooks_kept"] = hub.hooks.kept
     if hub.shipped or hub.links:
         data["files"] = [{"from": rel} for rel in shipped_entries(hub)]
         data["files"] += [{"from": rel, "link": True} for rel in hub.links]
@@ -340,13 +356,16 @@ def _limited(read: ReadPlugin, server: str, spec: Any) -> Any:
 
 def shipped_entries(hub: PluginHub) -> list[str]:
     """`files:` sources: a whole top folder when every file under it is shipped, else each
-    file (a folder holding a hooks file or a manifest cannot be shipped whole)."""
+    file (a folder holding a hooks file, a manifest or the icon cannot be shipped whole)."""
     shipped = set(hub.shipped)
-    held = {rel for rel in hub.read.consumed} | {
-        u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
-        for u in hub.read.unreproduced
-    }
-    held |= {hub.icon} if hub.icon else set()  # `plugin.icon`: never shipped too
+    held = (
+        {rel for rel in hub.read.consumed}
+        | {hub.icon or ""}
+        | {
+            u.path.removeprefix(f"{hub.folder}/") if hub.folder else u.path
+            for u in hub.read.unreproduced
+        }
+    )
     entries: list[str] = []
     for rel in hub.shipped:
         top = rel.split("/", 1)[0]
@@ -416,3 +435,26 @@ def listed_folders(
                 )
             hubs.append(hub)
     return hubs
+
+
+def adopt_listed(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
+    """A plugin folder a Claude or Cursor marketplace lists by `./folder` without a manifest
+    of that host (the entry stands in for it: Claude Code loads such a folder, and Cursor
+    marketplaces keep each plugin's manifest in their own `.cursor-plugin/plugins/`) gets
+    that host, with `overrides.<host>.manifest: null`."""
+    by_folder = {hub.folder: hub for hub in plugins}
+    for reader, market_folder, doc in found:
+        if reader not in (claude_repo, cursor_repo):
+            continue
+        for entry in reader.read_marketplace(doc)["entries"]:
+            source = entry.get("source")
+            if not isinstance(source, str):
+                continue
+            folder = posixpath.normpath(posixpath.join(market_folder, source))
+            hub = by_folder.get("" if folder == "." else folder)
+            if hub is None or reader.name in hub.read.hosts:
+                continue
+            fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
+            hub.read.fields(fields, reader.name)
+            hub.read.extra.setdefault(reader.name, {})["manifest"] = None
+            hub.read.carried[reader.name] = set()  # no manifest carries a server

@@ -22,6 +22,7 @@ from memhub.compiler.hosts import copilot_repo
 from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
+from memhub.compiler.importing.repo_mcp_fill import server_patches
 from memhub.compiler.importing.repo_tree import Tree
 
 Documents = dict[str, Any]  # repository path -> the built JSON document there
@@ -53,6 +54,7 @@ def merge_patch(built: Any, wanted: Any) -> dict[str, Any]:
 
 
 def _patch_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
+    server_patches([hub for hub, _ in imported.plugins], tree, docs)  # .mcp.json entries
     for hub, path, host in _manifests(imported, tree):
         patch = merge_patch(docs.get(path) or {}, _repo(tree, path))
         if patch and path in docs:
@@ -158,5 +160,5 @@ def _repo(tree: Tree, path: str) -> Any:
 def _json(content: bytes) -> Any:
     try:
         return json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # a file shipped as it is may be any bytes
         return None

@@ -24,6 +24,8 @@ from memhub.hubspec.refs import has_credential, substitute
 MAX_HOOKS = 1000  # handlers in one file: far above any published plugin's
 MAX_TIMEOUT = 600  # the hub's `timeout` range (hub.schema.json), in seconds
 MAX_SHOWN = 3  # problems named per file
+# hosts whose adapters ship a hooks file kept as it is from the plugin folder (`hooks_kept`)
+KEEPS = ("claude", "codex", "cursor")
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\.json$")
 
@@ -56,32 +58,74 @@ class ReadHooks:
     files: dict[str, str] = field(default_factory=dict)  # hub `hook_files`
     extras: dict[str, dict[str, Any]] = field(default_factory=dict)  # overrides.<host>.hooks
     problems: dict[str, list[str]] = field(default_factory=dict)  # repository path -> why
+    kept: list[str] = field(default_factory=list)  # hub `hooks_kept`: hosts, in read order
+    kept_paths: set[str] = field(default_factory=set)  # their files (repository paths)
+    loaded: dict[str, list[str]] = field(default_factory=dict)  # repository path -> hosts
 
     def ids(self) -> set[str]:
         return {str(h["id"]) for h in self.hooks}
 
     def reasons(self) -> dict[str, str]:
-        """One reason per file: its first problems, and how many more."""
+        """One reason per file: its first problems, and how many more (none for a file kept
+        as it is: it comes back byte for byte)."""
         out = {}
         for path, found in self.problems.items():
+            if path in self.kept_paths:
+                continue
             more = len(found) - MAX_SHOWN
             out[path] = "; ".join(found[:MAX_SHOWN]) + (f"; {more} more" if more > 0 else "")
         return out
 
 
 def hooks_file_of(fmt: HookFormat, manifest: Mapping[str, Any] | None) -> str | bool | None:
-    """The plugin-relative hooks file `fmt`'s host loads: the manifest's `hooks` path, else
-    the file it loads by itself; None when there is none, False when the manifest's `hooks`
-    is not one path memhub can write (an inline object, a list)."""
+    """The plugin-relative hooks file `fmt`'s host loads: the manifest's `hooks` path (with or
+    without `./`), else the file it loads by itself; None when there is none, False when the
+    manifest's `hooks` is not one path memhub can write (an inline object, a list)."""
     named = manifest.get("hooks") if manifest is not None else None
     if named is None:
         return fmt.auto_file
     if not isinstance(named, str):
         return False
-    path = posixpath.normpath(named)
-    if not named.startswith("./") or not _SAFE_PATH.match(path):
-        return False
-    return path
+    path = posixpath.normpath(named)  # `./hooks/x.json`, or as Cursor's take it, `hooks/x.json`
+    return path if _SAFE_PATH.match(path) else False
+
+
+def take_hooks_file(
+    fmt: HookFormat, content: bytes, where: str, rel: str, into: ReadHooks, *, keep: bool = False
+) -> None:
+    """One host's hooks file (plugin-relative `rel`) into `into`: its hooks, or the whole
+    file kept as it is (hub `hooks_kept`) when the hub's hooks cannot hold all of it or
+    another host loads the same file (`keep`, or read before), so no handler is lost."""
+    others = into.loaded.setdefault(where, [])
+    keep = keep or bool(others)
+    others.append(fmt.host)
+    # a hub is committed, its secrets are not: a file holding one is read, and listed
+    if has_credential(content.decode("utf-8", "replace")) or not set(others) <= set(KEEPS):
+        if len(others) > 1:
+            found = into.problems.setdefault(where, [])
+            found.append(f"{fmt.host} loads it too: memhub writes one hooks file per host")
+        elif read_hooks_file(fmt, content, where, into) and rel != fmt.default_file:
+            into.files[fmt.host] = rel
+        return
+    if rel != fmt.default_file:
+        into.files[fmt.host] = rel
+    if not keep:
+        trial = ReadHooks(hooks=list(into.hooks))
+        if read_hooks_file(fmt, content, where, trial) and not trial.problems.get(where):
+            into.hooks = trial.hooks
+            into.extras.update(trial.extras)
+            return
+    for host in others:
+        _keep(into, host, where)
+
+
+def _keep(into: ReadHooks, host: str, where: str) -> None:
+    """`host`'s hooks file (at repository path `where`) kept as it is: none of its hooks read."""
+    if host not in into.kept:
+        into.kept.append(host)
+    into.kept_paths.add(where)
+    into.hooks = [h for h in into.hooks if h["hosts"] != [host]]
+    into.extras.pop(host, None)
 
 
 def read_hooks_file(fmt: HookFormat, content: bytes, where: str, into: ReadHooks) -> bool:

@@ -19,6 +19,7 @@ from memhub.compiler.importing.repo import (
     HUB_FILE,
     READERS,
     PluginHub,
+    adopt_listed,
     hints,
     listed_folders,
     plugin_folders,
@@ -180,6 +181,7 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += copilot_repo.root_plugin(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
+    adopt_listed(found, plugins)
     copilot_repo.through_others(found, plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)

@@ -175,41 +175,58 @@ HOSTILE = [
 @pytest.mark.parametrize(
     ("content", "reason"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE]
 )
-def test_hostile_claude_hooks_file_is_a_named_row(
+def test_a_claude_hooks_file_the_hub_cannot_hold_is_kept_as_is(
     content: str | bytes, reason: str, tmp_path: Path
 ) -> None:
+    """Shape 5: what the hub's hooks cannot hold (a `prompt` handler, `async: false`, an
+    empty matcher, a key memhub does not write, a file no host can read, ...) keeps the
+    whole file byte for byte (`hooks_kept`): no handler is lost, nothing is listed. A file
+    holding a credential is never kept in a hub: it stays a named row."""
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "claude-only", repo)
     target = repo / ONLY_FILE
     target.write_bytes(content if isinstance(content, bytes) else content.encode())
-    listed, _, _ = trip(repo)
-    assert reason in listed[ONLY_FILE]
+    listed, files, _ = trip(repo)
+    if reason == "credential":
+        assert reason in listed[ONLY_FILE]
+        return
+    assert listed == {} and files[0] == files[1]
+    hub = imported_hub(repo, "review-kit")
+    assert hub["hooks_kept"] == ["claude"] and "hooks" not in hub
 
 
-def test_a_bad_handler_leaves_the_rest_of_the_file_imported(tmp_path: Path) -> None:
+def test_a_bad_handler_keeps_the_whole_file(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "claude-only", repo)
     bad = {"type": "http", "url": "https://example.com"}
     (repo / ONLY_FILE).write_text(_hooks(GOOD, bad, {**GOOD, "command": "echo two"}))
     hub = imported_hub(repo, "review-kit")
-    assert [h["command"] for h in hub["hooks"]] == ["echo ok", "echo two"]
-    listed, _, _ = trip(repo)
-    assert listed == {
-        ONLY_FILE: "hooks/Stop/0/hooks/1: is a 'http' hook; the hub carries `command` hooks only"
-    }
+    assert "hooks" not in hub and hub["hooks_kept"] == ["claude"]
+    listed, files, _ = trip(repo)
+    assert listed == {} and files[0] == files[1]
 
 
-def test_a_huge_hooks_file_is_refused_whole(tmp_path: Path) -> None:
+def test_a_credential_in_a_hooks_file_is_still_a_named_row(tmp_path: Path) -> None:
+    """Even outside a command (an http hook's header): the file is read, never kept."""
+    repo = tmp_path / "repo"
+    shutil.copytree(REPOS / "claude-only", repo)
+    secret = "Bearer ghp_" + "a1B2" * 9
+    bad = {"type": "http", "url": "https://example.com", "headers": {"Authorization": secret}}
+    (repo / ONLY_FILE).write_text(_hooks(GOOD, bad))
+    hub = imported_hub(repo, "review-kit")
+    assert "hooks_kept" not in hub
+    assert [h["command"] for h in hub["hooks"]] == ["echo ok"]
+    assert "is a 'http' hook" in trip(repo)[0][ONLY_FILE]
+
+
+def test_a_huge_hooks_file_is_kept_whole(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "claude-only", repo)
     groups = [{"hooks": [GOOD]}] * (MAX_HOOKS + 1)
     (repo / ONLY_FILE).write_text(json.dumps({"hooks": {"Stop": groups}}))
     assert imported_hub(repo, "review-kit").get("hooks") is None
-    listed, _, _ = trip(repo)
-    assert f"more than the {MAX_HOOKS} memhub imports" in listed[ONLY_FILE]
-    # one group holding them all counts the same
-    (repo / ONLY_FILE).write_text(_hooks(*[GOOD] * (MAX_HOOKS + 1)))
-    assert f"holds {MAX_HOOKS + 1} hooks" in trip(repo)[0][ONLY_FILE]
+    listed, files, _ = trip(repo)
+    assert listed == {} and files[0] == files[1]
 
 
 def test_a_file_of_as_many_hooks_as_allowed_round_trips(tmp_path: Path) -> None:
@@ -237,12 +254,15 @@ CURSOR_HOSTILE = [
 @pytest.mark.parametrize(
     ("doc", "reason"), [h[1:] for h in CURSOR_HOSTILE], ids=[h[0] for h in CURSOR_HOSTILE]
 )
-def test_hostile_cursor_hooks_file_is_a_named_row(doc: Any, reason: str, tmp_path: Path) -> None:
+def test_a_cursor_hooks_file_the_hub_cannot_hold_is_kept_as_is(
+    doc: Any, reason: str, tmp_path: Path
+) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "hook-hosts", repo)
     (repo / CURSOR_FILE).write_text(json.dumps(doc))
-    listed, _, _ = trip(repo)
-    assert reason in listed[CURSOR_FILE]
+    listed, files, _ = trip(repo)
+    assert listed == {} and files[0] == files[1]
+    assert imported_hub(repo, "hook-kit")["hooks_kept"] == ["cursor"]
 
 
 @pytest.mark.parametrize(
@@ -268,7 +288,7 @@ def test_hostile_hooks_file_exits_1_not_a_crash(
 ) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPOS / "claude-only", repo)
-    (repo / ONLY_FILE).write_text("{ nope")
+    (repo / ONLY_FILE).write_text("{ nope ghp_" + "a1B2" * 9)  # a credential: never kept
     code = main(
         ["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--json", "--dry-run"]
     )

@@ -210,6 +210,19 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
     assert f"would land on {dest}" in found
 
 
+@pytest.mark.parametrize("dest", [".cursor-plugin/plugins/kit.json", ".claude-plugin/README.md"])
+def test_a_file_beside_a_manifest_memhub_writes_is_shipped(tmp_path: Path, dest: str) -> None:
+    """Cursor marketplaces keep each plugin's manifest in .cursor-plugin/plugins/<name>.json:
+    memhub writes only plugin.json and marketplace.json in those folders."""
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": dest}])
+    script(hub, "x.txt", "x\n")
+    assert [f.path for f in load(hub).files] == [dest]
+    for written in (".cursor-plugin/plugin.json", ".claude-plugin/marketplace.json"):
+        other = write_hub(tmp_path / written.replace("/", "_"), [{"from": "x", "to": written}])
+        script(other, "x", "x\n")
+        assert any(f"would land on {written}" in p for p in problems(other))
+
+
 @pytest.mark.parametrize(
     ("to", "lands"), [("./.claude-plugin", ".claude-plugin/x.txt"), ("hooks//", "hooks/x.txt")]
 )

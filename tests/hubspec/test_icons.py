@@ -104,3 +104,18 @@ def test_the_hub_names_the_icon_it_refuses(tmp_path: Path) -> None:
     (problem,) = [str(p) for p in caught.value.problems]
     assert "hub.yaml:2:" in problem and "plugin.icon" in problem and "a script" in problem
     assert "plain SVG" in problem  # the fix
+
+
+def test_the_plain_doctype_svg_editors_write_is_taken() -> None:
+    """`<!DOCTYPE svg PUBLIC "..." "...">` declares nothing (no internal subset): an icon
+    exported by an SVG editor is shipped; one with an internal subset is still refused."""
+    doctype = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE svg PUBLIC '
+        '"-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">\n'
+    )
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><circle r="1"/></svg>'
+    assert icon_problem("icon.svg", (doctype + svg).encode()) is None
+    subset = doctype.replace('svg11.dtd">', 'svg11.dtd" [<!ATTLIST svg x CDATA "y">]>')
+    assert "DTD" in (icon_problem("icon.svg", (subset + svg).encode()) or "")
+    twice = doctype + doctype.split("\n", 1)[1]
+    assert "DTD" in (icon_problem("icon.svg", (twice + svg).encode()) or "")
