@@ -224,7 +224,7 @@ def test_a_file_beside_a_manifest_memhub_writes_is_shipped(tmp_path: Path, dest:
 
 
 @pytest.mark.parametrize(
-    ("to", "lands"), [("./.claude-plugin", ".claude-plugin/x.txt"), ("hooks//", "hooks/x.txt")]
+    ("to", "lands"), [("./.codex-plugin", ".codex-plugin/x.txt"), ("hooks//", "hooks/x.txt")]
 )
 def test_a_destination_is_normalised_before_it_is_checked(
     tmp_path: Path, to: str, lands: str
@@ -233,8 +233,8 @@ def test_a_destination_is_normalised_before_it_is_checked(
     script(hub, "d/x.txt", "x\n")
     script(hub, "d2/x.txt", "x\n")
     found = problems(hub)
-    if lands.startswith(".claude-plugin"):
-        assert any("would land on .claude-plugin/x.txt" in text for text in found), found
+    if lands.startswith(".codex-plugin"):
+        assert any("would land on .codex-plugin/x.txt" in text for text in found), found
     else:
         assert any("lands on hooks/x.txt, as d/x.txt of files[0] does" in text for text in found)
 
