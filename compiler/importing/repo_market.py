@@ -153,10 +153,10 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += listed_folders(tree, found, known)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
-    if not plugins:
+    if not plugins and not _catalogue(found):
         raise RepoError(_no_plugin(found))
     keep_links(plugins, whole)
-    market = _market_defaults(found, plugins[0])
+    market = _market_defaults(found, plugins[0] if plugins else None)
     # always a marketplace hub: a plugin hub writes marketplace files, which a repository
     # without any (`marketplaces: []`) or a root plugin would not give back
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
@@ -179,6 +179,13 @@ def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
             del hub.files[rel]
         hub.shipped = [r for r in hub.shipped if r in hub.files]
         hub.read.consumed -= marketplaces
+
+
+def _catalogue(found: Found) -> bool:
+    """Whether the marketplace files list plugins published elsewhere only (every source a
+    git one): a marketplace hub without plugin hubs, which builds the files back."""
+    entries = [e for reader, _, doc in found for e in reader.read_marketplace(doc)["entries"]]
+    return bool(entries) and not any(isinstance(e.get("source"), str) for e in entries)
 
 
 def _no_plugin(found: Found) -> str:
@@ -209,7 +216,7 @@ def _paths(hub: PluginHub) -> list[str]:
     return own + hub.elsewhere
 
 
-def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
+def _market_defaults(found: Found, first: PluginHub | None) -> dict[str, Any]:
     """The `marketplace:` of every hub: the root marketplace's name, owner and description."""
     for reader, _, doc in found:
         read = reader.read_marketplace(doc)
@@ -222,7 +229,8 @@ def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
             if shown:
                 market["display_name"] = shown[0]
             return market
-    return {"name": f"{first.name}-market", "owner": DEFAULT_OWNER}
+    name = first.name if first else "plugins"
+    return {"name": f"{name}-market", "owner": DEFAULT_OWNER}
 
 
 def _market_hub(found: Found, plugins: list[PluginHub], market: dict[str, Any]) -> dict[str, Any]:
