@@ -7,6 +7,7 @@ marketplace file become a plugin hub at INTO. Pure: the files are returned, not 
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from memhub.compiler.importing.repo import (
     PluginHub,
     hints,
     listed_folders,
+    local_folder,
     plugin_folders,
     plugin_yaml,
     read_plugin,
@@ -28,7 +30,7 @@ from memhub.compiler.importing.repo import (
 )
 from memhub.compiler.importing.repo_links import keep_links
 from memhub.compiler.importing.repo_other import read_other_hosts
-from memhub.compiler.importing.repo_parts import Unreproduced
+from memhub.compiler.importing.repo_parts import Unreproduced, _under_root
 from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file
 from memhub.hubspec.vocabulary import bundle_hosts
 
@@ -58,6 +60,7 @@ class RepoImport:
     marketplace_files: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)  # repository files of no plugin
     through: list[str] = field(default_factory=list)  # files reached through kept links
+    rows: list[Unreproduced] = field(default_factory=list)  # marketplace entries left out
 
     @property
     def hubs(self) -> list[str]:
@@ -91,7 +94,7 @@ class RepoImport:
 
     @property
     def unreproduced(self) -> list[Unreproduced]:
-        return unreproduced([hub for hub, _ in self.plugins])
+        return unreproduced([hub for hub, _ in self.plugins]) + self.rows
 
     @property
     def hints(self) -> dict[str, str]:
@@ -151,10 +154,11 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += copilot_repo.standalone(tree, plugins)
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
+    listed, (found, dropped) = found, _resolved(tree, found, {hub.name for hub in plugins})
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins and not _catalogue(found):
-        raise RepoError(_no_plugin(found))
+        raise RepoError(_no_plugin(listed))
     keep_links(plugins, whole)
     market = _market_defaults(found, plugins[0] if plugins else None)
     # always a marketplace hub: a plugin hub writes marketplace files, which a repository
@@ -162,6 +166,7 @@ def import_repo(tree: Tree) -> RepoImport:
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
+    result.rows = dropped
     kept = tuple(f"{link}/" for link in result.links)
     result.through = [p for p in tree if p.startswith(kept)] if kept else []
     covered = set(result.compared) | {u.path for u in result.unreproduced}
@@ -181,6 +186,39 @@ def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
         hub.read.consumed -= marketplaces
 
 
+def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Unreproduced]]:
+    """`found` with each entry's folder source as the `./folder` it names from its
+    marketplace's folder (repo.local_folder: under `metadata.pluginRoot`, or from the file's
+    own folder; the build writes the entry's own `source` back as an override), and without
+    the entries naming no folder of the repository and no plugin of the import (a row each:
+    the hub cannot list a folder it does not build)."""
+    out: Found = []
+    rows: list[Unreproduced] = []
+    for reader, folder, doc in found:
+        kept, lost = [], []
+        for index, raw in enumerate(doc.get("plugins") or []):
+            source = _under_root(doc, raw.get("source")) if isinstance(raw, Mapping) else None
+            if not isinstance(source, str):
+                kept.append(raw)
+                continue
+            named = local_folder(tree, reader, folder, doc, source)
+            if named is None and raw.get("name") in names:
+                kept.append(raw)  # the plugin of that name: its entry's source an override
+            elif named is None:
+                lost.append(
+                    f"plugins/{index}/source: {source!r} names no folder of the repository "
+                    "and no plugin of this import, so the marketplace hub cannot list it "
+                    "(no host installs it either). Fix: name the plugin's folder"
+                )
+            else:
+                relative = posixpath.relpath(named or ".", folder or ".")
+                kept.append({**raw, "source": "./" if relative == "." else f"./{relative}"})
+        if lost:
+            rows.append(Unreproduced(_join(folder, reader.MARKETPLACE), "; ".join(lost)))
+        out.append((reader, folder, {**doc, "plugins": kept} if "plugins" in doc else doc))
+    return out, rows
+
+
 def _catalogue(found: Found) -> bool:
     """Whether the marketplace files list plugins published elsewhere only (every source a
     git one): a marketplace hub without plugin hubs, which builds the files back."""
@@ -196,7 +234,11 @@ def _no_plugin(found: Found) -> str:
     )
     for reader, folder, doc in found:
         path = _join(folder, reader.MARKETPLACE)
-        listed = "no plugin" if not doc.get("plugins") else "only plugins of other repositories"
+        sources = [e.get("source") for e in reader.read_marketplace(doc)["entries"]]
+        local = [s for s in sources if isinstance(s, str)]
+        listed = "no plugin" if not sources else "only plugins of other repositories"
+        if local:
+            listed = f"folders holding no file of the repository ({', '.join(local)})"
         text += f"; {path} lists {listed}"
     return text + ". Fix: name a plugin repository (a folder holding plugin folders)"
 

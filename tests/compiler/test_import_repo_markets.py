@@ -60,3 +60,59 @@ def test_a_catalogue_of_remote_plugins_only_imports_as_its_marketplace_file(
     listed, files = trip(root)
     assert listed == {}
     assert files == (1, 1)
+
+
+def _plugin(name: str) -> dict[str, Any]:
+    return {
+        f"plugins/{name}/.claude-plugin/plugin.json": {
+            "name": name,
+            "version": "1.0.0",
+            "description": f"the {name} plugin",
+        },
+        f"plugins/{name}/skills/{name}-skill/SKILL.md": (
+            f"---\nname: {name}-skill\ndescription: a skill of {name}\n---\nbody\n"
+        ),
+        f"plugins/{name}/README.md": f"# {name}\n",
+    }
+
+
+def _market(*entries: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"name": "shelf", "owner": {"name": "Ada"}, **extra, "plugins": list(entries)}
+
+
+def test_a_dot_source_under_plugin_root_is_read_where_copilot_reads_it(tmp_path: Path) -> None:
+    """`metadata.pluginRoot: ./plugins` with `"source": "./alpha"`: Copilot CLI reads
+    plugins/alpha (Claude Code reads ./alpha, which is not there); the import reads the
+    plugin there and gives the entry's own source back (it once refused: "holds no file")."""
+    entry = {"name": "alpha", "source": "./alpha", "description": "the alpha plugin"}
+    files = {
+        CLAUDE_MARKET: _market(entry, metadata={"pluginRoot": "./plugins"}),
+        **_plugin("alpha"),
+    }
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)
+
+
+def test_a_source_relative_to_the_marketplace_file_is_read_from_its_folder(
+    tmp_path: Path,
+) -> None:
+    """`../plugins/alpha` written from `.claude-plugin/`'s own folder (no host installs it):
+    the plugin is read from plugins/alpha and the entry comes back as written."""
+    entry = {"name": "alpha", "source": "../plugins/alpha", "description": "the alpha plugin"}
+    files = {CLAUDE_MARKET: _market(entry), **_plugin("alpha")}
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)
+
+
+def test_a_source_naming_no_folder_is_one_row_not_a_refusal(tmp_path: Path) -> None:
+    """An entry whose folder is nowhere: the marketplace file is a row naming the entry's
+    key path; the other plugins still come back."""
+    gone = {"name": "gone", "source": "../../nowhere", "description": "lost"}
+    alpha = {"name": "alpha", "source": "./plugins/alpha", "description": "the alpha plugin"}
+    files = {CLAUDE_MARKET: _market(alpha, gone), **_plugin("alpha")}
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert list(listed) == [CLAUDE_MARKET]
+    assert listed[CLAUDE_MARKET].startswith("plugins/1/source: '../../nowhere' names no folder")
+    assert counted == (3, 4)
