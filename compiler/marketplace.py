@@ -64,7 +64,7 @@ def build_marketplace(
         raise HubError(clashes)
     produced = [a for b in builds for a in b.artifacts if a.path not in ROOT_FILES]
     coverage = [row for b in builds for row in b.coverage]
-    built = {b.hub.plugin.name: b.hosts for b in builds}
+    built = {(b.hub.plugin.name, plugin_dir(b.hub)): b.hosts for b in builds}
     for file in market.marketplaces:
         for host in (h for h in selected if h in file.hosts and h in WRITERS):
             artifact, rows = _marketplace_file(market, file, WRITERS[host], built)
@@ -83,16 +83,17 @@ def _marketplace_file(
     market: MarketplaceHub,
     file: MarketplaceFile,
     writer: MarketplaceWriter,
-    built: dict[str, tuple[str, ...]],
+    built: dict[tuple[str, str], tuple[str, ...]],
 ) -> tuple[Artifact | None, list[CoverageRow]]:
     """One host's file for one marketplace (None when it would list no plugin)."""
     path = marketplace_path(file, writer)
     entries: list[dict[str, Any]] = []
     rows: list[CoverageRow] = []
     for name in file.plugins:
-        entry = market.entry(name)
+        entry = market.entry(name, writer.name)  # a name with a folder per host: this host's
         owner = market.builder_of(entry)  # the hub, or the one building its ./folder
-        if owner is not None and writer.name not in built.get(owner.plugin.name, ()):
+        key = (owner.plugin.name, plugin_dir(owner)) if owner else ("", "")
+        if owner is not None and writer.name not in built.get(key, ()):
             continue  # the plugin has no files for this host: nothing to list
         kind = entry.source_for(writer.name)
         folder = plugin_dir(owner, writer.bundle_root) if owner else None

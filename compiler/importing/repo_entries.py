@@ -17,8 +17,10 @@ def entries_and_markets(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any]]:
     """`plugins:`, `marketplaces:` ([] when the repository has no marketplace file, None
     when the default one fits) and `overrides.<host>.marketplace` of the marketplace hub."""
-    by_name = {hub.name: hub for hub in plugins}
-    seen: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
+    named: dict[str, list[PluginHub]] = {}
+    for hub in plugins:  # one name in a folder per host: a plugin hub each (plugin_hub_of)
+        named.setdefault(hub.name, []).append(hub)
+    seen: dict[tuple[str, int], dict[str, tuple[dict[str, Any], str]]] = {}
     groups: dict[tuple[str, Any, Any], dict[str, Any]] = {}
     overrides: dict[str, Any] = {}
     for reader, folder, doc in found:
@@ -36,20 +38,33 @@ def entries_and_markets(
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
         for entry in read["entries"]:
             name = str(entry.get("name"))
-            seen.setdefault(name, {})[reader.name] = (entry, folder)
+            of = plugin_hub_of(named.get(name, []), reader.name)
+            which = (name, plugins.index(of) if of else -1)
+            seen.setdefault(which, {})[reader.name] = (entry, folder)
             if name not in group["plugins"]:
                 group["plugins"].append(name)
         if read["extra"]:
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {}).update(
                 read["extra"]
             )
-    listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
-    listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
+    listed = [
+        _item(name, hosts, plugins[at] if at >= 0 else None, found)
+        for (name, at), hosts in seen.items()
+    ]
+    unlisted = [hub for at, hub in enumerate(plugins) if (hub.name, at) not in seen]
+    listed += [{"hub": hub.folder or hub.name} for hub in unlisted]
     # the default marketplace lists every plugin, for every host of theirs that has one
     marketed = {h for hub in plugins for h in hub.read.hosts if h in _MARKET_HOSTS}
     filed = {h for group in groups.values() for h in group["hosts"]}
-    partial = any(name not in seen for name in by_name) or bool(marketed - filed)
-    return listed, _marketplaces(groups, seen, market, partial) if groups else [], overrides
+    partial = bool(unlisted) or bool(marketed - filed)
+    names = list(dict.fromkeys(name for name, _ in seen))
+    return listed, _marketplaces(groups, names, market, partial) if groups else [], overrides
+
+
+def plugin_hub_of(hubs: list[PluginHub], host: str) -> PluginHub | None:
+    """Of the plugin hubs of one name, the one a `host` marketplace entry lists: the one
+    built for that host (a folder per host), else the first."""
+    return next((h for h in hubs if host in h.read.hosts), hubs[0] if hubs else None)
 
 
 def _item(
@@ -105,7 +120,7 @@ def _entry_overrides(
 
 def _marketplaces(
     groups: dict[tuple[str, Any, Any], dict[str, Any]],
-    seen: dict[str, dict[str, Any]],
+    seen: list[str],
     defaults: dict[str, Any],
     partial: bool,
 ) -> list[dict[str, Any]] | None:
@@ -113,7 +128,7 @@ def _marketplaces(
     (`partial`: a plugin folder no marketplace file lists, or a host of the plugins with a
     marketplace kind the repository has no file of)."""
     (only, *rest) = list(groups.values())
-    root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
+    root = not rest and next(iter(groups))[0] == "" and only["plugins"] == seen
     root = root and not partial
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"

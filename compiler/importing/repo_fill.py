@@ -67,7 +67,7 @@ def _patch_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         patches.setdefault(host, []).append(merge_patch(_without(ours, PLUGINS), top))
         for entry in _entries(mine):
             built = next((e for e in _entries(ours) if e.get("name") == entry.get("name")), None)
-            item = items.get(str(entry.get("name")))
+            item = _item_of(items, str(entry.get("name")), host)
             if built is not None and item is not None and (patch := merge_patch(built, entry)):
                 _into(item.setdefault("overrides", {}).setdefault(host, {}), patch)
     for host, found in patches.items():
@@ -117,14 +117,24 @@ def _marketplaces(imported: RepoImport, tree: Tree) -> list[tuple[str, str]]:
     return found
 
 
-def _items(imported: RepoImport) -> dict[str, dict[str, Any]]:
-    """The marketplace hub's `plugins:` items by plugin name."""
-    names = {into: hub.name for hub, into in imported.plugins}
-    market = imported.market_hub
-    return {
-        str(item.get("name") or names.get(item.get("hub", ""), item.get("hub"))): item
-        for item in market.get(PLUGINS, [])
-    }
+def _items(imported: RepoImport) -> dict[str, list[tuple[dict[str, Any], list[str]]]]:
+    """The marketplace hub's `plugins:` items by plugin name, each with its hub's hosts
+    (one name may have a plugin hub per host)."""
+    hubs = {into: hub for hub, into in imported.plugins}
+    out: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
+    for item in imported.market_hub.get(PLUGINS, []):
+        hub = hubs.get(item.get("hub", ""))
+        name = str(item.get("name") or (hub.name if hub else item.get("hub")))
+        out.setdefault(name, []).append((item, list(hub.read.hosts) if hub else []))
+    return out
+
+
+def _item_of(
+    items: dict[str, list[tuple[dict[str, Any], list[str]]]], name: str, host: str
+) -> dict[str, Any] | None:
+    """The item of plugin `name` whose entry `host`'s marketplace files write."""
+    found = items.get(name) or []
+    return next((i for i, hosts in found if host in hosts), found[0][0] if found else None)
 
 
 def _entries(doc: Any) -> list[dict[str, Any]]:

@@ -155,6 +155,7 @@ def import_repo(tree: Tree) -> RepoImport:
     known = {hub.folder for hub in plugins} | copilot_repo.folders(tree)
     plugins += listed_folders(tree, found, known)
     listed, (found, dropped) = found, _resolved(tree, found, {hub.name for hub in plugins})
+    plugins, clashes = _one_per_host(plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     if not plugins and not _catalogue(found):
@@ -166,7 +167,7 @@ def import_repo(tree: Tree) -> RepoImport:
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
-    result.rows = dropped
+    result.rows = dropped + clashes
     kept = tuple(f"{link}/" for link in result.links)
     result.through = [p for p in tree if p.startswith(kept)] if kept else []
     covered = set(result.compared) | {u.path for u in result.unreproduced}
@@ -217,6 +218,30 @@ def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Un
             rows.append(Unreproduced(_join(folder, reader.MARKETPLACE), "; ".join(lost)))
         out.append((reader, folder, {**doc, "plugins": kept} if "plugins" in doc else doc))
     return out, rows
+
+
+def _one_per_host(plugins: list[PluginHub]) -> tuple[list[PluginHub], list[Unreproduced]]:
+    """The plugins, but one of a name per host: a folder per host under one name is a plugin
+    hub each, while two folders of one name for one host cannot both be listed (the first
+    is kept; each file of the other is a row naming both folders)."""
+    kept: list[PluginHub] = []
+    rows: list[Unreproduced] = []
+    for hub in plugins:
+        hosts = set(hub.read.hosts)
+        rival = next((k for k in kept if k.name == hub.name and hosts & set(k.read.hosts)), None)
+        if rival is None:
+            kept.append(hub)
+            continue
+        shared = ", ".join(sorted(hosts & set(rival.read.hosts)))
+        why = (
+            f"plugin {hub.name!r} is also in {rival.folder or '.'}/ for {shared}: a marketplace "
+            f"lists one plugin of a name per host, so the import keeps {rival.folder or '.'}/. "
+            "Fix: rename one plugin, or keep each host's copy in its own folder"
+        )
+        own = [*hub.files, *sorted(hub.read.consumed)]
+        rows += [Unreproduced(_join(hub.folder, rel), why) for rel in own]
+        rows += unreproduced([hub])
+    return kept, rows
 
 
 def _catalogue(found: Found) -> bool:

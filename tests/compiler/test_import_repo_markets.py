@@ -9,9 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from memhub.compiler.importing.repo_market import import_repo
 from memhub.compiler.importing.repo_tree import read_tree
 from memhub.compiler.importing.roundtrip import round_trip
+from memhub.compiler.marketplace import build_marketplace
+from memhub.hubspec.errors import HubError
+from memhub.hubspec.marketplace_loader import load_marketplace
 
 CLAUDE_MARKET = ".claude-plugin/marketplace.json"
 CODEX_MARKET = ".agents/plugins/marketplace.json"
@@ -116,3 +120,98 @@ def test_a_source_naming_no_folder_is_one_row_not_a_refusal(tmp_path: Path) -> N
     assert list(listed) == [CLAUDE_MARKET]
     assert listed[CLAUDE_MARKET].startswith("plugins/1/source: '../../nowhere' names no folder")
     assert counted == (3, 4)
+
+
+def _per_host_folders() -> dict[str, Any]:
+    """One plugin `p` kept in a folder per host, each host's marketplace listing its own."""
+    skill = "---\nname: s\ndescription: a skill\n---\nbody\n"
+    claude = {"name": "p", "version": "1.0.0", "description": "p for Claude Code"}
+    codex = {"name": "p", "version": "1.0.0", "description": "p for Codex"}
+    return {
+        CLAUDE_MARKET: _market({"name": "p", "source": "./plugins/claude/p"}),
+        CODEX_MARKET: {
+            "name": "shelf",
+            "interface": {"displayName": "Shelf"},
+            "plugins": [
+                {
+                    "name": "p",
+                    "source": {"source": "local", "path": "./plugins/codex/p"},
+                    "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+                    "category": "Design",
+                }
+            ],
+        },
+        "plugins/claude/p/.claude-plugin/plugin.json": claude,
+        "plugins/claude/p/skills/s/SKILL.md": skill,
+        "plugins/claude/p/README.md": "# p\n",
+        "plugins/codex/p/.codex-plugin/plugin.json": codex,
+        "plugins/codex/p/skills/s/SKILL.md": skill,
+        "plugins/codex/p/README.md": "# p\n",
+    }
+
+
+def test_one_plugin_name_in_a_folder_per_host_comes_back_whole(tmp_path: Path) -> None:
+    """plugins/claude/p and plugins/codex/p, both `p`: a plugin hub per folder, each host's
+    marketplace listing its own (once only one host's plugin survived, and the rebuilt
+    repository had no Claude marketplace)."""
+    listed, counted = trip(write(tmp_path / "repo", _per_host_folders()))
+    assert listed == {}
+    assert counted == (8, 8)
+
+
+def test_two_folders_of_one_name_for_one_host_name_both_folders(tmp_path: Path) -> None:
+    """Two Claude plugins named `p` in two folders: the first is kept; each file of the
+    other says why (it once said "the build does not write it")."""
+    files = _per_host_folders()
+    codex = files.pop("plugins/codex/p/.codex-plugin/plugin.json")
+    files["plugins/codex/p/.claude-plugin/plugin.json"] = codex
+    files.pop(CODEX_MARKET)
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert set(listed) == {f"plugins/codex/p/{rel}" for rel in _OTHER}
+    assert all(
+        why.startswith("plugin 'p' is also in plugins/claude/p/ for claude: a marketplace lists")
+        for why in listed.values()
+    )
+    assert counted == (4, 7)
+
+
+_OTHER = (".claude-plugin/plugin.json", "skills/s/SKILL.md", "README.md")
+
+
+def _two_hubs(root: Path, hosts: tuple[str, str]) -> Path:
+    """A marketplace hub listing two plugin hubs named `p`, in plugins/<host>/p."""
+    for host in hosts:
+        (root / host).mkdir(parents=True)
+        (root / host / "hub.yaml").write_text(
+            "version: 1\n"
+            f"plugin: {{name: p, version: 1.0.0, description: p, path: plugins/{host}/p}}\n"
+            "marketplace: {name: shelf, owner: {name: Ada}}\n"
+            f"hosts: [{host}]\n"
+        )
+    (root / "hub.yaml").write_text(
+        "version: 1\nmarketplace: {name: shelf, owner: {name: Ada}}\n"
+        f"hosts: [{', '.join(sorted(set(hosts)))}]\n"
+        f"plugins:\n- hub: {hosts[0]}\n- hub: {hosts[1]}\n"
+    )
+    return root / "hub.yaml"
+
+
+def test_a_plugin_hub_per_host_under_one_name_lists_each_in_its_hosts_file(
+    tmp_path: Path,
+) -> None:
+    """The hub format's folder per host: two plugin hubs of one name and no host in common
+    load; each host's marketplace file lists the one built for it."""
+    built = build_marketplace(load_marketplace(_two_hubs(tmp_path, ("claude", "codex"))))
+    claude = json.loads(built.artifact(CLAUDE_MARKET).content)  # type: ignore[union-attr]
+    codex = json.loads(built.artifact(CODEX_MARKET).content)  # type: ignore[union-attr]
+    assert [e["source"] for e in claude["plugins"]] == ["./plugins/claude/p"]
+    assert [e["source"]["path"] for e in codex["plugins"]] == ["./plugins/codex/p"]
+
+
+def test_two_plugin_hubs_of_one_name_for_one_host_are_refused(tmp_path: Path) -> None:
+    hub = _two_hubs(tmp_path, ("claude", "codex"))
+    (tmp_path / "codex" / "hub.yaml").write_text(
+        (tmp_path / "codex" / "hub.yaml").read_text().replace("[codex]", "[claude, codex]")
+    )
+    with pytest.raises(HubError, match="plugin 'p' is listed twice"):
+        load_marketplace(hub)
