@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memhub.compiler.artifact import Artifact
 from memhub.compiler.importing.repo_market import import_repo
-from memhub.compiler.importing.repo_tree import read_tree
-from memhub.compiler.importing.roundtrip import round_trip
+from memhub.compiler.importing.repo_tree import RepoFile, read_tree
+from memhub.compiler.importing.roundtrip import _difference, round_trip
 from memhub.compiler.marketplace import build_marketplace
 from memhub.hubspec.errors import HubError
 from memhub.hubspec.marketplace_loader import load_marketplace
@@ -215,3 +216,32 @@ def test_two_plugin_hubs_of_one_name_for_one_host_are_refused(tmp_path: Path) ->
     )
     with pytest.raises(HubError, match="plugin 'p' is listed twice"):
         load_marketplace(hub)
+
+
+@pytest.mark.parametrize(
+    ("mine", "built", "where"),
+    [
+        ({"a": {"b": None}}, {"a": {}}, "a/b (only the repository has it)"),
+        ({"a": [1, True]}, {"a": [1, 1]}, "a/1 (the repository has true, the build 1)"),
+    ],
+)
+def test_json_that_differs_names_the_first_key_path(mine: Any, built: Any, where: str) -> None:
+    """Documents no leaf comparison tells apart (an explicit null the build leaves out, a
+    boolean against a number) once said only "JSON differs"."""
+    ours = RepoFile(json.dumps(mine).encode())
+    theirs = Artifact("x.json", json.dumps(built).encode(), owners=("claude",))
+    assert _difference(ours, theirs) == f"JSON differs at {where}"
+
+
+def test_a_skill_refused_for_its_link_leaves_with_the_link(tmp_path: Path) -> None:
+    """A skill holding a link into another plugin (kept as a link) is refused by the loader
+    and taken out, its link too: the hub builds (it once failed: "missing SKILL.md")."""
+    files = _per_host_folders()
+    root = write(tmp_path / "repo", files)
+    (root / "plugins/codex/p/skills/s/data").mkdir()
+    (root / "plugins/codex/p/skills/s/data/x.txt").write_text("x\n")
+    (root / "plugins/claude/p/skills/s/data").symlink_to("../../../../codex/p/skills/s/data")
+    listed, counted = trip(root)
+    assert "the imported hub does not build" not in " ".join(listed.values())
+    assert listed["plugins/claude/p/skills/s/SKILL.md"].startswith("skills may not contain links")
+    assert counted[0] >= 7
