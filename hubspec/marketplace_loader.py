@@ -323,7 +323,7 @@ class _MarketChecker(Checker):
                     name=item.get("name", market.name),
                     path=path,
                     hosts=chosen,
-                    plugins=tuple(dict.fromkeys(n for n in names if n in listed)),
+                    plugins=tuple(dict.fromkeys(n for n in listed if n in names)),
                     description=item.get("description", market.description),
                     display_name=item.get("display_name", market.display_name),
                     origin=self.positions.of_value(at),

@@ -21,6 +21,7 @@ def entries_and_markets(
     for hub in plugins:  # one name in a folder per host: a plugin hub each (plugin_hub_of)
         named.setdefault(hub.name, []).append(hub)
     seen: dict[tuple[str, int], dict[str, tuple[dict[str, Any], str]]] = {}
+    lists: dict[tuple[Any, str], list[str]] = {}  # each file's plugins, in its order
     groups: dict[tuple[str, Any, Any], dict[str, Any]] = {}
     overrides: dict[str, Any] = {}
     for reader, folder, doc in found:
@@ -36,6 +37,7 @@ def entries_and_markets(
             # null takes a key of the default owner out of this host's files
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
+        lists[(key, reader.name)] = [str(e.get("name")) for e in read["entries"]]
         for entry in read["entries"]:
             name = str(entry.get("name"))
             of = plugin_hub_of(named.get(name, []), reader.name)
@@ -47,6 +49,7 @@ def entries_and_markets(
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {}).update(
                 read["extra"]
             )
+    _apart(groups, lists, named)
     listed = [
         _item(name, hosts, plugins[at] if at >= 0 else None, found)
         for (name, at), hosts in seen.items()
@@ -59,6 +62,30 @@ def entries_and_markets(
     partial = bool(unlisted) or bool(marketed - filed)
     names = list(dict.fromkeys(name for name, _ in seen))
     return listed, _marketplaces(groups, names, market, partial) if groups else [], overrides
+
+
+def _apart(
+    groups: dict[tuple[str, Any, Any], dict[str, Any]],
+    lists: dict[tuple[Any, str], list[str]],
+    named: dict[str, list[PluginHub]],
+) -> None:
+    """A marketplace of its own for each host whose file lists other plugins, or in another
+    order, than the shared marketplace gives it (its plugins built for that host, in order)."""
+    for key, group in list(groups.items()):
+        for host in list(group["hosts"]):
+            built = [n for n in group["plugins"] if _built_for(named.get(n, []), host)]
+            if lists[(key, host)] == built or len(group["hosts"]) == 1:
+                continue
+            group["hosts"].remove(host)
+            own = {**group, "hosts": [host], "plugins": lists[(key, host)]}
+            groups[(key[0], key[1], host)] = own
+        if len(group["hosts"]) == 1:  # the last host left: its own list
+            group["plugins"] = lists[(key, group["hosts"][0])]
+
+
+def _built_for(hubs: list[PluginHub], host: str) -> bool:
+    """Whether a plugin of these hubs is listed in `host`'s files (a listed-only one is)."""
+    return not hubs or any(host in hub.read.hosts for hub in hubs)
 
 
 def plugin_hub_of(hubs: list[PluginHub], host: str) -> PluginHub | None:

@@ -245,3 +245,46 @@ def test_a_skill_refused_for_its_link_leaves_with_the_link(tmp_path: Path) -> No
     assert "the imported hub does not build" not in " ".join(listed.values())
     assert listed["plugins/claude/p/skills/s/SKILL.md"].startswith("skills may not contain links")
     assert counted[0] >= 7
+
+
+def _both(name: str) -> dict[str, Any]:
+    """A plugin with a Claude and a Codex manifest."""
+    manifest = {"name": name, "version": "1.0.0", "description": f"the {name} plugin"}
+    return {
+        f"plugins/{name}/.claude-plugin/plugin.json": manifest,
+        f"plugins/{name}/.codex-plugin/plugin.json": manifest,
+        f"plugins/{name}/README.md": f"# {name}\n",
+    }
+
+
+def _codex_market(*names: str) -> dict[str, Any]:
+    entry = {"policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"}}
+    return {
+        "name": "shelf",
+        "interface": {"displayName": "Shelf"},
+        "plugins": [
+            {"name": n, "source": {"source": "local", "path": f"./plugins/{n}"}, **entry}
+            | {"category": "Productivity"}
+            for n in names
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("claude", "codex"),
+    [(["a", "b", "c"], ["c", "a", "b"]), (["a", "b"], ["a", "b", "c"]), (["b", "c"], ["a"])],
+)
+def test_per_host_plugin_order_and_sets_come_back(
+    tmp_path: Path, claude: list[str], codex: list[str]
+) -> None:
+    """Each host's marketplace file lists its own plugins in its own order (they once came
+    back in one host's order, with one host's set)."""
+    files = {**_both("a"), **_both("b"), **_both("c")}
+    entries = [
+        {"name": n, "source": f"./plugins/{n}", "description": f"the {n} plugin"} for n in claude
+    ]
+    files[CLAUDE_MARKET] = _market(*entries)
+    files[CODEX_MARKET] = _codex_market(*codex)
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (11, 11)
