@@ -59,6 +59,8 @@ def relative_to(folder: str, base: str) -> str | None:
         return None if base else "./"
     if not base:
         return f"./{folder}"
+    if folder == base:  # a marketplace listing its own folder (Claude Code takes `./`)
+        return "./"
     if folder.startswith(base + "/"):
         return f"./{folder[len(base) + 1 :]}"
     return None

@@ -288,3 +288,16 @@ def test_per_host_plugin_order_and_sets_come_back(
     listed, counted = trip(write(tmp_path / "repo", files))
     assert listed == {}
     assert counted == (11, 11)
+
+
+def test_a_marketplace_in_a_sub_folder_listing_its_own_folder(tmp_path: Path) -> None:
+    """packages/a holds a plugin and the marketplace listing it as `./`: the hub builds it
+    back (it once said the plugin was "not inside this marketplace's folder 'packages/a'")."""
+    files = {
+        f"packages/a/{rel.removeprefix('plugins/a/')}": value for rel, value in _plugin("a").items()
+    }
+    entry = {"name": "a", "source": "./", "description": "the a plugin"}
+    files[f"packages/a/{CLAUDE_MARKET}"] = _market(entry)
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)
