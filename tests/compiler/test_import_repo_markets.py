@@ -301,3 +301,27 @@ def test_a_marketplace_in_a_sub_folder_listing_its_own_folder(tmp_path: Path) ->
     listed, counted = trip(write(tmp_path / "repo", files))
     assert listed == {}
     assert counted == (4, 4)
+
+
+def test_a_null_inside_an_unknown_manifest_value_comes_back(tmp_path: Path) -> None:
+    """`"extra": {"a": null, "b": {}}` in a manifest: kept as an override and written back
+    with its null (a merge patch once took the null out)."""
+    files = _plugin("alpha")
+    manifest = f"plugins/alpha/{'.claude-plugin/plugin.json'}"
+    files[manifest] = {**files[manifest], "extra": {"a": None, "b": {"c": None}}}
+    files[CLAUDE_MARKET] = _market(
+        {"name": "alpha", "source": "./plugins/alpha", "description": "the alpha plugin"}
+    )
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)
+
+
+def test_an_empty_server_env_comes_back(tmp_path: Path) -> None:
+    """A `.mcp.json` server with `"env": {}` (the hub writes no empty env): kept as written."""
+    files = _plugin("alpha")
+    server = {"command": "uvx", "args": ["serena"], "env": {}}
+    files["plugins/alpha/.mcp.json"] = {"mcpServers": {"serena": server}}
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)
