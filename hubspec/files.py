@@ -39,6 +39,9 @@ RESERVED_FOLDERS = (
     "memhub_runtime",
     "memhub_rulebooks",
 )
+# the hosts' manifest folders: memhub writes only these files of theirs
+MANIFEST_FOLDERS = (".claude-plugin", ".codex-plugin", ".cursor-plugin")
+MANIFEST_FILES = frozenset({"plugin.json", "marketplace.json"})
 RESERVED_FILES = frozenset(
     {
         ".mcp.json",
@@ -84,6 +87,8 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
 def reserved(dest: str) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None."""
     top = dest.split("/", 1)[0]
+    if top in MANIFEST_FOLDERS and dest.split("/", 1)[-1] not in MANIFEST_FILES:
+        return None  # a file beside a host's manifest (its README, a schema): shipped
     if top in RESERVED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
     if dest in RESERVED_FILES:

@@ -325,3 +325,13 @@ def test_an_empty_server_env_comes_back(tmp_path: Path) -> None:
     listed, counted = trip(write(tmp_path / "repo", files))
     assert listed == {}
     assert counted == (4, 4)
+
+
+def test_a_file_beside_a_manifest_in_its_folder_is_shipped(tmp_path: Path) -> None:
+    """`.claude-plugin/README.md` beside plugin.json: shipped and given back (memhub writes
+    only the manifest and the marketplace file there)."""
+    files = _plugin("alpha")
+    files["plugins/alpha/.claude-plugin/README.md"] = "# about this manifest\n"
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (4, 4)

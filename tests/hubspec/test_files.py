@@ -193,7 +193,8 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
     "dest",
     [
         ".claude-plugin/plugin.json",
-        ".codex-plugin/x.json",
+        ".codex-plugin/plugin.json",
+        ".cursor-plugin/marketplace.json",
         "hooks/claude-hooks.json",
         "hooks/hooks.json",
         "skills/x/SKILL.md",
@@ -211,6 +212,13 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
     script(hub, "x.txt", "x\n")
     (found,) = problems(hub)
     assert f"would land on {dest}" in found
+
+
+def test_a_file_beside_a_hosts_manifest_ships(tmp_path: Path) -> None:
+    """memhub writes only plugin.json and marketplace.json in a host's manifest folder."""
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": ".codex-plugin/x.json"}])
+    script(hub, "x.txt", "x\n")
+    assert [f.path for f in load(hub).files] == [".codex-plugin/x.json"]
 
 
 @pytest.mark.parametrize(
