@@ -335,3 +335,13 @@ def test_a_file_beside_a_manifest_in_its_folder_is_shipped(tmp_path: Path) -> No
     listed, counted = trip(write(tmp_path / "repo", files))
     assert listed == {}
     assert counted == (4, 4)
+
+
+def test_a_skill_that_is_a_folder_link_leaves_and_the_hub_builds(tmp_path: Path) -> None:
+    """skills/t -> another plugin's skill folder: the loader refuses it, the import takes the
+    link out (it once kept it, and the hub did not build: the whole repository lost)."""
+    root = write(tmp_path / "repo", _per_host_folders())
+    (root / "plugins/claude/p/skills/t").symlink_to("../../../codex/p/skills/s")
+    listed, counted = trip(root)
+    assert "the imported hub does not build" not in " ".join(listed.values())
+    assert counted[0] >= 8
