@@ -88,6 +88,7 @@ def _marketplace_file(
     """One host's file for one marketplace (None when it would list no plugin)."""
     path = marketplace_path(file, writer)
     entries: list[dict[str, Any]] = []
+    orders: list[Any] = []  # each entry's own key order (its overrides.<host>.key_order)
     rows: list[CoverageRow] = []
     for name in file.plugins:
         entry = market.entry(name, writer.name)  # a name with a folder per host: this host's
@@ -103,12 +104,17 @@ def _marketplace_file(
             rows.append(CoverageRow(writer.name, "marketplace", name, "unsupported", "-", reason))
             continue
         entries.append(_entry(entry, writer, source))
+        orders.append(entry.overrides.get(writer.name, {}).get(KEY_ORDER, ()))
         rows.append(CoverageRow(writer.name, "marketplace", name, "mapped", f"{path} {kind.kind}"))
     if not entries:
         return None, rows
     document = writer.marketplace_document(market.market_of(file), file.description, entries)
     document = _without_nulls(deep_merge(document, market.override(writer.name, "marketplace")))
     document = ordered(document, market.override(writer.name, KEY_ORDER).get("marketplace", ()))
+    if any(orders) and isinstance(document.get("plugins"), list):  # after the file's order
+        document["plugins"] = [
+            ordered(e, o) for e, o in zip(document["plugins"], orders, strict=False)
+        ]
     return Artifact(path, json_bytes(document), owners=(writer.name,)), rows
 
 
@@ -119,7 +125,8 @@ def _entry(entry: MarketEntry, writer: MarketplaceWriter, source: Any) -> dict[s
         item = writer.plugin_entry(entry.hub, source)
         if "description" in item and entry.description != entry.hub.plugin.description:
             item["description"] = entry.description
-    return _without_nulls(deep_merge(item, thaw(entry.overrides.get(writer.name, {}))))
+    over = {k: v for k, v in entry.overrides.get(writer.name, {}).items() if k != KEY_ORDER}
+    return _without_nulls(deep_merge(item, thaw(over)))
 
 
 def _without_nulls(value: Any) -> Any:

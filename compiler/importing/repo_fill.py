@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of
+from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of, ordered
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_tree import Tree
@@ -91,7 +91,25 @@ def _order_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         order = order_of(_repo(tree, path), docs.get(path))
         if order:  # one order for all of a host's files: the first (the root's) wins
             overrides = market.setdefault("overrides", {}).setdefault(host, {})
-            overrides.setdefault(KEY_ORDER, {}).setdefault(MARKETPLACE, order)
+            order = overrides.setdefault(KEY_ORDER, {}).setdefault(MARKETPLACE, order)
+        _entry_orders(imported, _repo(tree, path), docs.get(path), order or [], host)
+
+
+def _entry_orders(imported: RepoImport, mine: Any, ours: Any, order: list[Any], host: str) -> None:
+    """An entry's own `overrides.<host>.key_order` (its keys as the repository orders them)
+    where the file's one order for its entries does not give its order back (the objects of
+    one list in contradicting orders)."""
+    inner: list[Any] = next(
+        (i["plugins"] for i in order if isinstance(i, dict) and "plugins" in i), []
+    )
+    items = _items(imported)
+    for entry in _entries(mine):
+        built = next((e for e in _entries(ours) if e.get("name") == entry.get("name")), None)
+        item = _item_of(items, str(entry.get("name")), host)
+        if built is None or item is None or set(built) != set(entry):
+            continue
+        if list(ordered(built, inner)) != list(entry):
+            item.setdefault("overrides", {}).setdefault(host, {})[KEY_ORDER] = list(entry)
 
 
 def _manifests(imported: RepoImport, tree: Tree) -> list[tuple[PluginHub, str, str]]:

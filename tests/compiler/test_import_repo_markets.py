@@ -345,3 +345,26 @@ def test_a_skill_that_is_a_folder_link_leaves_and_the_hub_builds(tmp_path: Path)
     listed, counted = trip(root)
     assert "the imported hub does not build" not in " ".join(listed.values())
     assert counted[0] >= 8
+
+
+def test_entries_in_contradicting_key_orders_come_back(tmp_path: Path) -> None:
+    """One entry `name, version, description, source`, the next `name, description,
+    version, source`: the file's one entry order cannot give both, so the second gets its
+    own `key_order` (once: "JSON-equal, but the key order differs")."""
+    files = {**_plugin("a"), **_plugin("b")}
+    first = {
+        "name": "a",
+        "version": "1.0.0",
+        "description": "the a plugin",
+        "source": "./plugins/a",
+    }
+    second = {
+        "name": "b",
+        "description": "the b plugin",
+        "version": "1.0.0",
+        "source": "./plugins/b",
+    }
+    files[CLAUDE_MARKET] = _market(first, second)
+    listed, counted = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert counted == (7, 7)
