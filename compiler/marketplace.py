@@ -64,7 +64,7 @@ def build_marketplace(
         raise HubError(clashes)
     produced = [a for b in builds for a in b.artifacts if a.path not in ROOT_FILES]
     coverage = [row for b in builds for row in b.coverage]
-    built = {b.hub.plugin.name: b.hosts for b in builds}
+    built = {(b.hub.plugin.name, plugin_dir(b.hub)): b.hosts for b in builds}
     for file in market.marketplaces:
         for host in (h for h in selected if h in file.hosts and h in WRITERS):
             artifact, rows = _marketplace_file(market, file, WRITERS[host], built)
@@ -83,16 +83,18 @@ def _marketplace_file(
     market: MarketplaceHub,
     file: MarketplaceFile,
     writer: MarketplaceWriter,
-    built: dict[str, tuple[str, ...]],
+    built: dict[tuple[str, str], tuple[str, ...]],
 ) -> tuple[Artifact | None, list[CoverageRow]]:
     """One host's file for one marketplace (None when it would list no plugin)."""
     path = marketplace_path(file, writer)
     entries: list[dict[str, Any]] = []
+    orders: list[Any] = []  # each entry's own key order (its overrides.<host>.key_order)
     rows: list[CoverageRow] = []
     for name in file.plugins:
-        entry = market.entry(name)
+        entry = market.entry(name, writer.name)  # a name with a folder per host: this host's
         owner = market.builder_of(entry)  # the hub, or the one building its ./folder
-        if owner is not None and writer.name not in built.get(owner.plugin.name, ()):
+        key = (owner.plugin.name, plugin_dir(owner)) if owner else ("", "")
+        if owner is not None and writer.name not in built.get(key, ()):
             continue  # the plugin has no files for this host: nothing to list
         kind = entry.source_for(writer.name)
         folder = plugin_dir(owner, root_of(owner, writer)) if owner else None
@@ -102,12 +104,17 @@ def _marketplace_file(
             rows.append(CoverageRow(writer.name, "marketplace", name, "unsupported", "-", reason))
             continue
         entries.append(_entry(entry, writer, source))
+        orders.append(entry.overrides.get(writer.name, {}).get(KEY_ORDER, ()))
         rows.append(CoverageRow(writer.name, "marketplace", name, "mapped", f"{path} {kind.kind}"))
     if not entries:
         return None, rows
     document = writer.marketplace_document(market.market_of(file), file.description, entries)
     document = _without_nulls(deep_merge(document, market.override(writer.name, "marketplace")))
     document = ordered(document, market.override(writer.name, KEY_ORDER).get("marketplace", ()))
+    if any(orders) and isinstance(document.get("plugins"), list):  # after the file's order
+        document["plugins"] = [
+            ordered(e, o) for e, o in zip(document["plugins"], orders, strict=False)
+        ]
     return Artifact(path, json_bytes(document), owners=(writer.name,)), rows
 
 
@@ -118,7 +125,8 @@ def _entry(entry: MarketEntry, writer: MarketplaceWriter, source: Any) -> dict[s
         item = writer.plugin_entry(entry.hub, source)
         if "description" in item and entry.description != entry.hub.plugin.description:
             item["description"] = entry.description
-    return _without_nulls(deep_merge(item, thaw(entry.overrides.get(writer.name, {}))))
+    over = {k: v for k, v in entry.overrides.get(writer.name, {}).items() if k != KEY_ORDER}
+    return _without_nulls(deep_merge(item, thaw(over)))
 
 
 def _without_nulls(value: Any) -> Any:

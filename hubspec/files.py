@@ -40,6 +40,10 @@ GENERATED_FOLDERS = (
     "memhub_rulebooks",
 )
 RESERVED_FOLDERS = (*GENERATED_FOLDERS[:3], *COMPONENT_FOLDERS, *GENERATED_FOLDERS[3:])
+# the hosts' manifest folders: memhub writes only these files of theirs, and a plugin may ship
+# others (Cursor marketplaces keep each plugin's manifest in `.cursor-plugin/plugins/<name>.json`)
+MANIFEST_FOLDERS = (".claude-plugin", ".codex-plugin", ".cursor-plugin")
+MANIFEST_FILES = frozenset({"plugin.json", "marketplace.json"})
 RESERVED_FILES = frozenset(
     {
         ".mcp.json",
@@ -83,12 +87,6 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
     specs = [s for s in data.get("files") or [] if isinstance(s, dict) and s.get("link") is True]
     named = (str(s.get("to", s.get("from", ""))) for s in specs)
     return any(PurePosixPath(n).as_posix() == dest for n in named)
-
-
-# manifest folders where memhub writes only these files, and a plugin may ship others (Cursor
-# marketplaces keep each listed plugin's manifest in `.cursor-plugin/plugins/<name>.json`)
-MANIFEST_FOLDERS = (".claude-plugin", ".cursor-plugin")
-MANIFEST_FILES = ("plugin.json", "marketplace.json")
 
 
 def reserved(dest: str) -> str | None:

@@ -89,8 +89,11 @@ class MarketplaceHub:
     hosts: tuple[str, ...]
     overrides: Mapping[str, Any] = field(default_factory=frozen_map)
 
-    def entry(self, name: str) -> MarketEntry:
-        return next(e for e in self.entries if e.name == name)
+    def entry(self, name: str, host: str | None = None) -> MarketEntry:
+        """The plugin `name`; with `host`, the one built for that host when the name has a
+        plugin hub per host (else the first)."""
+        named = [e for e in self.entries if e.name == name]
+        return next((e for e in named if host and e.hub and host in e.hub.hosts), named[0])
 
     def builder_of(self, entry: MarketEntry) -> Hub | None:
         """The plugin hub building `entry`'s folder: its own, or for a listed `./folder`

@@ -254,11 +254,12 @@ class _MarketChecker(Checker):
         seen: dict[str, MarketEntry] = {}
         folders: dict[str, MarketEntry] = {}
         for index, entry in enumerate(entries):
-            if entry.name in seen:
+            if entry.name in seen and not _per_host(seen[entry.name], entry):
                 self.problem(
                     ("plugins", index),
                     f"plugin {entry.name!r} is listed twice",
-                    "list each plugin once",
+                    "list each plugin once (one name twice only as plugin hubs of no host "
+                    "in common: a folder per host)",
                 )
             seen[entry.name] = entry
             folder = entry.folder
@@ -322,7 +323,7 @@ class _MarketChecker(Checker):
                     name=item.get("name", market.name),
                     path=path,
                     hosts=chosen,
-                    plugins=tuple(n for n in names if n in listed),
+                    plugins=tuple(dict.fromkeys(n for n in listed if n in names)),
                     description=item.get("description", market.description),
                     display_name=item.get("display_name", market.display_name),
                     origin=self.positions.of_value(at),
@@ -345,3 +346,11 @@ class _MarketChecker(Checker):
                     f"move the plugin under {path}/ (source: ./{path}/{entry.name}), give it a "
                     "git source, or leave it out of this marketplace's `plugins:`",
                 )
+
+
+def _per_host(first: MarketEntry, second: MarketEntry) -> bool:
+    """Two plugin hubs of one name whose hosts differ: one plugin kept in a folder per host
+    (each host's marketplace files list the one built for it)."""
+    if first.hub is None or second.hub is None:
+        return False
+    return not set(first.hub.hosts) & set(second.hub.hosts)

@@ -60,7 +60,9 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
             [value(a) for a in strings(raw.get("args"), "args")],
             {k: value(v) for k, v in string_map(raw.get("env"), "env").items()},
         )
-        return spec, extras_of(raw, ("type", "command", "args", "env")), notes
+        # an empty `env` ({}) the hub would not write stays as written, a host key
+        mapped = ("type", "command", "args", *(("env",) if raw.get("env") != {} else ()))
+        return spec, extras_of(raw, mapped), notes
     if kind not in _TRANSPORTS:
         raise NotImportable(f"transport {kind!r} has no hub equivalent")
     auth = raw.get("oauth")

@@ -67,14 +67,16 @@ def json_bytes(data: Any) -> bytes:
 
 def deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """`override` merged into a copy of `base` as a JSON merge patch (RFC 7396): mappings
-    merge, `null` takes the key out, everything else replaces."""
+    merge, `null` takes the key out, everything else replaces. A mapping `base` has no
+    mapping for is written as given, its nulls too (a manifest's `"x": {"a": null}` comes
+    back; RFC 7396 would drop the null)."""
     merged = dict(base)
     for key, value in override.items():
         if value is None:
             merged.pop(key, None)
         elif isinstance(value, Mapping):
             inner = merged.get(key)
-            merged[key] = deep_merge(inner if isinstance(inner, dict) else {}, value)
+            merged[key] = deep_merge(inner, value) if isinstance(inner, dict) else thaw(value)
         else:
             merged[key] = thaw(value)
     return merged

@@ -398,26 +398,17 @@ def listed_folders(
     tree: Tree, found: list[tuple[Any, str, dict[str, Any]]], known: set[str]
 ) -> list[PluginHub]:
     """Plugin folders a marketplace lists by `./folder` that hold no manifest of their own
-    (Claude Code takes the entry as the manifest): read with the entry's fields."""
+    (Claude Code takes the entry as the manifest): read with the entry's fields. A source
+    naming no folder of the repository is left to repo_market (dropped, with a row)."""
     hubs: list[PluginHub] = []
     for reader, market_folder, doc in found:
         for entry in reader.read_marketplace(doc)["entries"]:
             source = entry.get("source")
             if not isinstance(source, str):
                 continue
-            folder = posixpath.normpath(posixpath.join(market_folder, source))
-            folder = "" if folder == "." else folder  # `./`: the repository root
-            if folder in known:
+            folder = local_folder(tree, reader, market_folder, doc, source)
+            if folder is None or folder in known:
                 continue
-            held = any(p.startswith(folder + "/") for p in tree) if folder else bool(tree)
-            if folder.startswith(("/", "../")) or folder == ".." or not held:
-                where = (
-                    f"{market_folder}/{reader.MARKETPLACE}" if market_folder else reader.MARKETPLACE
-                )
-                raise RepoError(
-                    f"{where}: plugin {entry.get('name')!r} names the folder {source}, which "
-                    "holds no file of the repository. Fix: correct its source, or remove the entry"
-                )
             known.add(folder)
             hub = read_plugin(tree, folder)
             if reader is copilot_repo and (hub.copilot_manifest or hub.shared_package):
@@ -458,3 +449,28 @@ def adopt_listed(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[Plu
             hub.read.fields(fields, reader.name)
             hub.read.extra.setdefault(reader.name, {})["manifest"] = None
             hub.read.carried[reader.name] = set()  # no manifest carries a server
+
+
+def local_folder(
+    tree: Tree, reader: Any, market_folder: str, doc: Mapping[str, Any], source: str
+) -> str | None:
+    """The repository folder a marketplace entry's `source` (already read under
+    `metadata.pluginRoot` when bare) names: from the marketplace's folder, as every host
+    reads it; else under `metadata.pluginRoot` (Copilot CLI reads `./x` there, Claude Code
+    does not) or from the marketplace file's own folder (`../../plugins/x` beside
+    `.github/plugin/marketplace.json`; neither host installs it), the entry's own `source`
+    then coming back as its override. None when no folder of the repository holds a file."""
+    metadata = doc.get("metadata")
+    root = metadata.get("pluginRoot") if isinstance(metadata, Mapping) else None
+    bases = [market_folder]
+    if isinstance(root, str):
+        bases.append(posixpath.join(market_folder, root))
+    bases.append(posixpath.join(market_folder, posixpath.dirname(reader.MARKETPLACE)))
+    for base in bases:
+        folder = posixpath.normpath(posixpath.join(base, source))
+        folder = "" if folder == "." else folder  # `./`: the repository root
+        if folder.startswith(("/", "../")) or folder == "..":
+            continue
+        if any(p.startswith(folder + "/") for p in tree) if folder else bool(tree):
+            return folder
+    return None

@@ -18,8 +18,11 @@ def entries_and_markets(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None, dict[str, Any]]:
     """`plugins:`, `marketplaces:` ([] when the repository has no marketplace file, None
     when the default one fits) and `overrides.<host>.marketplace` of the marketplace hub."""
-    by_name = {hub.name: hub for hub in plugins}
-    seen: dict[str, dict[str, tuple[dict[str, Any], str]]] = {}
+    named: dict[str, list[PluginHub]] = {}
+    for hub in plugins:  # one name in a folder per host: a plugin hub each (plugin_hub_of)
+        named.setdefault(hub.name, []).append(hub)
+    seen: dict[tuple[str, int], dict[str, tuple[dict[str, Any], str]]] = {}
+    lists: dict[tuple[Any, str], list[str]] = {}  # each file's plugins, in its order
     groups: dict[tuple[str, Any, Any], dict[str, Any]] = {}
     overrides: dict[str, Any] = {}
     for reader, folder, doc in found:
@@ -36,25 +39,64 @@ def entries_and_markets(
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
         names = {str(e.get("name")) for e in read["entries"]}
+        lists[(key, reader.name)] = [str(e.get("name")) for e in read["entries"]]
         for entry in read["entries"]:
-            if str(entry.get("name")) not in by_name:
-                unlisted = {k: h for k, h in by_name.items() if k not in names}
-                entry = _by_folder(entry, folder, unlisted)
+            if str(entry.get("name")) not in named:
+                others = {h.folder: h for k, hs in named.items() if k not in names for h in hs}
+                entry = _by_folder(entry, folder, others)
             name = str(entry.get("name"))
-            seen.setdefault(name, {})[reader.name] = (entry, folder)
+            of = plugin_hub_of(named.get(name, []), reader.name)
+            which = (name, plugins.index(of) if of else -1)
+            seen.setdefault(which, {})[reader.name] = (entry, folder)
             if name not in group["plugins"]:
                 group["plugins"].append(name)
         if read["extra"]:
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {}).update(
                 read["extra"]
             )
-    listed = [_item(name, hosts, by_name.get(name), found) for name, hosts in seen.items()]
-    listed += [{"hub": hub.folder or name} for name, hub in by_name.items() if name not in seen]
+    _apart(groups, lists, named)
+    listed = [
+        _item(name, hosts, plugins[at] if at >= 0 else None, found)
+        for (name, at), hosts in seen.items()
+    ]
+    unlisted = [hub for at, hub in enumerate(plugins) if (hub.name, at) not in seen]
+    listed += [{"hub": hub.folder or hub.name} for hub in unlisted]
     # the default marketplace lists every plugin, for every host of theirs that has one
     marketed = {h for hub in plugins for h in hub.read.hosts if h in _MARKET_HOSTS}
     filed = {h for group in groups.values() for h in group["hosts"]}
-    partial = any(name not in seen for name in by_name) or bool(marketed - filed)
-    return listed, _marketplaces(groups, seen, market, partial) if groups else [], overrides
+    partial = bool(unlisted) or bool(marketed - filed)
+    names = list(dict.fromkeys(name for name, _ in seen))
+    return listed, _marketplaces(groups, names, market, partial) if groups else [], overrides
+
+
+def _apart(
+    groups: dict[tuple[str, Any, Any], dict[str, Any]],
+    lists: dict[tuple[Any, str], list[str]],
+    named: dict[str, list[PluginHub]],
+) -> None:
+    """A marketplace of its own for each host whose file lists other plugins, or in another
+    order, than the shared marketplace gives it (its plugins built for that host, in order)."""
+    for key, group in list(groups.items()):
+        for host in list(group["hosts"]):
+            built = [n for n in group["plugins"] if _built_for(named.get(n, []), host)]
+            if lists[(key, host)] == built or len(group["hosts"]) == 1:
+                continue
+            group["hosts"].remove(host)
+            own = {**group, "hosts": [host], "plugins": lists[(key, host)]}
+            groups[(key[0], key[1], host)] = own
+        if len(group["hosts"]) == 1:  # the last host left: its own list
+            group["plugins"] = lists[(key, group["hosts"][0])]
+
+
+def _built_for(hubs: list[PluginHub], host: str) -> bool:
+    """Whether a plugin of these hubs is listed in `host`'s files (a listed-only one is)."""
+    return not hubs or any(host in hub.read.hosts for hub in hubs)
+
+
+def plugin_hub_of(hubs: list[PluginHub], host: str) -> PluginHub | None:
+    """Of the plugin hubs of one name, the one a `host` marketplace entry lists: the one
+    built for that host (a folder per host), else the first."""
+    return next((h for h in hubs if host in h.read.hosts), hubs[0] if hubs else None)
 
 
 ALIAS = "name"  # an entry's own name for a plugin hub of another name, as its override
@@ -131,7 +173,7 @@ def _entry_overrides(
 
 def _marketplaces(
     groups: dict[tuple[str, Any, Any], dict[str, Any]],
-    seen: dict[str, dict[str, Any]],
+    seen: list[str],
     defaults: dict[str, Any],
     partial: bool,
 ) -> list[dict[str, Any]] | None:
@@ -139,7 +181,7 @@ def _marketplaces(
     (`partial`: a plugin folder no marketplace file lists, or a host of the plugins with a
     marketplace kind the repository has no file of)."""
     (only, *rest) = list(groups.values())
-    root = not rest and next(iter(groups))[0] == "" and only["plugins"] == list(seen)
+    root = not rest and next(iter(groups))[0] == "" and only["plugins"] == seen
     root = root and not partial
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"

@@ -20,6 +20,7 @@ from typing import Any
 
 from memhub.compiler.hosts import copilot_repo
 from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of
+from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of, ordered
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport
 from memhub.compiler.importing.repo_mcp_fill import server_patches
@@ -70,7 +71,7 @@ def _patch_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         patches.setdefault(host, []).append(merge_patch(_without(ours, PLUGINS), top))
         for entry in _entries(mine):
             built = next((e for e in _entries(ours) if e.get("name") == entry.get("name")), None)
-            item = items.get(str(entry.get("name")))
+            item = _item_of(items, str(entry.get("name")), host)
             if built is not None and item is not None and (patch := merge_patch(built, entry)):
                 _into(item.setdefault("overrides", {}).setdefault(host, {}), patch)
     for host, found in patches.items():
@@ -94,7 +95,25 @@ def _order_step(imported: RepoImport, tree: Tree, docs: Documents) -> None:
         order = order_of(_repo(tree, path), docs.get(path))
         if order:  # one order for all of a host's files: the first (the root's) wins
             overrides = market.setdefault("overrides", {}).setdefault(host, {})
-            overrides.setdefault(KEY_ORDER, {}).setdefault(MARKETPLACE, order)
+            order = overrides.setdefault(KEY_ORDER, {}).setdefault(MARKETPLACE, order)
+        _entry_orders(imported, _repo(tree, path), docs.get(path), order or [], host)
+
+
+def _entry_orders(imported: RepoImport, mine: Any, ours: Any, order: list[Any], host: str) -> None:
+    """An entry's own `overrides.<host>.key_order` (its keys as the repository orders them)
+    where the file's one order for its entries does not give its order back (the objects of
+    one list in contradicting orders)."""
+    inner: list[Any] = next(
+        (i["plugins"] for i in order if isinstance(i, dict) and "plugins" in i), []
+    )
+    items = _items(imported)
+    for entry in _entries(mine):
+        built = next((e for e in _entries(ours) if e.get("name") == entry.get("name")), None)
+        item = _item_of(items, str(entry.get("name")), host)
+        if built is None or item is None or set(built) != set(entry):
+            continue
+        if list(ordered(built, inner)) != list(entry):
+            item.setdefault("overrides", {}).setdefault(host, {})[KEY_ORDER] = list(entry)
 
 
 def _manifests(imported: RepoImport, tree: Tree) -> list[tuple[PluginHub, str, str]]:
@@ -120,19 +139,31 @@ def _marketplaces(imported: RepoImport, tree: Tree) -> list[tuple[str, str]]:
     return found
 
 
-def _items(imported: RepoImport) -> dict[str, dict[str, Any]]:
-    """The marketplace hub's `plugins:` items by plugin name."""
-    names = {into: hub.name for hub, into in imported.plugins}
-    market = imported.market_hub
-    items = {
-        str(item.get("name") or names.get(item.get("hub", ""), item.get("hub"))): item
-        for item in market.get(PLUGINS, [])
-    }
-    for item in market.get(PLUGINS, []):  # and by a host's own entry name (repo_entries.ALIAS)
+def _items(imported: RepoImport) -> dict[str, list[tuple[dict[str, Any], list[str]]]]:
+    """The marketplace hub's `plugins:` items by plugin name, each with its hub's hosts
+    (one name may have a plugin hub per host)."""
+    hubs = {into: hub for hub, into in imported.plugins}
+    out: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
+    for item in imported.market_hub.get(PLUGINS, []):
+        hub = hubs.get(item.get("hub", ""))
+        name = str(item.get("name") or (hub.name if hub else item.get("hub")))
+        out.setdefault(name, []).append((item, list(hub.read.hosts) if hub else []))
+    aliases: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
+    for item in imported.market_hub.get(PLUGINS, []):  # and by a host's own entry name
+        hub = hubs.get(item.get("hub", ""))  # (repo_entries.ALIAS)
         for host in (item.get("overrides") or {}).values():
             if isinstance(host, dict) and isinstance(host.get("name"), str):
-                items.setdefault(host["name"], item)
-    return items
+                hosts = list(hub.read.hosts) if hub else []
+                aliases.setdefault(host["name"], []).append((item, hosts))
+    return aliases | out
+
+
+def _item_of(
+    items: dict[str, list[tuple[dict[str, Any], list[str]]]], name: str, host: str
+) -> dict[str, Any] | None:
+    """The item of plugin `name` whose entry `host`'s marketplace files write."""
+    found = items.get(name) or []
+    return next((i for i, hosts in found if host in hosts), found[0][0] if found else None)
 
 
 def _entries(doc: Any) -> list[dict[str, Any]]:

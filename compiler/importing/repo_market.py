@@ -7,6 +7,7 @@ marketplace file become a plugin hub at INTO. Pure: the files are returned, not 
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from memhub.compiler.importing.repo import (
     adopt_listed,
     hints,
     listed_folders,
+    local_folder,
     plugin_folders,
     plugin_yaml,
     read_plugin,
@@ -29,7 +31,7 @@ from memhub.compiler.importing.repo import (
 )
 from memhub.compiler.importing.repo_links import keep_links
 from memhub.compiler.importing.repo_other import read_other_hosts
-from memhub.compiler.importing.repo_parts import Unreproduced
+from memhub.compiler.importing.repo_parts import Unreproduced, _under_root
 from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file
 from memhub.hubspec.vocabulary import bundle_hosts
 
@@ -60,6 +62,7 @@ class RepoImport:
     outside: list[str] = field(default_factory=list)  # repository files of no plugin
     through: list[str] = field(default_factory=list)  # files reached through kept links
     dropped: list[Unreproduced] = field(default_factory=list)  # taken out so the hub builds
+    rows: list[Unreproduced] = field(default_factory=list)  # marketplace entries left out
 
     @property
     def hubs(self) -> list[str]:
@@ -93,7 +96,7 @@ class RepoImport:
 
     @property
     def unreproduced(self) -> list[Unreproduced]:
-        return unreproduced([hub for hub, _ in self.plugins]) + self.dropped
+        return unreproduced([hub for hub, _ in self.plugins]) + self.rows + self.dropped
 
     @property
     def hints(self) -> dict[str, str]:
@@ -133,7 +136,11 @@ class RepoImport:
             for rel in gone:
                 del hub.files[rel]
                 hub.read.cannot(_join(hub.folder, rel), reason)
-            if gone:
+            linked = [r for r in hub.links if r in (stem, stem.rstrip("/")) or r.startswith(stem)]
+            for rel in linked:  # a kept link inside it goes with it (else: "missing SKILL.md")
+                del hub.links[rel]
+                hub.read.cannot(_join(hub.folder, rel), reason)
+            if gone or linked:
                 return True
         return False
 
@@ -183,17 +190,20 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins += listed_folders(tree, found, known)
     adopt_listed(found, plugins)
     copilot_repo.through_others(found, plugins)
+    listed, (found, dropped) = found, _resolved(tree, found, {hub.name for hub in plugins})
+    plugins, clashes = _one_per_host(plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
-    if not plugins:
-        raise RepoError(_no_plugin(found))
+    if not plugins and not _catalogue(found):
+        raise RepoError(_no_plugin(listed))
     keep_links(plugins, whole)
-    market = _market_defaults(found, plugins[0])
+    market = _market_defaults(found, plugins[0] if plugins else None)
     # always a marketplace hub: a plugin hub writes marketplace files, which a repository
     # without any (`marketplaces: []`) or a root plugin would not give back
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
+    result.rows = dropped + clashes
     kept = tuple(f"{link}/" for link in result.links)
     result.through = [p for p in tree if p.startswith(kept)] if kept else []
     covered = set(result.compared) | {u.path for u in result.unreproduced}
@@ -213,6 +223,70 @@ def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
         hub.read.consumed -= marketplaces
 
 
+def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Unreproduced]]:
+    """`found` with each entry's folder source as the `./folder` it names from its
+    marketplace's folder (repo.local_folder: under `metadata.pluginRoot`, or from the file's
+    own folder; the build writes the entry's own `source` back as an override), and without
+    the entries naming no folder of the repository and no plugin of the import (a row each:
+    the hub cannot list a folder it does not build)."""
+    out: Found = []
+    rows: list[Unreproduced] = []
+    for reader, folder, doc in found:
+        kept, lost = [], []
+        for index, raw in enumerate(doc.get("plugins") or []):
+            source = _under_root(doc, raw.get("source")) if isinstance(raw, Mapping) else None
+            if not isinstance(source, str):
+                kept.append(raw)
+                continue
+            named = local_folder(tree, reader, folder, doc, source)
+            if named is None and raw.get("name") in names:
+                kept.append(raw)  # the plugin of that name: its entry's source an override
+            elif named is None:
+                lost.append(
+                    f"plugins/{index}/source: {source!r} names no folder of the repository "
+                    "and no plugin of this import, so the marketplace hub cannot list it "
+                    "(no host installs it either). Fix: name the plugin's folder"
+                )
+            else:
+                relative = posixpath.relpath(named or ".", folder or ".")
+                kept.append({**raw, "source": "./" if relative == "." else f"./{relative}"})
+        if lost:
+            rows.append(Unreproduced(_join(folder, reader.MARKETPLACE), "; ".join(lost)))
+        out.append((reader, folder, {**doc, "plugins": kept} if "plugins" in doc else doc))
+    return out, rows
+
+
+def _one_per_host(plugins: list[PluginHub]) -> tuple[list[PluginHub], list[Unreproduced]]:
+    """The plugins, but one of a name per host: a folder per host under one name is a plugin
+    hub each, while two folders of one name for one host cannot both be listed (the first
+    is kept; each file of the other is a row naming both folders)."""
+    kept: list[PluginHub] = []
+    rows: list[Unreproduced] = []
+    for hub in plugins:
+        hosts = set(hub.read.hosts)
+        rival = next((k for k in kept if k.name == hub.name and hosts & set(k.read.hosts)), None)
+        if rival is None:
+            kept.append(hub)
+            continue
+        shared = ", ".join(sorted(hosts & set(rival.read.hosts)))
+        why = (
+            f"plugin {hub.name!r} is also in {rival.folder or '.'}/ for {shared}: a marketplace "
+            f"lists one plugin of a name per host, so the import keeps {rival.folder or '.'}/. "
+            "Fix: rename one plugin, or keep each host's copy in its own folder"
+        )
+        own = [*hub.files, *sorted(hub.read.consumed)]
+        rows += [Unreproduced(_join(hub.folder, rel), why) for rel in own]
+        rows += unreproduced([hub])
+    return kept, rows
+
+
+def _catalogue(found: Found) -> bool:
+    """Whether the marketplace files list plugins published elsewhere only (every source a
+    git one): a marketplace hub without plugin hubs, which builds the files back."""
+    entries = [e for reader, _, doc in found for e in reader.read_marketplace(doc)["entries"]]
+    return bool(entries) and not any(isinstance(e.get("source"), str) for e in entries)
+
+
 def _no_plugin(found: Found) -> str:
     """Why the repository holds no plugin: no manifest, and what its marketplaces list."""
     text = (
@@ -221,7 +295,11 @@ def _no_plugin(found: Found) -> str:
     )
     for reader, folder, doc in found:
         path = _join(folder, reader.MARKETPLACE)
-        listed = "no plugin" if not doc.get("plugins") else "only plugins of other repositories"
+        sources = [e.get("source") for e in reader.read_marketplace(doc)["entries"]]
+        local = [s for s in sources if isinstance(s, str)]
+        listed = "no plugin" if not sources else "only plugins of other repositories"
+        if local:
+            listed = f"folders holding no file of the repository ({', '.join(local)})"
         text += f"; {path} lists {listed}"
     return text + ". Fix: name a plugin repository (a folder holding plugin folders)"
 
@@ -241,7 +319,7 @@ def _paths(hub: PluginHub) -> list[str]:
     return own + hub.elsewhere
 
 
-def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
+def _market_defaults(found: Found, first: PluginHub | None) -> dict[str, Any]:
     """The `marketplace:` of every hub: the root marketplace's name, owner and description."""
     for reader, _, doc in found:
         read = reader.read_marketplace(doc)
@@ -254,7 +332,8 @@ def _market_defaults(found: Found, first: PluginHub) -> dict[str, Any]:
             if shown:
                 market["display_name"] = shown[0]
             return market
-    return {"name": f"{first.name}-market", "owner": DEFAULT_OWNER}
+    name = first.name if first else "plugins"
+    return {"name": f"{name}-market", "owner": DEFAULT_OWNER}
 
 
 def _market_hub(found: Found, plugins: list[PluginHub], market: dict[str, Any]) -> dict[str, Any]:

@@ -210,11 +210,42 @@ def _difference(ours: RepoFile, theirs: Artifact | None) -> str | None:
     if not changed and not extra:
         if mine == built and list(_keys(mine)) != list(_keys(built)):
             return f"JSON-equal, but the key order differs (memhub writes a fixed order): {_order(mine, built)}"
-        return None if mine == built else "JSON differs"
+        if _strict(mine) == _strict(built):
+            return None
+        return f"JSON differs at {_first_difference(mine, built)}"
     shown = [f"{'/'.join(map(str, p)) or '.'} differs" for p in changed[:MAX_SHOWN]]
     shown += [f"{'/'.join(map(str, p))} is not in the repository" for p in extra[:MAX_SHOWN]]
     more = len(changed) + len(extra) - len(shown)
     return "; ".join(shown) + (f"; {more} more" if more > 0 else "")
+
+
+def _strict(value: Any) -> Any:
+    """`value` with its booleans tagged: JSON's `true` is not `1` (Python's True == 1)."""
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return ("bool", value) if isinstance(value, bool) else value
+
+
+def _first_difference(mine: Any, built: Any, at: Path_ = ()) -> str:
+    """The first key path where `built` is not `mine` (type or value), and what differs."""
+    where = "/".join(map(str, at)) or "."
+    if isinstance(mine, dict) and isinstance(built, dict):
+        for key in [*mine, *(k for k in built if k not in mine)]:
+            if key not in built or key not in mine:
+                side = "the repository" if key in mine else "the build"
+                return f"{'/'.join(map(str, (*at, key)))} (only {side} has it)"
+            if _strict(mine[key]) != _strict(built[key]):
+                return _first_difference(mine[key], built[key], (*at, key))
+    if isinstance(mine, list) and isinstance(built, list):
+        for index, (a, b) in enumerate(zip(mine, built, strict=False)):
+            if _strict(a) != _strict(b):
+                return _first_difference(a, b, (*at, index))
+        return f"{where} (the repository has {len(mine)} items, the build {len(built)})"
+    return (
+        f"{where} (the repository has {json.dumps(mine)[:60]}, the build {json.dumps(built)[:60]})"
+    )
 
 
 _NOT_JSON = object()

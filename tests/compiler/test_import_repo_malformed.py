@@ -3,6 +3,7 @@ the file (and line:col for JSON), exit 2, nothing written."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -107,11 +108,16 @@ def test_repository_without_a_plugin(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_plugin_root_leaving_the_repository(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A bare source is read under `metadata.pluginRoot`: one leading out is refused."""
+    """A bare source is read under `metadata.pluginRoot`: one leading out names no folder
+    of the repository, but a plugin of that name: the entry joins it, its own source kept
+    (no host installs it from there; the import once refused the whole repository)."""
     market = repo / ".claude-plugin" / "marketplace.json"
     text = market.read_text().replace('"./plugins/review-kit"', '"review-kit"')
     market.write_text(
         text.replace('"plugins": [', '"metadata": {"pluginRoot": "../x"},\n  "plugins": [')
     )
-    err = refused(capsys, repo, tmp_path / "hub")
-    assert "names the folder ./../x/review-kit, which holds no file" in err
+    into = tmp_path / "hub"
+    code = main(["import", "--from-repo", str(repo), "--into", str(into), "--yes", "--json"])
+    reply = json.loads(capsys.readouterr().out)
+    assert reply["data"]["round_trip"]["cannot_reproduce"] == []
+    assert code == 0

@@ -145,9 +145,11 @@ def test_a_marketplace_listing_nothing_is_refused(
     assert f"{MARKET} lists no plugin" in err
 
 
-def test_a_marketplace_naming_a_missing_folder_is_refused(
+def test_a_marketplace_naming_a_missing_folder_is_a_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The entry naming no folder is left out, named in the marketplace file's row; the
+    plugin beside it is imported (the whole repository was once refused)."""
     entries = [{"name": "a", "source": "./a"}, {"name": "gone", "source": "./plugins/gone"}]
     repo = write(
         tmp_path / "repo",
@@ -156,8 +158,18 @@ def test_a_marketplace_naming_a_missing_folder_is_refused(
             "a/.claude-plugin/plugin.json": {"name": "a", "version": "1.0.0", "description": "A."},
         },
     )
-    err = refusal(repo, tmp_path / "hub", capsys)
-    assert f"{MARKET}: plugin 'gone' names the folder ./plugins/gone" in err
+    into = tmp_path / "hub"
+    code = main(["import", "--from-repo", str(repo), "--into", str(into), "--yes", "--json"])
+    rows = json.loads(capsys.readouterr().out)["data"]["round_trip"]["cannot_reproduce"]
+    assert code == 1
+    assert rows == [
+        {
+            "path": MARKET,
+            "reason": "plugins/1/source: './plugins/gone' names no folder of the repository "
+            "and no plugin of this import, so the marketplace hub cannot list it (no host "
+            "installs it either). Fix: name the plugin's folder",
+        }
+    ]
 
 
 def test_a_marketplace_source_leaving_the_repository_is_refused(
@@ -167,7 +179,9 @@ def test_a_marketplace_source_leaving_the_repository_is_refused(
     repo = write(
         tmp_path / "repo", {MARKET: {"name": "m", "owner": {"name": "x"}, "plugins": entries}}
     )
-    assert "names the folder ./../../etc" in refusal(repo, tmp_path / "hub", capsys)
+    err = refusal(repo, tmp_path / "hub", capsys)
+    assert "no plugin found" in err and "lists folders holding no file of the repository" in err
+    assert "(./../../etc)" in err
 
 
 def test_a_plugin_at_the_repository_root_round_trips_as_plugin_path_dot(

@@ -193,7 +193,8 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
     "dest",
     [
         ".claude-plugin/plugin.json",
-        ".codex-plugin/x.json",
+        ".codex-plugin/plugin.json",
+        ".cursor-plugin/marketplace.json",
         "hooks/claude-hooks.json",
         "hooks/hooks.json",
         ".mcp.json",
@@ -210,7 +211,9 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
     assert f"would land on {dest}" in found
 
 
-@pytest.mark.parametrize("dest", [".cursor-plugin/plugins/kit.json", ".claude-plugin/README.md"])
+@pytest.mark.parametrize(
+    "dest", [".cursor-plugin/plugins/kit.json", ".claude-plugin/README.md", ".codex-plugin/x.json"]
+)
 def test_a_file_beside_a_manifest_memhub_writes_is_shipped(tmp_path: Path, dest: str) -> None:
     """Cursor marketplaces keep each plugin's manifest in .cursor-plugin/plugins/<name>.json:
     memhub writes only plugin.json and marketplace.json in those folders."""
@@ -223,8 +226,15 @@ def test_a_file_beside_a_manifest_memhub_writes_is_shipped(tmp_path: Path, dest:
         assert any(f"would land on {written}" in p for p in problems(other))
 
 
+def test_a_file_beside_a_hosts_manifest_ships(tmp_path: Path) -> None:
+    """memhub writes only plugin.json and marketplace.json in a host's manifest folder."""
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": ".codex-plugin/x.json"}])
+    script(hub, "x.txt", "x\n")
+    assert [f.path for f in load(hub).files] == [".codex-plugin/x.json"]
+
+
 @pytest.mark.parametrize(
-    ("to", "lands"), [("./.codex-plugin", ".codex-plugin/x.txt"), ("hooks//", "hooks/x.txt")]
+    ("to", "lands"), [("./memhub_runtime", "memhub_runtime/x.txt"), ("hooks//", "hooks/x.txt")]
 )
 def test_a_destination_is_normalised_before_it_is_checked(
     tmp_path: Path, to: str, lands: str
@@ -233,8 +243,8 @@ def test_a_destination_is_normalised_before_it_is_checked(
     script(hub, "d/x.txt", "x\n")
     script(hub, "d2/x.txt", "x\n")
     found = problems(hub)
-    if lands.startswith(".codex-plugin"):
-        assert any("would land on .codex-plugin/x.txt" in text for text in found), found
+    if lands.startswith("memhub_runtime"):
+        assert any("would land on memhub_runtime/x.txt" in text for text in found), found
     else:
         assert any("lands on hooks/x.txt, as d/x.txt of files[0] does" in text for text in found)
 
