@@ -39,12 +39,13 @@ def entries_and_markets(
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
         names = {str(e.get("name")) for e in read["entries"]}
-        lists[(key, reader.name)] = [str(e.get("name")) for e in read["entries"]]
+        order = lists.setdefault((key, reader.name), [])  # entry names, aliases resolved
         for entry in read["entries"]:
             if str(entry.get("name")) not in named:
                 others = {h.folder: h for k, hs in named.items() if k not in names for h in hs}
                 entry = _by_folder(entry, folder, others)
             name = str(entry.get("name"))
+            order.append(name)
             of = plugin_hub_of(named.get(name, []), reader.name)
             which = (name, plugins.index(of) if of else -1)
             seen.setdefault(which, {})[reader.name] = (entry, folder)

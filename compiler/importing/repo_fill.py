@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from memhub.compiler.hosts import copilot_repo
-from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of
 from memhub.compiler.hosts.keyorder import KEY_ORDER, order_of, ordered
 from memhub.compiler.importing.repo import READERS, PluginHub
 from memhub.compiler.importing.repo_market import RepoImport

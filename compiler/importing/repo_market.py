@@ -136,11 +136,11 @@ class RepoImport:
             for rel in gone:
                 del hub.files[rel]
                 hub.read.cannot(_join(hub.folder, rel), reason)
-            linked = [r for r in hub.links if r in (stem, stem.rstrip("/")) or r.startswith(stem)]
-            for rel in linked:  # a kept link inside it goes with it (else: "missing SKILL.md")
+            links = [r for r in hub.links if r == unit or r.startswith(unit + "/")]
+            for rel in links:  # a kept link inside it goes with it (else: "missing SKILL.md")
                 del hub.links[rel]
                 hub.read.cannot(_join(hub.folder, rel), reason)
-            if gone or linked:
+            if gone or links:
                 return True
         return False
 

@@ -83,10 +83,12 @@ def test_merge_patch_nulls_what_the_repository_lacks() -> None:
 
 
 def test_deep_merge_is_a_merge_patch() -> None:
+    """A merge patch where the build wrote the key; a mapping the build has no value for is
+    written as given, nulls too (a manifest's `"x": {"a": null}` comes back)."""
     base = {"a": 1, "b": {"c": 2, "d": 3}}
     assert deep_merge(base, {"a": None, "b": {"c": None}, "e": {"f": None, "g": 1}}) == {
         "b": {"d": 3},
-        "e": {"g": 1},
+        "e": {"f": None, "g": 1},
     }
     assert base == {"a": 1, "b": {"c": 2, "d": 3}}  # not changed in place
 

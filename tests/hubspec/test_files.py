@@ -337,7 +337,7 @@ def test_malformed_entries_are_refused_by_the_schema(
 
 
 def test_a_refused_hub_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    hub = write_hub(tmp_path / "hub", [{"from": "scripts", "to": ".codex-plugin"}])
+    hub = write_hub(tmp_path / "hub", [{"from": "scripts", "to": "memhub_runtime"}])
     script(hub, "scripts/a.sh")
     out = tmp_path / "out"
     assert main(["build", str(hub), "--out", str(out)]) == 2
