@@ -38,11 +38,11 @@ def entries_and_markets(
             # null takes a key of the default owner out of this host's files
             owner = {k: None for k in market.get("owner") or {}} | read["owner"]
             overrides.setdefault(reader.name, {}).setdefault("marketplace", {})["owner"] = owner
-        names = {str(e.get("name")) for e in read["entries"]}
+        in_file = {str(e.get("name")) for e in read["entries"]}
         order = lists.setdefault((key, reader.name), [])  # entry names, aliases resolved
         for entry in read["entries"]:
             if str(entry.get("name")) not in named:
-                others = {h.folder: h for k, hs in named.items() if k not in names for h in hs}
+                others = {h.folder: h for k, hs in named.items() if k not in in_file for h in hs}
                 entry = _by_folder(entry, folder, others)
             name = str(entry.get("name"))
             order.append(name)
