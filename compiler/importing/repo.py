@@ -8,7 +8,6 @@ make a marketplace hub (repo_market.py). What no hub can give back is listed, wi
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -32,7 +31,7 @@ from memhub.compiler.importing.repo_hooks import (
     read_hooks_file,
     take_hooks_file,
 )
-from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced, plugin_fields
+from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
 from memhub.hubspec.files import GEMINI_COMMANDS, ICON_PREFIX, README, TOML, reserved
 
@@ -392,85 +391,3 @@ def unreproduced(hubs: list[PluginHub]) -> list[Unreproduced]:
     for hub in hubs:
         out += [Unreproduced(p, why) for p, why in hub.hooks.reasons().items() if why]
     return out
-
-
-def listed_folders(
-    tree: Tree, found: list[tuple[Any, str, dict[str, Any]]], known: set[str]
-) -> list[PluginHub]:
-    """Plugin folders a marketplace lists by `./folder` that hold no manifest of their own
-    (Claude Code takes the entry as the manifest): read with the entry's fields. A source
-    naming no folder of the repository is left to repo_market (dropped, with a row)."""
-    hubs: list[PluginHub] = []
-    for reader, market_folder, doc in found:
-        for entry in reader.read_marketplace(doc)["entries"]:
-            source = entry.get("source")
-            if not isinstance(source, str):
-                continue
-            folder = local_folder(tree, reader, market_folder, doc, source)
-            if folder is None or folder in known:
-                continue
-            known.add(folder)
-            hub = read_plugin(tree, folder)
-            if reader is copilot_repo and (hub.copilot_manifest or hub.shared_package):
-                hubs.append(hub)  # a manifest Copilot reads, in place: no entry stands in
-                continue
-            fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
-            hub.read.fields(fields, reader.name)
-            if reader is claude_repo:  # Claude Code loads a folder without one
-                hub.read.extra.setdefault(reader.name, {})["manifest"] = None
-            else:
-                hub.read.cannot(
-                    f"{folder}/{reader.MANIFEST}",
-                    f"the repository has no manifest here (its marketplace entry stands in "
-                    f"for it); {reader.name} needs one, so memhub writes it",
-                )
-            hubs.append(hub)
-    return hubs
-
-
-def adopt_listed(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[PluginHub]) -> None:
-    """A plugin folder a Claude or Cursor marketplace lists by `./folder` without a manifest
-    of that host (the entry stands in for it: Claude Code loads such a folder, and Cursor
-    marketplaces keep each plugin's manifest in their own `.cursor-plugin/plugins/`) gets
-    that host, with `overrides.<host>.manifest: null`."""
-    by_folder = {hub.folder: hub for hub in plugins}
-    for reader, market_folder, doc in found:
-        if reader not in (claude_repo, cursor_repo):
-            continue
-        for entry in reader.read_marketplace(doc)["entries"]:
-            source = entry.get("source")
-            if not isinstance(source, str):
-                continue
-            folder = posixpath.normpath(posixpath.join(market_folder, source))
-            hub = by_folder.get("" if folder == "." else folder)
-            if hub is None or reader.name in hub.read.hosts:
-                continue
-            fields, _ = plugin_fields({k: v for k, v in entry.items() if k != "source"}, {})
-            hub.read.fields(fields, reader.name)
-            hub.read.extra.setdefault(reader.name, {})["manifest"] = None
-            hub.read.carried[reader.name] = set()  # no manifest carries a server
-
-
-def local_folder(
-    tree: Tree, reader: Any, market_folder: str, doc: Mapping[str, Any], source: str
-) -> str | None:
-    """The repository folder a marketplace entry's `source` (already read under
-    `metadata.pluginRoot` when bare) names: from the marketplace's folder, as every host
-    reads it; else under `metadata.pluginRoot` (Copilot CLI reads `./x` there, Claude Code
-    does not) or from the marketplace file's own folder (`../../plugins/x` beside
-    `.github/plugin/marketplace.json`; neither host installs it), the entry's own `source`
-    then coming back as its override. None when no folder of the repository holds a file."""
-    metadata = doc.get("metadata")
-    root = metadata.get("pluginRoot") if isinstance(metadata, Mapping) else None
-    bases = [market_folder]
-    if isinstance(root, str):
-        bases.append(posixpath.join(market_folder, root))
-    bases.append(posixpath.join(market_folder, posixpath.dirname(reader.MARKETPLACE)))
-    for base in bases:
-        folder = posixpath.normpath(posixpath.join(base, source))
-        folder = "" if folder == "." else folder  # `./`: the repository root
-        if folder.startswith(("/", "../")) or folder == "..":
-            continue
-        if any(p.startswith(folder + "/") for p in tree) if folder else bool(tree):
-            return folder
-    return None

@@ -20,16 +20,14 @@ from memhub.compiler.importing.repo import (
     HUB_FILE,
     READERS,
     PluginHub,
-    adopt_listed,
     hints,
-    listed_folders,
-    local_folder,
     plugin_folders,
     plugin_yaml,
     read_plugin,
     unreproduced,
 )
 from memhub.compiler.importing.repo_links import keep_links
+from memhub.compiler.importing.repo_listed import adopt_listed, listed_folders, local_folder
 from memhub.compiler.importing.repo_other import read_other_hosts
 from memhub.compiler.importing.repo_parts import Unreproduced, _under_root
 from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file
@@ -225,7 +223,7 @@ def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
 
 def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Unreproduced]]:
     """`found` with each entry's folder source as the `./folder` it names from its
-    marketplace's folder (repo.local_folder: under `metadata.pluginRoot`, or from the file's
+    marketplace's folder (repo_listed.local_folder: under `metadata.pluginRoot`, or from the file's
     own folder; the build writes the entry's own `source` back as an override), and without
     the entries naming no folder of the repository and no plugin of the import (a row each:
     the hub cannot list a folder it does not build)."""
