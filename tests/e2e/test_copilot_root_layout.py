@@ -15,7 +15,7 @@ from .conftest import IsolatedHome
 from .harness import build_bundle
 from .test_copilot_host import _copilot, _env, _json, copilot_cli  # noqa: F401 (fixture)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]  # a busy machine
 
 HUB = """version: 1
 plugin: {name: tidy-kit, version: 1.4.0, description: Tidying, %s}

@@ -17,7 +17,7 @@ from tests.compiler.test_import_repo_gemini import STANDALONE, write
 from .harness import CLI_TIMEOUT_S, describe, run
 from .test_gemini_extension import GEMINI_REJECTS, gemini_home, parse_extensions_list
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]  # a busy machine
 
 NAME = "sec-ext"
 LOADED = ("commands/scan.toml", "commands/security/analyze.toml", "hooks/hooks.json")

@@ -17,7 +17,7 @@ from memhub.compiler.cli.main import main
 from .harness import describe, run
 from .test_codex_plugin import _install
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]  # a busy machine
 
 ODD_HOOKS = {
     "hooks": {

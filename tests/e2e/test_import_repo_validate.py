@@ -12,7 +12,7 @@ from memhub.compiler.cli.main import main
 
 from .harness import run, validation_problems
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("cpu_load")]  # a busy machine
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "repos" / "published-shapes"
 TARGETS = ["", "plugins/recall", "plugins/board", "plugins/toolkit"]
