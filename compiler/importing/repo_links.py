@@ -7,13 +7,16 @@ on something the repository holds and the import does not leave out, and the lin
 inside a skill, agent or command folder (the hub's copies of those hold files, not links).
 What it reaches then comes through the link: its files leave the plugin hub (the build checks that what the hub still generates there, a hooks
 file, is the target's), and the round trip compares them at the link's path. Any other
-link is read as today: its target's bytes, shipped as files (repo_tree.py).
+link is read as today: its target's bytes, shipped as files (repo_tree.py). A link that was not
+followed (it dangles, loops or leaves the repository) is not kept either: the build refuses a
+link that reaches nothing in the bundle; it is one `cannot_reproduce` row (unread_rows).
 """
 
 from __future__ import annotations
 
 from memhub.compiler.importing.repo import FOLDERS, PluginHub
-from memhub.compiler.importing.repo_tree import Tree, links_of
+from memhub.compiler.importing.repo_parts import Unreproduced
+from memhub.compiler.importing.repo_tree import Tree, links_of, unread_of
 from memhub.compiler.links import resolve
 from memhub.hubspec.files import link_problem
 
@@ -77,3 +80,14 @@ def _under_kept(path: str, hubs: list[PluginHub]) -> bool:
         if any(path.startswith(f"{base}{rel}/") for rel in hub.links):
             return True
     return False
+
+
+def unread_rows(hubs: list[PluginHub], tree: Tree) -> list[Unreproduced]:
+    """A row for each path of a plugin folder that was neither followed nor read (a link that
+    dangles, loops or leaves the repository, a FIFO, an over-size file): that path alone is
+    lost, never the repository. One of no plugin folder is listed with the files of none."""
+    return [
+        Unreproduced(path, why)
+        for path, why in unread_of(tree).items()
+        if _owner(path, hubs) is not None
+    ]

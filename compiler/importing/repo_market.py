@@ -26,11 +26,11 @@ from memhub.compiler.importing.repo import (
     read_plugin,
     unreproduced,
 )
-from memhub.compiler.importing.repo_links import keep_links
+from memhub.compiler.importing.repo_links import keep_links, unread_rows
 from memhub.compiler.importing.repo_listed import adopt_listed, listed_folders, local_folder
 from memhub.compiler.importing.repo_other import read_other_hosts
 from memhub.compiler.importing.repo_parts import Unreproduced, _under_root
-from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file
+from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file, unread_of
 from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
@@ -201,12 +201,12 @@ def import_repo(tree: Tree) -> RepoImport:
     placed = [(hub, hub.folder or hub.name) for hub in plugins]
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
-    result.rows = dropped + clashes
+    result.rows = dropped + clashes + unread_rows(plugins, whole)  # one path each
     kept = tuple(f"{link}/" for link in result.links)
     result.through = [p for p in tree if p.startswith(kept)] if kept else []
     covered = set(result.compared) | {u.path for u in result.unreproduced}
     covered |= set(result.links) | set(result.through)
-    result.outside = [p for p in tree if p not in covered]
+    result.outside = [p for p in sorted({*tree, *unread_of(whole)}) if p not in covered]
     return result
 
 

@@ -1,10 +1,12 @@
 """Read a plugin repository (`memhub import --from-repo DIR`) into memory, refusing hostile input.
 
 Every regular file under DIR is read once, with its executable bit; `.git` is skipped. A link
-is followed only when its target stays inside DIR; a link leaving DIR, a FIFO, socket or
-device, a file over MAX_FILE_BYTES (or DIR over MAX_TOTAL_BYTES in all) is refused with one
-error naming the path and the fix, and nothing is written. A link is also kept as what it is:
-its entry holds the target text (`link`), a folder link's files listed under its path too.
+is followed only when its target stays inside DIR. What cannot be read safely is never opened
+nor followed, and costs that path alone, not the repository: a link that dangles, loops or
+leaves DIR, a FIFO, socket or device, a file over MAX_FILE_BYTES or one that cannot be read is
+recorded with why (`unread`), and the import lists it as a `cannot_reproduce` row. DIR over
+MAX_TOTAL_BYTES in all is refused (one error, nothing written). A link is also kept as what it
+is: its entry holds the target text (`link`), a folder link's files listed under its path too.
 """
 
 from __future__ import annotations
@@ -37,17 +39,23 @@ class RepoFile:
     executable: bool = False
     link: str | None = None
     folder: bool = False  # a link to a folder: its files are listed under its path
+    unread: str | None = None  # why it was neither followed nor read (no bytes): a row
 
 
 def links_of(tree: Tree) -> dict[str, str]:
-    """Every link of the repository (path -> target text)."""
-    return {p: f.link for p, f in tree.items() if f.link is not None}
+    """Every link of the repository that was followed (path -> target text)."""
+    return {p: f.link for p, f in tree.items() if f.link is not None and f.unread is None}
 
 
 def files_of(tree: Tree) -> Tree:
     """The tree as the readers see it: files (a file link as its target's bytes), no
-    folder-link entries."""
-    return {p: f for p, f in tree.items() if not f.folder}
+    folder-link entries and nothing unread."""
+    return {p: f for p, f in tree.items() if not f.folder and f.unread is None}
+
+
+def unread_of(tree: Tree) -> dict[str, str]:
+    """Every path neither followed nor read, and why (repo_links.unread_rows lists them)."""
+    return {p: f.unread for p, f in tree.items() if f.unread is not None}
 
 
 Tree = dict[str, RepoFile]
@@ -74,55 +82,69 @@ def _walk(top: Path, folder: Path, prefix: str, chain: tuple[Path, ...], tree: T
         if entry.name in SKIPPED:
             continue
         path, rel = Path(entry.path), prefix + entry.name
-        link = entry.is_symlink()
-        real = _inside(path, rel, top) if link else path
-        if real.is_dir():
+        link = os.readlink(path) if entry.is_symlink() else None
+        real = path if link is None else _inside(path, link, top)
+        if isinstance(real, str):  # a link not followed: nothing behind it is read
+            tree[rel] = RepoFile(b"", link=link, unread=real)
+        elif real.is_dir():
             if real in chain:
-                raise RepoError(
-                    f"{rel}: is a link looping back into its own folder. Fix: remove it"
-                )
-            if link:
-                tree[rel] = RepoFile(b"", link=os.readlink(path), folder=True)
+                tree[rel] = RepoFile(b"", link=link, unread=LOOPS)
+                continue
+            if link is not None:
+                tree[rel] = RepoFile(b"", link=link, folder=True)
             _walk(top, real, rel + "/", (*chain, real), tree)
         else:
-            read = _read(real, rel)
-            tree[rel] = RepoFile(read.content, read.executable, os.readlink(path)) if link else read
+            read = _read(real)
+            tree[rel] = RepoFile(read.content, read.executable, link, unread=read.unread)
 
 
-def _inside(path: Path, rel: str, top: Path) -> Path:
-    """A link's target, refused when it dangles, loops or leaves the repository."""
+LOOPS = "a link looping back into a folder that holds it: not followed, nothing read through it"
+
+
+def _inside(path: Path, link: str, top: Path) -> Path | str:
+    """A link's target inside the repository, or why it is not followed (it dangles, loops or
+    leaves the repository: nothing outside it is ever read)."""
     try:
         target = path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:
-        raise RepoError(f"{rel}: is a broken or looping link ({exc}). Fix: remove it") from None
+    except (OSError, RuntimeError):
+        return (
+            f"a link to {link!r} that reaches nothing (it dangles or loops): not followed, "
+            "so memhub cannot give it back. Fix: point it at a file of the repository, or "
+            "remove it"
+        )
     if not target.is_relative_to(top):
-        raise RepoError(
-            f"{rel}: is a link leaving the repository (to {target}); nothing read. "
-            "Fix: replace the link with the file it points at, or remove it"
+        return (
+            f"a link to {link!r} leaving the repository: not followed, nothing read. Fix: "
+            "replace the link with the file it points at, or remove it"
         )
     return target
 
 
-def _read(path: Path, rel: str) -> RepoFile:
-    """One regular file (a link's target already resolved inside the repository)."""
+def _read(path: Path) -> RepoFile:
+    """One regular file (a link's target already resolved inside the repository); anything
+    else is not opened (a FIFO would block), an over-size file not read."""
     info = os.stat(path, follow_symlinks=False)
     if not stat.S_ISREG(info.st_mode):
-        raise RepoError(
-            f"{rel}: is not a regular file (a FIFO, socket or device); nothing read. "
-            "Fix: remove it from the repository"
-        )
+        return RepoFile(b"", unread=SPECIAL)
     if info.st_size > MAX_FILE_BYTES:
-        raise RepoError(
-            f"{rel}: is {info.st_size} bytes, over the {MAX_FILE_BYTES >> 20} MiB a shipped "
-            "file may have; nothing written. Fix: remove it or keep it out of the plugin"
+        return RepoFile(
+            b"",
+            unread=f"{info.st_size} bytes, over the {MAX_FILE_BYTES >> 20} MiB a shipped file "
+            "may have: not read. Fix: remove it or keep it out of the plugin",
         )
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as handle:
             content = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise RepoError(f"{rel}: cannot be read ({exc.strerror}). Fix: make it readable") from None
+        return RepoFile(b"", unread=f"cannot be read ({exc.strerror}). Fix: make it readable")
     return RepoFile(content, bool(info.st_mode & 0o111))
+
+
+SPECIAL = (
+    "not a regular file (a FIFO, socket or device): not opened, nothing read. Fix: remove it "
+    "from the repository"
+)
 
 
 def json_file(tree: Tree, rel: str) -> Any:

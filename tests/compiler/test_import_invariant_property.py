@@ -171,10 +171,11 @@ def test_import_then_build_holds_the_invariant(files: dict[str, Any]) -> None:
 def test_exit_2_names_the_file_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A dangling link in the repository: exit 2, the message names it, nothing written."""
-    files = {".claude-plugin/plugin.json": {"name": "p"}, "bad": ("link", "missing")}
+    """A marketplace file that is no JSON object: exit 2, the message names it, nothing
+    written (a dangling link costs its own path alone: test_import_repo_unread.py)."""
+    files = {".claude-plugin/plugin.json": {"name": "p"}, ".claude-plugin/marketplace.json": []}
     repo = write(tmp_path / "repo", files)
     code = main(["import", "--from-repo", str(repo), "--into", str(tmp_path / "hub"), "--yes"])
     assert code == 2
-    assert "bad: is a broken or looping link" in capsys.readouterr().err
+    assert ".claude-plugin/marketplace.json: is not a JSON object" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "hub" / "hub.yaml")

@@ -13,7 +13,7 @@ import yaml
 from memhub.compiler.cli.main import main
 from memhub.compiler.importing.repo_links import KEPT_NOT
 from memhub.compiler.importing.repo_market import import_repo
-from memhub.compiler.importing.repo_tree import RepoError, read_tree
+from memhub.compiler.importing.repo_tree import read_tree
 from memhub.compiler.importing.roundtrip import round_trip
 
 from tests.hubs import REPO
@@ -84,23 +84,31 @@ def test_an_absolute_link_inside_the_repository_is_not_kept(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("target", "said"),
     [
-        ("../../..", "leaving the repository"),
-        ("../tools/gone", "broken or looping link"),
+        ("../../..", "leaving the repository: not followed"),
+        ("../tools/gone", "that reaches nothing"),
     ],
 )
-def test_a_link_leaving_the_repository_or_dangling_is_refused(
+def test_a_link_leaving_the_repository_or_dangling_is_one_row(
     repo: Path, target: str, said: str
 ) -> None:
+    """Not followed and not kept (the build refuses a link reaching nothing): one row."""
     (repo / DEV / "skills").unlink()
     os.symlink(target, repo / DEV / "skills")
-    with pytest.raises(RepoError, match=said):
-        read_tree(repo)
+    tree = read_tree(repo)
+    assert tree[f"{DEV}/skills"].link == target and not tree[f"{DEV}/skills"].folder
+    assert not any(p.startswith(f"{DEV}/skills/") for p in tree)  # nothing read through it
+    imported, result = trip(repo)
+    assert f"{DEV}/skills" not in imported.links
+    listed = {u.path: u.reason for u in result.unreproduced}
+    assert list(listed) == [f"{DEV}/skills"] and said in listed[f"{DEV}/skills"]
+    assert (result.links_same, result.links_total) == (2, 2)  # the other links still kept
 
 
-def test_a_link_looping_into_its_own_folder_is_refused(repo: Path) -> None:
+def test_a_link_looping_into_its_own_folder_is_one_row(repo: Path) -> None:
     os.symlink("..", repo / "plugins" / "tools" / "skills" / "up")
-    with pytest.raises(RepoError, match="looping back into its own folder"):
-        read_tree(repo)
+    tree = read_tree(repo)
+    assert tree["plugins/tools/skills/up"].unread is not None
+    assert "looping back" in str(tree["plugins/tools/skills/up"].unread)
 
 
 def test_a_link_is_recorded_with_its_target_text_and_its_files_under_it(repo: Path) -> None:
