@@ -15,6 +15,7 @@ from memhub.compiler.marketplace_hosts import ROOT_FILES, WRITERS
 from memhub.compiler.plan import BUILD_MARKER
 from memhub.hubspec.bundlepaths import ROOT
 from memhub.hubspec.errors import Origin, Problem
+from memhub.hubspec.files import RESERVED_FOLDERS
 from memhub.hubspec.marketplace import MarketplaceHub
 from memhub.hubspec.model import Hub
 
@@ -83,6 +84,12 @@ def market_problems(market: MarketplaceHub, builds: Sequence[Build]) -> list[Pro
     return problems
 
 
+# the root plugin's folders a host reads components or manifests from: another plugin's folder
+# inside one of them would be read as the root plugin's own (a skill folder of its skills/);
+# inside any other folder the root writes (`plugins/README.md` beside `plugins/x`) it is not
+SCANNED = (*RESERVED_FOLDERS, "hooks")
+
+
 def nested_problems(
     root: Hub, origin: Origin, built: Sequence[Artifact], others: dict[str, str]
 ) -> list[Problem]:
@@ -94,7 +101,7 @@ def nested_problems(
         inside = next((a.path for a in built if a.path.startswith(folder + "/")), None)
         if inside is not None:
             what = f"the root plugin {root.plugin.name!r} writes {inside}, inside plugin {name!r}"
-        elif folder.split("/", 1)[0] in tops:
+        elif folder.split("/", 1)[0] in tops and folder.split("/", 1)[0] in SCANNED:
             what = (
                 f"plugin {name!r} (folder {folder!r}) sits inside {folder.split('/', 1)[0]}/, "
                 f"which the root plugin {root.plugin.name!r} writes"

@@ -179,3 +179,15 @@ def test_a_marketplace_in_a_sub_folder_cannot_list_a_root_plugin(tmp_path: Path)
     assert "plugin 'solo' (folder '.') is not inside this marketplace's folder 'internal'" in str(
         caught.value
     )
+
+
+def test_a_plugin_folder_beside_a_root_plugins_file_in_a_plain_folder_builds(
+    tmp_path: Path,
+) -> None:
+    """A root plugin shipping `plugins/README.md` beside `plugins/other`: no host reads
+    plugins/ as the root plugin's components, so both build (a published root Gemini
+    extension with its plugins under plugins/ was refused whole)."""
+    root = market_hub(tmp_path / "m", solo_extra=FILES.format(to="plugins/README.md"))
+    result = build_marketplace(load_marketplace(root))
+    assert result.artifact("plugins/README.md") is not None
+    assert result.artifact("plugins/other/skills/hi/SKILL.md") is not None
