@@ -4,7 +4,8 @@ with `link: true`, the link itself written into the hub folder).
 A link inside a plugin folder is kept when its target is relative and, resolved in the
 repository (each link on the way followed), lands inside a plugin folder the import builds,
 on something the repository holds and the import does not leave out, and the link is not
-inside a skill, agent or command folder (the hub's copies of those hold files, not links).
+inside a skill, agent or command folder (the hub's copies of those hold files, not links; a
+whole skill folder that is a link is kept, as a shipped link beside the hub's skills).
 What it reaches then comes through the link: its files leave the plugin hub (the build checks that what the hub still generates there, a hooks
 file, is the target's), and the round trip compares them at the link's path. Any other
 link is read as today: its target's bytes, shipped as files (repo_tree.py). A link that was not
@@ -58,7 +59,11 @@ def keep_links(hubs: list[PluginHub], tree: Tree) -> None:
         if owner is None or not kept or _under_kept(path, hubs):
             continue
         rel = path[len(owner.folder) + 1 :] if owner.folder else path
-        if "/" in rel and rel.split("/", 1)[0] in FOLDERS:
+        parts = rel.split("/")
+        # a whole skill folder that is a link (`skills/x -> ../../y/skills/x`) stays a link,
+        # shipped beside the hub's skills: Copilot CLI loads none of two copies of one skill
+        whole_skill = len(parts) == 2 and parts[0] == "skills"
+        if len(parts) > 1 and parts[0] in FOLDERS and not whole_skill:
             continue  # a SKILL.md that is a link: the skill's copy holds its target's bytes
         owner.links[rel] = str(tree[path].link)
         gone = [r for r in owner.files if r == rel or r.startswith(rel + "/")]

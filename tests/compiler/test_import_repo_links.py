@@ -118,3 +118,26 @@ def test_a_link_is_recorded_with_its_target_text_and_its_files_under_it(repo: Pa
         tree[f"{DEV}/skills/greet/SKILL.md"].content
         == (repo / "plugins" / "tools" / "skills" / "greet" / "SKILL.md").read_bytes()
     )
+
+
+def test_a_skill_folder_that_is_a_link_stays_a_link_beside_the_skills(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`skills/b -> ../../tools/skills/<x>` in a plugin with skills of its own: kept as a
+    link shipped beside the hub's skills (two copies of one skill make Copilot CLI load
+    neither), and the build writes the link back."""
+    dev = repo / DEV
+    (dev / "skills").unlink()  # the fixture links the whole folder: a real one here
+    (dev / "skills" / "own").mkdir(parents=True)
+    (dev / "skills" / "own" / "SKILL.md").write_text("---\nname: own\ndescription: O.\n---\nO\n")
+    target = next(p for p in (repo / "plugins/tools/skills").iterdir() if p.is_dir())
+    (dev / "skills" / target.name).symlink_to(f"../../tools/skills/{target.name}")
+    imported, result = trip(repo)
+    assert imported.links[f"{DEV}/skills/{target.name}"] == f"../../tools/skills/{target.name}"
+    assert result.unreproduced == []
+    into, out = tmp_path / "hub", tmp_path / "out"
+    assert main(["import", "--from-repo", str(repo), "--into", str(into), "--yes"]) == 0
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert os.readlink(out / DEV / "skills" / target.name) == f"../../tools/skills/{target.name}"
+    assert (out / DEV / "skills" / "own" / "SKILL.md").read_text().startswith("---\nname: own")
