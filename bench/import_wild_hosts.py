@@ -302,13 +302,15 @@ def gemini_loads(box: Sandbox, tree: Path, ref: Path) -> tuple[Components, list[
     for folder in _both(tree, ref, hp.gemini_extensions):
         manifest = tree / folder / "gemini-extension.json"
         doc = hp._json(manifest.read_bytes()) if manifest.is_file() else None
+        verb = ["link"]
         if isinstance(doc, dict) and doc.get("settings"):
-            # `link` then asks for each setting on a terminal, even with --consent
-            errors.append(f"extensions link {folder}: not run: it asks for settings")
-            continue
-        code, out, err = box.run("extensions", "link", str(tree / folder), "--consent", stdin="y\n")
+            # `link` asks for each setting on a terminal, even with --consent; `install` (a
+            # copy) can skip them
+            verb = ["install", "--skip-settings"]
+        args = [verb[0], str(tree / folder), "--consent", *verb[1:]]
+        code, out, err = box.run("extensions", *args, stdin="y\n")
         if code:
-            errors.append(_fail(f"extensions link {folder}", code, out, err))
+            errors.append(_fail(f"extensions {verb[0]} {folder}", code, out, err))
     code, out, err = box.run("extensions", "list")
     if code:
         return {}, [*errors, _fail("extensions list", code, out, err)]
