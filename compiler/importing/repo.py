@@ -242,9 +242,10 @@ def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
 
 
 def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
-    """A file of a plugin folder nested inside this one (read as its own plugin)."""
+    """A file of a plugin folder nested inside this one (read as its own plugin), the files
+    right in that folder too (its LICENSE, not only its skills/...)."""
     parts = rel.split("/")
-    for depth in range(1, len(parts) - 1):
+    for depth in range(1, len(parts)):
         sub = "/".join(parts[:depth])
         if any(f"{sub}/{marker}" in mine for marker in MARKERS):
             return True
