@@ -90,6 +90,12 @@ class PluginHub:
     as_is: list[str] = field(default_factory=list)
     gemini_shared: bool = False  # a Gemini extension in the plugin folder (gemini_folder)
     mcp_file: bool = False  # an empty .mcp.json (`mcp.file`)
+    into: str = ""  # its folder in INTO, when not its own (a root plugin's: repo_market)
+
+    @property
+    def place(self) -> str:
+        """Its folder in INTO: its repository folder, a root plugin's is named after it."""
+        return self.into or self.folder or self.name
 
     @property
     def name(self) -> str:

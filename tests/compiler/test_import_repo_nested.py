@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
-from memhub.compiler.importing.repo_market import import_repo
+from memhub.compiler.importing.repo_market import _settle_clashes, import_repo
 from memhub.compiler.importing.repo_tree import read_tree
 from memhub.compiler.importing.roundtrip import round_trip
 
@@ -98,3 +98,75 @@ def test_a_nested_suite_imports_and_builds(
     assert reply["data"]["round_trip"]["cannot_reproduce"] == []
     assert code == 0
     assert (into / SUITE / "plugins" / "alpha" / "hub.yaml").is_file()
+
+
+def test_a_listed_folder_inside_a_plugin_folder_is_its_own_plugin(tmp_path: Path) -> None:
+    """A marketplace lists a folder without a manifest that sits inside another plugin's
+    folder: its files are that plugin's only (they were the outer one's too: exit 2)."""
+    entries = [{"name": "a", "source": "./packs/a"}, {"name": "b", "source": "./packs/a/b"}]
+    repo = write(
+        tmp_path / "repo",
+        {
+            ".claude-plugin/marketplace.json": {
+                "name": "m",
+                "owner": {"name": "x"},
+                "plugins": entries,
+            },
+            "packs/a/.claude-plugin/plugin.json": {
+                "name": "a",
+                "version": "1.0.0",
+                "description": "A",
+            },
+            "packs/a/b/skills/t/SKILL.md": "---\nname: t\ndescription: T.\n---\nT\n",
+            "packs/a/b/NOTES.md": "notes\n",
+        },
+    )
+    tree = read_tree(repo)
+    imported = import_repo(tree)
+    outer = next(hub for hub, _ in imported.plugins if hub.folder == "packs/a")
+    assert outer.files == {}
+    result = round_trip(tree, imported)
+    assert result.unreproduced == []
+    assert result.files_same == result.files_total == len(tree)
+
+
+def test_a_root_plugin_named_as_a_plugin_folder_is_placed_beside_it(tmp_path: Path) -> None:
+    """A root plugin's hub goes to INTO/<its name>; a plugin folder of that name takes that
+    place, so the root plugin's goes to <name>-root (both once wrote tools/hub.yaml: exit 2)."""
+    repo = write(
+        tmp_path / "repo",
+        {
+            ".claude-plugin/plugin.json": {"name": "tools", "version": "1.0.0", "description": "R"},
+            "NOTES.md": "root\n",
+            "tools/.codex-plugin/plugin.json": {
+                "name": "inner",
+                "version": "1.0.0",
+                "description": "I",
+            },
+            "tools/NOTES.md": "inner\n",
+        },
+    )
+    tree = read_tree(repo)
+    imported = import_repo(tree)
+    assert sorted(into for _, into in imported.plugins) == ["tools", "tools-root"]
+    result = round_trip(tree, imported)
+    assert result.unreproduced == []
+    assert result.files_same == result.files_total == len(tree)
+
+
+def test_two_plugins_writing_one_hub_file_give_rows_not_a_refusal(tmp_path: Path) -> None:
+    """The safety net: should two plugin hubs still write one hub file, the second plugin's
+    file is a row naming both, and the import's files are written (no RepoError)."""
+    tree = read_tree(suite_of_plugins(tmp_path / "repo"))
+    imported = import_repo(tree)
+    (suite, _), (alpha, alpha_into) = (
+        next(p for p in imported.plugins if p[0].name == n) for n in ("suite", "alpha")
+    )
+    suite.files["plugins/alpha/LICENSE"] = tree[f"{SUITE}/plugins/alpha/LICENSE"]
+    suite.shipped.append("plugins/alpha/LICENSE")
+    _settle_clashes(imported)
+    assert f"{alpha_into}/LICENSE" in imported.files  # no "two sources" RepoError
+    rows = {u.path: u.reason for u in imported.unreproduced}
+    assert "plugins/alpha/LICENSE" not in suite.files and "LICENSE" in alpha.files
+    why = rows[f"{SUITE}/plugins/alpha/LICENSE"]
+    assert f"{alpha_into}/LICENSE is written for plugin 'alpha'" in why
