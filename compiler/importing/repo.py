@@ -90,6 +90,12 @@ class PluginHub:
     as_is: list[str] = field(default_factory=list)
     gemini_shared: bool = False  # a Gemini extension in the plugin folder (gemini_folder)
     mcp_file: bool = False  # an empty .mcp.json (`mcp.file`)
+    into: str = ""  # its folder in INTO, when not its own (a root plugin's: repo_market)
+
+    @property
+    def place(self) -> str:
+        """Its folder in INTO: its repository folder, a root plugin's is named after it."""
+        return self.into or self.folder or self.name
 
     @property
     def name(self) -> str:
@@ -242,9 +248,10 @@ def _icon(tree: Tree, prefix: str, mine: dict[str, RepoFile]) -> str | None:
 
 
 def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
-    """A file of a plugin folder nested inside this one (read as its own plugin)."""
+    """A file of a plugin folder nested inside this one (read as its own plugin), the files
+    right in that folder too (its LICENSE, not only its skills/...)."""
     parts = rel.split("/")
-    for depth in range(1, len(parts) - 1):
+    for depth in range(1, len(parts)):
         sub = "/".join(parts[:depth])
         if any(f"{sub}/{marker}" in mine for marker in MARKERS):
             return True

@@ -61,7 +61,7 @@ def entries_and_markets(
         for (name, at), hosts in seen.items()
     ]
     unlisted = [hub for at, hub in enumerate(plugins) if (hub.name, at) not in seen]
-    listed += [{"hub": hub.folder or hub.name} for hub in unlisted]
+    listed += [{"hub": hub.place} for hub in unlisted]
     # the default marketplace lists every plugin, for every host of theirs that has one
     marketed = {h for hub in plugins for h in hub.read.hosts if h in _MARKET_HOSTS}
     filed = {h for group in groups.values() for h in group["hosts"]}
@@ -135,7 +135,7 @@ def _item(
         if entry.get("description"):
             item["description"] = entry["description"]
         return item
-    item = {"hub": hub.folder or hub.name}
+    item = {"hub": hub.place}
     described = hub.read.plugin.get("description")
     claude = hosts.get("claude", (None, ""))[0] or next(iter(hosts.values()))[0]
     if claude.get("description") and claude["description"] != described:

@@ -7,8 +7,9 @@ marketplace file become a plugin hub at INTO. Pure: the files are returned, not 
 
 from __future__ import annotations
 
+import itertools
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,8 +199,9 @@ def import_repo(tree: Tree) -> RepoImport:
     market = _market_defaults(found, plugins[0] if plugins else None)
     # always a marketplace hub: a plugin hub writes marketplace files, which a repository
     # without any (`marketplaces: []`) or a root plugin would not give back
-    placed = [(hub, hub.folder or hub.name) for hub in plugins]
+    placed = _placed(plugins)  # before the marketplace hub, which names each hub's folder
     result = RepoImport(placed, market, _market_hub(found, plugins, market))
+    _settle_clashes(result)
     result.marketplace_files = [_join(f, r.MARKETPLACE) for r, f, _ in found]
     result.rows = dropped + clashes + unread_rows(plugins, whole)  # one path each
     kept = tuple(f"{link}/" for link in result.links)
@@ -210,15 +212,60 @@ def import_repo(tree: Tree) -> RepoImport:
     return result
 
 
-def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
-    """A plugin at the repository root (`plugin.path: .`) without the files that are not its
-    own: the other plugins' folders, the marketplace files, and what is APART."""
-    others = [f"{hub.folder}/" for hub in plugins if hub.folder]
+def _placed(plugins: list[PluginHub]) -> list[tuple[PluginHub, str]]:
+    """Each plugin hub with its folder in INTO: its repository folder, and for a root plugin
+    its name, unless a plugin folder of the repository has that name (then `<name>-root`)."""
+    taken = {hub.folder for hub in plugins if hub.folder}
     for hub in (h for h in plugins if not h.folder):
-        for rel in [r for r in hub.files if r.startswith((*APART, *others))]:
+        hub.into = next(c for c in _candidates(hub.name) if c not in taken)
+        taken.add(hub.into)
+    return [(hub, hub.place) for hub in plugins]
+
+
+def _candidates(name: str) -> Iterator[str]:
+    yield name
+    yield f"{name}-root"
+    yield from (f"{name}-root-{n}" for n in itertools.count(2))
+
+
+def _settle_clashes(result: RepoImport) -> None:
+    """Each hub file two plugins would write written for the first only: the other's file
+    becomes a row naming both (the import must never refuse the whole repository for it).
+    The plugin of the deepest folder writes it: a file inside a nested plugin is its own."""
+    owners: dict[str, str] = {HUB_FILE: "the marketplace hub"}
+    for hub, into in result.plugins:
+        owners.setdefault(_join(into, HUB_FILE), f"the hub of plugin {hub.name!r}")
+    deepest = sorted(result.plugins, key=lambda p: -len(p[0].folder.split("/")))
+    for hub, into in deepest:
+        mine = f"plugin {hub.name!r} ({hub.folder or '.'}/)"
+        for rel in [*hub.files, *hub.links]:
+            where = _join(into, rel)
+            if owners.setdefault(where, mine) == mine:
+                continue
+            hub.files.pop(rel, None)
+            hub.links.pop(rel, None)
+            hub.shipped = [r for r in hub.shipped if r != rel]
+            hub.read.cannot(
+                _join(hub.folder, rel),
+                f"its hub file {where} is written for {owners[where]} too: one hub folder "
+                "cannot hold both. Fix: rename one",
+            )
+
+
+def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
+    """Each plugin without the files of the plugin folders nested in its own (those a
+    marketplace lists without a manifest too), and a plugin at the repository root
+    (`plugin.path: .`) without the marketplace files and what is APART either."""
+    for hub in plugins:
+        prefix = f"{hub.folder}/" if hub.folder else ""
+        inside = [o.folder for o in plugins if o.folder and o.folder.startswith(prefix)]
+        others = [f"{folder[len(prefix) :]}/" for folder in inside]
+        apart = () if hub.folder else APART
+        for rel in [r for r in hub.files if r.startswith((*apart, *others))]:
             del hub.files[rel]
         hub.shipped = [r for r in hub.shipped if r in hub.files]
-        hub.read.consumed -= marketplaces
+        if not hub.folder:
+            hub.read.consumed -= marketplaces
 
 
 def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Unreproduced]]:
