@@ -26,6 +26,7 @@ from memhub.compiler.importing.repo import (
     read_plugin,
     unreproduced,
 )
+from memhub.compiler.importing.repo_carry import ship_uncarried
 from memhub.compiler.importing.repo_links import keep_links
 from memhub.compiler.importing.repo_listed import adopt_listed, listed_folders, local_folder
 from memhub.compiler.importing.repo_other import read_other_hosts
@@ -192,6 +193,7 @@ def import_repo(tree: Tree) -> RepoImport:
     plugins, clashes = _one_per_host(plugins)
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
+    ship_uncarried(plugins)  # after every host is known
     if not plugins and not _catalogue(found):
         raise RepoError(_no_plugin(listed))
     keep_links(plugins, whole)
