@@ -24,7 +24,7 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "use at most 64 letters, digits, '_' or '-'",
     ),
     "^https://[^\\s]+$": ("is not an https:// URL", "write a full https:// URL"),
-    "^(https?://|\\$\\{env:)[^\\s]+$": (
+    "^((https?://|\\$\\{env:)[^\\s]+)?$": (
         "is not an http(s) URL",
         "write a full http:// or https:// URL, or ${env:NAME} to read it from the environment",
     ),

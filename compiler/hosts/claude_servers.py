@@ -12,6 +12,7 @@ from memhub.compiler.importing.shapes import (
     NotImportable,
     extras_of,
     nonempty,
+    url_text,
     oauth_spec,
     remote_spec,
     stdio_spec,
@@ -75,7 +76,7 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
         auth.get("scopes"),
     )
     spec = remote_spec(
-        value(nonempty(raw.get("url"), "url")),
+        value(url_text(raw.get("url"), "url")),
         _TRANSPORTS[kind],
         {k: value(v) for k, v in string_map(raw.get("headers"), "headers").items()},
         oauth,
