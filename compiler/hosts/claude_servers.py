@@ -12,12 +12,12 @@ from memhub.compiler.importing.shapes import (
     NotImportable,
     extras_of,
     nonempty,
-    url_text,
     oauth_spec,
     remote_spec,
     stdio_spec,
     string_map,
     strings,
+    url_text,
 )
 from memhub.hubspec.refs import hub_env_ref
 
