@@ -55,3 +55,32 @@ def test_the_hub_loads_an_empty_url_and_refuses_a_bare_word(tmp_path: Path) -> N
     (tmp_path / "hub.yaml").write_text(head + "mcp: {servers: {s: {url: mail}}}\n")
     with pytest.raises(HubError, match="is not an http"):
         load(tmp_path)
+
+
+def test_a_server_name_with_a_space_comes_back_for_claude(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    servers = {"mcpServers": {"google calendar": {"type": "http", "url": ""}}}
+    for rel, content in {
+        f"{PLUGIN}/.claude-plugin/plugin.json": MANIFEST,
+        f"{PLUGIN}/.mcp.json": servers,
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(json.dumps(content, indent=2) + "\n")
+    tree = read_tree(root)
+    result = round_trip(tree, import_repo(tree))
+    assert [(u.path, u.reason) for u in result.unreproduced] == []
+    assert result.files_same == result.files_total
+
+
+def test_a_server_name_with_a_space_is_refused_for_other_hosts(tmp_path: Path) -> None:
+    head = (
+        "version: 1\nplugin: {name: k, version: 1.0.0, description: d}\n"
+        "marketplace: {name: m, owner: {name: o}}\n"
+    )
+    servers = "mcp: {servers: {'google calendar': {url: 'https://c.example/mcp'}}}\n"
+    (tmp_path / "hub.yaml").write_text(head + "hosts: [claude, codex]\n" + servers)
+    with pytest.raises(HubError, match="only Claude Code loads"):
+        load(tmp_path)
+    (tmp_path / "hub.yaml").write_text(head + "hosts: [claude]\n" + servers)
+    mcp = build(load(tmp_path)).artifact("plugins/k/.mcp.json")
+    assert mcp is not None and "google calendar" in json.loads(mcp.content)["mcpServers"]
