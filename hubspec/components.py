@@ -20,6 +20,21 @@ from .yamlsrc import KeyPath
 class ComponentChecks(PerHostChecks):
     """`mcp.servers` and `hooks`."""
 
+    def _spaced_server_names(self, raw: dict[str, Any], hub_hosts: tuple[str, ...]) -> None:
+        """A server name with a space, which Claude Code alone loads (`claude plugin validate`
+        provides it), for a server no other host gets."""
+        for name, spec in raw.items():
+            hosts = (_hosts(spec) if isinstance(spec, dict) else None) or hub_hosts
+            others = [h for h in hosts if h != "claude"]
+            if " " in name and others:
+                self.problem(
+                    ("mcp", "servers", name),
+                    f"server name {name!r} holds a space, which only Claude Code loads "
+                    f"({', '.join(others)} would get it too)",
+                    "rename it with '-' or '_', or limit the server with `hosts: [claude]`",
+                    at_key=True,
+                )
+
     def _servers(self, raw: dict[str, Any]) -> tuple[StdioServer | RemoteServer, ...]:
         servers: list[StdioServer | RemoteServer] = []
         for name, spec in raw.items():

@@ -168,6 +168,7 @@ class _Checker(
         skills = self._skills(data.get("skills"), linked=shipped_as_link(data, "skills"))
         instructions = self._instructions(data.get("instructions"))
         hub_hosts = tuple(data["hosts"]) if "hosts" in data else default_hosts()
+        self._spaced_server_names(data.get("mcp", {}).get("servers", {}), hub_hosts)
         skills = self._skill_hosts(data.get("skill_hosts", {}), skills)
         hooks = self._hooks(data.get("hooks", []), hub_hosts)
         rulebooks = self._rulebooks(data.get("rulebooks", []))

@@ -19,12 +19,12 @@ _PATTERN_HINTS: dict[str, tuple[str, str]] = {
         "is not kebab-case",
         "use lowercase letters, digits and single hyphens, e.g. 'my-plugin'",
     ),
-    "^[A-Za-z0-9_-]{1,64}$": (
+    "^(?=.{1,64}$)[A-Za-z0-9_-]+( [A-Za-z0-9_-]+)*$": (
         "is not a valid MCP server name",
         "use at most 64 letters, digits, '_' or '-'",
     ),
     "^https://[^\\s]+$": ("is not an https:// URL", "write a full https:// URL"),
-    "^(https?://|\\$\\{env:)[^\\s]+$": (
+    "^((https?://|\\$\\{env:)[^\\s]+)?$": (
         "is not an http(s) URL",
         "write a full http:// or https:// URL, or ${env:NAME} to read it from the environment",
     ),

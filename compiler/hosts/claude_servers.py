@@ -17,6 +17,7 @@ from memhub.compiler.importing.shapes import (
     stdio_spec,
     string_map,
     strings,
+    url_text,
 )
 from memhub.hubspec.refs import hub_env_ref
 
@@ -75,7 +76,7 @@ def hub_spec(server: str, raw: Mapping[str, Any]) -> Any:
         auth.get("scopes"),
     )
     spec = remote_spec(
-        value(nonempty(raw.get("url"), "url")),
+        value(url_text(raw.get("url"), "url")),
         _TRANSPORTS[kind],
         {k: value(v) for k, v in string_map(raw.get("headers"), "headers").items()},
         oauth,

@@ -27,6 +27,7 @@ from memhub.compiler.importing.repo import (
     read_plugin,
     unreproduced,
 )
+from memhub.compiler.importing.repo_carry import ship_uncarried
 from memhub.compiler.importing.repo_links import keep_links, unread_rows
 from memhub.compiler.importing.repo_listed import adopt_listed, listed_folders, local_folder
 from memhub.compiler.importing.repo_other import read_other_hosts
@@ -190,9 +191,10 @@ def import_repo(tree: Tree) -> RepoImport:
     adopt_listed(found, plugins)
     copilot_repo.through_others(found, plugins)
     listed, (found, dropped) = found, _resolved(tree, found, {hub.name for hub in plugins})
-    plugins, clashes = _one_per_host(plugins)
+    plugins, clashes = _one_per_host(plugins, _listed(found))
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
+    ship_uncarried(plugins)  # after every host is known
     if not plugins and not _catalogue(found):
         raise RepoError(_no_plugin(listed))
     keep_links(plugins, whole)
@@ -301,10 +303,13 @@ def _resolved(tree: Tree, found: Found, names: set[str]) -> tuple[Found, list[Un
     return out, rows
 
 
-def _one_per_host(plugins: list[PluginHub]) -> tuple[list[PluginHub], list[Unreproduced]]:
+def _one_per_host(
+    plugins: list[PluginHub], listed: frozenset[str] = frozenset()
+) -> tuple[list[PluginHub], list[Unreproduced]]:
     """The plugins, but one of a name per host: a folder per host under one name is a plugin
-    hub each, while two folders of one name for one host cannot both be listed (the first
-    is kept; each file of the other is a row naming both folders)."""
+    hub each, while two folders of one name for one host cannot both be listed (the one a
+    marketplace lists, which the host installs, else the first, is kept; each file of the
+    other is a row naming both folders)."""
     kept: list[PluginHub] = []
     rows: list[Unreproduced] = []
     for hub in plugins:
@@ -313,6 +318,9 @@ def _one_per_host(plugins: list[PluginHub]) -> tuple[list[PluginHub], list[Unrep
         if rival is None:
             kept.append(hub)
             continue
+        if hub.folder in listed and rival.folder not in listed:
+            kept[kept.index(rival)], hub, rival = hub, rival, hub  # the host installs this one
+            hosts = set(hub.read.hosts)
         shared = ", ".join(sorted(hosts & set(rival.read.hosts)))
         why = (
             f"plugin {hub.name!r} is also in {rival.folder or '.'}/ for {shared}: a marketplace "
@@ -323,6 +331,17 @@ def _one_per_host(plugins: list[PluginHub]) -> tuple[list[PluginHub], list[Unrep
         rows += [Unreproduced(_join(hub.folder, rel), why) for rel in own]
         rows += unreproduced([hub])
     return kept, rows
+
+
+def _listed(found: Found) -> frozenset[str]:
+    """The repository folders the marketplace files list (their `./` sources, resolved)."""
+    named = {
+        posixpath.normpath(posixpath.join(folder or ".", entry["source"]))
+        for _, folder, doc in found
+        for entry in doc.get("plugins") or []
+        if isinstance(entry, Mapping) and isinstance(entry.get("source"), str)
+    }
+    return frozenset("" if path == "." else path for path in named)
 
 
 def _catalogue(found: Found) -> bool:

@@ -148,6 +148,14 @@ def nonempty(value: Any, what: str) -> str:
     return value
 
 
+def url_text(value: Any, what: str) -> str:
+    """A remote server's URL: a string, empty for a placeholder the user fills in (Claude
+    Code loads `"url": ""` as it is), or NotImportable naming `what`."""
+    if not isinstance(value, str):
+        raise NotImportable(f"{what} is not a string")
+    return value
+
+
 def cwd_for_hub(cwd: str | None) -> str | None:
     """The part of a host's cwd the hub can hold: only a relative `./...` folder."""
     if cwd and (cwd == "." or cwd.startswith("./")) and ".." not in cwd.split("/"):
