@@ -1,6 +1,7 @@
 """The plugin folder's `.mcp.json`, as Claude Code reads it: written by the Claude adapter, and
-by the Codex adapter for a Codex-only plugin whose manifest names it (`"mcpServers":
-"./.mcp.json"`, kept as `overrides.codex.manifest`: Codex 0.171 loads the servers from it)."""
+by the Codex and Copilot CLI adapters for a plugin without Claude whose manifest names it
+(`"mcpServers": "./.mcp.json"`, kept as `overrides.<host>.manifest`: Codex 0.171 and Copilot
+1.0.102 load the servers from it)."""
 
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ def mcp_json(hub: Hub, base: str, rows: list[CoverageRow], owner: str) -> list[A
     return out
 
 
-def codex_mcp_json(hub: Hub, base: str) -> list[Artifact]:
-    """`.mcp.json` for a Codex manifest naming `./.mcp.json` where no Claude adapter writes it
-    (Codex's own rows say where its servers go); none otherwise."""
-    named = hub.override("codex", "manifest").get("mcpServers")
+def named_mcp_json(hub: Hub, base: str, host: str) -> list[Artifact]:
+    """`.mcp.json` for a `host` manifest (Codex's, or Copilot CLI's) naming `./.mcp.json`
+    where no Claude adapter writes it (the host's own rows say where its servers go); none
+    otherwise."""
+    named = hub.override(host, "manifest").get("mcpServers")
     if "claude" in hub.hosts or not isinstance(named, str):
         return []
-    return mcp_json(hub, base, [], "codex") if posixpath.normpath(named) == MCP_FILE else []
+    return mcp_json(hub, base, [], host) if posixpath.normpath(named) == MCP_FILE else []

@@ -20,7 +20,7 @@ from memhub.compiler.hosts.base import (
     Locations,
     ReadDocument,
 )
-from memhub.compiler.hosts.claude_mcp import codex_mcp_json
+from memhub.compiler.hosts.claude_mcp import named_mcp_json
 from memhub.compiler.hosts.codex_marketplace import (
     DEFAULT_CATEGORY,
     MARKETPLACE_FILE,
@@ -219,7 +219,7 @@ def build(hub: Hub) -> HostBuild:
             hub, name, f"{base}/.codex-plugin/plugin.json", manifest, override="manifest"
         ),
     ]
-    artifacts += codex_mcp_json(hub, base)  # the .mcp.json a Codex-only manifest names
+    artifacts += named_mcp_json(hub, base, name)  # the .mcp.json a manifest names
     if mapped:
         hooks = hooks_document(hub, name, grouped_hooks(mapped, command_handler))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -18,6 +18,7 @@ from memhub.compiler.hosts.base import (
     Locations,
     SkillNames,
 )
+from memhub.compiler.hosts.claude_mcp import named_mcp_json
 from memhub.compiler.hosts.common import (
     compact,
     json_artifact,
@@ -218,6 +219,7 @@ def build(hub: Hub) -> HostBuild:
         return with_shipped(hub, replace(SHIPPING, root=root(hub)), artifacts, rows)
     path = f"{base}/{manifest_path(hub)}"
     artifacts.append(json_artifact(hub, name, path, manifest, override="manifest"))
+    artifacts += named_mcp_json(hub, base, name)  # the .mcp.json a manifest names
     if mapped:
         hooks = json_bytes(_hooks_file(mapped))
         path = f"{base}/{hooks_path(hub, name, HOOKS_FILE)}"

@@ -344,3 +344,28 @@ def test_a_copilot_marketplace_listing_agent_plugins_packages(tmp_path: Path) ->
     imported = import_repo(tree)
     ((hub, _),) = imported.plugins
     assert (hub.copilot_manifest, hub.shared_package) == ("plugin.json", True)
+
+
+def test_a_copilot_manifest_naming_its_mcp_file_gets_it_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`"mcpServers": ".mcp.json"` in a Copilot-only plugin: the Copilot adapter writes the
+    file (copilot 1.0.102 loads the servers from it); it was lost, and its servers with it."""
+    servers = {"mcpServers": {"aws": {"type": "http", "url": "https://aws.example/mcp"}}}
+    manifest = {"name": "aws", "description": "AWS.", "mcpServers": ".mcp.json"}
+    files = {
+        MARKET: market({"name": "aws", "source": "./plugins/aws", "description": "AWS."}),
+        "plugins/aws/plugin.json": manifest,
+        "plugins/aws/.mcp.json": servers,
+        "plugins/aws/skills/tidy/SKILL.md": SKILL,
+    }
+    listed, (same, total), _ = trip(write(tmp_path / "repo", files))
+    assert listed == {}
+    assert same == total == 4
+    into, out = tmp_path / "hub", tmp_path / "out"
+    assert (
+        main(["import", "--from-repo", str(tmp_path / "repo"), "--into", str(into), "--yes"]) == 0
+    )
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert json.loads((out / "plugins/aws/.mcp.json").read_text()) == servers
