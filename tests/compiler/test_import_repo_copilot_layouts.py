@@ -21,17 +21,11 @@ from memhub.compiler.importing.roundtrip import round_trip
 from memhub.hubspec import load
 from memhub.hubspec.errors import HubError
 
+from tests.compiler.repofiles import write_repo as write
+
 MARKET = ".github/plugin/marketplace.json"
 SKILL = "---\nname: tidy\ndescription: Tidy up.\n---\nTidy.\n"
 HOOKS = {"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "node boot.mjs"}]}}
-
-
-def write(root: Path, files: dict[str, Any]) -> Path:
-    for rel, data in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2) + "\n")
-    return root
 
 
 def trip(repo: Path) -> tuple[dict[str, str], tuple[int, int], list[str]]:

@@ -18,18 +18,10 @@ from memhub.compiler.marketplace import build_marketplace
 from memhub.hubspec.errors import HubError
 from memhub.hubspec.marketplace_loader import load_marketplace
 
+from tests.compiler.repofiles import write_repo as write
+
 CLAUDE_MARKET = ".claude-plugin/marketplace.json"
 CODEX_MARKET = ".agents/plugins/marketplace.json"
-
-
-def write(root: Path, files: dict[str, Any]) -> Path:
-    """Write `files` (path -> JSON value, or text) under `root`."""
-    for rel, value in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = value if isinstance(value, str) else json.dumps(value, indent=2) + "\n"
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def trip(root: Path) -> tuple[dict[str, str], tuple[int, int]]:

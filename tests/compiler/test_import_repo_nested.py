@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from memhub.compiler.cli.main import main
@@ -14,17 +13,9 @@ from memhub.compiler.importing.repo_market import _settle_clashes, import_repo
 from memhub.compiler.importing.repo_tree import read_tree
 from memhub.compiler.importing.roundtrip import round_trip
 
+from tests.compiler.repofiles import write_repo as write
+
 SUITE = "plugins/acme/suite"
-
-
-def write(root: Path, files: dict[str, Any]) -> Path:
-    """Write `files` (path -> JSON value, or text) under `root`."""
-    for rel, value in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = value if isinstance(value, str) else json.dumps(value, indent=2) + "\n"
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def suite_of_plugins(root: Path) -> Path:

@@ -7,26 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-from memhub.compiler.importing.repo_market import import_repo
-from memhub.compiler.importing.repo_tree import read_tree
-from memhub.compiler.importing.roundtrip import round_trip
+from tests.compiler.repofiles import trip_with_hub
 
 PLUGIN = "plugins/kit"
 MANIFEST = {"name": "kit", "version": "1.0.0", "description": "A kit", "skills": "./skills/"}
 
 
-def _trip(root: Path, files: dict[str, str]) -> tuple[dict[str, str], tuple[int, int], Any]:
-    for rel, content in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(content)
-    tree = read_tree(root)
-    imported = import_repo(tree)
-    result = round_trip(tree, imported)
-    name = next(p for p in imported.files if p.endswith("kit/hub.yaml"))
-    hub = yaml.safe_load(imported.files[name][0])
-    listed = {item.path: item.reason for item in result.unreproduced}
-    return listed, (result.files_same, result.files_total), hub
+def _trip(root: Path, files: dict[str, Any]) -> tuple[dict[str, str], tuple[int, int], Any]:
+    return trip_with_hub(root, files, "kit")
 
 
 def test_commands_and_agents_of_a_codex_only_plugin_come_back(tmp_path: Path) -> None:
