@@ -60,6 +60,14 @@ UNNAMED_HOOKS = (
     "in one file (the manifest entry is kept as an override)"
 )
 FOLDERS = ("skills", "agents", "commands", cursor_repo.RULES)  # the hub keys of these names
+# a marketplace file inside a plugin folder (one listing its own folder, `./`): the marketplace
+# hub reads and writes it, so the plugin hub does not ship it too
+MARKET_FILES = (
+    ".claude-plugin/marketplace.json",
+    ".cursor-plugin/marketplace.json",
+    "plugins/marketplace.json",
+    copilot_repo.MARKETPLACE,
+)
 # the manifests that make a folder a plugin folder (a published Gemini extension's too)
 MARKERS = (*(r.MANIFEST for r in READERS), gemini_repo.MANIFEST)
 MIXED_COMMANDS = (
@@ -266,16 +274,7 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
         read.cannot(where, HOOKS_REASON)
     elif rel in ELSEWHERE:
         read.cannot(where, ELSEWHERE[rel])
-    elif (
-        rel.endswith("marketplace.json")
-        and "/" in rel
-        and rel.split("/")[-2]
-        in (
-            ".claude-plugin",
-            ".cursor-plugin",
-            "plugins",
-        )
-    ):
+    elif any(rel == m or rel.endswith(f"/{m}") for m in MARKET_FILES):
         read.consumed.add(rel)  # a marketplace file: the marketplace hub reads it
     elif top in FOLDERS and "/" in rel:
         hub.files[rel] = entry

@@ -355,7 +355,8 @@ def _no_plugin(found: Found) -> str:
     """Why the repository holds no plugin: no manifest, and what its marketplaces list."""
     text = (
         "no plugin found: no folder holds .claude-plugin/plugin.json, "
-        ".codex-plugin/plugin.json or .cursor-plugin/plugin.json"
+        ".codex-plugin/plugin.json, .cursor-plugin/plugin.json or gemini-extension.json, the "
+        "repository root no Copilot CLI plugin.json, and no marketplace file lists a folder"
     )
     for reader, folder, doc in found:
         path = _join(folder, reader.MARKETPLACE)

@@ -4,7 +4,9 @@ message naming a file and writes nothing. Plugin folders anywhere (plugins/x, x,
 the root), manifests per host with missing and extra keys, marketplaces per host with `./`
 and sub-folder sources (one listing its own folder), skills, agents, commands, icons and other
 assets, MCP servers with env-var URLs and placeholder headers, links inside and outside the
-plugin folders, a SKILL.md that is a link, and one name in two folders."""
+plugin folders, a SKILL.md that is a link, links that dangle or loop, one name in two folders,
+plugin folders nested in others, Copilot CLI's root plugin.json and marketplace, a Gemini CLI
+extension in the folder, and hooks files holding handlers the hub's hooks cannot hold."""
 
 from __future__ import annotations
 
@@ -24,6 +26,13 @@ from memhub.compiler.cli.main import main
 from tests.compiler.test_import_invariant import write
 
 HOSTS = {"claude": ".claude-plugin", "codex": ".codex-plugin", "cursor": ".cursor-plugin"}
+OWN = {"copilot": "plugin.json", "gemini": "gemini-extension.json"}  # manifests at the root
+ODD_HOOKS = {  # handlers Claude Code takes that a hub hook cannot hold: the file is kept
+    "hooks": {
+        "Stop": [{"matcher": "", "hooks": [{"type": "prompt", "prompt": "Done?"}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi", "async": False}]}],
+    }
+}
 SKILL = "---\nname: {name}\ndescription: Use {name}.\n---\nBody of {name}.\n"
 AGENT = "---\nname: {name}\ndescription: Agent {name}.\n---\nYou are {name}.\n"
 SERVERS = {
@@ -37,6 +46,7 @@ SERVERS = {
     },
 }
 NAMES = st.sampled_from(["alpha", "beta", "gamma"])
+MARKET_COPILOT = ".github/plugin/marketplace.json"
 
 
 @st.composite
@@ -44,8 +54,16 @@ def plugin(draw: st.DrawFn, folder: str, name: str) -> dict[str, Any]:
     """One plugin folder's files (paths relative to the repository)."""
     base = f"{folder}/" if folder else ""
     files: dict[str, Any] = {}
-    hosts = draw(st.lists(st.sampled_from(sorted(HOSTS)), min_size=1, max_size=3, unique=True))
+    kinds = sorted(HOSTS) + sorted(OWN)
+    hosts = draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=3, unique=True))
     icon = draw(st.booleans())
+    for host in (h for h in hosts if h in OWN):
+        files[f"{base}{OWN[host]}"] = {"name": name, "version": "1.0.0"}
+    if "gemini" in hosts and draw(st.booleans()):
+        files[f"{base}commands/hello.toml"] = 'prompt = "Say hello"\n'
+    hosts = [h for h in hosts if h in HOSTS]
+    if "claude" in hosts and draw(st.booleans()):
+        files[f"{base}hooks/hooks.json"] = ODD_HOOKS
     for host in hosts:
         doc: dict[str, Any] = {"name": name}
         if draw(st.booleans()):
@@ -74,7 +92,12 @@ def plugin(draw: st.DrawFn, folder: str, name: str) -> dict[str, Any]:
     chosen = draw(st.lists(st.sampled_from(sorted(SERVERS)), max_size=2, unique=True))
     if chosen:
         files[f"{base}.mcp.json"] = {"mcpServers": {k: SERVERS[k] for k in chosen}}
-    links = draw(st.sets(st.sampled_from(["inside", "outside", "skill", "dangling-target"])))
+    kinds = ["inside", "outside", "skill", "dangling-target", "dangling", "loop"]
+    links = draw(st.sets(st.sampled_from(kinds)))
+    if "dangling" in links:
+        files[f"{base}docs/gone.md"] = ("link", "nowhere.md")
+    if "loop" in links:
+        files[f"{base}docs/loop"] = ("link", "loop")
     if "inside" in links and f"{base}README.md" in files:
         files[f"{base}docs/readme-link.md"] = ("link", "../README.md")
     if "outside" in links:
@@ -91,7 +114,8 @@ def plugin(draw: st.DrawFn, folder: str, name: str) -> dict[str, Any]:
 @st.composite
 def repository(draw: st.DrawFn) -> dict[str, Any]:
     """A plugin or marketplace repository: 1-3 plugin folders, marketplaces per host."""
-    layout = draw(st.sampled_from(["root", "plugins", "top", "dot", "self-listing", "mixed"]))
+    layouts = ["root", "plugins", "top", "dot", "self-listing", "mixed", "nested"]
+    layout = draw(st.sampled_from(layouts))
     count = 1 if layout in ("root", "self-listing") else draw(st.integers(1, 3))
     names = [draw(NAMES) if layout == "mixed" else n for n in ("alpha", "beta", "gamma")[:count]]
     folders = {
@@ -101,12 +125,14 @@ def repository(draw: st.DrawFn) -> dict[str, Any]:
         "dot": [f".github/plugins/{n}" for n in names],
         "self-listing": ["sub"],
         "mixed": [f"{p}/{n}" for p, n in zip(["claude", "codex", "x"], names, strict=False)],
+        "nested": [f"plugins/{'/plugins/'.join(names[: i + 1])}" for i in range(count)],
     }[layout]
     files: dict[str, Any] = {"NOTICE": "notice\n"}
     for folder, name in zip(folders, names, strict=True):
         files.update(draw(plugin(folder, name)))
     where = "sub" if layout == "self-listing" else ""
-    for host in draw(st.lists(st.sampled_from(["claude", "codex"]), max_size=2, unique=True)):
+    markets = st.sampled_from(["claude", "codex", "copilot"])
+    for host in draw(st.lists(markets, max_size=3, unique=True)):
         files.update(_marketplace(host, where, folders, names))
     return files
 
@@ -116,10 +142,10 @@ def _marketplace(host: str, where: str, folders: list[str], names: list[str]) ->
         rel = folder[len(where) + 1 :] if where and folder.startswith(where + "/") else folder
         return "./" if folder == where else f"./{rel}"
 
-    if host == "claude":
+    if host in ("claude", "copilot"):
         entries = [{"name": n, "source": source(f)} for f, n in zip(folders, names, strict=True)]
         doc: dict[str, Any] = {"name": "market", "owner": {"name": "o"}, "plugins": entries}
-        path = ".claude-plugin/marketplace.json"
+        path = ".claude-plugin/marketplace.json" if host == "claude" else MARKET_COPILOT
     else:
         entries = [
             {

@@ -363,3 +363,26 @@ def test_a_copilot_manifest_naming_its_mcp_file_gets_it_back(
     assert main(["build", str(into), "--out", str(out)]) == 0
     capsys.readouterr()
     assert json.loads((out / "plugins/aws/.mcp.json").read_text()) == servers
+
+
+def test_a_copilot_marketplace_in_a_sub_folder_listing_its_own_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sub/.github/plugin/marketplace.json` listing `./` beside `sub/.claude-plugin/`: the
+    marketplace hub writes it, so the plugin hub no longer ships it as a plain file too
+    (the build said 'claude, copilot and copilot generate different contents', and the
+    import was refused; found by the property test)."""
+    listing = {
+        "name": "market",
+        "owner": {"name": "o"},
+        "plugins": [{"name": "alpha", "source": "./"}],
+    }
+    files = {
+        "sub/.claude-plugin/plugin.json": {"name": "alpha", "version": "1.0.0", "description": "d"},
+        f"sub/{MARKET}": json.dumps(listing),  # on one line: other bytes than memhub writes
+    }
+    repo, into, out = write(tmp_path / "repo", files), tmp_path / "hub", tmp_path / "out"
+    assert main(["import", "--from-repo", str(repo), "--into", str(into), "--yes"]) == 0
+    assert main(["build", str(into), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert json.loads((out / "sub" / MARKET).read_text()) == listing
