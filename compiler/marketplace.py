@@ -76,7 +76,8 @@ def build_marketplace(
 
 
 def marketplace_path(file: MarketplaceFile, writer: MarketplaceWriter) -> str:
-    return f"{file.path}/{writer.MARKETPLACE_FILE}" if file.path else writer.MARKETPLACE_FILE
+    name = file.file or writer.MARKETPLACE_FILE  # `file:` is Copilot's only (the loader)
+    return f"{file.path}/{name}" if file.path else name
 
 
 def _marketplace_file(

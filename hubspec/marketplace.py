@@ -77,6 +77,9 @@ class MarketplaceFile:
     description: str | None = None
     display_name: str | None = None
     origin: Origin = Origin("hub.yaml")
+    # Copilot CLI's file in `path` when not its default (`marketplace.json`, which it reads
+    # before .github/plugin/marketplace.json)
+    file: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

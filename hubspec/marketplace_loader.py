@@ -307,15 +307,22 @@ class _MarketChecker(Checker):
                         f"use some of: {', '.join(names)}",
                     )
             chosen = tuple(item.get("hosts", hosts))
+            if "file" in item and chosen != ("copilot",):
+                self.problem(
+                    (*at, "file"),
+                    "only Copilot CLI reads a marketplace from another file",
+                    "give this marketplace `hosts: [copilot]`, or remove `file:`",
+                )
             for host in chosen:
-                if (path, host) in taken:
+                where = (f"{path}/" if path else "") + item.get("file", "")
+                if (where, host) in taken:
                     self.problem(
                         at,
-                        f"marketplaces {taken[(path, host)]} and {index} both write {host}'s "
+                        f"marketplaces {taken[(where, host)]} and {index} both write {host}'s "
                         f"marketplace file in {path or 'the bundle root'}",
                         "give one of them another `path:` or other `hosts:`",
                     )
-                taken[(path, host)] = index
+                taken[(where, host)] = index
             chosen_entries = [e for e in entries if e.name in listed]
             self._check_relative(at, path, chosen_entries, chosen)
             files.append(
@@ -327,6 +334,7 @@ class _MarketChecker(Checker):
                     description=item.get("description", market.description),
                     display_name=item.get("display_name", market.display_name),
                     origin=self.positions.of_value(at),
+                    file=item.get("file"),
                 )
             )
         return tuple(files)

@@ -36,6 +36,7 @@ name = "copilot"
 FOLDER = copilot.bundle_root  # the plugin's Copilot copy is FOLDER/<name>
 MANIFEST = copilot.MANIFEST
 MARKETPLACE = copilot.MARKETPLACE
+ROOT_MARKETPLACE = "marketplace.json"  # read by Copilot CLI 1.0.102 before MARKETPLACE
 HOOKS_FILES = (copilot.HOOKS_FILE,)
 ROOT_VAR = "PLUGIN_ROOT"  # copilot_servers.ROOT
 # how copilot.py writes its hooks file (`version: 1`, flat handlers: `bash`, its matcher,
@@ -222,3 +223,31 @@ def through_others(found: list[tuple[Any, str, dict[str, Any]]], plugins: list[P
             else:
                 continue
             hub.read.host(name)
+
+
+class RootMarketplace:
+    """This reader for a marketplace at the repository root (`marketplace.json`, a JSON
+    object with `name` and `plugins`), which Copilot CLI reads before MARKETPLACE: its hub
+    marketplace names the file (`file: marketplace.json`)."""
+
+    MARKETPLACE = ROOT_MARKETPLACE
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return globals()[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+root_marketplace = RootMarketplace()
+
+
+def root_market(tree: Tree) -> dict[str, Any] | None:
+    """The repository's root `marketplace.json` when it is a marketplace (an object with
+    `name` and `plugins`); any other file of that name stays a plain file."""
+    try:
+        doc = json_file(tree, ROOT_MARKETPLACE)
+    except RepoError:
+        return None
+    ok = isinstance(doc, Mapping) and "plugins" in doc and "name" in doc
+    return dict(doc) if ok else None

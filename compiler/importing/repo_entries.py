@@ -27,8 +27,12 @@ def entries_and_markets(
     overrides: dict[str, Any] = {}
     for reader, folder, doc in found:
         read = reader.read_marketplace(doc)
-        key = (folder, read.get("name"), None)
+        file = getattr(reader, "MARKETPLACE", None)
+        own = file == copilot_repo.ROOT_MARKETPLACE  # Copilot's root file: a group of its own
+        key = (folder, (read.get("name"), file) if own else read.get("name"), None)
         group = groups.setdefault(key, {"name": read.get("name"), "hosts": [], "plugins": []})
+        if own:
+            group["file"] = file
         group["hosts"].append(reader.name)
         if read.get("description"):
             group.setdefault("description", read["description"])
@@ -187,7 +191,7 @@ def _marketplaces(
     same = only["name"] == defaults["name"] and only.get("description") == defaults.get(
         "description"
     )
-    if root and same:
+    if root and same and "file" not in only:
         return None
     out = []
     for (folder, _, _), group in groups.items():

@@ -164,7 +164,7 @@ def as_is(hub: PluginHub, unit: str, files: list[str], reason: str) -> None:
 
 def markets(tree: Tree) -> Found:
     """Every marketplace file: (host reader, its folder, what it says), root first."""
-    found = []
+    found: Found = []
     readers = (*READERS, copilot_repo)  # Copilot's plugins sit apart (repo_other.OTHERS)
     for path in tree:
         for reader in readers:
@@ -173,6 +173,9 @@ def markets(tree: Tree) -> Found:
                 if not isinstance(doc, Mapping):
                     raise RepoError(f"{path}: is not a JSON object. Fix: correct the marketplace")
                 found.append((reader, path[: -len(reader.MARKETPLACE)].rstrip("/"), dict(doc)))
+    root = copilot_repo.root_market(tree)
+    if root is not None:
+        found.append((copilot_repo.root_marketplace, "", root))  # Copilot reads it first
     hosts = [r.name for r in readers]
     return sorted(
         found, key=lambda m: (m[1].count("/") if m[1] else -1, m[1], hosts.index(m[0].name))
@@ -263,7 +266,8 @@ def _root_apart(plugins: list[PluginHub], marketplaces: set[str]) -> None:
         inside = [o.folder for o in plugins if o.folder and o.folder.startswith(prefix)]
         others = [f"{folder[len(prefix) :]}/" for folder in inside]
         apart = () if hub.folder else APART
-        for rel in [r for r in hub.files if r.startswith((*apart, *others))]:
+        mine = () if hub.folder else marketplaces  # a root `marketplace.json` too
+        for rel in [r for r in hub.files if r.startswith((*apart, *others)) or r in mine]:
             del hub.files[rel]
         hub.shipped = [r for r in hub.shipped if r in hub.files]
         if not hub.folder:
