@@ -95,14 +95,14 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
 
 
 def built_paths(
-    hosts: Iterable[str], *, servers: bool, mcp_named: bool, icon: bool
+    hosts: Iterable[str], *, instructions: bool, servers: bool, mcp_named: bool, icon: bool
 ) -> frozenset[str]:
     """Which of GEMINI.md, .mcp.json and the icon (ICON_PREFIX) a hub's build writes: gemini
-    among `hosts`; servers (or `mcp.file`) with claude, or a manifest naming .mcp.json
-    (`mcp_named`); `plugin.icon`."""
+    among `hosts` with instructions; servers (or `mcp.file`) with claude, or a manifest naming
+    .mcp.json (`mcp_named`); `plugin.icon`."""
     hosts = set(hosts)
     mcp = servers and ("claude" in hosts or mcp_named)
-    named = ((GEMINI_MD, "gemini" in hosts), (MCP_JSON, mcp), (ICON_PREFIX, icon))
+    named = ((GEMINI_MD, "gemini" in hosts and instructions), (MCP_JSON, mcp), (ICON_PREFIX, icon))
     return frozenset(path for path, written in named if written)
 
 
@@ -120,7 +120,12 @@ def reserved(dest: str, built: frozenset[str] | None = None) -> str | None:
     if dest in RESERVED_FILES and (built is None or dest not in (GEMINI_MD, MCP_JSON)):
         return f"memhub generates {dest} itself"
     if dest in (GEMINI_MD, MCP_JSON) and built is not None and dest in built:
-        return f"memhub generates {dest} itself (for this hub's hosts and servers)"
+        cause = (
+            "Gemini CLI's context file, from the instructions"
+            if dest == GEMINI_MD
+            else "the servers"
+        )
+        return f"memhub generates {dest} itself ({cause})"
     if dest.startswith(ICON_PREFIX) and (built is None or ICON_PREFIX in built):
         return "memhub writes the plugin icon there (plugin.icon)"
     return None

@@ -184,6 +184,7 @@ class _Checker(
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
         self.built = built_paths(
             hub_hosts,
+            instructions=instructions is not None,
             servers=bool(servers) or bool(data.get("mcp", {}).get("file")),
             mcp_named=_mcp_named(data.get("overrides", {})),
             icon=bool(data["plugin"].get("icon")),

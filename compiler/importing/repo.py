@@ -160,7 +160,9 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
     hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
     markdown = any(_markdown_command(rel) for rel in mine)
     servers = bool(read.servers) or hub.mcp_file
-    built = built_paths(read.hosts, servers=servers, mcp_named=False, icon=bool(hub.icon))
+    built = built_paths(  # with what is known so far: repo_unship.py checks once all is
+        read.hosts, instructions=False, servers=servers, mcp_named=False, icon=bool(hub.icon)
+    )
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue

@@ -52,10 +52,12 @@ def test_an_icon_no_manifest_names_comes_back(tmp_path: Path) -> None:
     assert "icon" not in hub["plugin"]
 
 
-def test_a_gemini_md_the_gemini_build_writes_stays_a_row(tmp_path: Path) -> None:
-    """With Gemini among the hosts the build writes GEMINI.md (the instructions), so an
-    extension whose context file is another one cannot ship its own."""
-    listed, _, hub = _trip(
+def test_a_gemini_md_beside_an_extension_naming_another_context_file_comes_back(
+    tmp_path: Path,
+) -> None:
+    """The extension's context file is CONTEXT.md: the hub has no instructions, so its build
+    writes no GEMINI.md and the plugin's own ships."""
+    listed, files, hub = _trip(
         tmp_path / "repo",
         {
             CLAUDE: MANIFEST,
@@ -64,5 +66,23 @@ def test_a_gemini_md_the_gemini_build_writes_stays_a_row(tmp_path: Path) -> None
             f"{PLUGIN}/GEMINI.md": "# Not loaded\n",
         },
     )
-    assert "gemini" in hub["hosts"]
-    assert listed.get(f"{PLUGIN}/GEMINI.md", "").startswith("memhub generates GEMINI.md")
+    assert "gemini" in hub["hosts"] and "instructions" not in hub
+    assert listed == {} and files[0] == files[1]
+
+
+def test_a_gemini_md_the_gemini_build_writes_stays_a_row(tmp_path: Path) -> None:
+    """Gemini and the instructions come from the extension memhub wrote apart (gemini/kit/),
+    read after the plugin folder: the build writes the plugin's GEMINI.md from them, so the
+    plugin folder's own is listed, and the hub still builds."""
+    listed, files, hub = _trip(
+        tmp_path / "repo",
+        {
+            CLAUDE: MANIFEST,
+            f"{PLUGIN}/GEMINI.md": "# Notes\n",
+            "gemini/kit/gemini-extension.json": {**MANIFEST, "contextFileName": "GEMINI.md"},
+            "gemini/kit/GEMINI.md": "Be brief.\n",
+        },
+    )
+    assert "gemini" in hub["hosts"] and hub.get("instructions")
+    assert listed[f"{PLUGIN}/GEMINI.md"].startswith("memhub generates GEMINI.md")
+    assert files[0] == files[1] - 1

@@ -200,7 +200,6 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
         "plugin.json",
         "gemini-extension.json",
         "memhub_runtime/hook.py",
-        "GEMINI.md",  # the default hosts hold gemini
     ],
 )
 def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) -> None:
@@ -224,7 +223,8 @@ WRITTEN = [
             "overrides": {"codex": {"manifest": {"mcpServers": "./.mcp.json"}}},
         },
     ),
-    ("GEMINI.md", {"hosts": ["gemini"]}),
+    ("GEMINI.md", {"hosts": ["gemini"], "instructions": "AGENTS.md"}),
+    ("GEMINI.md", {"instructions": "AGENTS.md"}),  # the default hosts hold gemini
     ("assets/icon.svg", {"plugin": {**HUB["plugin"], "icon": "icon.svg"}}),
 ]
 
@@ -235,6 +235,7 @@ def test_a_path_this_hubs_build_writes_is_refused(
 ) -> None:
     hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": dest}], **extra)
     script(hub, "x.txt", "x\n")
+    script(hub, "AGENTS.md", "Be brief.\n")
     script(hub, "icon.svg", '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n')
     (found,) = problems(hub)
     assert f"would land on {dest}" in found
@@ -246,6 +247,7 @@ def test_a_path_this_hubs_build_writes_is_refused(
         (".mcp.json", {}),  # no servers: no host writes it
         (".mcp.json", {"mcp": SERVER, "hosts": ["codex", "cursor"]}),  # nor a manifest naming it
         ("GEMINI.md", {"hosts": ["claude", "codex"]}),  # a plain document without Gemini
+        ("GEMINI.md", {"hosts": ["gemini"]}),  # no instructions: the extension has no context
         ("assets/icon.png", {}),  # no plugin.icon
     ],
 )
