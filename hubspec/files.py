@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -62,6 +63,10 @@ GEMINI_COMMANDS, TOML = "commands", ".toml"
 # A host's own hooks file (`hooks/<host>-hooks.json`, or its `hook_files:` name) is refused
 # where that host is in the hub's `hosts:` (components.HookFileChecks), shipped elsewhere.
 ICON_PREFIX = "assets/icon."
+# Written only by some hubs' builds (built_paths): GEMINI.md by the gemini adapter, .mcp.json
+# with servers by Claude's (or a Codex/Copilot manifest naming it); a plugin of other hosts
+# ships its own as a plain file.
+GEMINI_MD, MCP_JSON = "GEMINI.md", ".mcp.json"
 README = "README.md"  # shipped, it replaces the README memhub generates (compiler/build.py)
 
 
@@ -89,9 +94,22 @@ def shipped_as_link(data: dict[str, Any], dest: str) -> bool:
     return any(PurePosixPath(n).as_posix() == dest for n in named)
 
 
-def reserved(dest: str) -> str | None:
+def built_paths(
+    hosts: Iterable[str], *, instructions: bool, servers: bool, mcp_named: bool, icon: bool
+) -> frozenset[str]:
+    """Which of GEMINI.md, .mcp.json and the icon (ICON_PREFIX) a hub's build writes: gemini
+    among `hosts` with instructions; servers (or `mcp.file`) with claude, or a manifest naming
+    .mcp.json (`mcp_named`); `plugin.icon`."""
+    hosts = set(hosts)
+    mcp = servers and ("claude" in hosts or mcp_named)
+    named = ((GEMINI_MD, "gemini" in hosts and instructions), (MCP_JSON, mcp), (ICON_PREFIX, icon))
+    return frozenset(path for path, written in named if written)
+
+
+def reserved(dest: str, built: frozenset[str] | None = None) -> str | None:
     """What memhub writes at plugin-relative `dest` itself, else None (a path in a component
-    folder is checked against the components: component_clashes)."""
+    folder is checked against the components: component_clashes). `built`: built_paths of the
+    hub (None: as if its build wrote them all)."""
     top, _, rest = dest.partition("/")
     if top in MANIFEST_FOLDERS and rest and rest not in MANIFEST_FILES:
         return None
@@ -99,9 +117,16 @@ def reserved(dest: str) -> str | None:
         return None  # Gemini CLI's own command format, shipped as it is (no hub model)
     if top in GENERATED_FOLDERS:
         return f"memhub writes the plugin's {top}/ folder itself"
-    if dest in RESERVED_FILES:
+    if dest in RESERVED_FILES and (built is None or dest not in (GEMINI_MD, MCP_JSON)):
         return f"memhub generates {dest} itself"
-    if dest.startswith(ICON_PREFIX):
+    if dest in (GEMINI_MD, MCP_JSON) and built is not None and dest in built:
+        cause = (
+            "Gemini CLI's context file, from the instructions"
+            if dest == GEMINI_MD
+            else "the servers"
+        )
+        return f"memhub generates {dest} itself ({cause})"
+    if dest.startswith(ICON_PREFIX) and (built is None or ICON_PREFIX in built):
         return "memhub writes the plugin icon there (plugin.icon)"
     return None
 
@@ -120,6 +145,8 @@ def _bad_relative(value: str) -> str | None:
 
 class FileChecks(Checker):
     """The hub's `files:` list."""
+
+    built: frozenset[str] | None = None  # built_paths of the hub being loaded
 
     def _shipped_files(
         self, raw: list[dict[str, Any]], *, shared: bool = False
@@ -337,7 +364,7 @@ class _Walk:
         return target
 
     def file(self, real: Path, source: str, dest: str) -> None:
-        why = reserved(dest)
+        why = reserved(dest, self.checker.built)
         if why:
             self.refuse(source, f"would land on {dest}: {why}", "give the entry another `to`")
             return

@@ -17,7 +17,7 @@ from .components import ComponentChecks, HookFileChecks
 from .content import ContentChecks
 from .cursorrules import RuleChecks
 from .errors import HubError, Origin, Problem
-from .files import FileChecks, shipped_as_link
+from .files import MCP_JSON, FileChecks, built_paths, shipped_as_link
 from .hookskept import KeptHookChecks
 from .icons import FIX as ICON_FIX
 from .icons import icon_problem
@@ -182,6 +182,13 @@ class _Checker(
         )
         self._borrowed_manifest(data["plugin"], hub_hosts)
         shared = data["plugin"].get("agent_plugins_folder") == "shared"
+        self.built = built_paths(
+            hub_hosts,
+            instructions=instructions is not None,
+            servers=bool(servers) or bool(data.get("mcp", {}).get("file")),
+            mcp_named=_mcp_named(data.get("overrides", {})),
+            icon=bool(data["plugin"].get("icon")),
+        )
         files = self._shipped_files(data.get("files", []), shared=shared)
         kept = tuple(data.get("hooks_kept", ()))
         hook_files = self._hook_files(data.get("hook_files", {}), hub_hosts, files, kept)
@@ -295,3 +302,15 @@ def _person(raw: dict[str, Any] | None) -> Person | None:
     if raw is None:
         return None
     return Person(name=raw["name"], email=raw.get("email"), url=raw.get("url"))
+
+
+def _mcp_named(overrides: Any) -> bool:
+    """Whether a Codex or Copilot manifest override names `./.mcp.json` as its `mcpServers`
+    (the build writes that file then: compiler/hosts/claude_mcp.py named_mcp_json)."""
+    for host in ("codex", "copilot"):
+        section = overrides.get(host) if isinstance(overrides, dict) else None
+        manifest = section.get("manifest") if isinstance(section, dict) else None
+        named = manifest.get("mcpServers") if isinstance(manifest, dict) else None
+        if isinstance(named, str) and os.path.normpath(named) == MCP_JSON:
+            return True
+    return False

@@ -33,7 +33,14 @@ from memhub.compiler.importing.repo_hooks import (
 )
 from memhub.compiler.importing.repo_parts import ReadPlugin, Unreproduced
 from memhub.compiler.importing.repo_tree import RepoError, RepoFile, Tree, json_file
-from memhub.hubspec.files import GEMINI_COMMANDS, ICON_PREFIX, README, TOML, reserved
+from memhub.hubspec.files import (
+    GEMINI_COMMANDS,
+    ICON_PREFIX,
+    README,
+    TOML,
+    built_paths,
+    reserved,
+)
 
 READERS: tuple[ModuleType, ...] = (claude_repo, codex_repo, cursor_repo)
 HUB_FILE = "hub.yaml"
@@ -148,7 +155,7 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
         hub.files[where[len(prefix) :]] = tree[where]
     hub.shared_package = _shared_package(tree, prefix, read)
     copilot_repo.read_in_place(hub, tree)
-    if claude_repo.MCP_FILE in mine:
+    if claude_repo.MCP_FILE in mine and _mcp_loaded(read):
         servers = json_file(tree, prefix + claude_repo.MCP_FILE)
         claude_repo.read_servers(servers, read, prefix + ".mcp.json")
         hub.mcp_file = isinstance(servers, dict) and servers.get("mcpServers") == {}
@@ -160,13 +167,17 @@ def read_plugin(tree: Tree, folder: str) -> PluginHub:
     # the hooks file names of the hosts this plugin has: another host's is a plain file
     hooks = {h for r in READERS if r.name in read.hosts for h in r.HOOKS_FILES}
     markdown = any(_markdown_command(rel) for rel in mine)
+    servers = bool(read.servers) or hub.mcp_file
+    built = built_paths(  # with what is known so far: repo_unship.py checks once all is
+        read.hosts, instructions=False, servers=servers, mcp_named=False, icon=bool(hub.icon)
+    )
     for rel, entry in mine.items():
         if rel in read.consumed or rel == hub.icon or _in_other_plugin(rel, mine):
             continue
         if rel.startswith(GEMINI_COMMANDS + "/") and rel.endswith(TOML):
             _gemini_command(hub, rel, entry, prefix, markdown)
             continue
-        _place(hub, rel, entry, prefix, hooks)
+        _place(hub, rel, entry, prefix, hooks, built)
     gemini_repo.shared_instructions(hub, tree)
     return hub
 
@@ -266,8 +277,11 @@ def _in_other_plugin(rel: str, mine: dict[str, RepoFile]) -> bool:
     return False
 
 
-def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[str]) -> None:
-    """Where one plugin file goes in the hub: a hub folder, `files:`, or the cannot list."""
+def _place(
+    hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[str], built: frozenset[str]
+) -> None:
+    """Where one plugin file goes in the hub: a hub folder, `files:`, or the cannot list
+    (`built`: what the hub's build writes of GEMINI.md, .mcp.json and the icon)."""
     read, where = hub.read, prefix + rel
     top = rel.split("/", 1)[0]
     if rel in hooks or (rel.startswith("hooks/") and reserved(rel)):
@@ -280,11 +294,17 @@ def _place(hub: PluginHub, rel: str, entry: RepoFile, prefix: str, hooks: set[st
         hub.files[rel] = entry
         if _no_component(rel) or (top == cursor_repo.RULES and cursor_repo.name not in read.hosts):
             hub.shipped.append(rel)  # a plugin Cursor does not load has no Cursor rules
-    elif (why := reserved(rel)) is not None:
+    elif (why := reserved(rel, built)) is not None:
         read.cannot(where, why)
     else:
         hub.files[rel] = entry
         hub.shipped.append(rel)
+
+
+def _mcp_loaded(read: ReadPlugin) -> bool:
+    """Whether a host of the plugin loads its .mcp.json: Claude Code by itself, Codex or
+    Copilot CLI when the manifest's `mcpServers` names a file; else it is a plain file."""
+    return "claude" in read.hosts or any(v is None for v in read.carried.values())
 
 
 def _no_component(rel: str) -> bool:

@@ -33,6 +33,7 @@ from memhub.compiler.importing.repo_listed import adopt_listed, listed_folders, 
 from memhub.compiler.importing.repo_other import read_other_hosts
 from memhub.compiler.importing.repo_parts import Unreproduced, _under_root
 from memhub.compiler.importing.repo_tree import RepoError, Tree, files_of, json_file, unread_of
+from memhub.compiler.importing.repo_unship import unship_built
 from memhub.hubspec.vocabulary import bundle_hosts
 
 EXEC, FILE = 0o755, 0o644
@@ -198,6 +199,7 @@ def import_repo(tree: Tree) -> RepoImport:
     _root_apart(plugins, {_join(f, r.MARKETPLACE) for r, f, _ in found})
     read_other_hosts(tree, plugins)
     ship_uncarried(plugins)  # after every host is known
+    unship_built(plugins)  # likewise: GEMINI.md and .mcp.json its hub's build writes
     if not plugins and not _catalogue(found):
         raise RepoError(_no_plugin(listed))
     keep_links(plugins, whole)

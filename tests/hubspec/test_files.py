@@ -197,11 +197,9 @@ def test_a_file_over_the_limit_is_refused_naming_the_limit(tmp_path: Path) -> No
         ".cursor-plugin/marketplace.json",
         "hooks/claude-hooks.json",
         "hooks/hooks.json",
-        ".mcp.json",
         "plugin.json",
         "gemini-extension.json",
         "memhub_runtime/hook.py",
-        "assets/icon.png",
     ],
 )
 def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) -> None:
@@ -209,6 +207,58 @@ def test_a_destination_memhub_generates_is_refused(tmp_path: Path, dest: str) ->
     script(hub, "x.txt", "x\n")
     (found,) = problems(hub)
     assert f"would land on {dest}" in found
+
+
+SERVER = {"servers": {"docs": {"url": "https://example.com/mcp"}}}
+# (dest, extra hub keys under which this hub's build writes dest)
+WRITTEN = [
+    (".mcp.json", {"mcp": SERVER}),
+    (".mcp.json", {"mcp": SERVER, "hosts": ["claude"]}),
+    (".mcp.json", {"mcp": {"servers": {}, "file": True}, "hosts": ["claude"]}),
+    (
+        ".mcp.json",
+        {
+            "mcp": SERVER,
+            "hosts": ["codex"],
+            "overrides": {"codex": {"manifest": {"mcpServers": "./.mcp.json"}}},
+        },
+    ),
+    ("GEMINI.md", {"hosts": ["gemini"], "instructions": "AGENTS.md"}),
+    ("GEMINI.md", {"instructions": "AGENTS.md"}),  # the default hosts hold gemini
+    ("assets/icon.svg", {"plugin": {**HUB["plugin"], "icon": "icon.svg"}}),
+]
+
+
+@pytest.mark.parametrize(("dest", "extra"), WRITTEN)
+def test_a_path_this_hubs_build_writes_is_refused(
+    tmp_path: Path, dest: str, extra: dict[str, Any]
+) -> None:
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": dest}], **extra)
+    script(hub, "x.txt", "x\n")
+    script(hub, "AGENTS.md", "Be brief.\n")
+    script(hub, "icon.svg", '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n')
+    (found,) = problems(hub)
+    assert f"would land on {dest}" in found
+
+
+@pytest.mark.parametrize(
+    ("dest", "extra"),
+    [
+        (".mcp.json", {}),  # no servers: no host writes it
+        (".mcp.json", {"mcp": SERVER, "hosts": ["codex", "cursor"]}),  # nor a manifest naming it
+        ("GEMINI.md", {"hosts": ["claude", "codex"]}),  # a plain document without Gemini
+        ("GEMINI.md", {"hosts": ["gemini"]}),  # no instructions: the extension has no context
+        ("assets/icon.png", {}),  # no plugin.icon
+    ],
+)
+def test_a_path_this_hubs_build_does_not_write_is_shipped(
+    tmp_path: Path, dest: str, extra: dict[str, Any]
+) -> None:
+    """GEMINI.md, .mcp.json and assets/icon.* are memhub's only where this hub's build
+    writes them; elsewhere they are the plugin's own files, shipped byte for byte."""
+    hub = write_hub(tmp_path / "hub", [{"from": "x.txt", "to": dest}], **extra)
+    script(hub, "x.txt", "x\n")
+    assert [(f.path, f.content) for f in load(hub).files] == [(dest, b"x\n")]
 
 
 @pytest.mark.parametrize(
